@@ -1,0 +1,78 @@
+# txc: `make` builds the programs into bin/; `make check` runs every test,
+# then builds with AddressSanitizer and UndefinedBehaviorSanitizer into
+# build-san/ and runs every test again.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror
+SAN     ?= 0
+
+ifeq ($(SAN),1)
+BUILD   := build-san
+BIN     := build-san/bin
+CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+else
+BUILD   := build
+BIN     := bin
+endif
+
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Iir -Ifrontend -I$(BUILD)/gen
+
+LIB_SRC := $(wildcard ir/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/parse.o $(BUILD)/gen/lex.o
+LIB     := $(BUILD)/libtxir.a
+
+PROGS   := $(BIN)/txc-parse $(BIN)/txc $(BIN)/txc-unittest
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+all: $(PROGS)
+
+$(BUILD)/gen/parse.c $(BUILD)/gen/parse.h: frontend/parse.y
+	@mkdir -p $(@D)
+	bison -Wall -Werror --defines=$(BUILD)/gen/parse.h -o $(BUILD)/gen/parse.c $<
+
+$(BUILD)/gen/lex.c: frontend/lex.l
+	@mkdir -p $(@D)
+	flex -o $@ $<
+
+# Generated code: the only warnings relaxed are those flex's skeleton trips.
+$(BUILD)/gen/lex.o: $(BUILD)/gen/lex.c $(BUILD)/gen/parse.h frontend/lexer.h ir/ir.h
+	$(CC) $(WARN) -Wno-sign-compare -Wno-unused-function $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/parse.o: $(BUILD)/gen/parse.c frontend/lexer.h ir/ir.h
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: %.c ir/ir.h $(wildcard ir/*.def) $(BUILD)/gen/parse.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/txc-parse: $(BUILD)/frontend/txc-parse.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BIN)/txc: $(BUILD)/driver/txc.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BIN)/txc-unittest: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+test: all
+	prove tests/
+
+check: all
+	prove tests/
+	$(MAKE) SAN=1 all
+	TXC_BIN=build-san/bin prove tests/
+
+clean:
+	rm -rf build build-san bin
+
+.PHONY: all test check clean
+.DELETE_ON_ERROR:

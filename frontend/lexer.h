@@ -1,0 +1,30 @@
+/* The state shared by the lexer (lex.l) and the parser (parse.y). */
+#ifndef TXC_LEXER_H
+#define TXC_LEXER_H
+
+#define MAX_BRACKETS 200
+#define MAX_INDENT 100
+
+typedef struct Lexer {
+	const Src *src;
+	Diag *diag;
+	void *scanner;
+	void *buffer;
+	int line, col, off;       /* where the next match starts */
+	int depth;                /* open brackets */
+	Pos open[MAX_BRACKETS];   /* where they opened */
+	int indent[MAX_INDENT];   /* widths of the open blocks */
+	int nindent;
+	int pending_dedents;
+	bool pending_indent;
+	bool at_eof;
+	Pos next_pos;             /* where pending INDENT/DEDENTs point */
+	int last;                 /* the last token returned */
+	bool failed;              /* an error was reported */
+	Module *module;           /* the parser's result */
+} Lexer;
+
+bool lexer_open(Lexer *lx, const Src *src, Diag *d);
+void lexer_close(Lexer *lx);
+
+#endif

@@ -1,0 +1,601 @@
+/* The grammar of the txc text: the subset of Python that TVMScript kernels
+ * use (doc/txir.md). It builds the syntax tree of ir.h; meaning comes later,
+ * in sema.c. */
+%define api.prefix {tx}
+%define api.pure full
+%define api.location.type {Pos}
+%define parse.error detailed
+%locations
+%param {Lexer *lx}
+%expect 0
+
+%code requires {
+#include "ir.h"
+#include "lexer.h"
+}
+
+%code provides {
+int txlex(TXSTYPE *lval, TXLTYPE *loc, Lexer *lx);
+}
+
+%code {
+#include <string.h>
+
+/* The parser stack stops well before the C stack of the later recursive
+ * walks would. */
+#define YYMAXDEPTH 3000
+#define YYINITDEPTH 200
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                   \
+	do {                                                          \
+		if (N) {                                              \
+			(Cur) = YYRHSLOC(Rhs, 1);                     \
+		} else {                                              \
+			(Cur) = YYRHSLOC(Rhs, 0);                     \
+			(Cur).len = 0;                                \
+		}                                                     \
+	} while (0)
+
+static void txerror(Pos *loc, Lexer *lx, const char *msg)
+{
+	if (lx->failed)
+		return; /* the lexer said why already */
+	lx->failed = true;
+	if (strcmp(msg, "memory exhausted") == 0)
+		msg = "nesting too deep: the expression or block structure exceeds the parser's limit";
+	error_at(lx->diag, *loc, "%s", msg);
+}
+
+/* Lists are built in a small header: items and count. */
+typedef struct List { void **v; int n; } List;
+
+static List *list1(void *x)
+{
+	List *l = xalloc(sizeof *l);
+	vpush(l->v, l->n, x);
+	return l;
+}
+
+static List *lpush(List *l, void *x)
+{
+	vpush(l->v, l->n, x);
+	return l;
+}
+
+static Expr *bin(Pos p, int op, Expr *a, Expr *b)
+{
+	Expr *e = new_expr(E_BIN, p);
+	e->op = op;
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+static Expr *un(Pos p, int op, Expr *a)
+{
+	Expr *e = new_expr(E_UN, p);
+	e->op = op;
+	e->a = a;
+	return e;
+}
+
+/* A list of expressions with a comma: a tuple. */
+static Expr *tuple(Pos p, List *l, bool paren)
+{
+	Expr *e = new_expr(E_TUPLE, p);
+	if (l) {
+		e->args = (Expr **)l->v;
+		e->nargs = l->n;
+	}
+	e->paren = paren;
+	return e;
+}
+
+/* Arguments of a call: positional first, then keywords. */
+typedef struct Arg { Expr *value; const char *kw; Pos pos; } Arg;
+
+static Arg *arg(Expr *v, const char *kw, Pos p)
+{
+	Arg *a = xalloc(sizeof *a);
+	a->value = v;
+	a->kw = kw;
+	a->pos = p;
+	return a;
+}
+
+static Expr *call(Lexer *lx, Pos p, Expr *fn, List *args)
+{
+	Expr *e = new_call(p, fn);
+	for (int i = 0; args && i < args->n; i++) {
+		Arg *a = args->v[i];
+		if (a->kw) {
+			for (int k = 0; k < e->nkws; k++)
+				if (strcmp(e->kws[k].name, a->kw) == 0) {
+					error_at(lx->diag, a->pos, "keyword argument '%s' repeated", a->kw);
+					lx->failed = true;
+				}
+			call_add_kw(e, a->kw, a->value, a->pos);
+		} else if (e->nkws) {
+			error_at(lx->diag, a->value->pos, "positional argument follows keyword argument");
+			lx->failed = true;
+		} else {
+			call_add_arg(e, a->value);
+		}
+	}
+	return e;
+}
+
+static Stmt *expr_stmt(Expr *e)
+{
+	Stmt *s = new_stmt(S_EXPR, e->pos);
+	s->value = e;
+	return s;
+}
+
+static void set_body(Stmt *s, List *body)
+{
+	s->body = (Stmt **)body->v;
+	s->nbody = body->n;
+}
+
+static List *concat(List *a, List *b)
+{
+	for (int i = 0; i < b->n; i++)
+		lpush(a, b->v[i]);
+	return a;
+}
+
+static int augop(const char *s)
+{
+	for (int op = 0; op < OP_COUNT; op++)
+		if (strcmp(op_spelling[op], s) == 0)
+			return op;
+	return OP_ADD;
+}
+}
+
+%union {
+	int64_t ival;
+	double fval;
+	const char *str;
+	Expr *expr;
+	Stmt *stmt;
+	struct List *list;
+	int op;
+}
+
+%token <str> NAME "name" STRING "string" AUGASSIGN "augmented assignment"
+%token <ival> INT "integer"
+%token <fval> FLOAT "float"
+%token NEWLINE "end of line" INDENT "indent" DEDENT "dedent"
+%token AND "'and'" AS "'as'" DEF "'def'" ELIF "'elif'" ELSE "'else'"
+%token FALSE "'False'" FOR "'for'" FROM "'from'" IF "'if'" IMPORT "'import'"
+%token IN "'in'" NONE "'None'" NOT "'not'" OR "'or'" PASS "'pass'" TRUE "'True'"
+%token POW "'**'" FLOORDIV "'//'" SHL "'<<'" SHR "'>>'" LE "'<='" GE "'>='"
+%token EQ "'=='" NE "'!='" ARROW "'->'"
+%token LEXERROR "invalid token"
+
+%type <list> stmts stmt simple_stmt small_stmts suite elif_part decorators
+%type <list> params param_list aliases alias_list exprs_comma args arg_list
+%type <list> subscripts strings list_items
+%type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
+%type <expr> expr or_test and_test not_test comparison bor bxor band shift
+%type <expr> arith term factor power primary atom exprlist subscript ret_type
+%type <expr> expr_opt
+%type <op> cmpop shiftop addop mulop
+%type <str> dotted
+%type <stmt> alias param
+
+%%
+
+module
+	: %empty         { lx->module->body = NULL; }
+	| stmts          { lx->module->body = (Stmt **)$1->v; lx->module->nbody = $1->n; }
+	;
+
+stmts
+	: stmt           { $$ = $1; }
+	| stmts stmt     { $$ = concat($1, $2); }
+	;
+
+stmt
+	: simple_stmt    { $$ = $1; }
+	| compound_stmt  { $$ = list1($1); }
+	;
+
+simple_stmt
+	: small_stmts NEWLINE      { $$ = $1; }
+	| small_stmts ';' NEWLINE  { $$ = $1; }
+	;
+
+small_stmts
+	: small_stmt                  { $$ = list1($1); }
+	| small_stmts ';' small_stmt  { $$ = lpush($1, $3); }
+	;
+
+small_stmt
+	: exprlist                  { $$ = expr_stmt($1); }
+	| exprlist '=' exprlist     {
+		$$ = new_stmt(S_ASSIGN, @2);
+		if ($1->kind == E_TUPLE && !$1->paren) {
+			$$->targets = $1->args;
+			$$->ntargets = $1->nargs;
+		} else {
+			vpush($$->targets, $$->ntargets, $1);
+		}
+		$$->value = $3;
+	}
+	| exprlist '=' exprlist '=' {
+		error_at(lx->diag, @4, "chained assignment is not supported; assign one name at a time");
+		lx->failed = true;
+		YYABORT;
+	}
+	| exprlist AUGASSIGN exprlist {
+		$$ = new_stmt(S_AUGASSIGN, @2);
+		vpush($$->targets, $$->ntargets, $1);
+		$$->op = augop($2);
+		$$->value = $3;
+	}
+	| PASS                      { $$ = new_stmt(S_PASS, @1); }
+	| import                    { $$ = $1; }
+	;
+
+import
+	: FROM dotted IMPORT aliases {
+		$$ = new_stmt(S_IMPORT, @1);
+		$$->from = true;
+		$$->module = $2;
+		for (int i = 0; i < $4->n; i++) {
+			Stmt *a = $4->v[i];
+			Alias al = { a->name, a->module, a->pos };
+			$$->aliases = xrealloc($$->aliases, sizeof(Alias) * (size_t)i, sizeof(Alias) * (size_t)(i + 1));
+			$$->aliases[i] = al;
+			$$->naliases = i + 1;
+		}
+	}
+	| IMPORT dotted             { $$ = new_stmt(S_IMPORT, @1); $$->module = $2; }
+	| IMPORT dotted AS NAME     { $$ = new_stmt(S_IMPORT, @1); $$->module = $2; $$->name = $4; }
+	;
+
+aliases
+	: alias_list                { $$ = $1; }
+	| '(' alias_list ')'        { $$ = $2; }
+	| '(' alias_list ',' ')'    { $$ = $2; }
+	;
+
+alias_list
+	: alias                     { $$ = list1($1); }
+	| alias_list ',' alias      { $$ = lpush($1, $3); }
+	;
+
+/* An alias travels in a Stmt: name, and `as` name in module. */
+alias
+	: NAME                      { $$ = new_stmt(S_PASS, @1); $$->name = $1; }
+	| NAME AS NAME              { $$ = new_stmt(S_PASS, @1); $$->name = $1; $$->module = $3; }
+	;
+
+dotted
+	: NAME                      { $$ = $1; }
+	| dotted '.' NAME           { $$ = xprintf("%s.%s", $1, $3); }
+	;
+
+compound_stmt
+	: if_stmt | for_stmt | funcdef
+	;
+
+if_stmt
+	: IF expr ':' suite elif_part {
+		$$ = new_stmt(S_IF, @1);
+		$$->value = $2;
+		set_body($$, $4);
+		if ($5) {
+			$$->orelse = (Stmt **)$5->v;
+			$$->norelse = $5->n;
+		}
+	}
+	;
+
+elif_part
+	: %empty                    { $$ = NULL; }
+	| ELSE ':' suite            { $$ = $3; }
+	| ELIF expr ':' suite elif_part {
+		Stmt *s = new_stmt(S_IF, @1);
+		s->value = $2;
+		s->elif = true;
+		set_body(s, $4);
+		if ($5) {
+			s->orelse = (Stmt **)$5->v;
+			s->norelse = $5->n;
+		}
+		$$ = list1(s);
+	}
+	;
+
+for_stmt
+	: FOR exprlist IN exprlist ':' suite {
+		$$ = new_stmt(S_FOR, @1);
+		vpush($$->targets, $$->ntargets, $2);
+		$$->value = $4;
+		set_body($$, $6);
+	}
+	;
+
+funcdef
+	: decorators DEF NAME '(' params ')' ret_type ':' suite {
+		$$ = new_stmt(S_FUNC, @3);
+		$$->name = $3;
+		$$->decorators = (Expr **)$1->v;
+		$$->ndecorators = $1->n;
+		for (int i = 0; i < $5->n; i++) {
+			Stmt *p = $5->v[i];
+			Param pa = { p->name, p->value, p->pos };
+			$$->params = xrealloc($$->params, sizeof(Param) * (size_t)i, sizeof(Param) * (size_t)(i + 1));
+			$$->params[i] = pa;
+			$$->nparams = i + 1;
+		}
+		$$->ret = $7;
+		set_body($$, $9);
+	}
+	| DEF NAME '(' params ')' ret_type ':' suite {
+		$$ = new_stmt(S_FUNC, @2);
+		$$->name = $2;
+		for (int i = 0; i < $4->n; i++) {
+			Stmt *p = $4->v[i];
+			Param pa = { p->name, p->value, p->pos };
+			$$->params = xrealloc($$->params, sizeof(Param) * (size_t)i, sizeof(Param) * (size_t)(i + 1));
+			$$->params[i] = pa;
+			$$->nparams = i + 1;
+		}
+		$$->ret = $6;
+		set_body($$, $8);
+	}
+	;
+
+decorators
+	: '@' expr NEWLINE              { $$ = list1($2); }
+	| decorators '@' expr NEWLINE   { $$ = lpush($1, $3); }
+	;
+
+ret_type
+	: %empty                    { $$ = NULL; }
+	| ARROW expr                { $$ = $2; }
+	;
+
+params
+	: %empty                    { $$ = xalloc(sizeof(List)); }
+	| param_list                { $$ = $1; }
+	| param_list ','            { $$ = $1; }
+	;
+
+param_list
+	: param                     { $$ = list1($1); }
+	| param_list ',' param      { $$ = lpush($1, $3); }
+	;
+
+/* A parameter travels in a Stmt: name and annotation. */
+param
+	: NAME                      { $$ = new_stmt(S_PASS, @1); $$->name = $1; }
+	| NAME ':' expr             { $$ = new_stmt(S_PASS, @1); $$->name = $1; $$->value = $3; }
+	;
+
+suite
+	: simple_stmt                       { $$ = $1; }
+	| NEWLINE INDENT stmts DEDENT       { $$ = $3; }
+	;
+
+/* Expressions, loosest binding first. */
+
+exprlist
+	: expr                      { $$ = $1; }
+	| exprs_comma               { $$ = tuple($1->n ? ((Expr *)$1->v[0])->pos : @$, $1, false); }
+	| exprs_comma expr          { lpush($1, $2); $$ = tuple(((Expr *)$1->v[0])->pos, $1, false); }
+	;
+
+exprs_comma
+	: expr ','                  { $$ = list1($1); }
+	| exprs_comma expr ','      { $$ = lpush($1, $2); }
+	;
+
+expr
+	: or_test                   { $$ = $1; }
+	| or_test IF or_test ELSE expr {
+		$$ = new_expr(E_COND, @2);
+		$$->a = $3;
+		$$->b = $1;
+		$$->c = $5;
+	}
+	;
+
+or_test
+	: and_test                  { $$ = $1; }
+	| or_test OR and_test       { $$ = new_expr(E_OR, @2); $$->a = $1; $$->b = $3; }
+	;
+
+and_test
+	: not_test                  { $$ = $1; }
+	| and_test AND not_test     { $$ = new_expr(E_AND, @2); $$->a = $1; $$->b = $3; }
+	;
+
+not_test
+	: comparison                { $$ = $1; }
+	| NOT not_test              { $$ = new_expr(E_NOT, @1); $$->a = $2; }
+	;
+
+comparison
+	: bor                       { $$ = $1; }
+	| bor cmpop bor             { $$ = new_expr(E_CMP, @2); $$->op = $2; $$->a = $1; $$->b = $3; }
+	| bor cmpop bor cmpop       {
+		error_at(lx->diag, @4, "chained comparison is not supported; write (a < b) and (b < c)");
+		lx->failed = true;
+		YYABORT;
+	}
+	;
+
+cmpop
+	: '<' { $$ = OP_LT; } | LE { $$ = OP_LE; } | '>' { $$ = OP_GT; } | GE { $$ = OP_GE; }
+	| EQ { $$ = OP_EQ; } | NE { $$ = OP_NE; }
+	;
+
+bor
+	: bxor                      { $$ = $1; }
+	| bor '|' bxor              { $$ = bin(@2, OP_BITOR, $1, $3); }
+	;
+
+bxor
+	: band                      { $$ = $1; }
+	| bxor '^' band             { $$ = bin(@2, OP_BITXOR, $1, $3); }
+	;
+
+band
+	: shift                     { $$ = $1; }
+	| band '&' shift            { $$ = bin(@2, OP_BITAND, $1, $3); }
+	;
+
+shift
+	: arith                     { $$ = $1; }
+	| shift shiftop arith       { $$ = bin(@2, $2, $1, $3); }
+	;
+
+shiftop : SHL { $$ = OP_SHL; } | SHR { $$ = OP_SHR; } ;
+
+arith
+	: term                      { $$ = $1; }
+	| arith addop term          { $$ = bin(@2, $2, $1, $3); }
+	;
+
+addop : '+' { $$ = OP_ADD; } | '-' { $$ = OP_SUB; } ;
+
+term
+	: factor                    { $$ = $1; }
+	| term mulop factor         { $$ = bin(@2, $2, $1, $3); }
+	;
+
+mulop
+	: '*' { $$ = OP_MUL; } | '/' { $$ = OP_DIV; } | FLOORDIV { $$ = OP_FLOORDIV; }
+	| '%' { $$ = OP_MOD; } | '@' { $$ = OP_MATMUL; }
+	;
+
+factor
+	: power                     { $$ = $1; }
+	| '-' factor                { $$ = un(@1, OP_NEG, $2); }
+	| '+' factor                { $$ = un(@1, OP_POS, $2); }
+	| '~' factor                { $$ = un(@1, OP_INVERT, $2); }
+	;
+
+power
+	: primary                   { $$ = $1; }
+	| primary POW factor        { $$ = bin(@2, OP_POW, $1, $3); }
+	;
+
+primary
+	: atom                      { $$ = $1; }
+	| primary '.' NAME          {
+		$$ = new_expr(E_ATTR, @3);
+		$$->a = $1;
+		$$->str = $3;
+	}
+	| primary '(' args ')'      { $$ = call(lx, @2, $1, $3); }
+	| primary '[' subscripts ']' {
+		$$ = new_expr(E_INDEX, @2);
+		$$->a = $1;
+		$$->args = (Expr **)$3->v;
+		$$->nargs = $3->n;
+	}
+	;
+
+args
+	: %empty                    { $$ = NULL; }
+	| arg_list                  { $$ = $1; }
+	| arg_list ','              { $$ = $1; }
+	;
+
+arg_list
+	: expr                      { $$ = list1(arg($1, NULL, $1->pos)); }
+	| NAME '=' expr             { $$ = list1(arg($3, $1, @1)); }
+	| arg_list ',' expr         { $$ = lpush($1, arg($3, NULL, $3->pos)); }
+	| arg_list ',' NAME '=' expr { $$ = lpush($1, arg($5, $3, @3)); }
+	;
+
+subscripts
+	: subscript                 { $$ = list1($1); }
+	| subscripts ',' subscript  { $$ = lpush($1, $3); }
+	;
+
+subscript
+	: expr                      { $$ = $1; }
+	| expr_opt ':' expr_opt     {
+		$$ = new_expr(E_SLICE, @2);
+		$$->a = $1;
+		$$->b = $3;
+	}
+	| expr_opt ':' expr_opt ':' expr_opt {
+		$$ = new_expr(E_SLICE, @2);
+		$$->a = $1;
+		$$->b = $3;
+		$$->c = $5;
+	}
+	;
+
+expr_opt
+	: %empty                    { $$ = NULL; }
+	| expr                      { $$ = $1; }
+	;
+
+atom
+	: NAME                      { $$ = new_name(@1, $1); }
+	| INT                       { $$ = new_int(@1, $1); }
+	| FLOAT                     { $$ = new_expr(E_FLOAT, @1); $$->fval = $1; }
+	| strings                   {
+		$$ = new_expr(E_STR, @$);
+		Buf b = {0};
+		bputs(&b, "");
+		for (int i = 0; i < $1->n; i++)
+			bputs(&b, $1->v[i]);
+		$$->str = b.s ? b.s : "";
+	}
+	| TRUE                      { $$ = new_expr(E_TRUE, @1); }
+	| FALSE                     { $$ = new_expr(E_FALSE, @1); }
+	| NONE                      { $$ = new_expr(E_NONE, @1); }
+	| '(' ')'                   { $$ = tuple(@1, NULL, true); }
+	| '(' expr ')'              { $$ = $2; }
+	| '(' exprs_comma ')'       { $$ = tuple(@1, $2, true); }
+	| '(' exprs_comma expr ')'  { $$ = tuple(@1, lpush($2, $3), true); }
+	| '[' ']'                   { $$ = new_expr(E_LIST, @1); }
+	| '[' list_items ']'        {
+		$$ = new_expr(E_LIST, @1);
+		$$->args = (Expr **)$2->v;
+		$$->nargs = $2->n;
+	}
+	| '[' list_items ',' ']'    {
+		$$ = new_expr(E_LIST, @1);
+		$$->args = (Expr **)$2->v;
+		$$->nargs = $2->n;
+	}
+	;
+
+list_items
+	: expr                      { $$ = list1($1); }
+	| list_items ',' expr       { $$ = lpush($1, $3); }
+	;
+
+strings
+	: STRING                    { $$ = list1((void *)$1); }
+	| strings STRING            { $$ = lpush($1, (void *)$2); }
+	;
+
+%%
+
+Module *parse_module(const Src *src, Diag *d)
+{
+	Lexer lx;
+	if (!lexer_open(&lx, src, d))
+		die("cannot start the scanner");
+	Module *m = xalloc(sizeof *m);
+	m->src = src;
+	lx.module = m;
+	int rc = txparse(&lx);
+	lexer_close(&lx);
+	if (rc != 0 || lx.failed)
+		return NULL;
+	return m;
+}

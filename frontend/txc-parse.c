@@ -1,0 +1,33 @@
+/* txc-parse: reads a txc program, checks it, prints its canonical IR. */
+#include "ir.h"
+
+int main(int argc, char **argv)
+{
+	const char *target = NULL;
+	bool no_verify = false;
+	Opt opts[] = {
+		{ "--target", "ARCH", "reject intrinsics that ARCH lacks (sm_80, sm_90, sm_90a, sm_100a)", &target, NULL },
+		{ "--no-verify", NULL, "print the syntax tree without checking names, dtypes and layouts", NULL, &no_verify },
+		{ 0 },
+	};
+	Cli c = { .prog = "txc-parse", .opts = opts,
+	          .summary = "Parses a txc program (doc/txir.md), verifies it and prints its canonical IR." };
+	cli_parse(&c, argc, argv);
+	int tg = TG_ANY;
+	if (target && (tg = target_lookup(target)) < 0)
+		cli_usage_error(&c, "unknown target '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", target);
+	if (no_verify) {
+		Src src;
+		Diag d;
+		if (!read_file(c.prog, c.input, &src))
+			return 1;
+		diag_init(&d, stderr);
+		Module *m = parse_module(&src, &d);
+		if (!m)
+			return 1;
+		Buf out = {0};
+		print_module(&out, m);
+		return write_file(c.prog, c.output, out.s ? out.s : "", out.n) ? 0 : 1;
+	}
+	return run_pass(&c, tg, NULL);
+}

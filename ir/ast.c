@@ -1,0 +1,81 @@
+/* Constructors and small queries of the syntax tree. */
+#include <string.h>
+
+#include "ir.h"
+
+const char *const op_spelling[OP_COUNT] = {
+	[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
+	[OP_FLOORDIV] = "//", [OP_MOD] = "%", [OP_MATMUL] = "@", [OP_POW] = "**",
+	[OP_SHL] = "<<", [OP_SHR] = ">>", [OP_BITAND] = "&", [OP_BITOR] = "|",
+	[OP_BITXOR] = "^", [OP_NEG] = "-", [OP_POS] = "+", [OP_INVERT] = "~",
+	[OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=",
+	[OP_EQ] = "==", [OP_NE] = "!=",
+};
+
+Expr *new_expr(enum ExprKind kind, Pos pos)
+{
+	Expr *e = xalloc(sizeof *e);
+	e->kind = kind;
+	e->pos = pos;
+	return e;
+}
+
+Stmt *new_stmt(enum StmtKind kind, Pos pos)
+{
+	Stmt *s = xalloc(sizeof *s);
+	s->kind = kind;
+	s->pos = pos;
+	return s;
+}
+
+Expr *new_int(Pos pos, int64_t v)
+{
+	Expr *e = new_expr(E_INT, pos);
+	e->ival = v;
+	return e;
+}
+
+Expr *new_name(Pos pos, const char *name)
+{
+	Expr *e = new_expr(E_NAME, pos);
+	e->str = name;
+	return e;
+}
+
+Expr *new_call(Pos pos, Expr *fn)
+{
+	Expr *e = new_expr(E_CALL, pos);
+	e->a = fn;
+	return e;
+}
+
+void call_add_arg(Expr *call, Expr *arg)
+{
+	vpush(call->args, call->nargs, arg);
+}
+
+void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos)
+{
+	if ((call->nkws & (call->nkws - 1)) == 0)
+		call->kws = xrealloc(call->kws, sizeof(Kw) * (size_t)call->nkws,
+		                     sizeof(Kw) * (size_t)(call->nkws ? 2 * call->nkws : 1));
+	call->kws[call->nkws++] = (Kw){ name, value, pos };
+}
+
+Kw *call_kw(const Expr *call, const char *name)
+{
+	for (int i = 0; i < call->nkws; i++)
+		if (strcmp(call->kws[i].name, name) == 0)
+			return &call->kws[i];
+	return NULL;
+}
+
+const char *dotted_name(const Expr *e)
+{
+	if (e->kind == E_NAME)
+		return e->str;
+	if (e->kind != E_ATTR)
+		return NULL;
+	const char *base = dotted_name(e->a);
+	return base ? xprintf("%s.%s", base, e->str) : NULL;
+}

@@ -1,0 +1,99 @@
+/* The command line and main loop every txc program shares. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+static void usage(const Cli *c, FILE *out)
+{
+	fprintf(out, "usage: %s [options] [FILE]\n\n%s\n\n", c->prog, c->summary);
+	fprintf(out, "Reads FILE (or standard input when FILE is absent or '-').\n\noptions:\n");
+	fprintf(out, "  %-22s %s\n", "-o FILE", "write the output to FILE (default: standard output)");
+	for (const Opt *o = c->opts; o && o->name; o++) {
+		char *left = o->arg ? xprintf("%s %s", o->name, o->arg) : xstrdup(o->name);
+		fprintf(out, "  %-22s %s\n", left, o->help);
+	}
+	fprintf(out, "  %-22s %s\n", "--help", "show this help and exit");
+	fprintf(out, "\nexit status: 0 success, 1 bad input, 2 bad usage\n");
+}
+
+void cli_usage_error(const Cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: error: ", c->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry '%s --help'\n", c->prog);
+	exit(2);
+}
+
+void cli_parse(Cli *c, int argc, char **argv)
+{
+	bool inputs_only = false;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (inputs_only || a[0] != '-' || strcmp(a, "-") == 0) {
+			if (c->input)
+				cli_usage_error(c, "more than one input file ('%s' and '%s')", c->input, a);
+			c->input = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			inputs_only = true;
+			continue;
+		}
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(c, stdout);
+			exit(0);
+		}
+		if (strcmp(a, "-o") == 0 || strncmp(a, "-o", 2) == 0) {
+			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!v)
+				cli_usage_error(c, "option '-o' needs a file name");
+			c->output = v;
+			continue;
+		}
+		const Opt *o = c->opts;
+		size_t n = strcspn(a, "=");
+		for (; o && o->name; o++)
+			if (strlen(o->name) == n && strncmp(o->name, a, n) == 0)
+				break;
+		if (!o || !o->name)
+			cli_usage_error(c, "unknown option '%s'", a);
+		if (!o->arg) {
+			if (a[n] == '=')
+				cli_usage_error(c, "option '%s' takes no value", o->name);
+			*o->flag = true;
+			continue;
+		}
+		const char *v = a[n] == '=' ? a + n + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (!v)
+			cli_usage_error(c, "option '%s' needs a value (%s)", o->name, o->arg);
+		*o->value = v;
+	}
+}
+
+int run_pass(Cli *c, int target, bool (*pass)(Module *m, Diag *d))
+{
+	Src src;
+	if (!read_file(c->prog, c->input, &src))
+		return 1;
+	Diag d;
+	diag_init(&d, stderr);
+	Module *m = parse_module(&src, &d);
+	if (!m)
+		return 1;
+	m->target = target;
+	if (!verify_module(m, &d))
+		return 1;
+	if (pass) {
+		if (!pass(m, &d) || d.errors)
+			return 1;
+		if (!verify_module(m, &d))
+			die("%s produced IR that does not verify", c->prog);
+	}
+	Buf out = {0};
+	print_module(&out, m);
+	return write_file(c->prog, c->output, out.s ? out.s : "", out.n) ? 0 : 1;
+}

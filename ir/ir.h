@@ -1,0 +1,416 @@
+/* txc IR: every type and prototype of the shared IR library, grouped by the
+ * file that defines them. The IR is the syntax tree of the TIRx-like text
+ * (doc/txir.md), annotated by sema.c with what each name and expression
+ * means. Memory comes from one arena that lives until exit. */
+#ifndef TXC_IR_H
+#define TXC_IR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct Src Src;
+typedef struct Pos Pos;
+typedef struct Diag Diag;
+typedef struct Expr Expr;
+typedef struct Kw Kw;
+typedef struct Stmt Stmt;
+typedef struct Param Param;
+typedef struct Alias Alias;
+typedef struct Module Module;
+typedef struct Layout Layout;
+typedef struct Iter Iter;
+typedef struct Value Value;
+typedef struct Buffer Buffer;
+typedef struct Var Var;
+typedef struct Func Func;
+typedef struct Intrin Intrin;
+
+/* ---- util.c ------------------------------------------------------------ */
+
+void *xalloc(size_t n);             /* zeroed, from the arena */
+void *xrealloc(void *p, size_t old, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void arena_free_all(void);
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable array of pointers: `T **v; int n;` grown with vpush. */
+#define vpush(v, n, x)                                                        \
+	do {                                                                  \
+		if (((n) & ((n)-1)) == 0)                                     \
+			(v) = xrealloc((v), sizeof *(v) * (size_t)(n),        \
+			               sizeof *(v) * (size_t)((n) ? 2 * (n) : 1)); \
+		(v)[(n)++] = (x);                                             \
+	} while (0)
+
+/* A string builder. */
+typedef struct Buf { char *s; size_t n, cap; } Buf;
+void bputc(Buf *b, int c);
+void bputs(Buf *b, const char *s);
+void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Source text and positions (line and column count from 1; col in bytes). */
+struct Src {
+	const char *name;
+	const char *text;
+	size_t len;
+};
+struct Pos {
+	const Src *src;
+	int line, col;
+	int off, len; /* byte offset and length of the token, for the caret */
+};
+
+/* Diagnostics go to `out` as `file:line:col: error: msg`, then the source
+ * line and a caret under the token. */
+struct Diag {
+	FILE *out;
+	int errors, warnings;
+	int max_errors; /* stop reporting after this many (0: 20) */
+};
+void diag_init(Diag *d, FILE *out);
+void error_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void warn_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void note_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap);
+
+/* Reading a whole file (NULL name or "-": stdin); returns false and prints
+ * `prog: error: cannot read ...` on failure. */
+bool read_file(const char *prog, const char *name, Src *src);
+/* Writing a whole output atomically: to a temporary file renamed into place,
+ * so a failure never leaves a partial file. NULL or "-": stdout. */
+bool write_file(const char *prog, const char *name, const char *text, size_t len);
+
+/* ---- cli.c: the command line every program shares ------------------------ */
+
+/* Options: `--name VALUE`, `--name=VALUE`, or a flag; -o FILE and --help are
+ * always there. A usage error exits 2; --help prints and exits 0. */
+typedef struct Opt {
+	const char *name;   /* "--target", or a one-letter "-v" */
+	const char *arg;    /* metavariable, NULL for a flag */
+	const char *help;
+	const char **value; /* where a value goes */
+	bool *flag;         /* where a flag goes */
+} Opt;
+typedef struct Cli {
+	const char *prog;
+	const char *summary;  /* one line: what the program does */
+	const Opt *opts;      /* terminated by a zero row */
+	const char *input;    /* NULL: stdin */
+	const char *output;   /* NULL: stdout */
+} Cli;
+void cli_parse(Cli *c, int argc, char **argv);
+_Noreturn void cli_usage_error(const Cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The body of a pass program: read and parse the input, verify, run `pass`
+ * (may be NULL), verify again, print. Returns the exit status. */
+int run_pass(Cli *c, int target, bool (*pass)(Module *m, Diag *d));
+
+/* ---- tables.c: the facts that recur, one row each ------------------------ */
+
+/* Element types. */
+enum { DT_NONE = 0,
+#define DTYPE(id, name, bits, kind, ctype) id,
+#include "dtype.def"
+#undef DTYPE
+       DT_COUNT };
+enum { DK_BOOL, DK_INT, DK_UINT, DK_FLOAT, DK_HANDLE };
+typedef struct DType {
+	const char *name;
+	int bits;
+	int kind;
+	const char *ctype;
+} DType;
+extern const DType dtypes[DT_COUNT];
+int dtype_lookup(const char *name); /* DT_NONE if unknown */
+int dtype_bytes(int dt);            /* bits/8, at least 1 */
+
+/* Memory scopes. */
+enum { SC_NONE = 0,
+#define SCOPE(id, name, flags) id,
+#include "scope.def"
+#undef SCOPE
+       SC_COUNT };
+enum { SCF_MEM = 1,    /* addressed by the m axis */
+       SCF_TMEM = 2,   /* addressed by TLane/TCol */
+       SCF_THREAD = 4, /* private to a thread (may use thread axes) */
+       SCF_SHARED = 8, /* CTA-shared memory */
+       SCF_GLOBAL = 16 };
+typedef struct Scope { const char *name; int flags; } Scope;
+extern const Scope scopes[SC_COUNT];
+int scope_lookup(const char *name);
+
+/* Layout axes. */
+enum {
+#define AXIS(id, name, kind, extent) id,
+#include "axis.def"
+#undef AXIS
+	AX_COUNT };
+enum { AXK_MEM, AXK_TMEM, AXK_THREAD };
+typedef struct Axis { const char *name; int kind; int extent; } Axis;
+extern const Axis axes[AX_COUNT];
+int axis_lookup(const char *name); /* -1 if unknown */
+
+/* Execution scopes of tile ops: `Tx.copy` (thread), `Tx.warp.copy`, ... */
+enum { ES_THREAD, ES_WARP, ES_WARPGROUP, ES_CTA, ES_CLUSTER, ES_COUNT };
+extern const char *const exec_scope_names[ES_COUNT];
+
+/* GPU targets, oldest first. */
+enum { TG_ANY, TG_SM80, TG_SM90, TG_SM90A, TG_SM100A, TG_COUNT };
+extern const char *const target_names[TG_COUNT];
+int target_lookup(const char *name); /* -1 if unknown */
+bool target_has(int target, int need);
+
+/* Intrinsics and builtin functions of the T/Tx namespace (intrin.def). */
+enum {
+#define INTRIN(id, path, args, kws, target, doc) id,
+#include "intrin.def"
+#undef INTRIN
+	IN_COUNT };
+struct Intrin {
+	const char *path; /* dotted name below the T/Tx namespace */
+	const char *args; /* positional operand kinds, see intrin.def */
+	const char *kws;  /* keyword operands, see intrin.def */
+	int target;       /* minimum target */
+	const char *doc;
+};
+extern const Intrin intrins[IN_COUNT];
+int intrin_lookup(const char *path); /* -1 if unknown */
+bool intrin_is_prefix(const char *path); /* a namespace such as "ptx" */
+
+/* Modules that `from M import ...` accepts. */
+typedef struct ModuleName { const char *module, *name, *means; } ModuleName;
+const char *import_lookup(const char *module, const char *name, bool *known_module);
+
+/* ---- ast.c: the syntax tree ---------------------------------------------- */
+
+enum ExprKind {
+	E_INT, E_FLOAT, E_STR, E_TRUE, E_FALSE, E_NONE,
+	E_NAME,  /* name */
+	E_ATTR,  /* a.name */
+	E_CALL,  /* a(args..., kws...) */
+	E_INDEX, /* a[args...] */
+	E_SLICE, /* a:b:c, any of them may be NULL */
+	E_TUPLE, E_LIST,
+	E_BIN,   /* a op b */
+	E_UN,    /* op a */
+	E_CMP,   /* a op b (chains are rejected by the parser) */
+	E_AND, E_OR, E_NOT,
+	E_COND,  /* b if a else c */
+};
+/* Binary/unary/comparison operators, with their spelling and precedence. */
+enum {
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_MATMUL, OP_POW,
+	OP_SHL, OP_SHR, OP_BITAND, OP_BITOR, OP_BITXOR,
+	OP_NEG, OP_POS, OP_INVERT,
+	OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+	OP_COUNT
+};
+extern const char *const op_spelling[OP_COUNT];
+
+struct Kw {
+	const char *name;
+	Expr *value;
+	Pos pos;
+};
+
+struct Expr {
+	enum ExprKind kind;
+	Pos pos;
+	int op;
+	int64_t ival;
+	double fval;
+	const char *str;   /* string literal, name, or attribute name */
+	Expr *a, *b, *c;
+	Expr **args;
+	int nargs;
+	Kw *kws;
+	int nkws;
+	bool paren;        /* tuple written in parentheses (printing hint) */
+	/* set by sema */
+	Value *val;        /* compile-time value, if any */
+	int dtype;         /* dtype of a runtime scalar expression */
+};
+
+enum StmtKind {
+	S_EXPR, S_ASSIGN, S_AUGASSIGN, S_IF, S_FOR, S_PASS, S_FUNC, S_IMPORT,
+};
+
+struct Alias { const char *name, *as; Pos pos; };
+
+struct Param {
+	const char *name;
+	Expr *type;
+	Pos pos;
+};
+
+struct Stmt {
+	enum StmtKind kind;
+	Pos pos;
+	/* S_EXPR: value. S_ASSIGN: targets = value (several targets: a tuple).
+	 * S_AUGASSIGN: targets[0] op= value. */
+	Expr **targets;
+	int ntargets;
+	Expr *value;
+	int op;
+	/* S_IF: value is the condition; S_FOR: targets[0] in value */
+	Stmt **body;
+	int nbody;
+	Stmt **orelse;
+	int norelse;
+	bool elif; /* S_IF in an else branch printed as elif */
+	/* S_FUNC */
+	const char *name;
+	Expr **decorators;
+	int ndecorators;
+	Param *params;
+	int nparams;
+	Expr *ret;
+	Func *func; /* set by sema */
+	/* S_IMPORT: `from module import aliases` or `import module as x` */
+	const char *module;
+	Alias *aliases;
+	int naliases;
+	bool from;
+};
+
+struct Module {
+	const Src *src;
+	Stmt **body;
+	int nbody;
+	int target; /* for intrinsic checks; TG_ANY: no check */
+};
+
+Expr *new_expr(enum ExprKind kind, Pos pos);
+Stmt *new_stmt(enum StmtKind kind, Pos pos);
+Expr *new_int(Pos pos, int64_t v);
+Expr *new_name(Pos pos, const char *name);
+Expr *new_call(Pos pos, Expr *fn);
+void call_add_arg(Expr *call, Expr *arg);
+void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos);
+Kw *call_kw(const Expr *call, const char *name);
+/* "T.ptx.tcgen05.alloc" for a chain of names and attributes, else NULL. */
+const char *dotted_name(const Expr *e);
+
+/* ---- parse.y / lex.l: the reader ------------------------------------------ */
+
+/* Parses src; on error reports through d and returns NULL. */
+Module *parse_module(const Src *src, Diag *d);
+
+/* ---- print.c: the canonical printer --------------------------------------- */
+
+void print_module(Buf *b, const Module *m);
+void print_expr(Buf *b, const Expr *e);
+void print_stmt(Buf *b, const Stmt *s, int indent);
+char *expr_str(const Expr *e);
+
+/* ---- value.c: compile-time values ----------------------------------------- */
+
+enum ValueKind {
+	V_INT, V_FLOAT, V_STR, V_BOOL, V_NONE,
+	V_TUPLE,   /* also lists */
+	V_SLICE,   /* lo:hi:step, any of them NULL */
+	V_STRIDE,  /* n @ axis */
+	V_LAYOUT,
+	V_DTYPE,   /* T.float16 used as a value */
+	V_FUNC,    /* a builtin: intrin index */
+	V_NAMESPACE, /* T, Tx, T.ptx, ...: dotted path below the root */
+	V_BUFFER,
+	V_VAR,     /* a runtime scalar */
+	V_HANDLE,  /* a T.handle parameter */
+	V_PRIMFUNC,
+};
+
+struct Value {
+	enum ValueKind kind;
+	int64_t i;      /* V_INT, V_BOOL; V_STRIDE: the stride */
+	double f;
+	const char *s;  /* V_STR; V_NAMESPACE path */
+	int axis;       /* V_STRIDE */
+	int dtype;      /* V_DTYPE */
+	int intrin;     /* V_FUNC */
+	Value **elts;   /* V_TUPLE; V_SLICE: lo, hi, step */
+	int nelts;
+	Layout *layout;
+	Buffer *buffer;
+	Var *var;
+	Func *func;
+};
+
+Value *vint(int64_t i);
+Value *vnew(enum ValueKind kind);
+const char *value_kind_name(const Value *v);
+
+/* ---- layout.c: TileLayout and its constructors ----------------------------- */
+
+struct Iter {
+	int64_t extent;
+	int64_t stride;
+	int axis;
+};
+
+struct Layout {
+	Iter *shard;
+	int nshard;
+	Iter *rep;
+	int nrep;
+	int64_t off[AX_COUNT];
+	/* swizzle (ComposeLayout): bits per element M, length B, atom S */
+	bool swizzled;
+	int swz_m, swz_b, swz_s;
+};
+
+Layout *layout_new(void);
+Layout *layout_copy(const Layout *l);
+/* Number of logical elements (product of the shard extents). */
+bool layout_size(const Layout *l, int64_t *out);
+/* Storage the layout touches on one axis: 1 + sum (e-1)*s + offset. */
+bool layout_span(const Layout *l, int axis, int64_t *out);
+bool layout_uses_axis_kind(const Layout *l, int kind);
+/* Checked integer arithmetic (false on overflow). */
+bool mul_ok(int64_t a, int64_t b, int64_t *r);
+bool add_ok(int64_t a, int64_t b, int64_t *r);
+
+/* ---- sema.c: name resolution and checks ------------------------------------ */
+
+struct Buffer {
+	const char *name;
+	Pos pos;
+	int64_t *shape;
+	int ndim;
+	int dtype;
+	int scope;
+	Layout *layout;     /* NULL: row-major on m (or per-thread for local) */
+	Buffer *base;       /* a view's or a decl_buffer(data=)'s storage */
+	Var *param;         /* the handle of a match_buffer */
+	Expr *alloc_addr;   /* tmem: allocated_addr= */
+	Expr *decl;         /* the defining call */
+	bool is_param;      /* a global buffer of the signature */
+};
+
+struct Var {
+	const char *name;
+	Pos pos;
+	int dtype;
+	int64_t lo, hi;     /* known range [lo, hi); lo == hi: unknown */
+	int launch;         /* 0 or the launch id kind (IN_CTA_ID, ...) */
+};
+
+struct Func {
+	const char *name;
+	Stmt *stmt;
+	Buffer **params;    /* the buffers the kernel is launched with */
+	int nparams;
+	int64_t grid[3];
+	int64_t threads;    /* per CTA */
+	bool device_entry;
+};
+
+/* Resolves names and checks the module; returns false after reporting. */
+bool verify_module(Module *m, Diag *d);
+
+#endif

@@ -1,0 +1,376 @@
+/* The canonical printer: one statement per line, four-space indentation,
+ * spaces around binary operators, parentheses only where precedence needs
+ * them, double-quoted strings, decimal integers, shortest round-trip floats.
+ * Comments are not kept. print(parse(print(parse(x)))) == print(parse(x)). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+enum {
+	P_TUPLE, P_COND, P_OR, P_AND, P_NOT, P_CMP, P_BITOR, P_BITXOR,
+	P_BITAND, P_SHIFT, P_ADD, P_MUL, P_UNARY, P_POW, P_ATOM,
+};
+
+static int binprec(int op)
+{
+	switch (op) {
+	case OP_ADD: case OP_SUB: return P_ADD;
+	case OP_MUL: case OP_DIV: case OP_FLOORDIV: case OP_MOD: case OP_MATMUL: return P_MUL;
+	case OP_POW: return P_POW;
+	case OP_SHL: case OP_SHR: return P_SHIFT;
+	case OP_BITAND: return P_BITAND;
+	case OP_BITOR: return P_BITOR;
+	case OP_BITXOR: return P_BITXOR;
+	}
+	die("binprec: operator %d", op);
+}
+
+static int prec(const Expr *e)
+{
+	switch (e->kind) {
+	case E_TUPLE: return e->nargs == 0 ? P_ATOM : P_TUPLE;
+	case E_COND: return P_COND;
+	case E_OR: return P_OR;
+	case E_AND: return P_AND;
+	case E_NOT: return P_NOT;
+	case E_CMP: return P_CMP;
+	case E_BIN: return binprec(e->op);
+	case E_UN: return P_UNARY;
+	default: return P_ATOM;
+	}
+}
+
+static void print_string(Buf *b, const char *s)
+{
+	bputc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '"': bputs(b, "\\\""); break;
+		case '\\': bputs(b, "\\\\"); break;
+		case '\n': bputs(b, "\\n"); break;
+		case '\t': bputs(b, "\\t"); break;
+		case '\r': bputs(b, "\\r"); break;
+		default:
+			if (c < 32 || c == 127)
+				bprintf(b, "\\x%02x", c);
+			else
+				bputc(b, c);
+		}
+	}
+	bputc(b, '"');
+}
+
+/* The shortest decimal that reads back as the same double. */
+static void print_float(Buf *b, double f)
+{
+	char s[64];
+	if (isinf(f)) {
+		bputs(b, "1e999");
+		return;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(s, sizeof s, "%.*g", p, f);
+		if (strtod(s, NULL) == f)
+			break;
+	}
+	bputs(b, s);
+	if (!strpbrk(s, ".en"))
+		bputs(b, ".0");
+}
+
+static void expr(Buf *b, const Expr *e, int min);
+
+static bool simple(const Expr *e)
+{
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case E_INT: case E_FLOAT: case E_STR: case E_NAME: case E_ATTR:
+	case E_TRUE: case E_FALSE: case E_NONE:
+		return true;
+	case E_UN:
+		return e->a->kind == E_INT || e->a->kind == E_FLOAT;
+	default:
+		return false;
+	}
+}
+
+/* lo:hi:step, with spaces around the colons unless every part is simple. */
+static void slice(Buf *b, const Expr *e)
+{
+	const char *sep = simple(e->a) && simple(e->b) && simple(e->c) ? ":" : " : ";
+	if (!e->a && !e->b && !e->c)
+		sep = ":";
+	if (e->a)
+		expr(b, e->a, P_COND);
+	bputs(b, e->a || e->b ? sep : ":");
+	if (e->b)
+		expr(b, e->b, P_COND);
+	if (e->c) {
+		bputs(b, e->b ? sep : ":");
+		expr(b, e->c, P_COND);
+	}
+}
+
+static void items(Buf *b, Expr *const *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			bputs(b, ", ");
+		expr(b, v[i], P_COND);
+	}
+}
+
+static void expr(Buf *b, const Expr *e, int min)
+{
+	bool paren = prec(e) < min;
+	if (paren)
+		bputc(b, '(');
+	switch (e->kind) {
+	case E_INT:
+		bprintf(b, "%lld", (long long)e->ival);
+		break;
+	case E_FLOAT:
+		print_float(b, e->fval);
+		break;
+	case E_STR:
+		print_string(b, e->str);
+		break;
+	case E_TRUE: bputs(b, "True"); break;
+	case E_FALSE: bputs(b, "False"); break;
+	case E_NONE: bputs(b, "None"); break;
+	case E_NAME:
+		bputs(b, e->str);
+		break;
+	case E_ATTR:
+		expr(b, e->a, P_ATOM);
+		bputc(b, '.');
+		bputs(b, e->str);
+		break;
+	case E_CALL:
+		expr(b, e->a, P_ATOM);
+		bputc(b, '(');
+		items(b, e->args, e->nargs);
+		for (int i = 0; i < e->nkws; i++) {
+			if (i || e->nargs)
+				bputs(b, ", ");
+			bprintf(b, "%s=", e->kws[i].name);
+			expr(b, e->kws[i].value, P_COND);
+		}
+		bputc(b, ')');
+		break;
+	case E_INDEX:
+		expr(b, e->a, P_ATOM);
+		bputc(b, '[');
+		for (int i = 0; i < e->nargs; i++) {
+			if (i)
+				bputs(b, ", ");
+			if (e->args[i]->kind == E_SLICE)
+				slice(b, e->args[i]);
+			else
+				expr(b, e->args[i], P_COND);
+		}
+		bputc(b, ']');
+		break;
+	case E_SLICE:
+		slice(b, e);
+		break;
+	case E_TUPLE:
+		/* Parenthesized tuples keep their parentheses; bare ones get
+		 * them only where precedence needs them. */
+		if (!paren && (e->paren || e->nargs == 0))
+			bputc(b, '(');
+		items(b, e->args, e->nargs);
+		if (e->nargs == 1)
+			bputc(b, ',');
+		if (!paren && (e->paren || e->nargs == 0))
+			bputc(b, ')');
+		break;
+	case E_LIST:
+		bputc(b, '[');
+		items(b, e->args, e->nargs);
+		bputc(b, ']');
+		break;
+	case E_BIN: {
+		int p = binprec(e->op);
+		if (e->op == OP_POW) {
+			expr(b, e->a, P_ATOM);
+			bputs(b, " ** ");
+			expr(b, e->b, P_UNARY);
+		} else {
+			expr(b, e->a, p);
+			bprintf(b, " %s ", op_spelling[e->op]);
+			expr(b, e->b, p + 1);
+		}
+		break;
+	}
+	case E_UN:
+		bputs(b, op_spelling[e->op]);
+		expr(b, e->a, P_UNARY);
+		break;
+	case E_CMP:
+		expr(b, e->a, P_BITOR);
+		bprintf(b, " %s ", op_spelling[e->op]);
+		expr(b, e->b, P_BITOR);
+		break;
+	case E_AND:
+		expr(b, e->a, P_AND);
+		bputs(b, " and ");
+		expr(b, e->b, P_NOT);
+		break;
+	case E_OR:
+		expr(b, e->a, P_OR);
+		bputs(b, " or ");
+		expr(b, e->b, P_AND);
+		break;
+	case E_NOT:
+		bputs(b, "not ");
+		expr(b, e->a, P_NOT);
+		break;
+	case E_COND:
+		expr(b, e->b, P_OR);
+		bputs(b, " if ");
+		expr(b, e->a, P_OR);
+		bputs(b, " else ");
+		expr(b, e->c, P_COND);
+		break;
+	}
+	if (paren)
+		bputc(b, ')');
+}
+
+void print_expr(Buf *b, const Expr *e)
+{
+	expr(b, e, P_TUPLE);
+}
+
+char *expr_str(const Expr *e)
+{
+	Buf b = {0};
+	bputs(&b, "");
+	print_expr(&b, e);
+	return b.s;
+}
+
+static void indent(Buf *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		bputs(b, "    ");
+}
+
+static void body(Buf *b, Stmt *const *v, int n, int level)
+{
+	for (int i = 0; i < n; i++)
+		print_stmt(b, v[i], level);
+}
+
+void print_stmt(Buf *b, const Stmt *s, int level)
+{
+	indent(b, level);
+	switch (s->kind) {
+	case S_EXPR:
+		print_expr(b, s->value);
+		break;
+	case S_ASSIGN:
+		for (int i = 0; i < s->ntargets; i++) {
+			if (i)
+				bputs(b, ", ");
+			expr(b, s->targets[i], P_COND);
+		}
+		if (s->ntargets == 1 && s->targets[0]->kind == E_TUPLE && !s->targets[0]->paren)
+			bputc(b, ','); /* never made by the parser, kept for safety */
+		bputs(b, " = ");
+		print_expr(b, s->value);
+		break;
+	case S_AUGASSIGN:
+		expr(b, s->targets[0], P_COND);
+		bprintf(b, " %s= ", op_spelling[s->op]);
+		print_expr(b, s->value);
+		break;
+	case S_PASS:
+		bputs(b, "pass");
+		break;
+	case S_IMPORT:
+		if (s->from) {
+			bprintf(b, "from %s import ", s->module);
+			for (int i = 0; i < s->naliases; i++) {
+				if (i)
+					bputs(b, ", ");
+				bputs(b, s->aliases[i].name);
+				if (s->aliases[i].as)
+					bprintf(b, " as %s", s->aliases[i].as);
+			}
+		} else {
+			bprintf(b, "import %s", s->module);
+			if (s->name)
+				bprintf(b, " as %s", s->name);
+		}
+		break;
+	case S_IF:
+		bputs(b, s->elif ? "elif " : "if ");
+		print_expr(b, s->value);
+		bputs(b, ":\n");
+		body(b, s->body, s->nbody, level + 1);
+		if (s->norelse == 1 && s->orelse[0]->kind == S_IF && s->orelse[0]->elif) {
+			print_stmt(b, s->orelse[0], level);
+		} else if (s->norelse) {
+			indent(b, level);
+			bputs(b, "else:\n");
+			body(b, s->orelse, s->norelse, level + 1);
+		}
+		return;
+	case S_FOR:
+		bputs(b, "for ");
+		print_expr(b, s->targets[0]);
+		bputs(b, " in ");
+		print_expr(b, s->value);
+		bputs(b, ":\n");
+		body(b, s->body, s->nbody, level + 1);
+		return;
+	case S_FUNC:
+		for (int i = 0; i < s->ndecorators; i++) {
+			bputc(b, '@');
+			print_expr(b, s->decorators[i]);
+			bputc(b, '\n');
+			indent(b, level);
+		}
+		bprintf(b, "def %s(", s->name);
+		for (int i = 0; i < s->nparams; i++) {
+			if (i)
+				bputs(b, ", ");
+			bputs(b, s->params[i].name);
+			if (s->params[i].type) {
+				bputs(b, ": ");
+				expr(b, s->params[i].type, P_COND);
+			}
+		}
+		bputc(b, ')');
+		if (s->ret) {
+			bputs(b, " -> ");
+			expr(b, s->ret, P_COND);
+		}
+		bputs(b, ":\n");
+		body(b, s->body, s->nbody, level + 1);
+		return;
+	}
+	bputc(b, '\n');
+}
+
+void print_module(Buf *b, const Module *m)
+{
+	bputs(b, "");
+	for (int i = 0; i < m->nbody; i++) {
+		const Stmt *s = m->body[i];
+		if (i > 0) {
+			const Stmt *p = m->body[i - 1];
+			if (s->kind == S_FUNC || p->kind == S_FUNC)
+				bputs(b, "\n\n");
+			else if ((s->kind == S_IMPORT) != (p->kind == S_IMPORT))
+				bputc(b, '\n');
+		}
+		print_stmt(b, s, 0);
+	}
+}

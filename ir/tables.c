@@ -1,0 +1,136 @@
+/* The tables: dtypes, memory scopes, layout axes, targets, intrinsics and
+ * importable names. Each fact lives in one row of a .def file. */
+#include <string.h>
+
+#include "ir.h"
+
+const DType dtypes[DT_COUNT] = {
+	[DT_NONE] = { "none", 0, DK_INT, "void" },
+#define DTYPE(id, name, bits, kind, ctype) [id] = { name, bits, kind, ctype },
+#include "dtype.def"
+#undef DTYPE
+};
+
+int dtype_lookup(const char *name)
+{
+	for (int i = 1; i < DT_COUNT; i++)
+		if (strcmp(dtypes[i].name, name) == 0)
+			return i;
+	return DT_NONE;
+}
+
+int dtype_bytes(int dt)
+{
+	return dtypes[dt].bits < 8 ? 1 : dtypes[dt].bits / 8;
+}
+
+const Scope scopes[SC_COUNT] = {
+	[SC_NONE] = { "none", 0 },
+#define SCOPE(id, name, flags) [id] = { name, flags },
+#include "scope.def"
+#undef SCOPE
+};
+
+int scope_lookup(const char *name)
+{
+	for (int i = 1; i < SC_COUNT; i++)
+		if (strcmp(scopes[i].name, name) == 0)
+			return i;
+	return SC_NONE;
+}
+
+const Axis axes[AX_COUNT] = {
+#define AXIS(id, name, kind, extent) [id] = { name, kind, extent },
+#include "axis.def"
+#undef AXIS
+};
+
+int axis_lookup(const char *name)
+{
+	for (int i = 0; i < AX_COUNT; i++)
+		if (strcmp(axes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *const exec_scope_names[ES_COUNT] = {
+	[ES_THREAD] = "thread", [ES_WARP] = "warp", [ES_WARPGROUP] = "warpgroup",
+	[ES_CTA] = "cta", [ES_CLUSTER] = "cluster",
+};
+
+const char *const target_names[TG_COUNT] = {
+	[TG_ANY] = "any", [TG_SM80] = "sm_80", [TG_SM90] = "sm_90",
+	[TG_SM90A] = "sm_90a", [TG_SM100A] = "sm_100a",
+};
+
+int target_lookup(const char *name)
+{
+	for (int i = 0; i < TG_COUNT; i++)
+		if (strcmp(target_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* sm_90a has everything sm_90 has; sm_100a has neither sm_90a's
+ * architecture-specific instructions (wgmma, tensormap.replace) nor does
+ * sm_90 have tcgen05. Plain feature levels suffice for what txc emits. */
+bool target_has(int target, int need)
+{
+	if (target == TG_ANY || need == TG_ANY)
+		return true;
+	return target >= need;
+}
+
+const Intrin intrins[IN_COUNT] = {
+#define INTRIN(id, path, args, kws, target, doc) [id] = { path, args, kws, target, doc },
+#include "intrin.def"
+#undef INTRIN
+};
+
+int intrin_lookup(const char *path)
+{
+	for (int i = 0; i < IN_COUNT; i++)
+		if (strcmp(intrins[i].path, path) == 0)
+			return i;
+	return -1;
+}
+
+bool intrin_is_prefix(const char *path)
+{
+	size_t n = strlen(path);
+	for (int i = 0; i < IN_COUNT; i++)
+		if (strncmp(intrins[i].path, path, n) == 0 && intrins[i].path[n] == '.')
+			return true;
+	return false;
+}
+
+/* What `from MODULE import NAME` binds: a namespace path ("T"), a builtin
+ * path ("layout.S"), an axis ("axis.laneid"); NULL if unknown. */
+static const ModuleName imports[] = {
+	{ "tvm.script", "tirx", "T" },
+	{ "tvm.script", "tir", "T" },
+	{ "tvm.script.tirx", "*", "T." },
+	{ "tvm.tirx.layout", "*", "layout." },
+	{ "tvm.tir.layout", "*", "layout." },
+};
+
+const char *import_lookup(const char *module, const char *name, bool *known_module)
+{
+	*known_module = false;
+	for (size_t i = 0; i < sizeof imports / sizeof imports[0]; i++) {
+		const ModuleName *m = &imports[i];
+		if (strcmp(m->module, module) != 0)
+			continue;
+		*known_module = true;
+		if (strcmp(m->name, "*") == 0) {
+			if (strcmp(m->means, "layout.") == 0 && axis_lookup(name) >= 0)
+				return xprintf("axis.%s", name);
+			char *path = xprintf("%s%s", m->means, name);
+			if (intrin_lookup(path) >= 0 || intrin_is_prefix(path))
+				return path;
+		} else if (strcmp(m->name, name) == 0) {
+			return m->means;
+		}
+	}
+	return NULL;
+}

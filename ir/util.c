@@ -1,0 +1,277 @@
+/* Memory, strings, diagnostics and whole-file input/output. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ir.h"
+
+/* The arena: a list of blocks, all freed at exit so that LeakSanitizer
+ * reports real leaks only. */
+typedef struct Block { struct Block *next; size_t used, cap; max_align_t data[]; } Block;
+static Block *arena;
+
+void arena_free_all(void)
+{
+	while (arena) {
+		Block *b = arena->next;
+		free(arena);
+		arena = b;
+	}
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("txc: internal error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void *xalloc(size_t n)
+{
+	static bool registered;
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!arena || arena->cap - arena->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		Block *b = malloc(sizeof *b + cap);
+		if (!b) {
+			fputs("txc: error: out of memory\n", stderr);
+			exit(1);
+		}
+		if (!registered) {
+			atexit(arena_free_all);
+			registered = true;
+		}
+		b->next = arena;
+		b->used = 0;
+		b->cap = cap;
+		arena = b;
+	}
+	void *p = (char *)arena->data + arena->used;
+	arena->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+void *xrealloc(void *p, size_t old, size_t n)
+{
+	void *q = xalloc(n);
+	if (p && old)
+		memcpy(q, p, old < n ? old : n);
+	return q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xalloc(n + 1);
+	memcpy(p, s, n);
+	return p;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+static char *vxprintf(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	char *p = xalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *xprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = vxprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void bputc(Buf *b, int c)
+{
+	if (b->n + 1 >= b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		b->s = xrealloc(b->s, b->cap, cap);
+		b->cap = cap;
+	}
+	b->s[b->n++] = (char)c;
+	b->s[b->n] = 0;
+}
+
+void bputs(Buf *b, const char *s)
+{
+	while (*s)
+		bputc(b, *s++);
+}
+
+void bprintf(Buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = vxprintf(fmt, ap);
+	va_end(ap);
+	bputs(b, p);
+}
+
+void diag_init(Diag *d, FILE *out)
+{
+	memset(d, 0, sizeof *d);
+	d->out = out;
+}
+
+/* Prints the source line of p and a caret (with tildes over the rest of the
+ * token) under it. Tabs are copied so that the caret lines up. */
+static void show_line(FILE *out, Pos p)
+{
+	const Src *s = p.src;
+	if (!s || p.off < 0 || (size_t)p.off > s->len)
+		return;
+	size_t a = (size_t)p.off, z = (size_t)p.off;
+	while (a > 0 && s->text[a - 1] != '\n')
+		a--;
+	while (z < s->len && s->text[z] != '\n')
+		z++;
+	if (z - a > 300)
+		return; /* not worth printing */
+	for (size_t i = a; i < z; i++)
+		if ((unsigned char)s->text[i] < 9 || s->text[i] == 0x7f)
+			return; /* binary: not worth printing */
+	fputs("    ", out);
+	for (size_t i = a; i < z; i++) {
+		unsigned char c = (unsigned char)s->text[i];
+		fputc(c == '\t' || (c >= 32 && c < 127) || c >= 128 ? c : '?', out);
+	}
+	fputs("\n    ", out);
+	for (size_t i = a; i < (size_t)p.off; i++)
+		fputc(s->text[i] == '\t' ? '\t' : ' ', out);
+	fputc('^', out);
+	for (int i = 1; i < p.len && (size_t)p.off + (size_t)i < z; i++)
+		fputc('~', out);
+	fputc('\n', out);
+}
+
+void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap)
+{
+	int max = d->max_errors ? d->max_errors : 20;
+	bool is_error = strcmp(kind, "error") == 0;
+	if (is_error)
+		d->errors++;
+	else if (strcmp(kind, "warning") == 0)
+		d->warnings++;
+	if (d->errors > max)
+		return;
+	FILE *out = d->out ? d->out : stderr;
+	if (p.src)
+		fprintf(out, "%s:%d:%d: %s: ", p.src->name, p.line, p.col, kind);
+	else
+		fprintf(out, "%s: ", kind);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	show_line(out, p);
+	if (is_error && d->errors == max)
+		fprintf(out, "too many errors; stopping\n");
+}
+
+void error_at(Diag *d, Pos p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror_at(d, p, "error", fmt, ap);
+	va_end(ap);
+}
+
+void warn_at(Diag *d, Pos p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror_at(d, p, "warning", fmt, ap);
+	va_end(ap);
+}
+
+void note_at(Diag *d, Pos p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror_at(d, p, "note", fmt, ap);
+	va_end(ap);
+}
+
+#define MAX_INPUT (256 << 20)
+
+bool read_file(const char *prog, const char *name, Src *src)
+{
+	bool std = !name || strcmp(name, "-") == 0;
+	FILE *f = std ? stdin : fopen(name, "rb");
+	if (!f) {
+		fprintf(stderr, "%s: error: cannot read '%s': %s\n", prog, name, strerror(errno));
+		return false;
+	}
+	Buf b = {0};
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.n + n + 1 > b.cap) {
+			size_t cap = b.cap ? b.cap : 65536;
+			while (cap < b.n + n + 1)
+				cap *= 2;
+			b.s = xrealloc(b.s, b.n, cap);
+			b.cap = cap;
+		}
+		memcpy(b.s + b.n, chunk, n);
+		b.n += n;
+		if (b.n > MAX_INPUT) {
+			fprintf(stderr, "%s: error: '%s' is larger than %d MiB; txc reads programs, not data\n",
+			        prog, std ? "<stdin>" : name, MAX_INPUT >> 20);
+			if (!std)
+				fclose(f);
+			return false;
+		}
+	}
+	bool err = ferror(f);
+	if (!std)
+		fclose(f);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot read '%s': %s\n", prog,
+		        std ? "<stdin>" : name, strerror(errno));
+		return false;
+	}
+	if (!b.s)
+		b.s = xalloc(1);
+	b.s[b.n] = 0;
+	src->name = std ? "<stdin>" : name;
+	src->text = b.s;
+	src->len = b.n;
+	return true;
+}
+
+bool write_file(const char *prog, const char *name, const char *text, size_t len)
+{
+	if (!name || strcmp(name, "-") == 0) {
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+			fprintf(stderr, "%s: error: cannot write output: %s\n", prog, strerror(errno));
+			return false;
+		}
+		return true;
+	}
+	char *tmp = xprintf("%s.tmp.%ld", name, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, name, strerror(errno));
+		return false;
+	}
+	bool ok = fwrite(text, 1, len, f) == len;
+	ok = (fclose(f) == 0) && ok;
+	if (!ok || rename(tmp, name) != 0) {
+		fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, name, strerror(errno));
+		remove(tmp);
+		return false;
+	}
+	return true;
+}
