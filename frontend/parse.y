@@ -217,7 +217,7 @@ small_stmt
 	: exprlist                  { $$ = expr_stmt($1); }
 	| exprlist '=' exprlist     {
 		$$ = new_stmt(S_ASSIGN, @2);
-		if ($1->kind == E_TUPLE && !$1->paren) {
+		if ($1->kind == E_TUPLE && !$1->paren && $1->nargs > 1) {
 			$$->targets = $1->args;
 			$$->ntargets = $1->nargs;
 		} else {
@@ -494,7 +494,7 @@ primary
 		$$->a = $1;
 		$$->str = $3;
 	}
-	| primary '(' args ')'      { $$ = call(lx, @2, $1, $3); }
+	| primary '(' args ')'      { $$ = call(lx, $1->pos, $1, $3); }
 	| primary '[' subscripts ']' {
 		$$ = new_expr(E_INDEX, @2);
 		$$->a = $1;

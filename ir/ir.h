@@ -315,11 +315,14 @@ enum ValueKind {
 	V_TUPLE,   /* also lists */
 	V_SLICE,   /* lo:hi:step, any of them NULL */
 	V_STRIDE,  /* n @ axis */
+	V_AXIS,    /* an axis name: axis */
 	V_LAYOUT,
 	V_DTYPE,   /* T.float16 used as a value */
 	V_FUNC,    /* a builtin: intrin index */
 	V_NAMESPACE, /* T, Tx, T.ptx, ...: dotted path below the root */
 	V_BUFFER,
+	V_DATA,    /* buf.data: a buffer's storage */
+	V_REGION,  /* buf[slices]: buffer, starts, extents */
 	V_VAR,     /* a runtime scalar */
 	V_HANDLE,  /* a T.handle parameter */
 	V_PRIMFUNC,
@@ -339,6 +342,9 @@ struct Value {
 	Buffer *buffer;
 	Var *var;
 	Func *func;
+	Expr **starts;    /* V_REGION: per dimension */
+	int64_t *extents;
+	int ndim;
 };
 
 Value *vint(int64_t i);
@@ -371,6 +377,13 @@ bool layout_size(const Layout *l, int64_t *out);
 /* Storage the layout touches on one axis: 1 + sum (e-1)*s + offset. */
 bool layout_span(const Layout *l, int axis, int64_t *out);
 bool layout_uses_axis_kind(const Layout *l, int kind);
+void layout_push(Layout *l, bool replica, int64_t extent, int64_t stride, int axis);
+/* The named layouts; each returns NULL or the reason it cannot be built. */
+const char *layout_default(Layout *l, const int64_t *shape, int n);
+const char *layout_wg_local(Layout *l, int64_t cols, int64_t rows);
+const char *layout_tmem_datapath(Layout *l, const char *dp, int64_t rows, int64_t cols, int64_t sub_slab);
+const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int64_t cols, int dtype);
+const char *layout_mma_shared(Layout *l, int dtype, int64_t swizzle, int64_t rows, int64_t cols);
 /* Checked integer arithmetic (false on overflow). */
 bool mul_ok(int64_t a, int64_t b, int64_t *r);
 bool add_ok(int64_t a, int64_t b, int64_t *r);

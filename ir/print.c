@@ -63,21 +63,31 @@ static void print_string(Buf *b, const char *s)
 	bputc(b, '"');
 }
 
-/* The shortest decimal that reads back as the same double. */
+/* The shortest decimal that reads back as the same double, written as
+ * Python writes it: fixed notation for exponents from -4 to 15. */
 static void print_float(Buf *b, double f)
 {
 	char s[64];
 	if (isinf(f)) {
-		bputs(b, "1e999");
+		bputs(b, f > 0 ? "1e999" : "-1e999");
 		return;
 	}
-	for (int p = 1; p <= 17; p++) {
-		snprintf(s, sizeof s, "%.*g", p, f);
+	int p = 1;
+	for (; p < 17; p++) {
+		snprintf(s, sizeof s, "%.*e", p - 1, f);
 		if (strtod(s, NULL) == f)
 			break;
 	}
+	snprintf(s, sizeof s, "%.*e", p - 1, f);
+	int x = atoi(strchr(s, 'e') + 1);
+	if (x >= -4 && x < 16) {
+		int decimals = p - 1 - x > 0 ? p - 1 - x : 0;
+		snprintf(s, sizeof s, "%.*f", decimals, f);
+	} else {
+		snprintf(s, sizeof s, "%.*g", p, f);
+	}
 	bputs(b, s);
-	if (!strpbrk(s, ".en"))
+	if (!strpbrk(s, ".e"))
 		bputs(b, ".0");
 }
 
@@ -98,19 +108,28 @@ static bool simple(const Expr *e)
 	}
 }
 
-/* lo:hi:step, with spaces around the colons unless every part is simple. */
+/* lo:hi:step; when a part is not simple, the colons get spaces, except
+ * next to an omitted part (PEP 8): a[lo + 1 : hi], a[: n + 1]. */
 static void slice(Buf *b, const Expr *e)
 {
-	const char *sep = simple(e->a) && simple(e->b) && simple(e->c) ? ":" : " : ";
-	if (!e->a && !e->b && !e->c)
-		sep = ":";
-	if (e->a)
+	bool spaced = !(simple(e->a) && simple(e->b) && simple(e->c));
+	if (e->a) {
 		expr(b, e->a, P_COND);
-	bputs(b, e->a || e->b ? sep : ":");
-	if (e->b)
+		if (spaced)
+			bputc(b, ' ');
+	}
+	bputc(b, ':');
+	if (e->b) {
+		if (spaced)
+			bputc(b, ' ');
 		expr(b, e->b, P_COND);
+	}
 	if (e->c) {
-		bputs(b, e->b ? sep : ":");
+		if (spaced && e->b)
+			bputc(b, ' ');
+		bputc(b, ':');
+		if (spaced)
+			bputc(b, ' ');
 		expr(b, e->c, P_COND);
 	}
 }
@@ -146,7 +165,13 @@ static void expr(Buf *b, const Expr *e, int min)
 		bputs(b, e->str);
 		break;
 	case E_ATTR:
-		expr(b, e->a, P_ATOM);
+		if (e->a->kind == E_INT || e->a->kind == E_FLOAT) {
+			bputc(b, '(');
+			expr(b, e->a, P_ATOM);
+			bputc(b, ')');
+		} else {
+			expr(b, e->a, P_ATOM);
+		}
 		bputc(b, '.');
 		bputs(b, e->str);
 		break;
@@ -280,8 +305,6 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 				bputs(b, ", ");
 			expr(b, s->targets[i], P_COND);
 		}
-		if (s->ntargets == 1 && s->targets[0]->kind == E_TUPLE && !s->targets[0]->paren)
-			bputc(b, ','); /* never made by the parser, kept for safety */
 		bputs(b, " = ");
 		print_expr(b, s->value);
 		break;

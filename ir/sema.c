@@ -1,2 +1,1258 @@
-#include "ir.h"
-bool verify_module(Module *m, Diag *d) { (void)m; (void)d; return true; }
+/* The checker: resolves every name, gives buffers their shape, dtype, scope
+ * and layout, and checks the rules of doc/txir.md. It reports each error it
+ * finds and goes on with the next statement. */
+#include <string.h>
+
+#include "sema.h"
+
+/* ---- names ----------------------------------------------------------------- */
+
+static unsigned hash(const char *s)
+{
+	unsigned h = 2166136261u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+void push_env(Sema *S, bool module)
+{
+	Env *e = xalloc(sizeof *e);
+	e->up = S->env;
+	e->module = module;
+	S->env = e;
+}
+
+void pop_env(Sema *S) { S->env = S->env->up; }
+
+static Sym *find(Env *e, const char *name)
+{
+	if (!e->cap)
+		return NULL;
+	for (Sym *s = e->tab[hash(name) & (unsigned)(e->cap - 1)]; s; s = s->next)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+Sym *lookup(Sema *S, const char *name)
+{
+	for (Env *e = S->env; e; e = e->up) {
+		Sym *s = find(e, name);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+static void insert(Env *e, Sym *s)
+{
+	if (2 * (e->n + 1) > e->cap) {
+		int cap = e->cap ? 2 * e->cap : 16;
+		Sym **tab = xalloc(sizeof(Sym *) * (size_t)cap);
+		for (int i = 0; i < e->cap; i++)
+			for (Sym *x = e->tab[i], *next; x; x = next) {
+				next = x->next;
+				unsigned h = hash(x->name) & (unsigned)(cap - 1);
+				x->next = tab[h];
+				tab[h] = x;
+			}
+		e->tab = tab;
+		e->cap = cap;
+	}
+	unsigned h = hash(s->name) & (unsigned)(e->cap - 1);
+	s->next = e->tab[h];
+	e->tab[h] = s;
+	e->n++;
+}
+
+/* A name is bound once in its block and may not hide a name of an
+ * enclosing block of the same kernel (module names may be hidden). */
+void define(Sema *S, const char *name, Value *v, Pos pos)
+{
+	for (Env *e = S->env; e; e = e->up) {
+		Sym *old = find(e, name);
+		if (old && old->pos.src) {
+			error_at(S->d, pos, "'%s' is already defined (line %d); names are bound once", name, old->pos.line);
+			return;
+		}
+		if (e->module)
+			break;
+	}
+	Sym *s = xalloc(sizeof *s);
+	s->name = name;
+	s->val = v;
+	s->pos = pos;
+	insert(S->env, s);
+}
+
+static void predefine(Sema *S, const char *name, Value *v)
+{
+	Sym *s = xalloc(sizeof *s);
+	s->name = name;
+	s->val = v;
+	insert(S->env, s);
+}
+
+static Value *meaning(const char *path)
+{
+	Value *v;
+	if (strcmp(path, "T") == 0) {
+		v = vnew(V_NAMESPACE);
+		v->s = "T";
+	} else if (strncmp(path, "axis.", 5) == 0) {
+		v = vnew(V_AXIS);
+		v->axis = axis_lookup(path + 5);
+	} else if (intrin_lookup(path) >= 0) {
+		v = vnew(V_FUNC);
+		v->intrin = intrin_lookup(path);
+	} else {
+		v = vnew(V_NAMESPACE);
+		v->s = path;
+	}
+	return v;
+}
+
+/* T, Tx, the layout names and axes, range and slice need no import. */
+static void builtins(Sema *S)
+{
+	predefine(S, "T", meaning("T"));
+	predefine(S, "Tx", meaning("T"));
+	for (int i = 0; i < IN_COUNT; i++) {
+		const char *p = intrins[i].path;
+		if (strncmp(p, "layout.", 7) == 0)
+			predefine(S, p + 7, meaning(p));
+		else if (strncmp(p, "py.", 3) == 0)
+			predefine(S, p + 3, meaning(p));
+	}
+	for (int a = 0; a < AX_COUNT; a++)
+		predefine(S, axes[a].name, meaning(xprintf("axis.%s", axes[a].name)));
+}
+
+/* ---- calls of builtins -------------------------------------------------------- */
+
+Kw *kwarg(Args *a, const char *name) { return call_kw(a->call, name); }
+
+static const char *kind_name(char k)
+{
+	switch (k) {
+	case 'e': return "a scalar expression";
+	case 'i': return "an integer constant";
+	case 's': return "a string constant";
+	case 'd': return "a dtype";
+	case 'b': return "a buffer";
+	case 'r': return "a buffer region";
+	case 'l': return "a list of integers";
+	case 'a': return "an address (T.address_of(x) or a buffer)";
+	case 'B': return "True or False";
+	default: return "a value";
+	}
+}
+
+/* One operand of kind k; NULL after an error. For runtime operands the
+ * result is a V_VAR placeholder. */
+static Value *operand(Sema *S, char k, Expr *x)
+{
+	Value *v;
+	switch (k) {
+	case 'e': {
+		if (scalar(S, x) == DT_ERROR)
+			return NULL;
+		if (x->val)
+			return x->val;
+		return vnew(V_VAR);
+	}
+	case 'i': {
+		int64_t i;
+		return eval_int(S, x, "this operand", &i) ? vint(i) : NULL;
+	}
+	case 'd': {
+		int dt = eval_dtype(S, x);
+		if (!dt)
+			return NULL;
+		v = vnew(V_DTYPE);
+		v->dtype = dt;
+		return v;
+	}
+	case 'r':
+		v = region(S, x);
+		return IS_ERR(v) ? NULL : v;
+	case 'a':
+		if (x->kind == E_CALL) {
+			if (scalar(S, x) == DT_ERROR)
+				return NULL;
+			if (x->dtype == DT_HANDLE)
+				return vnew(V_VAR);
+		} else {
+			v = eval(S, x);
+			if (IS_ERR(v))
+				return NULL;
+			if (v && v->kind == V_BUFFER)
+				return v;
+		}
+		break;
+	case 'x':
+		v = eval(S, x);
+		return IS_ERR(v) ? NULL : v ? v : vnew(V_VAR);
+	default: {
+		v = eval_const(S, x, "this operand");
+		if (IS_ERR(v))
+			return NULL;
+		bool ok = (k == 's' && v->kind == V_STR) || (k == 'b' && v->kind == V_BUFFER) ||
+		          (k == 'B' && v->kind == V_BOOL);
+		if (k == 'l' && v->kind == V_TUPLE) {
+			ok = v->nelts > 0;
+			for (int i = 0; i < v->nelts; i++)
+				ok = ok && v->elts[i]->kind == V_INT;
+		}
+		if (ok)
+			return v;
+		break;
+	}
+	}
+	error_at(S->d, x->pos, "expected %s here", kind_name(k));
+	return NULL;
+}
+
+static const char *fn_name(Expr *call) { return expr_str(call->a); }
+
+bool check_args(Sema *S, Expr *call, int id, Args *a)
+{
+	const Intrin *in = &intrins[id];
+	memset(a, 0, sizeof *a);
+	a->call = call;
+	a->in = in;
+	a->id = id;
+	int req = 0, max = 0;
+	bool rest = false, opt = false;
+	for (const char *p = in->args; *p; p++) {
+		if (*p == '|')
+			opt = true;
+		else if (*p == '*')
+			rest = true;
+		else
+			max++, req += !opt;
+	}
+	if (call->nargs < req || (!rest && call->nargs > max)) {
+		const char *n = req == max && !rest ? xprintf("%d", req) :
+		                call->nargs < req ? xprintf("at least %d", req) : xprintf("at most %d", max);
+		error_at(S->d, call->pos, "%s() takes %s positional argument%s but %d %s given", fn_name(call), n,
+		         (req == max && req == 1) || (call->nargs < req ? req : max) == 1 ? "" : "s", call->nargs,
+		         call->nargs == 1 ? "was" : "were");
+		return false;
+	}
+	if (call->nargs > 16) {
+		error_at(S->d, call->args[16]->pos, "too many arguments (at most 16)");
+		return false;
+	}
+	if (S->m->target != TG_ANY && !target_has(S->m->target, in->target)) {
+		error_at(S->d, call->pos, "%s() needs %s; the target is %s", fn_name(call), target_names[in->target],
+		         target_names[S->m->target]);
+		return false;
+	}
+	bool ok = true;
+	char last = 'x';
+	const char *p = in->args;
+	for (int i = 0; i < call->nargs; i++) {
+		while (*p == '|')
+			p++;
+		char k = *p && *p != '*' ? *p++ : last;
+		last = k;
+		a->pos[i] = operand(S, k, call->args[i]);
+		ok = ok && a->pos[i];
+	}
+	a->npos = call->nargs;
+	/* keywords: "name:kind" or "name:kind!" (required) */
+	for (int i = 0; i < call->nkws; i++) {
+		Kw *kw = &call->kws[i];
+		const char *s = in->kws;
+		char k = 0;
+		size_t n = strlen(kw->name);
+		while (*s) {
+			if (strncmp(s, kw->name, n) == 0 && s[n] == ':') {
+				k = s[n + 1];
+				break;
+			}
+			s += strcspn(s, " ");
+			s += strspn(s, " ");
+		}
+		if (!k) {
+			Buf names = {0};
+			bputs(&names, "");
+			for (const char *t = in->kws; *t;) {
+				bprintf(&names, "%s%.*s", names.n ? ", " : "", (int)strcspn(t, ":"), t);
+				t += strcspn(t, " ");
+				t += strspn(t, " ");
+			}
+			error_at(S->d, kw->pos, "%s() has no keyword argument '%s'%s%s", fn_name(call), kw->name,
+			         names.n ? "; it takes " : "", names.s);
+			ok = false;
+			continue;
+		}
+		ok = operand(S, k, kw->value) && ok;
+	}
+	for (const char *s = in->kws; *s;) {
+		size_t n = strcspn(s, ":");
+		size_t m = strcspn(s, " ");
+		if (s[m - 1] == '!') {
+			char *name = xstrndup(s, n);
+			if (!call_kw(call, name)) {
+				error_at(S->d, call->pos, "%s() needs the keyword argument '%s'", fn_name(call), name);
+				ok = false;
+			}
+		}
+		s += m;
+		s += strspn(s, " ");
+	}
+	return ok;
+}
+
+/* ---- buffers -------------------------------------------------------------------- */
+
+static int64_t elements(const Buffer *b)
+{
+	int64_t n = 1;
+	for (int i = 0; i < b->ndim; i++)
+		n *= b->shape[i];
+	return n;
+}
+
+static const char *shape_str(const Buffer *b)
+{
+	Buf s = {0};
+	for (int i = 0; i < b->ndim; i++)
+		bprintf(&s, "%s%lld", i ? "x" : "", (long long)b->shape[i]);
+	return s.s;
+}
+
+/* Elements of storage per thread (local) or in memory the buffer needs. */
+static bool storage(const Buffer *b, int64_t *n)
+{
+	if (!b->layout) {
+		*n = elements(b);
+		return true;
+	}
+	return layout_span(b->layout, AX_M, n);
+}
+
+static bool check_layout(Sema *S, Buffer *b, Pos p)
+{
+	Layout *l = b->layout;
+	int fl = scopes[b->scope].flags;
+	if (!l) {
+		if (fl & SCF_TMEM) {
+			error_at(S->d, p, "tensor-memory buffer '%s' needs a layout over TLane and TCol", b->name);
+			return false;
+		}
+		return true;
+	}
+	for (int i = 0; i < l->nshard + l->nrep; i++) {
+		const Iter *it = i < l->nshard ? &l->shard[i] : &l->rep[i - l->nshard];
+		int k = axes[it->axis].kind;
+		const char *why = NULL;
+		if ((fl & SCF_TMEM) && k != AXK_TMEM)
+			why = "tensor memory is addressed by TLane and TCol";
+		else if ((fl & SCF_MEM) && k == AXK_TMEM)
+			why = "TLane and TCol address tensor memory only";
+		else if ((fl & SCF_MEM) && !(fl & SCF_THREAD) && k == AXK_THREAD)
+			why = "thread axes belong to register (local) layouts";
+		if (why) {
+			error_at(S->d, p, "the layout of %s buffer '%s' uses axis '%s': %s", scopes[b->scope].name, b->name,
+			         axes[it->axis].name, why);
+			return false;
+		}
+	}
+	int64_t size, n = elements(b);
+	if (!layout_size(l, &size) || size != n) {
+		error_at(S->d, p, "the layout has %lld elements but buffer '%s' has shape %s = %lld", (long long)size,
+		         b->name, shape_str(b), (long long)n);
+		return false;
+	}
+	int64_t span;
+	if (!layout_span(l, AX_M, &span) || span > ((int64_t)1 << 40)) {
+		error_at(S->d, p, "the layout of '%s' spans more than 2^40 elements", b->name);
+		return false;
+	}
+	if (l->swizzled && !(fl & SCF_SHARED)) {
+		error_at(S->d, p, "a swizzled layout is for shared memory, not %s buffer '%s'", scopes[b->scope].name,
+		         b->name);
+		return false;
+	}
+	if (fl & SCF_TMEM) {
+		int64_t lanes, cols;
+		int bits = dtypes[b->dtype].bits;
+		if (!layout_span(l, AX_TLANE, &lanes) || lanes > 128) {
+			error_at(S->d, p, "the layout of '%s' spans %lld tensor-memory lanes; there are 128", b->name,
+			         (long long)lanes);
+			return false;
+		}
+		if (!layout_span(l, AX_TCOL, &cols) || (cols * bits + 31) / 32 > 512) {
+			error_at(S->d, p, "the layout of '%s' spans %lld 32-bit tensor-memory columns; there are 512",
+			         b->name, (long long)((cols * bits + 31) / 32));
+			return false;
+		}
+		if (bits > 32) {
+			error_at(S->d, p, "tensor memory holds elements of at most 32 bits, not %s", dtypes[b->dtype].name);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool set_layout(Sema *S, Buffer *b, Kw *kw)
+{
+	if (!kw)
+		return check_layout(S, b, b->pos);
+	Value *v = eval_const(S, kw->value, "a layout");
+	if (IS_ERR(v))
+		return false;
+	if (v->kind != V_LAYOUT || v->i) {
+		error_at(S->d, kw->value->pos, "layout= takes a layout such as TileLayout(S[...]), not %s",
+		         v->kind == V_LAYOUT ? "replicas R[...] alone" : value_kind_name(v));
+		return false;
+	}
+	b->layout = v->layout;
+	return check_layout(S, b, kw->value->pos);
+}
+
+static Buffer *new_buffer(const char *name, Pos pos, Expr *call)
+{
+	Buffer *b = xalloc(sizeof *b);
+	b->name = name;
+	b->pos = pos;
+	b->decl = call;
+	return b;
+}
+
+static int scope_kw(Sema *S, Args *a, int dflt)
+{
+	Kw *kw = kwarg(a, "scope");
+	if (!kw)
+		return dflt;
+	Value *v = eval_const(S, kw->value, "scope");
+	int sc = IS_ERR(v) ? SC_NONE : scope_lookup(v->s);
+	if (!IS_ERR(v) && !sc)
+		error_at(S->d, kw->value->pos, "unknown memory scope \"%s\" (expected global, shared, shared.dyn, local or tmem)",
+		         v->s);
+	return sc;
+}
+
+/* X = T.match_buffer / alloc_* / decl_buffer(...). */
+static Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
+{
+	Args a;
+	if (!check_args(S, call, id, &a))
+		return NULL;
+	Buffer *b = new_buffer(name, pos, call);
+	int shape_arg = id == IN_MATCH_BUFFER ? 1 : 0;
+	if (!eval_shape(S, call->args[shape_arg], &b->shape, &b->ndim))
+		return NULL;
+	b->dtype = a.pos[shape_arg + 1]->dtype;
+	switch (id) {
+	case IN_MATCH_BUFFER: {
+		Value *h = eval(S, call->args[0]);
+		if (!h || IS_ERR(h) || h->kind != V_HANDLE) {
+			if (!IS_ERR(h))
+				error_at(S->d, call->args[0]->pos, "T.match_buffer takes a T.handle parameter of the kernel");
+			return NULL;
+		}
+		if (S->in_device) {
+			error_at(S->d, call->pos, "T.match_buffer after T.device_entry(); match the parameters first");
+			return NULL;
+		}
+		for (int i = 0; i < S->func->nparams; i++)
+			if (S->func->params[i]->param == h->var) {
+				error_at(S->d, call->args[0]->pos, "handle '%s' is already matched by buffer '%s'", h->var->name,
+				         S->func->params[i]->name);
+				return NULL;
+			}
+		b->param = h->var;
+		b->is_param = true;
+		b->scope = scope_kw(S, &a, SC_GLOBAL);
+		if (b->scope != SC_GLOBAL) {
+			if (b->scope)
+				error_at(S->d, kwarg(&a, "scope")->value->pos, "a kernel parameter is in global memory");
+			return NULL;
+		}
+		vpush(S->func->params, S->func->nparams, b);
+		break;
+	}
+	case IN_ALLOC_BUFFER:
+		b->scope = scope_kw(S, &a, SC_GLOBAL);
+		if (!b->scope)
+			return NULL;
+		if (b->scope == SC_GLOBAL || b->scope == SC_TMEM) {
+			error_at(S->d, call->pos, b->scope == SC_GLOBAL ?
+			         "T.alloc_buffer in a kernel needs scope=\"shared\" or scope=\"local\"; global memory comes from the parameters" :
+			         "tensor memory is allocated with T.ptx.tcgen05.alloc; declare the buffer with T.decl_buffer(..., scope=\"tmem\", allocated_addr=...)");
+			return NULL;
+		}
+		break;
+	case IN_ALLOC_SHARED:
+		b->scope = SC_SHARED;
+		break;
+	case IN_ALLOC_LOCAL:
+		b->scope = SC_LOCAL;
+		break;
+	case IN_DECL_BUFFER: {
+		Kw *data = kwarg(&a, "data"), *addr = kwarg(&a, "allocated_addr");
+		b->scope = scope_kw(S, &a, SC_NONE);
+		if (data) {
+			Value *v = eval(S, data->value);
+			if (!v || IS_ERR(v) || v->kind != V_DATA) {
+				if (!IS_ERR(v))
+					error_at(S->d, data->value->pos, "data= takes the storage of a buffer: X.data");
+				return NULL;
+			}
+			b->base = v->buffer;
+			if (!b->scope)
+				b->scope = b->base->scope;
+			if (b->scope != b->base->scope) {
+				error_at(S->d, data->value->pos, "a %s buffer over the storage of %s buffer '%s'",
+				         scopes[b->scope].name, scopes[b->base->scope].name, b->base->name);
+				return NULL;
+			}
+		}
+		if (b->scope == SC_TMEM) {
+			if (!addr) {
+				error_at(S->d, call->pos, "a tensor-memory buffer needs allocated_addr= (the address tcgen05.alloc wrote)");
+				return NULL;
+			}
+			b->alloc_addr = addr->value;
+		} else if (addr) {
+			error_at(S->d, addr->pos, "allocated_addr= is for tensor-memory buffers (scope=\"tmem\")");
+			return NULL;
+		} else if (!data) {
+			error_at(S->d, call->pos, "T.decl_buffer needs data=X.data, or scope=\"tmem\" with allocated_addr=");
+			return NULL;
+		}
+		break;
+	}
+	}
+	if (!S->in_device && id != IN_MATCH_BUFFER) {
+		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
+		return NULL;
+	}
+	if (!set_layout(S, b, kwarg(&a, "layout")))
+		return NULL;
+	if (b->base) {
+		int64_t need, have;
+		if (storage(b, &need) && storage(b->base, &have) && need > have) {
+			error_at(S->d, call->pos, "'%s' needs %lld elements of storage but '%s' has %lld", name,
+			         (long long)need, b->base->name, (long long)have);
+			return NULL;
+		}
+		if (b->dtype != b->base->dtype) {
+			error_at(S->d, call->pos, "'%s' is %s but its storage '%s' is %s", name, dtypes[b->dtype].name,
+			         b->base->name, dtypes[b->base->dtype].name);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+/* X = base.view(d0, d1, ..., layout=L): the same storage, another shape. */
+static Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base)
+{
+	Buffer *b = new_buffer(name, pos, call);
+	b->base = base;
+	b->scope = base->scope;
+	b->dtype = base->dtype;
+	for (int i = 0; i < call->nkws; i++)
+		if (strcmp(call->kws[i].name, "layout") != 0) {
+			error_at(S->d, call->kws[i].pos, "view() has no keyword argument '%s'; it takes: layout", call->kws[i].name);
+			return NULL;
+		}
+	if (call->nargs == 0) {
+		error_at(S->d, call->pos, "view() needs the new shape");
+		return NULL;
+	}
+	if (call->nargs == 1) {
+		if (!eval_shape(S, call->args[0], &b->shape, &b->ndim))
+			return NULL;
+	} else {
+		Expr *t = new_expr(E_TUPLE, call->args[0]->pos);
+		t->args = call->args;
+		t->nargs = call->nargs;
+		if (!eval_shape(S, t, &b->shape, &b->ndim))
+			return NULL;
+	}
+	Kw *kw = call_kw(call, "layout");
+	if (!set_layout(S, b, kw))
+		return NULL;
+	int64_t need, have;
+	if (storage(b, &need) && storage(base, &have) && need > have) {
+		error_at(S->d, kw ? kw->value->pos : call->pos,
+		         "view '%s' needs %lld elements of storage%s but '%s' has %lld", name, (long long)need,
+		         base->scope == SC_LOCAL ? " per thread" : "", base->name, (long long)have);
+		return NULL;
+	}
+	return b;
+}
+
+/* ---- launch ids ------------------------------------------------------------------- */
+
+static Value *launch(Sema *S, Expr *call, int id, Stmt *s)
+{
+	Args a;
+	if (!check_args(S, call, id, &a))
+		return NULL;
+	if (!S->in_device) {
+		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
+		return NULL;
+	}
+	if (S->env->up && !S->env->up->module) {
+		error_at(S->d, call->pos, "%s() inside a loop or branch; launch ids are declared at kernel level",
+		         fn_name(call));
+		return NULL;
+	}
+	if (S->launch[id]) {
+		error_at(S->d, call->pos, "%s() is declared twice (first on line %d)", fn_name(call), S->launch_pos[id].line);
+		return NULL;
+	}
+	Value *l = a.pos[0];
+	int n = l->nelts;
+	int maxdim = id == IN_CTA_ID ? 3 : 1;
+	if (n > maxdim) {
+		error_at(S->d, call->args[0]->pos, "%s() takes %d extent%s, not %d", fn_name(call), maxdim,
+		         maxdim > 1 ? "s" : "", n);
+		return NULL;
+	}
+	int64_t total = 1;
+	for (int i = 0; i < n; i++) {
+		int64_t x = l->elts[i]->i;
+		int64_t lim = id == IN_CTA_ID ? (i == 0 ? 2147483647 : 65535) : id == IN_LANE_ID ? 32 : 1024;
+		if (x <= 0 || x > lim) {
+			error_at(S->d, call->args[0]->pos, "%s() extent %lld is out of range (1 to %lld)", fn_name(call),
+			         (long long)x, (long long)lim);
+			return NULL;
+		}
+		total *= x;
+		if (id == IN_CTA_ID)
+			S->func->grid[i] = x;
+	}
+	if (id == IN_LANE_ID && total != 32) {
+		error_at(S->d, call->args[0]->pos, "a warp has 32 lanes: write T.lane_id([32])");
+		return NULL;
+	}
+	S->launch_ext[id] = total;
+	S->launch_pos[id] = call->pos;
+	/* the ids themselves: one var per dimension */
+	int ntargets = s && s->kind == S_ASSIGN ? s->ntargets : 0;
+	if (ntargets && ntargets != n) {
+		error_at(S->d, s->pos, "%s() gives %d value%s, assigned to %d name%s", fn_name(call), n, n > 1 ? "s" : "",
+		         ntargets, ntargets > 1 ? "s" : "");
+		return NULL;
+	}
+	Value *tuple = vnew(V_TUPLE);
+	tuple->elts = xalloc(sizeof(Value *) * (size_t)(n + 1));
+	tuple->nelts = n;
+	for (int i = 0; i < n; i++) {
+		Var *v = xalloc(sizeof *v);
+		v->name = ntargets ? s->targets[i]->str : intrins[id].path;
+		v->pos = call->pos;
+		v->dtype = DT_INT32;
+		v->lo = 0;
+		v->hi = l->elts[i]->i;
+		v->launch = id;
+		if (i == 0)
+			S->launch[id] = v;
+		tuple->elts[i] = vnew(V_VAR);
+		tuple->elts[i]->var = v;
+	}
+	return n == 1 ? tuple->elts[0] : tuple;
+}
+
+/* ---- tile ops ----------------------------------------------------------------------- */
+
+static void copy(Sema *S, Expr *call, Value *fn)
+{
+	Args a;
+	if (!check_args(S, call, fn->intrin, &a))
+		return;
+	if (!S->in_device) {
+		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
+		return;
+	}
+	Value *dst = a.pos[0], *src = a.pos[1];
+	if (dst->buffer->dtype != src->buffer->dtype) {
+		error_at(S->d, call->pos, "%s() from %s '%s' to %s '%s': tile copies do not convert dtypes",
+		         fn_name(call), dtypes[src->buffer->dtype].name, src->buffer->name,
+		         dtypes[dst->buffer->dtype].name, dst->buffer->name);
+		return;
+	}
+	/* the extents must agree once extent-1 dimensions are dropped */
+	int i = 0, j = 0;
+	for (;;) {
+		while (i < dst->ndim && dst->extents[i] == 1)
+			i++;
+		while (j < src->ndim && src->extents[j] == 1)
+			j++;
+		if (i == dst->ndim || j == src->ndim || dst->extents[i] != src->extents[j])
+			break;
+		i++, j++;
+	}
+	if (i != dst->ndim || j != src->ndim) {
+		Buf d = {0}, s = {0};
+		for (int k = 0; k < dst->ndim; k++)
+			bprintf(&d, "%s%lld", k ? "x" : "", (long long)dst->extents[k]);
+		for (int k = 0; k < src->ndim; k++)
+			bprintf(&s, "%s%lld", k ? "x" : "", (long long)src->extents[k]);
+		error_at(S->d, call->pos, "%s(): the destination region is %s but the source region is %s",
+		         fn_name(call), d.s, s.s);
+		return;
+	}
+}
+
+/* ---- statements ---------------------------------------------------------------------- */
+
+static void stmts(Sema *S, Stmt **v, int n);
+
+static bool is_buffer_maker(int id)
+{
+	return id == IN_MATCH_BUFFER || id == IN_ALLOC_BUFFER || id == IN_ALLOC_SHARED ||
+	       id == IN_ALLOC_LOCAL || id == IN_DECL_BUFFER;
+}
+
+static bool is_launch(int id)
+{
+	return id == IN_CTA_ID || id == IN_THREAD_ID || id == IN_WARP_ID || id == IN_LANE_ID ||
+	       id == IN_WARPGROUP_ID;
+}
+
+/* A call used as a statement. */
+static void call_stmt(Sema *S, Expr *e, Stmt *s)
+{
+	if (e->kind != E_CALL) {
+		error_at(S->d, e->pos, "this expression does nothing; a statement is a call, an assignment, if or for");
+		return;
+	}
+	Value *fn = eval(S, e->a);
+	if (IS_ERR(fn))
+		return;
+	if (e->a->kind == E_ATTR && strcmp(e->a->str, "view") == 0 && fn == NULL) {
+		error_at(S->d, e->pos, "the result of view() is not used");
+		return;
+	}
+	if (!fn || fn->kind != V_FUNC) {
+		error_at(S->d, e->pos, "'%s' is %s, not a function", expr_str(e->a), fn ? value_kind_name(fn) : "not callable");
+		return;
+	}
+	int id = fn->intrin;
+	Args a;
+	switch (id) {
+	case IN_DEVICE_ENTRY:
+		if (!check_args(S, e, id, &a))
+			return;
+		if (S->env->up && !S->env->up->module)
+			error_at(S->d, e->pos, "T.device_entry() inside a loop or branch");
+		else if (S->in_device)
+			error_at(S->d, e->pos, "T.device_entry() appears twice");
+		S->in_device = true;
+		S->func->device_entry = true;
+		return;
+	case IN_COPY: case IN_COPY_ASYNC:
+		copy(S, e, fn);
+		return;
+	case IN_EVALUATE:
+		call_stmt(S, e->nargs == 1 ? e->args[0] : e, s);
+		return;
+	default:
+		if (is_launch(id)) {
+			launch(S, e, id, NULL);
+			return;
+		}
+		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
+		    id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
+		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
+			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
+			return;
+		}
+		if (!check_args(S, e, id, &a))
+			return;
+		if (!S->in_device)
+			error_at(S->d, e->pos, "%s() before T.device_entry()", fn_name(e));
+	}
+}
+
+static Var *new_var(const char *name, Pos pos, int dt)
+{
+	Var *v = xalloc(sizeof *v);
+	v->name = name;
+	v->pos = pos;
+	v->dtype = dt;
+	return v;
+}
+
+static int concrete(int dt)
+{
+	return dt == DT_WEAK_INT ? DT_INT32 : dt == DT_WEAK_FLOAT ? DT_FLOAT32 : dt;
+}
+
+static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
+{
+	Value *bv = eval(S, t->a);
+	if (IS_ERR(bv))
+		return;
+	if (!bv || bv->kind != V_BUFFER) {
+		error_at(S->d, t->pos, "only buffer elements can be assigned to, not %s",
+		         bv ? value_kind_name(bv) : "a runtime value");
+		return;
+	}
+	int dt = scalar(S, t);
+	int vt = scalar(S, value);
+	if (dt == DT_ERROR || vt == DT_ERROR)
+		return;
+	if (!S->in_device) {
+		error_at(S->d, s->pos, "a store before T.device_entry()");
+		return;
+	}
+	if (op >= 0 && unify(S, s->pos, op_spelling[op], dt, vt) == DT_ERROR)
+		return;
+	bool fits = vt == dt || (vt == DT_WEAK_INT && dtypes[dt].kind != DK_BOOL) ||
+	            (vt == DT_WEAK_FLOAT && dtypes[dt].kind == DK_FLOAT);
+	if (!fits)
+		error_at(S->d, value->pos, "cannot store %s into %s buffer '%s'; convert with T.cast", dtype_str(vt),
+		         dtypes[dt].name, bv->buffer->name);
+}
+
+static bool assign1(Sema *S, Stmt *s);
+
+/* After an error the names are still bound, to a value that silences the
+ * errors that would follow from their absence. */
+static void assign(Sema *S, Stmt *s)
+{
+	int errors = S->d->errors;
+	if (assign1(S, s) || S->d->errors == errors)
+		return;
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->targets[i]->kind == E_NAME && !lookup(S, s->targets[i]->str))
+			define(S, s->targets[i]->str, &verr, s->targets[i]->pos);
+}
+
+static bool assign1(Sema *S, Stmt *s)
+{
+	Expr *value = s->value;
+	if (s->ntargets == 1 && s->targets[0]->kind == E_TUPLE && !s->targets[0]->paren) {
+		Stmt *u = new_stmt(S_ASSIGN, s->pos); /* `a, = x` */
+		*u = *s;
+		u->targets = s->targets[0]->args;
+		u->ntargets = s->targets[0]->nargs;
+		return assign1(S, u);
+	}
+	if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX) {
+		store(S, s, s->targets[0], value, -1);
+		return true;
+	}
+	for (int i = 0; i < s->ntargets; i++)
+		if (s->targets[i]->kind != E_NAME) {
+			error_at(S->d, s->targets[i]->pos, "cannot assign to %s; assign to a name or a buffer element",
+			         s->targets[i]->kind == E_TUPLE ? "a nested tuple" : expr_str(s->targets[i]));
+			return false;
+		}
+	Value *v = NULL;
+	bool in_func = S->func != NULL;
+	if (value->kind == E_CALL && in_func) {
+		Value *fn = eval(S, value->a);
+		if (IS_ERR(fn))
+			return false;
+		Buffer *b = NULL;
+		if (fn && fn->kind == V_FUNC && (is_buffer_maker(fn->intrin) || is_launch(fn->intrin))) {
+			if (is_launch(fn->intrin)) {
+				v = launch(S, value, fn->intrin, s);
+				if (!v)
+					return false;
+				if (v->kind == V_TUPLE) {
+					for (int i = 0; i < s->ntargets; i++)
+						define(S, s->targets[i]->str, v->elts[i], s->targets[i]->pos);
+					return true;
+				}
+			} else {
+				b = make_buffer(S, s->targets[0]->str, s->targets[0]->pos, value, fn->intrin);
+				if (!b)
+					return false;
+			}
+		} else if (!fn && value->a->kind == E_ATTR && strcmp(value->a->str, "view") == 0) {
+			Value *base = eval(S, value->a->a);
+			if (IS_ERR(base))
+				return false;
+			if (base && base->kind == V_BUFFER) {
+				b = make_view(S, s->targets[0]->str, s->targets[0]->pos, value, base->buffer);
+				if (!b)
+					return false;
+			}
+		}
+		if (b) {
+			if (s->ntargets != 1) {
+				error_at(S->d, s->pos, "a buffer is assigned to one name");
+				return false;
+			}
+			vpush(S->bufs, S->nbufs, b);
+			v = vnew(V_BUFFER);
+			v->buffer = b;
+		}
+	}
+	if (!v) {
+		v = eval(S, value);
+		if (IS_ERR(v))
+			return false;
+		if (v && (v->kind == V_VAR || v->kind == V_BUFFER || v->kind == V_HANDLE || v->kind == V_REGION ||
+		          v->kind == V_DATA)) {
+			error_at(S->d, value->pos, "'%s' is %s; a name cannot be bound to another name's %s", expr_str(value),
+			         value_kind_name(v), v->kind == V_VAR ? "value (use it directly)" : "buffer");
+			return false;
+		}
+		if (!v) {
+			if (!in_func) {
+				error_at(S->d, value->pos, "a module-level assignment must be a compile-time constant");
+				return false;
+			}
+			int dt = scalar(S, value);
+			if (dt == DT_ERROR)
+				return false;
+			if (s->ntargets != 1) {
+				error_at(S->d, s->pos, "cannot unpack a scalar into %d names", s->ntargets);
+				return false;
+			}
+			Var *var = new_var(s->targets[0]->str, s->targets[0]->pos, concrete(dt));
+			int64_t lo, hi;
+			if (expr_range(S, value, &lo, &hi) && hi < INT64_MAX) {
+				var->lo = lo;
+				var->hi = hi + 1;
+			}
+			v = vnew(V_VAR);
+			v->var = var;
+		}
+	}
+	if (s->ntargets == 1) {
+		define(S, s->targets[0]->str, v, s->targets[0]->pos);
+		return true;
+	}
+	if (v->kind != V_TUPLE || v->nelts != s->ntargets) {
+		error_at(S->d, s->pos, "cannot unpack %s into %d names",
+		         v->kind == V_TUPLE ? xprintf("%d values", v->nelts) : value_kind_name(v), s->ntargets);
+		return false;
+	}
+	for (int i = 0; i < s->ntargets; i++)
+		define(S, s->targets[i]->str, v->elts[i], s->targets[i]->pos);
+	return true;
+}
+
+static void for_stmt(Sema *S, Stmt *s)
+{
+	Expr *t = s->targets[0], *it = s->value;
+	Value *fn = it->kind == E_CALL ? eval(S, it->a) : NULL;
+	if (IS_ERR(fn))
+		return;
+	if (!fn || fn->kind != V_FUNC || (fn->intrin != IN_RANGE && fn->intrin != IN_SERIAL && fn->intrin != IN_UNROLL)) {
+		error_at(S->d, it->pos, "a loop runs over range(...), T.serial(...) or T.unroll(...)");
+		return;
+	}
+	Args a;
+	if (!check_args(S, it, fn->intrin, &a))
+		return;
+	if (t->kind != E_NAME) {
+		error_at(S->d, t->pos, "a loop variable is one name");
+		return;
+	}
+	int dt = DT_INT32;
+	for (int i = 0; i < it->nargs; i++) {
+		int d = it->args[i]->dtype;
+		if (d == DT_WEAK_INT)
+			continue;
+		if (d < DT_COUNT && (dtypes[d].kind == DK_INT || dtypes[d].kind == DK_UINT)) {
+			dt = d;
+			continue;
+		}
+		error_at(S->d, it->args[i]->pos, "loop bounds must be integers, not %s", dtype_str(d));
+		return;
+	}
+	Var *v = new_var(t->str, t->pos, dt);
+	Expr *lo = it->nargs > 1 ? it->args[0] : NULL, *hi = it->args[it->nargs > 1 ? 1 : 0];
+	if (it->nargs == 3) {
+		int64_t step;
+		if (!eval_int(S, it->args[2], "the loop step", &step))
+			return;
+		if (step <= 0) {
+			error_at(S->d, it->args[2]->pos, "the loop step must be positive");
+			return;
+		}
+	}
+	int64_t l0 = 0, l1 = 0, h0, h1;
+	if ((!lo || expr_range(S, lo, &l0, &l1)) && expr_range(S, hi, &h0, &h1) && h1 > l0) {
+		v->lo = l0;
+		v->hi = h1;
+	}
+	Value *val = vnew(V_VAR);
+	val->var = v;
+	push_env(S, false);
+	define(S, t->str, val, t->pos);
+	stmts(S, s->body, s->nbody);
+	pop_env(S);
+}
+
+static void stmt(Sema *S, Stmt *s)
+{
+	switch (s->kind) {
+	case S_PASS:
+		return;
+	case S_EXPR:
+		call_stmt(S, s->value, s);
+		return;
+	case S_ASSIGN:
+		assign(S, s);
+		return;
+	case S_AUGASSIGN:
+		if (s->targets[0]->kind != E_INDEX) {
+			error_at(S->d, s->pos, "cannot update '%s': names are bound once; accumulate in a buffer element",
+			         expr_str(s->targets[0]));
+			return;
+		}
+		store(S, s, s->targets[0], s->value, s->op);
+		return;
+	case S_IF: {
+		int dt = scalar(S, s->value);
+		if (dt != DT_ERROR && dt != DT_BOOL)
+			error_at(S->d, s->value->pos, "an if condition must be a boolean (a comparison), not %s", dtype_str(dt));
+		push_env(S, false);
+		stmts(S, s->body, s->nbody);
+		pop_env(S);
+		push_env(S, false);
+		stmts(S, s->orelse, s->norelse);
+		pop_env(S);
+		return;
+	}
+	case S_FOR:
+		for_stmt(S, s);
+		return;
+	case S_IMPORT:
+		error_at(S->d, s->pos, "imports belong at module level");
+		return;
+	case S_FUNC:
+		error_at(S->d, s->pos, "a kernel cannot be defined inside another");
+		return;
+	}
+}
+
+static void stmts(Sema *S, Stmt **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		stmt(S, v[i]);
+}
+
+/* ---- kernels and the module ---------------------------------------------------------- */
+
+static void param(Sema *S, Param *p)
+{
+	Value *v = NULL;
+	if (p->type) {
+		Expr *t = p->type;
+		Value *tv = eval(S, t->kind == E_CALL ? t->a : t);
+		if (IS_ERR(tv))
+			return;
+		if (tv && tv->kind == V_FUNC && tv->intrin == IN_HANDLE && t->kind != E_CALL) {
+			Var *var = new_var(p->name, p->pos, DT_HANDLE);
+			v = vnew(V_HANDLE);
+			v->var = var;
+		} else if (tv && tv->kind == V_FUNC && tv->intrin == IN_BUFFER_T && t->kind == E_CALL) {
+			Args a;
+			if (!check_args(S, t, IN_BUFFER_T, &a))
+				return;
+			Buffer *b = new_buffer(p->name, p->pos, t);
+			if (!eval_shape(S, t->args[0], &b->shape, &b->ndim))
+				return;
+			b->dtype = a.pos[1]->dtype;
+			b->scope = SC_GLOBAL;
+			b->is_param = true;
+			if (!set_layout(S, b, kwarg(&a, "layout")))
+				return;
+			vpush(S->func->params, S->func->nparams, b);
+			vpush(S->bufs, S->nbufs, b);
+			v = vnew(V_BUFFER);
+			v->buffer = b;
+		}
+	}
+	if (!v) {
+		error_at(S->d, p->type ? p->type->pos : p->pos,
+		         "parameter '%s' needs a type: T.handle, or T.Buffer(shape, dtype)", p->name);
+		return;
+	}
+	define(S, p->name, v, p->pos);
+}
+
+static void check_thread_axes(Sema *S, Func *f)
+{
+	for (int i = 0; i < S->nbufs; i++) {
+		Buffer *b = S->bufs[i];
+		if (!b->layout || b->scope != SC_LOCAL)
+			continue;
+		for (int a = 0; a < AX_COUNT; a++) {
+			if (axes[a].kind != AXK_THREAD)
+				continue;
+			int64_t span, lim = axes[a].extent;
+			if (a == AX_TX)
+				lim = f->threads;
+			else if (a == AX_WARPID)
+				lim = f->threads / 32;
+			else if (a == AX_WGID)
+				lim = f->threads / 128;
+			if (!lim)
+				continue;
+			Layout *l = b->layout;
+			bool used = l->off[a] != 0;
+			for (int k = 0; k < l->nshard; k++)
+				used |= l->shard[k].axis == a;
+			for (int k = 0; k < l->nrep; k++)
+				used |= l->rep[k].axis == a;
+			if (used && layout_span(l, a, &span) && span > lim)
+				error_at(S->d, b->pos, "the layout of '%s' reaches %s %lld, but the kernel has %lld", b->name,
+				         axes[a].name, (long long)span - 1, (long long)lim);
+		}
+	}
+}
+
+static void kernel(Sema *S, Stmt *s)
+{
+	bool prim = false;
+	for (int i = 0; i < s->ndecorators; i++) {
+		Value *v = eval(S, s->decorators[i]->kind == E_CALL ? s->decorators[i]->a : s->decorators[i]);
+		if (IS_ERR(v))
+			return;
+		if (v && v->kind == V_FUNC && v->intrin == IN_PRIM_FUNC)
+			prim = true;
+		else
+			error_at(S->d, s->decorators[i]->pos, "unknown decorator '%s'; kernels are @T.prim_func",
+			         expr_str(s->decorators[i]));
+	}
+	if (!prim) {
+		error_at(S->d, s->pos, "function '%s' is not a @T.prim_func kernel", s->name);
+		return;
+	}
+	if (s->ret)
+		error_at(S->d, s->ret->pos, "a kernel returns nothing");
+	Func *f = xalloc(sizeof *f);
+	f->name = s->name;
+	f->stmt = s;
+	f->grid[0] = f->grid[1] = f->grid[2] = 1;
+	s->func = f;
+	Value *fv = vnew(V_PRIMFUNC);
+	fv->func = f;
+	define(S, s->name, fv, s->pos);
+	S->func = f;
+	S->in_device = false;
+	S->nbufs = 0;
+	memset(S->launch, 0, sizeof S->launch);
+	push_env(S, false);
+	for (int i = 0; i < s->nparams; i++)
+		param(S, &s->params[i]);
+	int errors = S->d->errors;
+	stmts(S, s->body, s->nbody);
+	/* handles without a shape */
+	for (int i = 0; i < s->nparams; i++) {
+		Sym *sym = find(S->env, s->params[i].name);
+		if (!sym || sym->val->kind != V_HANDLE)
+			continue;
+		bool matched = false;
+		for (int k = 0; k < f->nparams; k++)
+			matched |= f->params[k]->param == sym->val->var;
+		if (!matched)
+			error_at(S->d, s->params[i].pos, "handle '%s' is never given a shape with T.match_buffer",
+			         s->params[i].name);
+	}
+	pop_env(S);
+	S->func = NULL;
+	if (S->d->errors > errors)
+		return;
+	if (!f->device_entry) {
+		error_at(S->d, s->pos, "kernel '%s' has no T.device_entry()", s->name);
+		return;
+	}
+	/* the thread count, and the launch ids that must agree with it */
+	int64_t n = S->launch[IN_THREAD_ID] ? S->launch_ext[IN_THREAD_ID] :
+	            S->launch[IN_WARP_ID] ? 32 * S->launch_ext[IN_WARP_ID] :
+	            S->launch[IN_WARPGROUP_ID] ? 128 * S->launch_ext[IN_WARPGROUP_ID] :
+	            S->launch[IN_LANE_ID] ? 32 : 1;
+	f->threads = n;
+	if (n > 1024)
+		error_at(S->d, S->launch_pos[S->launch[IN_WARP_ID] ? IN_WARP_ID : IN_WARPGROUP_ID],
+		         "%lld threads per CTA; at most 1024", (long long)n);
+	if (S->launch[IN_WARP_ID] && 32 * S->launch_ext[IN_WARP_ID] != n)
+		error_at(S->d, S->launch_pos[IN_WARP_ID], "T.warp_id([%lld]) means %lld threads, but the CTA has %lld",
+		         (long long)S->launch_ext[IN_WARP_ID], (long long)(32 * S->launch_ext[IN_WARP_ID]), (long long)n);
+	if (S->launch[IN_WARPGROUP_ID] && 128 * S->launch_ext[IN_WARPGROUP_ID] != n)
+		error_at(S->d, S->launch_pos[IN_WARPGROUP_ID],
+		         "T.warpgroup_id([%lld]) means %lld threads, but the CTA has %lld",
+		         (long long)S->launch_ext[IN_WARPGROUP_ID], (long long)(128 * S->launch_ext[IN_WARPGROUP_ID]),
+		         (long long)n);
+	if (S->launch[IN_LANE_ID] && n % 32)
+		error_at(S->d, S->launch_pos[IN_LANE_ID], "T.lane_id needs whole warps, but the CTA has %lld threads",
+		         (long long)n);
+	check_thread_axes(S, f);
+}
+
+static void import(Sema *S, Stmt *s)
+{
+	if (!s->from) {
+		if (strcmp(s->module, "tvm") != 0 && strncmp(s->module, "tvm.", 4) != 0) {
+			error_at(S->d, s->pos, "unknown module '%s'; txc programs import from tvm.script and tvm.tirx.layout",
+			         s->module);
+			return;
+		}
+		const char *name = s->name ? s->name : xstrndup(s->module, strcspn(s->module, "."));
+		Value *v = vnew(V_NAMESPACE);
+		v->s = name;
+		define(S, name, v, s->pos);
+		return;
+	}
+	for (int i = 0; i < s->naliases; i++) {
+		Alias *a = &s->aliases[i];
+		bool known;
+		const char *path = import_lookup(s->module, a->name, &known);
+		if (!known) {
+			error_at(S->d, s->pos, "unknown module '%s'; txc programs import from tvm.script and tvm.tirx.layout",
+			         s->module);
+			return;
+		}
+		if (!path) {
+			error_at(S->d, a->pos, "module '%s' has no name '%s' that txc knows", s->module, a->name);
+			continue;
+		}
+		define(S, a->as ? a->as : a->name, meaning(path), a->pos);
+	}
+}
+
+bool verify_module(Module *m, Diag *d)
+{
+	Sema S = {0};
+	S.m = m;
+	S.d = d;
+	int errors = d->errors;
+	push_env(&S, true);
+	builtins(&S);
+	push_env(&S, true);
+	int kernels = 0;
+	for (int i = 0; i < m->nbody; i++) {
+		Stmt *s = m->body[i];
+		switch (s->kind) {
+		case S_IMPORT:
+			import(&S, s);
+			break;
+		case S_FUNC:
+			kernel(&S, s);
+			kernels++;
+			break;
+		case S_ASSIGN:
+			assign(&S, s);
+			break;
+		case S_PASS:
+			break;
+		default:
+			error_at(d, s->pos, "only imports, constants and kernels belong at module level");
+		}
+	}
+	if (!kernels && d->errors == errors) {
+		Pos p = { m->src, 1, 1, 0, 0 };
+		error_at(d, p, "no kernel in this file: write one with @T.prim_func");
+	}
+	return d->errors == errors;
+}

@@ -1,0 +1,72 @@
+/* Private to the checker (sema.c, eval.c): scopes of names and the helpers
+ * both files use. */
+#ifndef TXC_SEMA_H
+#define TXC_SEMA_H
+
+#include "ir.h"
+
+/* Dtypes of literals: they take the type of the other operand. */
+enum { DT_WEAK_INT = DT_COUNT, DT_WEAK_FLOAT, DT_ERROR };
+
+typedef struct Sym {
+	const char *name;
+	Value *val;
+	Pos pos;
+	struct Sym *next;
+} Sym;
+
+/* A block of names: the module, a function, the body of a loop or branch. */
+typedef struct Env {
+	struct Env *up;
+	Sym **tab;
+	int cap, n;
+	bool module;
+} Env;
+
+typedef struct Sema {
+	Module *m;
+	Diag *d;
+	Env *env;
+	Func *func;       /* the kernel being checked */
+	bool in_device;  /* after T.device_entry() */
+	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
+	int nbufs;
+	Var *launch[IN_COUNT]; /* the launch ids declared, by intrinsic */
+	int64_t launch_ext[IN_COUNT];
+	Pos launch_pos[IN_COUNT];
+} Sema;
+
+/* The value that says: an error was reported already. */
+extern Value verr;
+#define IS_ERR(v) ((v) == &verr)
+
+/* names */
+Sym *lookup(Sema *S, const char *name);
+void define(Sema *S, const char *name, Value *v, Pos pos);
+void push_env(Sema *S, bool module);
+void pop_env(Sema *S);
+
+/* eval.c: compile-time values and runtime scalar expressions */
+Value *eval(Sema *S, Expr *e);
+Value *eval_const(Sema *S, Expr *e, const char *what);
+bool eval_int(Sema *S, Expr *e, const char *what, int64_t *out);
+int eval_dtype(Sema *S, Expr *e);
+bool eval_shape(Sema *S, Expr *e, int64_t **shape, int *ndim);
+int scalar(Sema *S, Expr *e);
+int unify(Sema *S, Pos p, const char *op, int a, int b);
+const char *dtype_str(int dt);
+Value *region(Sema *S, Expr *e);
+bool expr_range(Sema *S, Expr *e, int64_t *lo, int64_t *hi);
+
+/* sema.c: calls of builtins, shared with eval.c */
+typedef struct Args {
+	Expr *call;
+	const Intrin *in;
+	int id;
+	Value *pos[16];
+	int npos;
+} Args;
+bool check_args(Sema *S, Expr *call, int id, Args *a);
+Kw *kwarg(Args *a, const char *name);
+
+#endif
