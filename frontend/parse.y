@@ -125,6 +125,18 @@ static Expr *call(Lexer *lx, Pos p, Expr *fn, List *args)
 	return e;
 }
 
+/* A call is reported under its whole callee: `T.ptx.foo` of T.ptx.foo(). */
+static Pos callee_pos(Expr *fn)
+{
+	Expr *e = fn;
+	while (e->kind == E_ATTR)
+		e = e->a;
+	Pos p = e->pos;
+	if (p.line == fn->pos.line && fn->pos.off + fn->pos.len > p.off)
+		p.len = fn->pos.off + fn->pos.len - p.off;
+	return p;
+}
+
 static Stmt *expr_stmt(Expr *e)
 {
 	Stmt *s = new_stmt(S_EXPR, e->pos);
@@ -494,7 +506,7 @@ primary
 		$$->a = $1;
 		$$->str = $3;
 	}
-	| primary '(' args ')'      { $$ = call(lx, $1->pos, $1, $3); }
+	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); }
 	| primary '[' subscripts ']' {
 		$$ = new_expr(E_INDEX, @2);
 		$$->a = $1;
@@ -524,12 +536,12 @@ subscripts
 subscript
 	: expr                      { $$ = $1; }
 	| expr_opt ':' expr_opt     {
-		$$ = new_expr(E_SLICE, @2);
+		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
 		$$->a = $1;
 		$$->b = $3;
 	}
 	| expr_opt ':' expr_opt ':' expr_opt {
-		$$ = new_expr(E_SLICE, @2);
+		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
 		$$->a = $1;
 		$$->b = $3;
 		$$->c = $5;

@@ -79,3 +79,20 @@ const char *dotted_name(const Expr *e)
 	const char *base = dotted_name(e->a);
 	return base ? xprintf("%s.%s", base, e->str) : NULL;
 }
+
+Pos expr_start(const Expr *e)
+{
+	for (;;) {
+		switch (e->kind) {
+		case E_BIN: case E_CMP: case E_AND: case E_OR:
+		case E_INDEX: case E_ATTR: case E_CALL:
+			e = e->a;
+			continue;
+		case E_COND:
+			e = e->b;
+			continue;
+		default:
+			return e->pos;
+		}
+	}
+}

@@ -283,6 +283,9 @@ struct Module {
 	Stmt **body;
 	int nbody;
 	int target; /* for intrinsic checks; TG_ANY: no check */
+	/* set by sema: the names bound at module level, in order */
+	struct Binding { const char *name; Value *value; } *names;
+	int nnames;
 };
 
 Expr *new_expr(enum ExprKind kind, Pos pos);
@@ -293,6 +296,8 @@ Expr *new_call(Pos pos, Expr *fn);
 void call_add_arg(Expr *call, Expr *arg);
 void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos);
 Kw *call_kw(const Expr *call, const char *name);
+/* Where the text of e begins (binary operators sit at their operator). */
+Pos expr_start(const Expr *e);
 /* "T.ptx.tcgen05.alloc" for a chain of names and attributes, else NULL. */
 const char *dotted_name(const Expr *e);
 
@@ -418,6 +423,8 @@ struct Func {
 	Stmt *stmt;
 	Buffer **params;    /* the buffers the kernel is launched with */
 	int nparams;
+	Buffer **bufs;      /* every buffer of the kernel, parameters included */
+	int nbufs;
 	int64_t grid[3];
 	int64_t threads;    /* per CTA */
 	bool device_entry;
@@ -425,5 +432,7 @@ struct Func {
 
 /* Resolves names and checks the module; returns false after reporting. */
 bool verify_module(Module *m, Diag *d);
+/* After verify_module: what a module-level name means, or NULL. */
+Value *module_value(const Module *m, const char *name);
 
 #endif

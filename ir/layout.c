@@ -220,7 +220,7 @@ const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int6
 		layout_push(l, false, 2, 2 * P, AX_M);
 		layout_push(l, false, 8, 4, AX_TIDINWG);
 		layout_push(l, false, n, 4 * P, AX_M);
-		layout_push(l, false, 4, 2, AX_TIDINWG);
+		layout_push(l, false, 4, 1, AX_TIDINWG);
 		layout_push(l, false, 2, P, AX_M);
 	}
 	if (pack > 1)

@@ -84,6 +84,16 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 	s->val = v;
 	s->pos = pos;
 	insert(S->env, s);
+	if (S->env->module)
+		vpush(S->m->names, S->m->nnames, ((struct Binding){ name, v }));
+}
+
+Value *module_value(const Module *m, const char *name)
+{
+	for (int i = m->nnames - 1; i >= 0; i--)
+		if (strcmp(m->names[i].name, name) == 0)
+			return m->names[i].value;
+	return NULL;
 }
 
 static void predefine(Sema *S, const char *name, Value *v)
@@ -1082,8 +1092,8 @@ static void param(Sema *S, Param *p)
 
 static void check_thread_axes(Sema *S, Func *f)
 {
-	for (int i = 0; i < S->nbufs; i++) {
-		Buffer *b = S->bufs[i];
+	for (int i = 0; i < f->nbufs; i++) {
+		Buffer *b = f->bufs[i];
 		if (!b->layout || b->scope != SC_LOCAL)
 			continue;
 		for (int a = 0; a < AX_COUNT; a++) {
@@ -1140,6 +1150,7 @@ static void kernel(Sema *S, Stmt *s)
 	define(S, s->name, fv, s->pos);
 	S->func = f;
 	S->in_device = false;
+	S->bufs = NULL;
 	S->nbufs = 0;
 	memset(S->launch, 0, sizeof S->launch);
 	push_env(S, false);
@@ -1147,8 +1158,8 @@ static void kernel(Sema *S, Stmt *s)
 		param(S, &s->params[i]);
 	int errors = S->d->errors;
 	stmts(S, s->body, s->nbody);
-	/* handles without a shape */
-	for (int i = 0; i < s->nparams; i++) {
+	/* handles without a shape (unless a failed match_buffer explains it) */
+	for (int i = 0; i < s->nparams && S->d->errors == errors; i++) {
 		Sym *sym = find(S->env, s->params[i].name);
 		if (!sym || sym->val->kind != V_HANDLE)
 			continue;
@@ -1159,8 +1170,24 @@ static void kernel(Sema *S, Stmt *s)
 			error_at(S->d, s->params[i].pos, "handle '%s' is never given a shape with T.match_buffer",
 			         s->params[i].name);
 	}
+	/* the launch parameters, in signature order */
+	Buffer **params = NULL;
+	int nparams = 0;
+	for (int i = 0; i < s->nparams; i++) {
+		Sym *sym = find(S->env, s->params[i].name);
+		for (int k = 0; sym && k < f->nparams; k++)
+			if ((sym->val->kind == V_HANDLE && f->params[k]->param == sym->val->var) ||
+			    (sym->val->kind == V_BUFFER && f->params[k] == sym->val->buffer))
+				vpush(params, nparams, f->params[k]);
+	}
+	f->params = params;
+	f->nparams = nparams;
 	pop_env(S);
 	S->func = NULL;
+	f->bufs = S->bufs;
+	f->nbufs = S->nbufs;
+	S->bufs = NULL;
+	S->nbufs = 0;
 	if (S->d->errors > errors)
 		return;
 	if (!f->device_entry) {
@@ -1226,6 +1253,7 @@ bool verify_module(Module *m, Diag *d)
 	Sema S = {0};
 	S.m = m;
 	S.d = d;
+	m->nnames = 0;
 	int errors = d->errors;
 	push_env(&S, true);
 	builtins(&S);

@@ -138,7 +138,7 @@ static void show_line(FILE *out, Pos p)
 		a--;
 	while (z < s->len && s->text[z] != '\n')
 		z++;
-	if (z - a > 300)
+	if (z - a > 300 || z == a)
 		return; /* not worth printing */
 	for (size_t i = a; i < z; i++)
 		if ((unsigned char)s->text[i] < 9 || s->text[i] == 0x7f)

@@ -1,0 +1,594 @@
+/* txc: runs the pass programs as a pipeline of processes joined by pipes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MAXSTAGES 16
+
+struct stage {
+	const char *pass, *prog;
+	const char *args[4];
+};
+
+static const struct stage builtin[] = {
+	{"parse", "txc-parse", {NULL}},
+};
+_Static_assert(LEN(builtin) <= MAXSTAGES, "MAXSTAGES is too small");
+
+/* A process of the pipeline: a pass program, or the tee copying its output. */
+struct proc {
+	pid_t pid;
+	size_t stage;
+	bool copier, killed, done;
+	int status;
+};
+
+static struct stage stages[MAXSTAGES];
+static size_t nstages, nrun;
+static char *pipelinebuf, *paths[MAXSTAGES], *dumps[MAXSTAGES];
+static int dumpfds[MAXSTAGES];
+static size_t ndumps;
+static struct proc procs[2 * MAXSTAGES];
+static size_t nprocs;
+
+static const char *infile, *outpath, *dumpdir;
+static char *tmppath;
+static int outfd = 1;
+static bool verbose;
+
+static const int caught[] = {SIGHUP, SIGINT, SIGTERM};
+static bool iscaught[LEN(caught)];
+static sigset_t sigs, oldmask;
+static volatile sig_atomic_t interrupted;
+
+static void
+errf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("txc: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+#define usageerr(...) (errf(__VA_ARGS__), fputs("try 'txc --help'\n", stderr), exit(2))
+
+static char *
+strfmt(const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+	char *s;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || !(s = malloc(len + 1))) {
+		errf("out of memory");
+		exit(1);
+	}
+	va_start(ap, fmt);
+	vsnprintf(s, len + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static void
+usage(void)
+{
+	printf("usage: txc [options] [FILE]\n"
+	       "Run the passes on FILE (default: standard input).\n\n"
+	       "  -o FILE            write the output to FILE (default: standard output)\n"
+	       "  --stop-after=PASS  run the passes up to and including PASS\n"
+	       "  --dump-dir=DIR     also write the output of each pass to DIR/NN-PASS.tx\n"
+	       "  -v                 print the equivalent shell pipeline to standard error\n"
+	       "  --help             print this help\n\n"
+	       "passes:\n");
+	for (size_t i = 0; i < nstages; ++i)
+		printf("  %02zu %-12s %s\n", i + 1, stages[i].pass, stages[i].prog);
+	printf("\nenvironment:\n"
+	       "  TXC_BIN       directory of the pass programs (default: that of txc)\n"
+	       "  TXC_PIPELINE  PASS=PROGRAM,... replaces the passes above, for\n"
+	       "                testing and debugging\n");
+}
+
+static void
+loadpipeline(void)
+{
+	const char *env = getenv("TXC_PIPELINE");
+
+	if (!env || !*env) {
+		memcpy(stages, builtin, sizeof(builtin));
+		nstages = LEN(builtin);
+		return;
+	}
+	pipelinebuf = strfmt("%s", env);
+	for (char *item = strtok(pipelinebuf, ","); item; item = strtok(NULL, ",")) {
+		char *eq = strchr(item, '=');
+
+		if (nstages == MAXSTAGES)
+			usageerr("TXC_PIPELINE has more than %d passes", MAXSTAGES);
+		if (!eq || eq == item || !eq[1])
+			usageerr("bad TXC_PIPELINE entry '%s': expected PASS=PROGRAM", item);
+		*eq = '\0';
+		stages[nstages++] = (struct stage){.pass = item, .prog = eq + 1};
+	}
+	if (nstages == 0)
+		usageerr("TXC_PIPELINE has no passes");
+}
+
+static size_t
+findpass(const char *name)
+{
+	for (size_t i = 0; i < nstages; ++i) {
+		if (strcmp(stages[i].pass, name) == 0)
+			return i;
+	}
+	fprintf(stderr, "txc: error: unknown pass '%s' for --stop-after; the passes are:", name);
+	for (size_t i = 0; i < nstages; ++i)
+		fprintf(stderr, " %s", stages[i].pass);
+	fputs("\ntry 'txc --help'\n", stderr);
+	exit(2);
+}
+
+/* Matches "NAME=VALUE" or "NAME VALUE" at argv[*i]; returns VALUE or NULL. */
+static const char *
+optval(char **argv, int *i, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(argv[*i], name, len) != 0)
+		return NULL;
+	if (argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	if (argv[*i][len] != '\0')
+		return NULL;
+	if (!argv[*i + 1])
+		usageerr("option '%s' needs an argument", name);
+	return argv[++*i];
+}
+
+static void
+parseargs(int argc, char *argv[])
+{
+	const char *stopafter = NULL, *val;
+
+	for (int i = 1; i < argc; ++i) {
+		const char *arg = argv[i];
+
+		if (arg[0] != '-' || strcmp(arg, "-") == 0) {
+			if (infile)
+				usageerr("more than one input file: '%s' and '%s'", infile, arg);
+			infile = arg;
+		} else if (strcmp(arg, "--help") == 0) {
+			usage();
+			exit(0);
+		} else if (strcmp(arg, "-v") == 0) {
+			verbose = true;
+		} else if ((val = optval(argv, &i, "-o"))) {
+			outpath = strcmp(val, "-") == 0 ? NULL : val;
+		} else if ((val = optval(argv, &i, "--stop-after"))) {
+			stopafter = val;
+		} else if ((val = optval(argv, &i, "--dump-dir"))) {
+			dumpdir = val;
+		} else {
+			usageerr("unknown option '%s'", arg);
+		}
+	}
+	nrun = stopafter ? findpass(stopafter) + 1 : nstages;
+}
+
+static void
+stageargv(const char **argv, size_t i)
+{
+	size_t n = 0;
+
+	argv[n++] = paths[i];
+	for (size_t j = 0; j < LEN(stages[i].args) && stages[i].args[j]; ++j)
+		argv[n++] = stages[i].args[j];
+	if (i == 0 && infile)
+		argv[n++] = infile;
+	argv[n] = NULL;
+}
+
+static void
+shquote(const char *s)
+{
+	const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+:,./-";
+
+	if (*s && s[strspn(s, safe)] == '\0') {
+		fputs(s, stderr);
+		return;
+	}
+	fputc('\'', stderr);
+	for (; *s; ++s) {
+		if (*s == '\'')
+			fputs("'\\''", stderr);
+		else
+			fputc(*s, stderr);
+	}
+	fputc('\'', stderr);
+}
+
+static void
+printpipeline(void)
+{
+	const char *argv[LEN(stages[0].args) + 3];
+
+	for (size_t i = 0; i < nrun; ++i) {
+		stageargv(argv, i);
+		for (const char **a = argv; *a; ++a) {
+			fputs(a > argv ? " " : i > 0 ? " | " : "", stderr);
+			shquote(*a);
+		}
+		if (dumpdir) {
+			fputs(" | tee ", stderr);
+			shquote(dumps[i]);
+		}
+	}
+	if (outpath) {
+		fputs(" > ", stderr);
+		shquote(outpath);
+	}
+	fputc('\n', stderr);
+}
+
+/* Finds the programs and creates the dump and output files. */
+static bool
+prepare(void)
+{
+	const char *bindir = getenv("TXC_BIN");
+	char exe[4096];
+
+	if (!bindir || !*bindir) {
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (len < 0) {
+			errf("cannot find the pass programs (set TXC_BIN): /proc/self/exe: %s", strerror(errno));
+			return false;
+		}
+		exe[len] = '\0';
+		*strrchr(exe, '/') = '\0';
+		bindir = exe;
+	}
+	for (size_t i = 0; i < nrun; ++i) {
+		paths[i] = strfmt("%s/%s", bindir, stages[i].prog);
+		if (dumpdir)
+			dumps[i] = strfmt("%s/%02zu-%s.tx", dumpdir, i + 1, stages[i].pass);
+		if (access(paths[i], X_OK) < 0) {
+			errf("cannot run '%s': %s", paths[i], strerror(errno));
+			return false;
+		}
+	}
+	if (verbose)
+		printpipeline();
+	if (dumpdir && mkdir(dumpdir, 0777) < 0 && errno != EEXIST) {
+		errf("cannot create '%s': %s", dumpdir, strerror(errno));
+		return false;
+	}
+	for (; dumpdir && ndumps < nrun; ++ndumps) {
+		dumpfds[ndumps] = open(dumps[ndumps], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (dumpfds[ndumps] < 0) {
+			errf("cannot create '%s': %s", dumps[ndumps], strerror(errno));
+			return false;
+		}
+	}
+	if (outpath) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		tmppath = strfmt("%s.XXXXXX", outpath);
+		outfd = mkstemp(tmppath);
+		if (outfd < 0) {
+			errf("cannot create a file next to '%s': %s", outpath, strerror(errno));
+			free(tmppath);
+			tmppath = NULL;
+			return false;
+		}
+		/* mkstemp makes the file private; give it the mode open would. */
+		fcntl(outfd, F_SETFD, FD_CLOEXEC);
+		fchmod(outfd, 0666 & ~mask);
+	}
+	return true;
+}
+
+/* Downstream first: a tee that exited 0 had then read to the end before
+ * its pass was stopped, so the pass closed its output on its own. */
+static void
+killall(void)
+{
+	for (size_t i = nprocs; i-- > 0;) {
+		if (!procs[i].done) {
+			kill(procs[i].pid, SIGTERM);
+			procs[i].killed = true;
+		}
+	}
+}
+
+static void
+onsignal(int sig)
+{
+	interrupted = sig;
+	killall();
+}
+
+static bool
+writeall(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len > 0; buf += n, len -= n) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno != EINTR)
+			return false;
+		if (n < 0)
+			n = 0;
+	}
+	return true;
+}
+
+/* The tee after stage i: copies its output to its dump and to out. */
+static _Noreturn void
+copy(size_t i, int in, int out, const char *outname)
+{
+	static char buf[65536];
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			errf("cannot read the output of pass '%s': %s", stages[i].pass, strerror(errno));
+			_exit(1);
+		}
+		if (!writeall(dumpfds[i], buf, n)) {
+			errf("cannot write '%s': %s", dumps[i], strerror(errno));
+			_exit(1);
+		}
+		/* A reader that stops early is not our failure; keep filling the dump. */
+		if (out >= 0 && !writeall(out, buf, n)) {
+			if (errno != EPIPE) {
+				errf("cannot write '%s': %s", outname, strerror(errno));
+				_exit(1);
+			}
+			close(out);
+			out = -1;
+		}
+	}
+	_exit(0);
+}
+
+static _Noreturn void
+execstage(size_t i, int in, int out)
+{
+	const char *argv[LEN(stages[0].args) + 3];
+
+	if (in != 0) {
+		dup2(in, 0);
+		close(in);
+	}
+	if (out != 1) {
+		dup2(out, 1);
+		close(out);
+	}
+	stageargv(argv, i);
+	execv(paths[i], (char *const *)argv);
+	errf("cannot run '%s': %s", paths[i], strerror(errno));
+	_exit(1);
+}
+
+/* Starts the processes in pipeline order. At each fork the driver holds at
+ * most three pipe ends: the child's input, its output, and the read end of
+ * its output, which the child closes. */
+static bool
+spawn(void)
+{
+	size_t total = dumpdir ? 2 * nrun : nrun;
+	int in = 0;
+
+	for (size_t k = 0; k < total; ++k) {
+		struct proc *p = &procs[nprocs];
+		bool last = k + 1 == total;
+		int fd[2] = {-1, outfd};
+
+		p->stage = dumpdir ? k / 2 : k;
+		p->copier = dumpdir && k % 2;
+		if (!last && pipe(fd) < 0) {
+			errf("pipe: %s", strerror(errno));
+			break;
+		}
+		p->pid = fork();
+		if (p->pid < 0) {
+			errf("fork: %s", strerror(errno));
+			if (!last) {
+				close(fd[0]);
+				close(fd[1]);
+			}
+			break;
+		}
+		if (p->pid == 0) {
+			for (size_t i = 0; i < LEN(caught); ++i) {
+				if (iscaught[i])
+					signal(caught[i], SIG_DFL);
+			}
+			signal(SIGPIPE, p->copier ? SIG_IGN : SIG_DFL);
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
+			if (!last)
+				close(fd[0]);
+			if (p->copier)
+				copy(p->stage, in, fd[1], !last ? "pipe" : outpath ? outpath : "standard output");
+			execstage(p->stage, in, fd[1]);
+		}
+		++nprocs;
+		if (in != 0)
+			close(in);
+		if (!last)
+			close(fd[1]);
+		in = fd[0];
+	}
+	if (nprocs == total)
+		return true;
+	if (in > 0)
+		close(in);
+	return false;
+}
+
+static bool
+exitedok(int status)
+{
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Processes that died of our SIGTERM or of a reader gone (SIGPIPE) did not
+ * fail on their own. */
+static bool
+failed(const struct proc *p)
+{
+	int st = p->status;
+
+	if (WIFSIGNALED(st))
+		return WTERMSIG(st) != SIGPIPE && !(p->killed && WTERMSIG(st) == SIGTERM);
+	return !exitedok(st);
+}
+
+/* Waits for every process; the first failure stops the others. */
+static void
+reap(void)
+{
+	bool stopping = false;
+	int status;
+	pid_t pid;
+
+	for (size_t left = nprocs; left > 0;) {
+		pid = wait(&status);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			errf("wait: %s", strerror(errno));
+			return;
+		}
+		for (size_t i = 0; i < nprocs; ++i) {
+			if (procs[i].pid != pid)
+				continue;
+			procs[i].done = true;
+			procs[i].status = status;
+			--left;
+			if (!stopping && failed(&procs[i])) {
+				stopping = true;
+				killall();
+			}
+		}
+	}
+}
+
+/* The failure most upstream is the cause of the others. */
+static int
+verdict(void)
+{
+	for (size_t i = 0; i < nprocs; ++i) {
+		struct proc *p = &procs[i];
+		int st = p->status;
+
+		if (!failed(p))
+			continue;
+		if (WIFEXITED(st))
+			return WEXITSTATUS(st);
+		errf("%s '%s' (%s) killed by signal %d", p->copier ? "tee after stage" : "stage",
+		     stages[p->stage].pass, stages[p->stage].prog, WTERMSIG(st));
+		return 1;
+	}
+	return 0;
+}
+
+static void
+catchsignals(void)
+{
+	struct sigaction sa = {.sa_handler = onsignal}, old;
+
+	sigemptyset(&sigs);
+	for (size_t i = 0; i < LEN(caught); ++i)
+		sigaddset(&sigs, caught[i]);
+	sa.sa_mask = sigs;
+	for (size_t i = 0; i < LEN(caught); ++i) {
+		sigaction(caught[i], NULL, &old);
+		iscaught[i] = old.sa_handler != SIG_IGN;
+		if (iscaught[i])
+			sigaction(caught[i], &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int
+run(void)
+{
+	bool ok;
+
+	/* Signals wait until every pid is recorded, so the handler can stop them all. */
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	ok = !interrupted && spawn();
+	if (!ok)
+		killall();
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	reap();
+	return ok && !interrupted ? verdict() : 1;
+}
+
+/* Keeps the output if all went well, and the complete dumps: those whose
+ * tee read to the end and whose pass and earlier passes did not fail. */
+static int
+finish(int rc)
+{
+	size_t nkeep = 0;
+
+	while (dumpdir && 2 * nkeep + 1 < nprocs && !failed(&procs[2 * nkeep]) &&
+	       exitedok(procs[2 * nkeep + 1].status))
+		++nkeep;
+	for (size_t i = 0; i < ndumps; ++i) {
+		close(dumpfds[i]);
+		if (i >= nkeep)
+			unlink(dumps[i]);
+	}
+	if (tmppath) {
+		close(outfd);
+		if (rc == 0 && rename(tmppath, outpath) < 0) {
+			errf("cannot rename '%s' to '%s': %s", tmppath, outpath, strerror(errno));
+			rc = 1;
+		}
+		if (rc != 0)
+			unlink(tmppath);
+	}
+	for (size_t i = 0; i < nrun; ++i) {
+		free(paths[i]);
+		free(dumps[i]);
+	}
+	free(tmppath);
+	free(pipelinebuf);
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	int rc;
+
+	loadpipeline();
+	parseargs(argc, argv);
+	catchsignals();
+	rc = finish(prepare() ? run() : 1);
+	if (interrupted) {
+		signal(interrupted, SIG_DFL);
+		raise(interrupted);
+	}
+	return rc;
+}

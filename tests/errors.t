@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Bad inputs: tests/errors/NAME.tx (or NAME.gen, a script that writes the
+# input to stdout) with the exact expected diagnostics in NAME.err, written
+# by hand from the rule the input breaks. For each: exit status 1, the
+# expected text on stderr, nothing on stdout, and no output file left by -o.
+. "$(dirname "$0")/lib.sh"
+cd "$TOP/tests/errors" || exit 1
+for e in *.err; do
+  name=${e%.err}
+  if [ -f "$name.gen" ]; then
+    bash "$name.gen" >"$TMP/$name.tx"; input=$TMP/$name.tx; shown=$name.tx
+    (cd "$TMP" && "$TXC_BIN/txc-parse" "$name.tx" -o "$TMP/out.tx" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+  else
+    input=$name.tx
+    "$TXC_BIN/txc-parse" "$input" -o "$TMP/out.tx" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+  fi
+  if [ $rc = 1 ] && [ ! -s "$TMP/stdout" ] && [ ! -e "$TMP/out.tx" ]; then
+    ok "$name: exit status 1, no output"
+  else
+    not_ok "$name: exit status 1, no output (got $rc)"; diag <"$TMP/stderr"
+  fi
+  rm -f "$TMP/out.tx"
+  same_file "$name: diagnostics" "$e" "$TMP/stderr"
+done
+done_testing

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Every example and every golden IR file: txc-parse accepts it, prints the
+# golden canonical form (tests/golden/NAME.tx; UPDATE=1 rewrites it), and
+# that form is a fixed point: print(parse(print(parse(x)))) == print(parse(x)).
+. "$(dirname "$0")/lib.sh"
+for f in "$TOP"/examples/*.tx; do
+  name=$(basename "$f" .tx)
+  golden=$TOP/tests/golden/$name.tx
+  if "$TXC_BIN/txc-parse" "$f" -o "$TMP/$name.tx" 2>"$TMP/err"; then
+    ok "$name: parses and verifies"
+  else
+    not_ok "$name: parses and verifies"; diag <"$TMP/err"; continue
+  fi
+  [ -f "$golden" ] || { [ "${UPDATE:-0}" = 1 ] && cp "$TMP/$name.tx" "$golden"; }
+  same_file "$name: canonical form is tests/golden/$name.tx" "$golden" "$TMP/$name.tx"
+done
+for g in "$TOP"/tests/golden/*.tx; do
+  name=$(basename "$g" .tx)
+  if "$TXC_BIN/txc-parse" "$g" -o "$TMP/again-$name.tx" 2>"$TMP/err"; then
+    same_file "golden $name: printing is a fixed point" "$g" "$TMP/again-$name.tx"
+  else
+    not_ok "golden $name: parses"; diag <"$TMP/err"
+  fi
+done
+done_testing

@@ -1,0 +1,132 @@
+/* Compile-time values: arithmetic, tuples, layouts written with S/R. */
+#include "tap.h"
+
+#define KERNEL "\n@T.prim_func\ndef k():\n    T.device_entry()\n"
+
+static Module *module(const char *consts, char **d)
+{
+	char *text = xprintf("%s%s", consts, KERNEL);
+	char *diags;
+	Module *m = parse_str(text, NULL);
+	bool good = verify_str(text, &diags);
+	if (d)
+		*d = diags;
+	if (!good)
+		return NULL;
+	char *dd;
+	m = parse_str(text, &dd);
+	Diag diag;
+	diag_init(&diag, fopen("/dev/null", "w"));
+	verify_module(m, &diag);
+	fclose(diag.out);
+	return m;
+}
+
+static const char *one_line(const char *s)
+{
+	char *t = xstrdup(s);
+	for (char *p = t; *p; p++)
+		if (*p == '\n')
+			*p = ';';
+	return t;
+}
+
+static void int_is(const char *def, int64_t want)
+{
+	char *d;
+	Module *m = module(def, &d);
+	Value *v = m ? module_value(m, "x") : NULL;
+	ok(v && v->kind == V_INT && v->i == want, "%s is %lld", one_line(def), (long long)want);
+	if (!m)
+		printf("#   %s", d);
+	else if (v && v->kind == V_INT && v->i != want)
+		printf("#   got %lld\n", (long long)v->i);
+}
+
+static void error_is(const char *def, const char *want)
+{
+	char *d;
+	Module *m = module(def, &d);
+	ok(!m && strstr(d, want), "%s: \"%s\"", one_line(def), want);
+	if (m || !strstr(d, want))
+		printf("#   got: %s\n", m ? "(accepted)" : d);
+}
+
+static Layout *layout_of(const char *def)
+{
+	char *d;
+	Module *m = module(def, &d);
+	Value *v = m ? module_value(m, "x") : NULL;
+	if (!v || v->kind != V_LAYOUT) {
+		printf("#   %s: %s\n", def, m ? "not a layout" : d);
+		return NULL;
+	}
+	return v->layout;
+}
+
+static bool iters_are(const Iter *v, int n, const int64_t (*want)[3], int nwant)
+{
+	if (n != nwant)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (v[i].extent != want[i][0] || v[i].stride != want[i][1] || v[i].axis != want[i][2])
+			return false;
+	return true;
+}
+
+void test_eval(void)
+{
+	int_is("x = 7 // 2", 3);
+	int_is("x = -7 // 2", -4);
+	int_is("x = -7 % 2", 1);
+	int_is("x = 7 % -2", -1);
+	int_is("x = 2 ** 10", 1024);
+	int_is("x = 1 << 62", (int64_t)1 << 62);
+	int_is("x = -1 >> 70", -1);
+	int_is("x = (6 & 3) | (8 ^ 1)", 11);
+	int_is("x = (128, 32)[1]", 32);
+	int_is("x = (128, 32)[-2]", 128);
+	int_is("x = 3 if 1 < 2 else 4", 3);
+	int_is("shape = (4, 8)\nx = shape[0] * shape[1]", 32);
+	int_is("a, b = 3, 4\nx = a * b", 12);
+	int_is("t = (1, 2) + (3,)\nx = t[2]", 3);
+	error_is("x = 2 ** 63", "integer overflow in constant expression");
+	error_is("x = 9223372036854775807 + 1", "integer overflow in constant expression");
+	error_is("x = 1 // 0", "division by zero");
+	error_is("x = 1 / 2", "'/' on integers; use '//'");
+	error_is("x = (1, 2)[2]", "tuple index 2 out of range");
+	error_is("x = y", "name 'y' is not defined");
+	error_is("x = 1 @ 2", "'@' makes a layout stride");
+	error_is("a, b = 1, 2, 3", "cannot unpack 3 values into 2 names");
+	error_is("x = 1\nx = 2", "'x' is already defined (line 1)");
+
+	Layout *l = layout_of("x = S[(8, 2, 4, 2) : (4 @ laneid, 1 @ warpid, 1 @ laneid, 1)] + R[2 : 4 @ warpid] + 5 @ warpid");
+	static const int64_t shard[][3] = { { 8, 4, AX_LANEID }, { 2, 1, AX_WARPID }, { 4, 1, AX_LANEID }, { 2, 1, AX_M } };
+	static const int64_t rep[][3] = { { 2, 4, AX_WARPID } };
+	ok(l && iters_are(l->shard, l->nshard, shard, 4), "S[...] gives the shard iters in order");
+	ok(l && iters_are(l->rep, l->nrep, rep, 1), "R[...] gives the replica iters");
+	ok(l && l->off[AX_WARPID] == 5 && l->off[AX_M] == 0, "+ 5 @ warpid is an offset");
+	int64_t n = 0;
+	ok(l && layout_size(l, &n) && n == 128, "size is the product of the shard extents: 128");
+	ok(l && layout_span(l, AX_LANEID, &n) && n == 32, "span(laneid) = 1 + 7*4 + 3*1 = 32");
+	ok(l && layout_span(l, AX_WARPID, &n) && n == 11, "span(warpid) = 1 + 1 + 4 + 5 = 11");
+	l = layout_of("x = S[128, 32]");
+	static const int64_t rm[][3] = { { 128, 32, AX_M }, { 32, 1, AX_M } };
+	ok(l && iters_are(l->shard, l->nshard, rm, 2), "S[128, 32] is row-major on m");
+	l = layout_of("shape = (4, 2, 3)\nx = TileLayout(S[shape])");
+	static const int64_t rm3[][3] = { { 4, 6, AX_M }, { 2, 3, AX_M }, { 3, 1, AX_M } };
+	ok(l && iters_are(l->shard, l->nshard, rm3, 3), "S[shape] with a named shape");
+	l = layout_of("x = TileLayout(S[64] + 64)");
+	ok(l && l->off[AX_M] == 64 && layout_span(l, AX_M, &n) && n == 128, "an integer offset is on m");
+	l = layout_of("x = ComposeLayout(3, 3, 3, S[512])");
+	ok(l && l->swizzled && l->swz_m == 3 && l->swz_b == 3 && l->swz_s == 3, "ComposeLayout records M, B, S");
+	error_is("x = S[(2, 3) : (1,)]", "layout has 2 extents but 1 stride");
+	error_is("x = S[(2, 0)]", "layout extent 0 is not positive");
+	error_is("x = S[4 : -1]", "layout stride -1 is negative");
+	error_is("x = S[4] + S[4]", "a layout has one shard");
+	error_is("x = TileLayout(R[2 : 1 @ laneid])", "TileLayout needs a shard");
+	error_is("x = ComposeLayout(3, 3, 2, S[512])", "the atom shift S (2) must be at least the swizzle length B (3)");
+	error_is("x = S[4] + 1.5", "cannot add a float to a layout");
+	error_is("x = S[4 : \"a\"]", "a layout stride is an integer or 'n @ axis'");
+	error_is("x = S[(1 << 40, 1 << 40)]", "layout is too large");
+}
