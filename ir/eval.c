@@ -184,10 +184,9 @@ static Value *iters(Sema *S, Expr *e, bool replica)
 	if (!str) {
 		if (replica)
 			return fail(S, e->pos, "R[...] needs strides: R[extents : strides]");
-		layout_default(l, shape, n);
-		for (int i = 0; i < n; i++) /* overflow of the row-major strides */
-			if (l->shard[i].stride <= 0 || !layout_size(l, &(int64_t){0}))
-				return fail(S, ext->pos, "layout is too large: its size overflows 64 bits");
+		const char *why = layout_default(l, shape, n);
+		if (why)
+			return fail(S, ext->pos, "%s", why);
 	} else {
 		Value *sv = eval_const(S, str, "layout strides");
 		if (IS_ERR(sv))

@@ -14,9 +14,11 @@ Layout *layout_copy(const Layout *l)
 	Layout *c = layout_new();
 	*c = *l;
 	c->shard = xalloc(sizeof(Iter) * (size_t)(l->nshard + 1));
-	memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);
+	if (l->nshard)
+		memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);
 	c->rep = xalloc(sizeof(Iter) * (size_t)(l->nrep + 1));
-	memcpy(c->rep, l->rep, sizeof(Iter) * (size_t)l->nrep);
+	if (l->nrep)
+		memcpy(c->rep, l->rep, sizeof(Iter) * (size_t)l->nrep);
 	return c;
 }
 
@@ -75,8 +77,9 @@ bool layout_uses_axis_kind(const Layout *l, int kind)
 	return false;
 }
 
-/* Row-major iters for `shape` on axis m, appended to the shard. */
-static void row_major(Layout *l, const int64_t *shape, int n)
+/* Row-major iters for `shape` on axis m, appended to the shard; false
+ * when the strides overflow. */
+static bool row_major(Layout *l, const int64_t *shape, int n)
 {
 	int64_t stride = 1;
 	int first = l->nshard;
@@ -84,8 +87,10 @@ static void row_major(Layout *l, const int64_t *shape, int n)
 		layout_push(l, false, shape[i], 0, AX_M);
 	for (int i = n - 1; i >= 0; i--) {
 		l->shard[first + i].stride = stride;
-		stride *= shape[i];
+		if (i > 0 && !mul_ok(stride, shape[i], &stride))
+			return false;
 	}
+	return true;
 }
 
 static int log2_exact(int64_t x)
@@ -257,6 +262,9 @@ const char *layout_mma_shared(Layout *l, int dt, int64_t swizzle, int64_t rows, 
 
 const char *layout_default(Layout *l, const int64_t *shape, int n)
 {
-	row_major(l, shape, n);
-	return NULL;
+	int64_t size = 1;
+	for (int i = 0; i < n; i++)
+		if (!mul_ok(size, shape[i], &size))
+			return "layout is too large: its size overflows 64 bits";
+	return row_major(l, shape, n) ? NULL : "layout is too large: its size overflows 64 bits";
 }

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs what the build needs (flex, bison, make, a C compiler, Perl's
+# prove) where it is missing, builds txc, and runs it on an example.
+# Usage: ./setup.sh [EXAMPLE]   (default: examples/ldgsts_load.tx)
+set -e
+cd "$(dirname "$0")"
+need=""
+command -v flex >/dev/null 2>&1 || need="$need flex"
+command -v bison >/dev/null 2>&1 || need="$need bison"
+command -v make >/dev/null 2>&1 || need="$need make"
+command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
+command -v prove >/dev/null 2>&1 || need="$need perl"
+if [ -n "$need" ]; then
+  echo "setup: installing$need"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need
+fi
+make -j"$(nproc 2>/dev/null || echo 2)"
+example=${1:-examples/ldgsts_load.tx}
+echo "setup: bin/txc -v $example"
+bin/txc -v "$example"
