@@ -23,7 +23,7 @@ LIB_SRC := $(wildcard ir/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/parse.o $(BUILD)/gen/lex.o
 LIB     := $(BUILD)/libtxir.a
 
-PROGS   := $(BIN)/txc-parse $(BIN)/txc $(BIN)/txc-unittest
+PROGS   := $(BIN)/txc-parse $(BIN)/txc $(BIN)/txc-layout $(BIN)/txc-unittest
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 all: $(PROGS)
@@ -52,6 +52,10 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BIN)/txc-parse: $(BUILD)/frontend/txc-parse.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BIN)/txc-layout: $(BUILD)/tools/txc-layout.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 

@@ -389,6 +389,50 @@ const char *layout_wg_local(Layout *l, int64_t cols, int64_t rows);
 const char *layout_tmem_datapath(Layout *l, const char *dp, int64_t rows, int64_t cols, int64_t sub_slab);
 const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int64_t cols, int dtype);
 const char *layout_mma_shared(Layout *l, int dtype, int64_t swizzle, int64_t rows, int64_t cols);
+
+/* ---- algebra.c: what a layout does, and operations that keep it ---------- */
+
+/* apply, first form: the coordinate on every axis of logical element
+ * `flat` (row-major over the logical shape): split over the shard extents
+ * innermost first (the outermost part is not reduced), add part * stride to
+ * each iter's axis, add the offsets, then swizzle m. Replicas are left out;
+ * layout_replica adds the contribution of replica combination r. Every
+ * function returns false on overflow. */
+bool layout_apply(const Layout *l, int64_t flat, int64_t out[AX_COUNT]);
+/* apply, second form: one coordinate per shard iter, no splitting. */
+bool layout_apply_iters(const Layout *l, const int64_t *coord, int64_t out[AX_COUNT]);
+/* apply, third form: logical coordinates with the shape of the buffer; each
+ * coordinate is split within the iters of its own dimension when the layout
+ * groups by that shape, else the coordinates are flattened first. */
+bool layout_apply_coord(const Layout *l, const int64_t *shape, int ndim, const int64_t *coord,
+                        int64_t out[AX_COUNT]);
+int64_t layout_nreplicas(const Layout *l);
+void layout_replica(const Layout *l, int64_t r, int64_t out[AX_COUNT]);
+/* The swizzle of a ComposeLayout on an m address (identity if none). */
+int64_t layout_swizzle(const Layout *l, int64_t addr);
+/* Drop extent-1 iters, fuse adjacent iters on one axis when
+ * outer.stride == inner.extent * inner.stride. */
+Layout *layout_canonical(const Layout *l);
+/* The layout without its thread-axis iters and offsets: what one thread,
+ * or the memory, sees. */
+Layout *layout_storage(const Layout *l);
+/* Split iters so that each dimension of `shape` is a run of whole iters;
+ * dims[d] .. dims[d+1]-1 are the iters of dimension d (dims has ndim+1
+ * entries). NULL with *why set when an iter cannot be split evenly. */
+Layout *layout_group(const Layout *l, const int64_t *shape, int ndim, int *dims, const char **why);
+/* The layout of the region start[d] .. start[d]+extent[d] of a buffer of
+ * `shape`: the start moves into the offsets, extents shrink. */
+Layout *layout_slice(const Layout *l, const int64_t *shape, int ndim, const int64_t *start,
+                     const int64_t *extent, const char **why);
+/* Blocks of `inner` (shape ishape) arranged by `outer` (shape oshape): per
+ * dimension, the outer iters with strides scaled by the inner span on their
+ * axis, then the inner iters; the result has shape oshape * ishape. */
+Layout *layout_tile(const Layout *outer, const int64_t *oshape, const Layout *inner,
+                    const int64_t *ishape, int ndim, const char **why);
+/* The text of a layout, in the syntax the parser reads:
+ * S[(8, 4) : (4 @ laneid, 1)] + R[2 : 4 @ warpid] + 1 @ laneid + 64, or
+ * ComposeLayout(M, B, S, ...) around it. */
+char *layout_str(const Layout *l);
 /* Checked integer arithmetic (false on overflow). */
 bool mul_ok(int64_t a, int64_t b, int64_t *r);
 bool add_ok(int64_t a, int64_t b, int64_t *r);
