@@ -180,6 +180,8 @@ static Value *iters(Sema *S, Expr *e, bool replica)
 	for (int i = 0; i < n; i++)
 		if (shape[i] <= 0)
 			return fail(S, ext->pos, "layout extent %lld is not positive", (long long)shape[i]);
+	if (n > LAYOUT_MAX_ITERS)
+		return fail(S, ext->pos, "a layout has at most %d iters, not %d", LAYOUT_MAX_ITERS, n);
 	Layout *l = layout_new();
 	if (!str) {
 		if (replica)
@@ -242,6 +244,8 @@ static Value *layout_add(Sema *S, Pos p, Value *a, Value *b)
 			layout_push(l, b->i != 0, r->shard[i].extent, r->shard[i].stride, r->shard[i].axis);
 		for (int i = 0; i < r->nrep; i++)
 			layout_push(l, true, r->rep[i].extent, r->rep[i].stride, r->rep[i].axis);
+		if (l->nshard > LAYOUT_MAX_ITERS || l->nrep > LAYOUT_MAX_ITERS)
+			return fail(S, p, "a layout has at most %d iters", LAYOUT_MAX_ITERS);
 		for (int x = 0; x < AX_COUNT; x++)
 			if (!add_ok(l->off[x], r->off[x], &l->off[x]))
 				return fail(S, p, "layout offset overflows 64 bits");

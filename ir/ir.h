@@ -358,6 +358,10 @@ const char *value_kind_name(const Value *v);
 
 /* ---- layout.c: TileLayout and its constructors ----------------------------- */
 
+/* A layout written by a user has at most this many iters in its shard and
+ * in its replicas. */
+#define LAYOUT_MAX_ITERS 64
+
 struct Iter {
 	int64_t extent;
 	int64_t stride;

@@ -100,6 +100,7 @@ int main(void)
 	test_print();
 	test_eval();
 	test_layout();
+	test_algebra();
 	test_sema();
 	test_util();
 	printf("1..%d\n", tap_n);

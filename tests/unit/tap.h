@@ -31,6 +31,7 @@ void test_lex(void);
 void test_print(void);
 void test_eval(void);
 void test_layout(void);
+void test_algebra(void);
 void test_sema(void);
 void test_util(void);
 

@@ -120,6 +120,16 @@ void test_eval(void)
 	ok(l && l->off[AX_M] == 64 && layout_span(l, AX_M, &n) && n == 128, "an integer offset is on m");
 	l = layout_of("x = ComposeLayout(3, 3, 3, S[512])");
 	ok(l && l->swizzled && l->swz_m == 3 && l->swz_b == 3 && l->swz_s == 3, "ComposeLayout records M, B, S");
+	const char *texts[] = {
+		"S[(8, 2, 4, 2) : (4 @ laneid, 1 @ warpid, 1 @ laneid, 1)] + R[2 : 4 @ warpid] + 5 @ warpid",
+		"S[8 : 4 @ laneid] + 1 @ laneid + 64", "ComposeLayout(3, 3, 3, S[(64, 4, 64) : (64, 4096, 1)])",
+		"S[1] + R[(2, 2) : (1 @ tx, 4 @ tx)]", "S[(128, 8) : (1 @ TLane, 1 @ TCol)] + 16 @ TLane",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		Layout *a = layout_of(xprintf("x = %s", texts[i]));
+		char *back = a ? layout_str(a) : NULL;
+		is_str(back, texts[i], "layout_str gives back the text of %s", texts[i]);
+	}
 	error_is("x = S[(2, 3) : (1,)]", "layout has 2 extents but 1 stride");
 	error_is("x = S[(2, 0)]", "layout extent 0 is not positive");
 	error_is("x = S[4 : -1]", "layout stride -1 is negative");
