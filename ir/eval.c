@@ -805,7 +805,7 @@ static int element(Sema *S, Expr *e, Buffer *b)
 			continue;
 		}
 		int64_t lo, hi;
-		if (expr_range(S, x, &lo, &hi) && (lo < 0 || hi >= b->shape[i])) {
+		if (expr_range(x, &lo, &hi) && (lo < 0 || hi >= b->shape[i])) {
 			if (lo == hi)
 				error_dt(S, x->pos, "index %lld is out of bounds for dimension %d of '%s' (extent %lld)",
 				         (long long)lo, i, b->name, (long long)b->shape[i]);
@@ -881,7 +881,10 @@ static int scalar1(Sema *S, Expr *e)
 			return error_dt(S, e->pos, "expected a scalar value here");
 		e->val = v;
 		switch (v->kind) {
-		case V_VAR: e->val = NULL; return v->var->dtype;
+		case V_VAR:
+			e->val = NULL;
+			e->var = v->var;
+			return v->var->dtype;
 		case V_INT: return DT_WEAK_INT;
 		case V_FLOAT: return DT_WEAK_FLOAT;
 		case V_BOOL: return DT_BOOL;
@@ -979,178 +982,42 @@ int scalar(Sema *S, Expr *e)
 	return e->dtype;
 }
 
-/* ---- ranges and regions ---------------------------------------------------- */
+/* ---- regions --------------------------------------------------------------- */
 
-/* Inclusive bounds of an integer expression from the ranges of launch ids
- * and loop variables; false when unknown. */
-bool expr_range(Sema *S, Expr *e, int64_t *lo, int64_t *hi)
+/* outer + inner, folded when both are constants. */
+static Expr *add_start(Expr *outer, Expr *inner)
 {
-	int64_t a0, a1, b0, b1;
-	switch (e->kind) {
-	case E_INT:
-		*lo = *hi = e->ival;
-		return true;
-	case E_NAME: {
-		Sym *s = lookup(S, e->str);
-		if (!s)
-			return false;
-		if (s->val->kind == V_INT) {
-			*lo = *hi = s->val->i;
-			return true;
-		}
-		if (s->val->kind == V_VAR && s->val->var->hi > s->val->var->lo) {
-			*lo = s->val->var->lo;
-			*hi = s->val->var->hi - 1;
-			return true;
-		}
-		return false;
-	}
-	case E_UN:
-		if (e->op != OP_NEG || !expr_range(S, e->a, &a0, &a1) || a0 == INT64_MIN)
-			return false;
-		*lo = -a1;
-		*hi = -a0;
-		return true;
-	case E_BIN:
-		if (!expr_range(S, e->a, &a0, &a1) || !expr_range(S, e->b, &b0, &b1))
-			return false;
-		switch (e->op) {
-		case OP_ADD:
-			return add_ok(a0, b0, lo) && add_ok(a1, b1, hi);
-		case OP_SUB:
-			return !__builtin_sub_overflow(a0, b1, lo) && !__builtin_sub_overflow(a1, b0, hi);
-		case OP_MUL: {
-			int64_t c[4];
-			if (!mul_ok(a0, b0, &c[0]) || !mul_ok(a0, b1, &c[1]) || !mul_ok(a1, b0, &c[2]) ||
-			    !mul_ok(a1, b1, &c[3]))
-				return false;
-			*lo = *hi = c[0];
-			for (int i = 1; i < 4; i++) {
-				*lo = c[i] < *lo ? c[i] : *lo;
-				*hi = c[i] > *hi ? c[i] : *hi;
-			}
-			return true;
-		}
-		case OP_FLOORDIV:
-			if (b0 != b1 || b0 <= 0 || a0 < 0)
-				return false;
-			*lo = a0 / b0;
-			*hi = a1 / b0;
-			return true;
-		case OP_MOD:
-			if (b0 != b1 || b0 <= 0 || a0 < 0)
-				return false;
-			*lo = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? 0 : a0 % b0;
-			*hi = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? b0 - 1 : a1 % b0;
-			return true;
-		}
-		return false;
-	default:
-		return false;
-	}
+	if (outer->kind == E_INT && outer->ival == 0)
+		return inner;
+	int64_t r;
+	if (outer->kind == E_INT && inner->kind == E_INT && add_ok(outer->ival, inner->ival, &r))
+		return new_int(inner->pos, r);
+	Expr *e = new_expr(E_BIN, inner->pos);
+	e->op = OP_ADD;
+	e->a = outer;
+	e->b = inner;
+	e->dtype = DT_INT32;
+	return e;
 }
 
-/* A polynomial in the atoms of an index expression (names and opaque
- * subexpressions), enough to see that `hi - lo` of a slice is a constant. */
-typedef struct Term { int64_t coef; const char *key; } Term;
-typedef struct Poly { Term *t; int n; bool ok; } Poly;
-
-static void poly_add_term(Poly *p, int64_t c, const char *key)
-{
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->t[i].key, key) == 0) {
-			if (!add_ok(p->t[i].coef, c, &p->t[i].coef))
-				p->ok = false;
-			return;
-		}
-	p->t = xrealloc(p->t, sizeof(Term) * (size_t)p->n, sizeof(Term) * (size_t)(p->n + 1));
-	p->t[p->n++] = (Term){ c, key };
-}
-
-static const char *key_mul(const char *a, const char *b)
-{
-	if (!*a)
-		return b;
-	if (!*b)
-		return a;
-	return strcmp(a, b) <= 0 ? xprintf("%s*%s", a, b) : xprintf("%s*%s", b, a);
-}
-
-static Poly poly(Sema *S, Expr *e)
-{
-	Poly p = { NULL, 0, true };
-	Value *v = e->val;
-	if (!v && (e->kind == E_NAME || e->kind == E_INT)) {
-		v = eval(S, e);
-		if (IS_ERR(v))
-			v = NULL;
-	}
-	if (v && v->kind == V_INT) {
-		poly_add_term(&p, v->i, "");
-		return p;
-	}
-	if (e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB)) {
-		Poly a = poly(S, e->a), b = poly(S, e->b);
-		for (int i = 0; i < b.n; i++) {
-			if (e->op == OP_SUB && b.t[i].coef == INT64_MIN)
-				a.ok = false;
-			poly_add_term(&a, e->op == OP_SUB ? -b.t[i].coef : b.t[i].coef, b.t[i].key);
-		}
-		a.ok = a.ok && b.ok;
-		return a;
-	}
-	if (e->kind == E_BIN && e->op == OP_MUL) {
-		Poly a = poly(S, e->a), b = poly(S, e->b);
-		p.ok = a.ok && b.ok;
-		for (int i = 0; i < a.n; i++)
-			for (int j = 0; j < b.n; j++) {
-				int64_t c;
-				if (!mul_ok(a.t[i].coef, b.t[j].coef, &c))
-					p.ok = false;
-				poly_add_term(&p, c, key_mul(a.t[i].key, b.t[j].key));
-			}
-		return p;
-	}
-	if (e->kind == E_UN && e->op == OP_NEG) {
-		Poly a = poly(S, e->a);
-		for (int i = 0; i < a.n; i++)
-			a.t[i].coef = -a.t[i].coef;
-		return a;
-	}
-	poly_add_term(&p, 1, xprintf("(%s)", expr_str(e)));
-	return p;
-}
-
-/* hi - lo when it is a constant. */
-static bool const_diff(Sema *S, Expr *hi, Expr *lo, int64_t *out)
-{
-	Poly a = poly(S, hi), b = poly(S, lo);
-	for (int i = 0; i < b.n; i++)
-		poly_add_term(&a, -b.t[i].coef, b.t[i].key);
-	if (!a.ok || !b.ok)
-		return false;
-	*out = 0;
-	for (int i = 0; i < a.n; i++) {
-		if (a.t[i].coef == 0)
-			continue;
-		if (*a.t[i].key)
-			return false;
-		*out = a.t[i].coef;
-	}
-	return true;
-}
-
-/* buf, buf[slices...], or buf[name of a tuple of slices]. */
+/* buf, buf[slices...], or buf[name of a tuple of slices]; the buffer may
+ * itself be a region bound to a name (a view of part of a buffer), whose
+ * starts are then added. */
 Value *region(Sema *S, Expr *e)
 {
 	Expr *be = e->kind == E_INDEX ? e->a : e;
 	Value *bv = eval(S, be);
 	if (IS_ERR(bv))
 		return bv;
-	if (!bv || bv->kind != V_BUFFER)
+	if (bv && bv->kind == V_REGION && e->kind != E_INDEX)
+		return bv;
+	if (!bv || (bv->kind != V_BUFFER && bv->kind != V_REGION))
 		return fail(S, e->pos, "a tile op takes buffer regions such as A[0:128, 0:32], not %s",
 		            bv ? value_kind_name(bv) : "a runtime value");
+	Value *outer = bv->kind == V_REGION ? bv : NULL;
 	Buffer *b = bv->buffer;
+	const int64_t *shape = outer ? outer->extents : b->shape;
+	const char *name = outer ? expr_str(be) : b->name;
 	Value *r = vnew(V_REGION);
 	r->buffer = b;
 	r->ndim = b->ndim;
@@ -1169,8 +1036,8 @@ Value *region(Sema *S, Expr *e)
 		}
 	}
 	if (e->kind == E_INDEX && nsub != b->ndim)
-		return fail(S, e->pos, "buffer '%s' has %d dimension%s but the region has %d", b->name, b->ndim,
-		            b->ndim == 1 ? "" : "s", nsub);
+		return fail(S, e->pos, "%s '%s' has %d dimension%s but the region has %d", outer ? "region" : "buffer",
+		            name, b->ndim, b->ndim == 1 ? "" : "s", nsub);
 	bool bad = false;
 	for (int i = 0; i < b->ndim; i++) {
 		Pos p = sub ? sub[packed ? 0 : i]->pos : e->pos;
@@ -1178,7 +1045,7 @@ Value *region(Sema *S, Expr *e)
 		int64_t extent = 1;
 		if (!sub) {
 			lo = new_int(p, 0);
-			extent = b->shape[i];
+			extent = shape[i];
 		} else if (packed) {
 			Value *v = packed->elts[i];
 			if (v->kind == V_INT) {
@@ -1189,7 +1056,7 @@ Value *region(Sema *S, Expr *e)
 					bad = true;
 					continue;
 				}
-				int64_t l = v->elts[0] ? v->elts[0]->i : 0, h = v->elts[1] ? v->elts[1]->i : b->shape[i];
+				int64_t l = v->elts[0] ? v->elts[0]->i : 0, h = v->elts[1] ? v->elts[1]->i : shape[i];
 				lo = new_int(p, l);
 				extent = h - l;
 			} else {
@@ -1213,12 +1080,12 @@ Value *region(Sema *S, Expr *e)
 				}
 			}
 			lo = s->a ? s->a : new_int(p, 0);
-			hi = s->b ? s->b : new_int(p, b->shape[i]);
+			hi = s->b ? s->b : new_int(p, shape[i]);
 			if ((s->a && scalar(S, s->a) == DT_ERROR) || (s->b && scalar(S, s->b) == DT_ERROR)) {
 				bad = true;
 				continue;
 			}
-			if (!const_diff(S, hi, lo, &extent)) {
+			if (!expr_const_diff(hi, lo, &extent)) {
 				fail(S, p, "the extent of slice '%s' is not a compile-time constant", expr_str(s));
 				bad = true;
 				continue;
@@ -1231,22 +1098,22 @@ Value *region(Sema *S, Expr *e)
 			}
 		}
 		if (extent <= 0) {
-			fail(S, p, "slice of dimension %d of '%s' is empty (extent %lld)", i, b->name, (long long)extent);
+			fail(S, p, "slice of dimension %d of '%s' is empty (extent %lld)", i, name, (long long)extent);
 			bad = true;
 			continue;
 		}
 		int64_t l0, l1;
-		if (expr_range(S, lo, &l0, &l1) && (l0 < 0 || l1 + extent > b->shape[i])) {
+		if (expr_range(lo, &l0, &l1) && (l0 < 0 || l1 + extent > shape[i])) {
 			if (l0 == l1)
 				fail(S, p, "slice %lld:%lld is out of bounds for dimension %d of '%s' (extent %lld)",
-				     (long long)l0, (long long)(l0 + extent), i, b->name, (long long)b->shape[i]);
+				     (long long)l0, (long long)(l0 + extent), i, name, (long long)shape[i]);
 			else
 				fail(S, p, "region of dimension %d of '%s' starts in [%lld, %lld] with extent %lld, out of bounds (extent %lld)",
-				     i, b->name, (long long)l0, (long long)l1, (long long)extent, (long long)b->shape[i]);
+				     i, name, (long long)l0, (long long)l1, (long long)extent, (long long)shape[i]);
 			bad = true;
 			continue;
 		}
-		r->starts[i] = lo;
+		r->starts[i] = outer ? add_start(outer->starts[i], lo) : lo;
 		r->extents[i] = extent;
 	}
 	return bad ? &verr : r;

@@ -234,6 +234,7 @@ struct Expr {
 	/* set by sema */
 	Value *val;        /* compile-time value, if any */
 	int dtype;         /* dtype of a runtime scalar expression */
+	Var *var;          /* a name: the runtime value it means */
 };
 
 enum StmtKind {
@@ -441,6 +442,17 @@ char *layout_str(const Layout *l);
 bool mul_ok(int64_t a, int64_t b, int64_t *r);
 bool add_ok(int64_t a, int64_t b, int64_t *r);
 
+/* ---- arith.c: integer facts about checked index expressions --------------- */
+
+/* Inclusive bounds from the ranges of launch ids and loop variables. */
+bool expr_range(const Expr *e, int64_t *lo, int64_t *hi);
+/* hi - lo, when it is a constant (polynomial cancellation). */
+bool expr_const_diff(const Expr *hi, const Expr *lo, int64_t *out);
+/* A number that provably divides e (0: e is 0; 1: nothing known). */
+int64_t expr_multiple(const Expr *e);
+/* Whether n provably divides e; false also when it cannot be proven. */
+bool expr_divisible(const Expr *e, int64_t n);
+
 /* ---- sema.c: name resolution and checks ------------------------------------ */
 
 struct Buffer {
@@ -464,6 +476,8 @@ struct Var {
 	int dtype;
 	int64_t lo, hi;     /* known range [lo, hi); lo == hi: unknown */
 	int launch;         /* 0 or the launch id kind (IN_CTA_ID, ...) */
+	Expr *def;          /* a let-bound name: its value */
+	int64_t mult;       /* a loop variable: a known divisor of its values */
 };
 
 struct Func {

@@ -186,7 +186,10 @@ static Value *operand(Sema *S, char k, Expr *x)
 	}
 	case 'r':
 		v = region(S, x);
-		return IS_ERR(v) ? NULL : v;
+		if (IS_ERR(v))
+			return NULL;
+		x->val = v; /* later passes read the region here */
+		return v;
 	case 'a':
 		if (x->kind == E_CALL) {
 			if (scalar(S, x) == DT_ERROR)
@@ -828,6 +831,17 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 
 static bool assign1(Sema *S, Stmt *s);
 
+/* A[...] with a slice, or a subscripted region name: a region, not an
+ * element. */
+static bool is_region_expr(Sema *S, Expr *e)
+{
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->kind == E_SLICE)
+			return true;
+	Value *b = eval(S, e->a);
+	return b && !IS_ERR(b) && b->kind == V_REGION;
+}
+
 /* After an error the names are still bound, to a value that silences the
  * errors that would follow from their absence. */
 static void assign(Sema *S, Stmt *s)
@@ -902,6 +916,13 @@ static bool assign1(Sema *S, Stmt *s)
 			v->buffer = b;
 		}
 	}
+	if (!v && in_func && value->kind == E_INDEX && is_region_expr(S, value)) {
+		/* a name for part of a buffer: X = A[r * 128 : r * 128 + 128, :] */
+		v = region(S, value);
+		if (IS_ERR(v))
+			return false;
+		value->val = v;
+	}
 	if (!v) {
 		v = eval(S, value);
 		if (IS_ERR(v))
@@ -925,8 +946,9 @@ static bool assign1(Sema *S, Stmt *s)
 				return false;
 			}
 			Var *var = new_var(s->targets[0]->str, s->targets[0]->pos, concrete(dt));
+			var->def = value;
 			int64_t lo, hi;
-			if (expr_range(S, value, &lo, &hi) && hi < INT64_MAX) {
+			if (expr_range(value, &lo, &hi) && hi < INT64_MAX) {
 				var->lo = lo;
 				var->hi = hi + 1;
 			}
@@ -989,10 +1011,19 @@ static void for_stmt(Sema *S, Stmt *s)
 		}
 	}
 	int64_t l0 = 0, l1 = 0, h0, h1;
-	if ((!lo || expr_range(S, lo, &l0, &l1)) && expr_range(S, hi, &h0, &h1) && h1 > l0) {
+	if ((!lo || expr_range(lo, &l0, &l1)) && expr_range(hi, &h0, &h1) && h1 > l0) {
 		v->lo = l0;
 		v->hi = h1;
 	}
+	/* the values of the variable are lo + k * step: their common divisors */
+	int64_t step = it->nargs == 3 ? it->args[2]->val->i : 1;
+	int64_t start = lo ? expr_multiple(lo) : 0;
+	while (step) {
+		int64_t t = start % step;
+		start = step;
+		step = t;
+	}
+	v->mult = start;
 	Value *val = vnew(V_VAR);
 	val->var = v;
 	push_env(S, false);

@@ -56,7 +56,6 @@ int scalar(Sema *S, Expr *e);
 int unify(Sema *S, Pos p, const char *op, int a, int b);
 const char *dtype_str(int dt);
 Value *region(Sema *S, Expr *e);
-bool expr_range(Sema *S, Expr *e, int64_t *lo, int64_t *hi);
 
 /* sema.c: calls of builtins, shared with eval.c */
 typedef struct Args {

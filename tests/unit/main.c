@@ -101,6 +101,7 @@ int main(void)
 	test_eval();
 	test_layout();
 	test_algebra();
+	test_arith();
 	test_sema();
 	test_util();
 	printf("1..%d\n", tap_n);

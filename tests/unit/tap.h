@@ -32,6 +32,7 @@ void test_print(void);
 void test_eval(void);
 void test_layout(void);
 void test_algebra(void);
+void test_arith(void);
 void test_sema(void);
 void test_util(void);
 

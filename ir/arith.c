@@ -1,0 +1,215 @@
+/* Integer facts about index expressions, read off the expressions that
+ * sema has annotated (each name knows its constant value or its Var): the
+ * range of values, whether a difference is constant, and which numbers
+ * provably divide a value. Later passes ask these to pick vector widths. */
+#include <string.h>
+
+#include "ir.h"
+
+/* Inclusive bounds of an integer expression from the ranges of launch ids
+ * and loop variables; false when unknown. */
+bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
+{
+	int64_t a0, a1, b0, b1;
+	switch (e->kind) {
+	case E_INT:
+		*lo = *hi = e->ival;
+		return true;
+	case E_NAME:
+		if (e->val && e->val->kind == V_INT) {
+			*lo = *hi = e->val->i;
+			return true;
+		}
+		if (e->var && e->var->hi > e->var->lo) {
+			*lo = e->var->lo;
+			*hi = e->var->hi - 1;
+			return true;
+		}
+		return false;
+	case E_UN:
+		if (e->op != OP_NEG || !expr_range(e->a, &a0, &a1) || a0 == INT64_MIN)
+			return false;
+		*lo = -a1;
+		*hi = -a0;
+		return true;
+	case E_BIN:
+		if (!expr_range(e->a, &a0, &a1) || !expr_range(e->b, &b0, &b1))
+			return false;
+		switch (e->op) {
+		case OP_ADD:
+			return add_ok(a0, b0, lo) && add_ok(a1, b1, hi);
+		case OP_SUB:
+			return !__builtin_sub_overflow(a0, b1, lo) && !__builtin_sub_overflow(a1, b0, hi);
+		case OP_MUL: {
+			int64_t c[4];
+			if (!mul_ok(a0, b0, &c[0]) || !mul_ok(a0, b1, &c[1]) || !mul_ok(a1, b0, &c[2]) ||
+			    !mul_ok(a1, b1, &c[3]))
+				return false;
+			*lo = *hi = c[0];
+			for (int i = 1; i < 4; i++) {
+				*lo = c[i] < *lo ? c[i] : *lo;
+				*hi = c[i] > *hi ? c[i] : *hi;
+			}
+			return true;
+		}
+		case OP_FLOORDIV:
+			if (b0 != b1 || b0 <= 0 || a0 < 0)
+				return false;
+			*lo = a0 / b0;
+			*hi = a1 / b0;
+			return true;
+		case OP_MOD:
+			if (b0 != b1 || b0 <= 0 || a0 < 0)
+				return false;
+			*lo = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? 0 : a0 % b0;
+			*hi = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? b0 - 1 : a1 % b0;
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* A polynomial in the atoms of an index expression (names and opaque
+ * subexpressions), enough to see that `hi - lo` of a slice is a constant. */
+typedef struct Term { int64_t coef; const char *key; } Term;
+typedef struct Poly { Term *t; int n; bool ok; } Poly;
+
+static void poly_add_term(Poly *p, int64_t c, const char *key)
+{
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(p->t[i].key, key) == 0) {
+			if (!add_ok(p->t[i].coef, c, &p->t[i].coef))
+				p->ok = false;
+			return;
+		}
+	p->t = xrealloc(p->t, sizeof(Term) * (size_t)p->n, sizeof(Term) * (size_t)(p->n + 1));
+	p->t[p->n++] = (Term){ c, key };
+}
+
+static const char *key_mul(const char *a, const char *b)
+{
+	if (!*a)
+		return b;
+	if (!*b)
+		return a;
+	return strcmp(a, b) <= 0 ? xprintf("%s*%s", a, b) : xprintf("%s*%s", b, a);
+}
+
+static Poly poly(const Expr *e)
+{
+	Poly p = { NULL, 0, true };
+	if (e->kind == E_INT || (e->val && e->val->kind == V_INT)) {
+		poly_add_term(&p, e->kind == E_INT ? e->ival : e->val->i, "");
+		return p;
+	}
+	if (e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB)) {
+		Poly a = poly(e->a), b = poly(e->b);
+		for (int i = 0; i < b.n; i++) {
+			if (e->op == OP_SUB && b.t[i].coef == INT64_MIN)
+				a.ok = false;
+			poly_add_term(&a, e->op == OP_SUB ? -b.t[i].coef : b.t[i].coef, b.t[i].key);
+		}
+		a.ok = a.ok && b.ok;
+		return a;
+	}
+	if (e->kind == E_BIN && e->op == OP_MUL) {
+		Poly a = poly(e->a), b = poly(e->b);
+		p.ok = a.ok && b.ok;
+		for (int i = 0; i < a.n; i++)
+			for (int j = 0; j < b.n; j++) {
+				int64_t c;
+				if (!mul_ok(a.t[i].coef, b.t[j].coef, &c))
+					p.ok = false;
+				poly_add_term(&p, c, key_mul(a.t[i].key, b.t[j].key));
+			}
+		return p;
+	}
+	if (e->kind == E_UN && e->op == OP_NEG) {
+		Poly a = poly(e->a);
+		for (int i = 0; i < a.n; i++)
+			a.t[i].coef = -a.t[i].coef;
+		return a;
+	}
+	poly_add_term(&p, 1, xprintf("(%s)", expr_str(e)));
+	return p;
+}
+
+bool expr_const_diff(const Expr *hi, const Expr *lo, int64_t *out)
+{
+	Poly a = poly(hi), b = poly(lo);
+	for (int i = 0; i < b.n; i++)
+		poly_add_term(&a, -b.t[i].coef, b.t[i].key);
+	if (!a.ok || !b.ok)
+		return false;
+	*out = 0;
+	for (int i = 0; i < a.n; i++) {
+		if (a.t[i].coef == 0)
+			continue;
+		if (*a.t[i].key)
+			return false;
+		*out = a.t[i].coef;
+	}
+	return true;
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+	a = a < 0 ? -a : a;
+	b = b < 0 ? -b : b;
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* A number that provably divides e; 0 when e is 0 (every number divides
+ * it), 1 when nothing better is known. Sums take the gcd, products the
+ * product; a name defers to its definition (a let-bound value) or to what
+ * is known of it (a loop variable steps by multiples). */
+int64_t expr_multiple(const Expr *e)
+{
+	int64_t a, b, r;
+	if (e->kind == E_INT)
+		return e->ival < 0 ? -e->ival : e->ival;
+	if (e->val && e->val->kind == V_INT)
+		return e->val->i < 0 ? -e->val->i : e->val->i;
+	switch (e->kind) {
+	case E_NAME:
+		if (!e->var)
+			return 1;
+		if (e->var->def)
+			return expr_multiple(e->var->def);
+		return e->var->mult ? e->var->mult : 1;
+	case E_UN:
+		return e->op == OP_NEG ? expr_multiple(e->a) : 1;
+	case E_BIN:
+		a = expr_multiple(e->a);
+		switch (e->op) {
+		case OP_ADD: case OP_SUB:
+			return gcd(a, expr_multiple(e->b));
+		case OP_MUL:
+			b = expr_multiple(e->b);
+			if (mul_ok(a, b, &r))
+				return r;
+			return a ? a : b; /* still a divisor, if not the best */
+		case OP_SHL:
+			if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 62 && mul_ok(a, (int64_t)1 << e->b->ival, &r))
+				return r;
+			return a;
+		default:
+			return 1;
+		}
+	default:
+		return 1;
+	}
+}
+
+bool expr_divisible(const Expr *e, int64_t n)
+{
+	int64_t m = expr_multiple(e);
+	return n != 0 && m % n == 0;
+}
