@@ -508,7 +508,7 @@ primary
 	}
 	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); }
 	| primary '[' subscripts ']' {
-		$$ = new_expr(E_INDEX, @2);
+		$$ = new_expr(E_INDEX, expr_start($1));
 		$$->a = $1;
 		$$->args = (Expr **)$3->v;
 		$$->nargs = $3->n;

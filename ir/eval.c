@@ -200,6 +200,7 @@ static Value *iters(Sema *S, Expr *e, bool replica)
 			            ns, ns == 1 ? "" : "s");
 		for (int i = 0; i < n; i++) {
 			Value *s = st[i];
+			Pos sp = str->kind == E_TUPLE && i < str->nargs ? str->args[i]->pos : str->pos;
 			if (s->kind == V_AXIS)
 				layout_push(l, replica, shape[i], 1, s->axis);
 			else if (s->kind == V_STRIDE)
@@ -207,12 +208,9 @@ static Value *iters(Sema *S, Expr *e, bool replica)
 			else if (s->kind == V_INT)
 				layout_push(l, replica, shape[i], s->i, AX_M);
 			else
-				return fail(S, str->pos, "a layout stride is an integer or 'n @ axis', not %s",
-				            value_kind_name(s));
-			if (l->shard && !replica && l->shard[l->nshard - 1].stride < 0)
-				return fail(S, str->pos, "layout stride %lld is negative", (long long)s->i);
-			if (replica && l->rep[l->nrep - 1].stride < 0)
-				return fail(S, str->pos, "layout stride %lld is negative", (long long)s->i);
+				return fail(S, sp, "a layout stride is an integer or 'n @ axis', not %s", value_kind_name(s));
+			if (s->i < 0)
+				return fail(S, sp, "layout stride %lld is negative", (long long)s->i);
 		}
 	}
 	Value *v = vnew(V_LAYOUT);
