@@ -837,6 +837,10 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;
 		return unify(S, e->pos, intrins[fn->intrin].path, e->args[0]->dtype, e->args[1]->dtype);
+	case IN_POINTER_OFFSET:
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		return DT_HANDLE;
 	case IN_ADDRESS_OF: {
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;

@@ -453,6 +453,32 @@ int64_t expr_multiple(const Expr *e);
 /* Whether n provably divides e; false also when it cannot be proven. */
 bool expr_divisible(const Expr *e, int64_t n);
 
+/* ---- build.c: expressions made by passes ---------------------------------- */
+
+Expr *ex_int(int64_t v);
+Expr *ex_name(const char *name);
+Expr *ex_add(Expr *a, Expr *b);   /* these fold constants and drop 0 and 1 */
+Expr *ex_mul(Expr *a, Expr *b);
+Expr *ex_div(Expr *a, int64_t d);
+Expr *ex_mod(Expr *a, int64_t d);
+Expr *ex_op(int op, Expr *a, Expr *b);
+Expr *ex_call(const char *dotted, int n, Expr **args);
+Expr *ex_index(Expr *base, int n, Expr **idx);
+Expr *ex_swizzle(const Layout *l, Expr *offset);
+
+/* ---- storage.c: where elements live ------------------------------------------ */
+
+/* The buffer whose storage a view or decl_buffer(data=) shares. */
+Buffer *buffer_root(Buffer *b);
+/* Elements of storage the buffer needs (per thread for local buffers). */
+int64_t buffer_storage(const Buffer *b);
+/* The storage offset of a logical element; false if out of bounds. */
+bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off);
+/* The same as an expression of index expressions (with the swizzle). */
+Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why);
+/* Places the kernel's shared buffers (smem_off); returns the bytes used. */
+int64_t smem_plan(Func *f);
+
 /* ---- sema.c: name resolution and checks ------------------------------------ */
 
 struct Buffer {
@@ -468,6 +494,7 @@ struct Buffer {
 	Expr *alloc_addr;   /* tmem: allocated_addr= */
 	Expr *decl;         /* the defining call */
 	bool is_param;      /* a global buffer of the signature */
+	int64_t smem_off;   /* shared: byte offset in the CTA's shared memory */
 };
 
 struct Var {

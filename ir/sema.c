@@ -191,18 +191,15 @@ static Value *operand(Sema *S, char k, Expr *x)
 		x->val = v; /* later passes read the region here */
 		return v;
 	case 'a':
-		if (x->kind == E_CALL) {
-			if (scalar(S, x) == DT_ERROR)
-				return NULL;
-			if (x->dtype == DT_HANDLE)
-				return vnew(V_VAR);
-		} else {
-			v = eval(S, x);
-			if (IS_ERR(v))
-				return NULL;
-			if (v && v->kind == V_BUFFER)
-				return v;
-		}
+		v = x->kind == E_NAME ? eval(S, x) : NULL;
+		if (IS_ERR(v))
+			return NULL;
+		if (v && v->kind == V_BUFFER)
+			return v;
+		if (scalar(S, x) == DT_ERROR)
+			return NULL;
+		if (x->dtype == DT_HANDLE)
+			return vnew(V_VAR);
 		break;
 	case 'x':
 		v = eval(S, x);
@@ -777,6 +774,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
+		    id == IN_POINTER_OFFSET || id == IN_PLAN ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;

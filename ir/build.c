@@ -1,0 +1,119 @@
+/* Building expressions in passes: names, calls and arithmetic that folds
+ * constants and drops the neutral elements, so that lowered code reads
+ * like code a person would write. */
+#include <string.h>
+
+#include "ir.h"
+
+static Pos nopos;
+
+Expr *ex_int(int64_t v) { return new_int(nopos, v); }
+Expr *ex_name(const char *name) { return new_name(nopos, name); }
+
+static bool is_int(const Expr *e, int64_t v) { return e->kind == E_INT && e->ival == v; }
+
+static Expr *bin(int op, Expr *a, Expr *b)
+{
+	Expr *e = new_expr(E_BIN, nopos);
+	e->op = op;
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+Expr *ex_add(Expr *a, Expr *b)
+{
+	int64_t r;
+	if (is_int(a, 0))
+		return b;
+	if (is_int(b, 0))
+		return a;
+	if (a->kind == E_INT && b->kind == E_INT && add_ok(a->ival, b->ival, &r))
+		return ex_int(r);
+	return bin(OP_ADD, a, b);
+}
+
+Expr *ex_mul(Expr *a, Expr *b)
+{
+	int64_t r;
+	if (is_int(a, 0) || is_int(b, 0))
+		return ex_int(0);
+	if (is_int(a, 1))
+		return b;
+	if (is_int(b, 1))
+		return a;
+	if (a->kind == E_INT && b->kind == E_INT && mul_ok(a->ival, b->ival, &r))
+		return ex_int(r);
+	/* (x * c1) * c2 -> x * (c1 * c2) */
+	if (b->kind == E_INT && a->kind == E_BIN && a->op == OP_MUL && a->b->kind == E_INT &&
+	    mul_ok(a->b->ival, b->ival, &r))
+		return bin(OP_MUL, a->a, ex_int(r));
+	return bin(OP_MUL, a, b);
+}
+
+Expr *ex_div(Expr *a, int64_t d)
+{
+	if (d == 1)
+		return a;
+	if (a->kind == E_INT)
+		return ex_int(a->ival / d);
+	return bin(OP_FLOORDIV, a, ex_int(d));
+}
+
+Expr *ex_mod(Expr *a, int64_t d)
+{
+	if (d == 1)
+		return ex_int(0);
+	if (a->kind == E_INT)
+		return ex_int(a->ival % d);
+	return bin(OP_MOD, a, ex_int(d));
+}
+
+Expr *ex_op(int op, Expr *a, Expr *b) { return bin(op, a, b); }
+
+Expr *ex_call(const char *fn, int n, Expr **args)
+{
+	/* "T.cuda.copy_bytes" -> T.cuda.copy_bytes as names and attributes */
+	Expr *f = NULL;
+	const char *p = fn;
+	while (*p) {
+		size_t k = strcspn(p, ".");
+		char *part = xstrndup(p, k);
+		if (!f) {
+			f = ex_name(part);
+		} else {
+			Expr *a = new_expr(E_ATTR, nopos);
+			a->a = f;
+			a->str = part;
+			f = a;
+		}
+		p += k + (p[k] == '.');
+	}
+	Expr *c = new_call(nopos, f);
+	for (int i = 0; i < n; i++)
+		call_add_arg(c, args[i]);
+	return c;
+}
+
+Expr *ex_index(Expr *base, int n, Expr **idx)
+{
+	Expr *e = new_expr(E_INDEX, nopos);
+	e->a = base;
+	for (int i = 0; i < n; i++)
+		vpush(e->args, e->nargs, idx[i]);
+	return e;
+}
+
+/* a ^ (((a >> (M + S)) & mask) << M): the swizzle of ComposeLayout on a
+ * storage offset, as an expression. */
+Expr *ex_swizzle(const Layout *l, Expr *a)
+{
+	if (!l->swizzled)
+		return a;
+	if (a->kind == E_INT)
+		return ex_int(layout_swizzle(l, a->ival));
+	Expr *hi = bin(OP_SHR, a, ex_int(l->swz_m + l->swz_s));
+	Expr *bits = bin(OP_BITAND, hi, ex_int(((int64_t)1 << l->swz_b) - 1));
+	Expr *x = l->swz_m ? bin(OP_SHL, bits, ex_int(l->swz_m)) : bits;
+	return bin(OP_BITXOR, a, x);
+}

@@ -1,0 +1,97 @@
+/* Where a buffer's elements live: the storage offset of a logical index
+ * (numbers for the emulator, expressions for lowering and the backend), the
+ * storage each buffer needs, and the place of each shared buffer in the
+ * CTA's shared memory. The backend and the emulator both use these, so the
+ * GPU and the CPU agree on every address. */
+#include <string.h>
+
+#include "ir.h"
+
+/* The layout the storage follows: the buffer's own, or row-major. */
+static const Layout *memory_layout(const Buffer *b)
+{
+	if (b->layout)
+		return b->layout;
+	Layout *l = layout_new();
+	layout_default(l, b->shape, b->ndim);
+	return l;
+}
+
+Buffer *buffer_root(Buffer *b)
+{
+	while (b->base)
+		b = b->base;
+	return b;
+}
+
+int64_t buffer_storage(const Buffer *b)
+{
+	int64_t n = 1;
+	const Layout *s = layout_storage(memory_layout(b));
+	if (b->scope == SC_TMEM || !layout_span(s, AX_M, &n))
+		return 0;
+	/* a swizzle permutes within aligned blocks: round up to whole blocks */
+	if (s->swizzled) {
+		int64_t block = (int64_t)1 << (s->swz_m + s->swz_b + s->swz_s);
+		n = (n + block - 1) / block * block;
+	}
+	return n;
+}
+
+bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off)
+{
+	int64_t out[AX_COUNT];
+	for (int d = 0; d < b->ndim; d++)
+		if (idx[d] < 0 || idx[d] >= b->shape[d])
+			return false;
+	if (!layout_apply_coord(memory_layout(b), b->shape, b->ndim, idx, out))
+		return false;
+	*off = out[AX_M];
+	return true;
+}
+
+Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why)
+{
+	const Layout *l = memory_layout(b);
+	int dims[LAYOUT_MAX_ITERS + 1];
+	Layout *g = layout_group(l, b->shape, b->ndim, dims, why);
+	if (!g)
+		return NULL;
+	Expr *sum = ex_int(g->off[AX_M]);
+	for (int d = 0; d < b->ndim; d++) {
+		int64_t inner = 1;
+		for (int k = dims[d + 1] - 1; k >= dims[d]; k--) {
+			const Iter *it = &g->shard[k];
+			if (it->extent > 1 && axes[it->axis].kind == AXK_THREAD) {
+				*why = xprintf("'%s' is spread over threads (axis %s); index its per-thread storage instead",
+				               b->name, axes[it->axis].name);
+				return NULL;
+			}
+			if (it->extent > 1 && it->axis == AX_M) {
+				Expr *c = ex_div(idx[d], inner);
+				if (k != dims[d])
+					c = ex_mod(c, it->extent);
+				sum = ex_add(sum, ex_mul(c, ex_int(it->stride)));
+			}
+			inner *= it->extent;
+		}
+	}
+	return ex_swizzle(l, sum);
+}
+
+int64_t smem_plan(Func *f)
+{
+	int64_t top = 0;
+	for (int i = 0; i < f->nbufs; i++) {
+		Buffer *b = f->bufs[i];
+		if (b->base || !(scopes[b->scope].flags & SCF_SHARED))
+			continue;
+		/* hardware swizzles absolute addresses: swizzled buffers start on
+		 * 1024 bytes, the rest on 16 (the widest vector access) */
+		int64_t align = b->layout && b->layout->swizzled ? 1024 : 16;
+		top = (top + align - 1) / align * align;
+		b->smem_off = top;
+		top += buffer_storage(b) * dtype_bytes(b->dtype);
+	}
+	return top;
+}
