@@ -23,7 +23,22 @@ LIB_SRC := $(wildcard ir/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/parse.o $(BUILD)/gen/lex.o
 LIB     := $(BUILD)/libtxir.a
 
-PROGS   := $(BIN)/txc-parse $(BIN)/txc $(BIN)/txc-layout $(BIN)/txc-unittest
+# The programs; those whose main file is not written yet are left out.
+PASSES  := $(patsubst passes/%.c,$(BIN)/%,$(wildcard passes/txc-*.c))
+MAYBE   := $(if $(wildcard tools/txc-layout.c),$(BIN)/txc-layout) \
+           $(if $(wildcard backend/txc-cuda.c),$(BIN)/txc-cuda) \
+           $(if $(wildcard runtime/txc-emu.c),$(BIN)/txc-emu) \
+           $(if $(wildcard runtime/txc-run.c),$(BIN)/txc-run)
+PROGS   := $(BIN)/txc-parse $(BIN)/txc $(BIN)/txc-unittest $(PASSES) $(MAYBE)
+
+# The runtime library (emulator, .npy files) that txc-emu and txc-run share.
+RT_SRC  := $(filter-out runtime/txc-%.c,$(wildcard runtime/*.c))
+RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o)
+RT      := $(BUILD)/libtxrt.a
+
+# txc-run loads libcuda with dlopen, so it builds without a GPU; it needs
+# only the CUDA Toolkit's cuda.h.
+CUDA    ?= /usr/local/cuda
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 all: $(PROGS)
@@ -43,9 +58,13 @@ $(BUILD)/gen/lex.o: $(BUILD)/gen/lex.c $(BUILD)/gen/parse.h frontend/lexer.h ir/
 $(BUILD)/gen/parse.o: $(BUILD)/gen/parse.c frontend/lexer.h ir/ir.h
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.c ir/ir.h $(wildcard ir/*.def) $(BUILD)/gen/parse.h
+$(BUILD)/%.o: %.c ir/ir.h $(wildcard ir/*.def) $(wildcard runtime/*.h) $(BUILD)/gen/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/runtime/txc-run.o: runtime/txc-run.c ir/ir.h $(wildcard runtime/*.h) $(BUILD)/gen/parse.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CPPFLAGS) -I$(CUDA)/include $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	rm -f $@
@@ -58,6 +77,26 @@ $(BIN)/txc-parse: $(BUILD)/frontend/txc-parse.o $(LIB)
 $(BIN)/txc-layout: $(BUILD)/tools/txc-layout.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BIN)/txc-%: $(BUILD)/passes/txc-%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BIN)/txc-cuda: $(BUILD)/backend/txc-cuda.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(RT): $(RT_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/txc-emu: $(BUILD)/runtime/txc-emu.o $(RT) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BIN)/txc-run: $(BUILD)/runtime/txc-run.o $(RT) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lm
 
 $(BIN)/txc: $(BUILD)/driver/txc.o
 	@mkdir -p $(@D)

@@ -22,6 +22,12 @@ struct stage {
 
 static const struct stage builtin[] = {
 	{"parse", "txc-parse", {NULL}},
+	{"align", "txc-align", {NULL}},
+	{"vectorize", "txc-vectorize", {NULL}},
+	{"partition", "txc-partition", {NULL}},
+	{"dispatch", "txc-dispatch", {NULL}},
+	{"lower", "txc-lower", {NULL}},
+	{"cuda", "txc-cuda", {NULL}},
 };
 _Static_assert(LEN(builtin) <= MAXSTAGES, "MAXSTAGES is too small");
 
@@ -42,6 +48,11 @@ static struct proc procs[2 * MAXSTAGES];
 static size_t nprocs;
 
 static const char *infile, *outpath, *dumpdir;
+/* After the passes: nvcc turns the CUDA into PTX or a cubin. */
+static const char *arch = "sm_90a", *emit, *finalpath;
+static void shquote(const char *s);
+static char *archopt, *targetopt, *cutmp;
+static bool explain;
 static char *tmppath;
 static int outfd = 1;
 static bool verbose;
@@ -91,6 +102,10 @@ usage(void)
 	printf("usage: txc [options] [FILE]\n"
 	       "Run the passes on FILE (default: standard input).\n\n"
 	       "  -o FILE            write the output to FILE (default: standard output)\n"
+	       "  --emit=KIND        ir (after txc-lower), cu (CUDA C, the default), ptx or cubin\n"
+	       "                     (through nvcc); -o FILE.ptx or FILE.cubin implies it\n"
+	       "  --arch=ARCH        sm_80, sm_90, sm_90a (default) or sm_100a\n"
+	       "  --explain          print each tile op's candidate variants and verdicts\n"
 	       "  --stop-after=PASS  run the passes up to and including PASS\n"
 	       "  --dump-dir=DIR     also write the output of each pass to DIR/NN-PASS.tx\n"
 	       "  -v                 print the equivalent shell pipeline to standard error\n"
@@ -183,11 +198,93 @@ parseargs(int argc, char *argv[])
 			stopafter = val;
 		} else if ((val = optval(argv, &i, "--dump-dir"))) {
 			dumpdir = val;
+		} else if ((val = optval(argv, &i, "--arch"))) {
+			arch = val;
+		} else if ((val = optval(argv, &i, "--emit"))) {
+			emit = val;
+		} else if (strcmp(arg, "--explain") == 0) {
+			explain = true;
 		} else {
 			usageerr("unknown option '%s'", arg);
 		}
 	}
+	static const char *const archs[] = {"sm_80", "sm_90", "sm_90a", "sm_100a"};
+	size_t a = 0;
+	while (a < LEN(archs) && strcmp(archs[a], arch) != 0)
+		++a;
+	if (a == LEN(archs))
+		usageerr("unknown --arch '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
+	const char *dot = outpath ? strrchr(outpath, '.') : NULL;
+	if (!emit)
+		emit = dot && strcmp(dot, ".ptx") == 0 ? "ptx" : dot && strcmp(dot, ".cubin") == 0 ? "cubin" :
+		       dot && strcmp(dot, ".tx") == 0 ? "ir" : "cu";
+	if (strcmp(emit, "ir") && strcmp(emit, "cu") && strcmp(emit, "ptx") && strcmp(emit, "cubin"))
+		usageerr("unknown --emit '%s' (expected ir, cu, ptx or cubin)", emit);
+	if (!strcmp(emit, "ir") && !stopafter && !getenv("TXC_PIPELINE"))
+		stopafter = "lower";
 	nrun = stopafter ? findpass(stopafter) + 1 : nstages;
+	if (!getenv("TXC_PIPELINE") || !*getenv("TXC_PIPELINE")) {
+		/* the target reaches the parser (which refuses newer intrinsics) and the backend */
+		targetopt = strfmt("--target=%s", arch);
+		archopt = strfmt("--arch=%s", arch);
+		stages[0].args[0] = targetopt;
+		stages[nstages - 1].args[0] = archopt;
+		if (explain)
+			stages[findpass("dispatch")].args[0] = "--explain";
+	}
+	if ((!strcmp(emit, "ptx") || !strcmp(emit, "cubin"))) {
+		if (stopafter)
+			usageerr("--emit=%s runs every pass; it cannot stop after '%s'", emit, stopafter);
+		if (!outpath)
+			usageerr("--emit=%s needs an output file (-o FILE)", emit);
+		/* the passes write the CUDA next to the output; nvcc reads it */
+		finalpath = outpath;
+		outpath = cutmp = strfmt("%s.txc-%ld.cu", finalpath, (long)getpid());
+	}
+}
+
+/* nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o OUT FILE.cu (or -ptx):
+ * the output goes to a temporary name, renamed when nvcc succeeds. */
+static int
+runnvcc(void)
+{
+	const char *cuda = getenv("CUDA_HOME");
+	char *nvcc = strfmt("%s/bin/nvcc", cuda && *cuda ? cuda : "/usr/local/cuda");
+	char *tmp = strfmt("%s.txc-%ld.tmp", finalpath, (long)getpid());
+	const char *num = arch + 3;
+	char *gencode = strfmt("-gencode=arch=compute_%s,code=%s", num, !strcmp(emit, "ptx") ? strfmt("compute_%s", num) : arch);
+	const char *argv[] = {access(nvcc, X_OK) == 0 ? nvcc : "nvcc", gencode, !strcmp(emit, "ptx") ? "-ptx" : "-cubin",
+	                      "-o", tmp, cutmp, NULL};
+	int rc = 1, status;
+
+	if (verbose) {
+		for (const char **a = argv; *a; ++a) {
+			fputs(a > argv ? " " : "", stderr);
+			shquote(*a);
+		}
+		fputc('\n', stderr);
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		errf("cannot run '%s': %s", argv[0], strerror(errno));
+		_exit(1);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (rename(tmp, finalpath) == 0)
+			rc = 0;
+		else
+			errf("cannot rename '%s' to '%s': %s", tmp, finalpath, strerror(errno));
+	} else if (pid > 0) {
+		errf("nvcc failed on the CUDA that txc-cuda wrote (kept in '%s')", cutmp);
+	}
+	unlink(tmp);
+	if (rc == 0)
+		unlink(cutmp);
+	free(nvcc);
+	free(tmp);
+	free(gencode);
+	return rc;
 }
 
 static void
@@ -206,7 +303,7 @@ stageargv(const char **argv, size_t i)
 static void
 shquote(const char *s)
 {
-	const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+:,./-";
+	const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+:,./=-";
 
 	if (*s && s[strspn(s, safe)] == '\0') {
 		fputs(s, stderr);
@@ -586,6 +683,11 @@ main(int argc, char *argv[])
 	parseargs(argc, argv);
 	catchsignals();
 	rc = finish(prepare() ? run() : 1);
+	if (rc == 0 && finalpath && !interrupted)
+		rc = runnvcc();
+	free(archopt);
+	free(targetopt);
+	free(cutmp);
 	if (interrupted) {
 		signal(interrupted, SIG_DFL);
 		raise(interrupted);

@@ -390,3 +390,56 @@ char *layout_str(const Layout *l)
 		bputc(&b, ')');
 	return b.s;
 }
+
+/* Splits iters of a and b (shards of equal size) until both have the same
+ * extents, innermost first; drops extent-1 iters. False when an extent of
+ * one side does not divide the other's where they meet. */
+bool layout_refine(Layout *a, Layout *b, const char **why)
+{
+	Iter ra[ITERS_CAP], rb[ITERS_CAP];
+	int na = 0, nb = 0;
+	int i = a->nshard - 1, j = b->nshard - 1;
+	int64_t ea = 0, sa = 0, eb = 0, sb = 0;
+	for (;;) {
+		while (ea <= 1 && i >= 0)
+			ea = a->shard[i].extent, sa = a->shard[i].stride, i--;
+		while (eb <= 1 && j >= 0)
+			eb = b->shard[j].extent, sb = b->shard[j].stride, j--;
+		if (ea <= 1 || eb <= 1)
+			break;
+		if (na >= ITERS_CAP || nb >= ITERS_CAP) {
+			*why = "too many iters";
+			return false;
+		}
+		int xa = a->shard[i + 1].axis, xb = b->shard[j + 1].axis;
+		int64_t e = ea < eb ? ea : eb;
+		if ((ea > eb ? ea % eb : eb % ea) != 0) {
+			*why = xprintf("an iter of extent %lld meets one of extent %lld; neither divides the other",
+			               (long long)ea, (long long)eb);
+			return false;
+		}
+		ra[na++] = (Iter){ e, sa, xa };
+		rb[nb++] = (Iter){ e, sb, xb };
+		if (!mul_ok(sa, e, &sa) || !mul_ok(sb, e, &sb)) {
+			*why = "a stride overflows";
+			return false;
+		}
+		ea /= e, eb /= e;
+	}
+	if (ea > 1 || eb > 1 || i >= 0 || j >= 0) {
+		for (; i >= 0; i--)
+			ea *= a->shard[i].extent;
+		for (; j >= 0; j--)
+			eb *= b->shard[j].extent;
+		if (ea > 1 || eb > 1) {
+			*why = "the two sides have different sizes";
+			return false;
+		}
+	}
+	a->nshard = b->nshard = 0;
+	for (int k = na - 1; k >= 0; k--)
+		layout_push(a, false, ra[k].extent, ra[k].stride, ra[k].axis);
+	for (int k = nb - 1; k >= 0; k--)
+		layout_push(b, false, rb[k].extent, rb[k].stride, rb[k].axis);
+	return true;
+}

@@ -17,6 +17,7 @@ Expr *new_expr(enum ExprKind kind, Pos pos)
 	Expr *e = xalloc(sizeof *e);
 	e->kind = kind;
 	e->pos = pos;
+	e->intrin = -1;
 	return e;
 }
 

@@ -30,6 +30,8 @@ Expr *ex_add(Expr *a, Expr *b)
 		return a;
 	if (a->kind == E_INT && b->kind == E_INT && add_ok(a->ival, b->ival, &r))
 		return ex_int(r);
+	if (b->kind == E_BIN && b->op == OP_ADD) /* a + (x + y) -> a + x + y */
+		return ex_add(ex_add(a, b->a), b->b);
 	return bin(OP_ADD, a, b);
 }
 

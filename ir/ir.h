@@ -235,6 +235,8 @@ struct Expr {
 	Value *val;        /* compile-time value, if any */
 	int dtype;         /* dtype of a runtime scalar expression */
 	Var *var;          /* a name: the runtime value it means */
+	int intrin;        /* a call: the builtin it calls (-1: none) */
+	int es;            /* a tile op: its execution scope */
 };
 
 enum StmtKind {
@@ -434,6 +436,9 @@ Layout *layout_slice(const Layout *l, const int64_t *shape, int ndim, const int6
  * axis, then the inner iters; the result has shape oshape * ishape. */
 Layout *layout_tile(const Layout *outer, const int64_t *oshape, const Layout *inner,
                     const int64_t *ishape, int ndim, const char **why);
+/* Splits the iters of a and b (of equal size) until both shards have the
+ * same extents, innermost first; extent-1 iters are dropped. */
+bool layout_refine(Layout *a, Layout *b, const char **why);
 /* The text of a layout, in the syntax the parser reads:
  * S[(8, 4) : (4 @ laneid, 1)] + R[2 : 4 @ warpid] + 1 @ laneid + 64, or
  * ComposeLayout(M, B, S, ...) around it. */
@@ -478,6 +483,67 @@ bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off);
 Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why);
 /* Places the kernel's shared buffers (smem_off); returns the bytes used. */
 int64_t smem_plan(Func *f);
+
+/* ---- plan.c: what the passes share ------------------------------------------ */
+
+enum { PLAN_NONE, PLAN_GS, PLAN_REG };
+enum {
+#define VARIANT(id, op, name, prio, plan, preds) id,
+#include "variant.def"
+#undef VARIANT
+	VA_COUNT };
+typedef struct Variant {
+	const char *name;
+	int op;             /* IN_COPY or IN_COPY_ASYNC */
+	int priority;
+	int plan;           /* PLAN_* */
+	const char *preds;  /* predicate names, in order */
+} Variant;
+extern const Variant variants[VA_COUNT];
+int variant_lookup(int op, const char *name);
+
+/* A variant's plan for one tile op (doc/txir.md, section 12). */
+typedef struct Plan {
+	const char *variant;
+	Layout *src, *dst;           /* both operands over one iteration space */
+	Expr *src_base, *dst_base;   /* storage offsets of the regions' starts */
+	int64_t vec, threads, outer; /* 0: not decided yet */
+	const char *why;             /* set when the variant cannot run the op */
+} Plan;
+int read_plans(const Expr *call, Plan **out);
+void write_plans(Expr *call, const Plan *v, int n);
+Plan *find_plan(Plan *v, int n, const char *variant);
+Expr *layout_expr(const Layout *l);
+/* Threads taking part in a tile op of scope es. */
+int64_t scope_threads(const Func *f, int es);
+int64_t region_elements(const Value *region);
+/* The buffer's layout, row-major when it has none. */
+const Layout *buffer_layout(const Buffer *b);
+/* Sets (or with NULL removes) keyword `name` of a call. */
+void set_kw(Expr *call, const char *name, Expr *value);
+
+/* A tile op where it stands: its statement in its block, the conditions of
+ * the ifs around it (negs[i]: in the else branch). */
+typedef struct OpSite {
+	Func *func;
+	Stmt *fstmt;
+	Stmt *stmt;
+	Expr *call;
+	Stmt ***body;
+	int *nbody;
+	int index;
+	Expr **conds;
+	bool *negs;
+	int nconds;
+} OpSite;
+/* The callback returns how many statements now stand at the op's index
+ * (1 when it left the op alone), or -1 after an error. */
+typedef int (*OpFn)(OpSite *site, void *ctx);
+bool walk_tile_ops(Module *m, OpFn fn, void *ctx);
+/* Replaces (*body)[at] by the nrepl statements repl. */
+void stmt_splice(Stmt ***body, int *n, int at, Stmt **repl, int nrepl);
+/* Inserts s before (*body)[at]. */
+void stmt_insert(Stmt ***body, int *n, int at, Stmt *s);
 
 /* ---- sema.c: name resolution and checks ------------------------------------ */
 

@@ -260,6 +260,7 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 		         target_names[S->m->target]);
 		return false;
 	}
+	call->intrin = id;
 	bool ok = true;
 	char last = 'x';
 	const char *p = in->args;
@@ -269,6 +270,8 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 		char k = *p && *p != '*' ? *p++ : last;
 		last = k;
 		a->pos[i] = operand(S, k, call->args[i]);
+		if (a->pos[i] && a->pos[i]->kind != V_VAR && !call->args[i]->val)
+			call->args[i]->val = a->pos[i];
 		ok = ok && a->pos[i];
 	}
 	a->npos = call->nargs;
@@ -299,7 +302,10 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 			ok = false;
 			continue;
 		}
-		ok = operand(S, k, kw->value) && ok;
+		Value *v = operand(S, k, kw->value);
+		if (v && v->kind != V_VAR && !kw->value->val)
+			kw->value->val = v; /* passes read keyword values here */
+		ok = v && ok;
 	}
 	for (const char *s = in->kws; *s;) {
 		size_t n = strcspn(s, ":");
@@ -683,6 +689,28 @@ static void copy(Sema *S, Expr *call, Value *fn)
 	if (!S->in_device) {
 		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
 		return;
+	}
+	call->es = (int)fn->i;
+	Kw *plans = kwarg(&a, "plans");
+	if (plans) {
+		Expr *l = plans->value;
+		if (l->kind != E_LIST) {
+			error_at(S->d, l->pos, "plans= takes a list of T.plan(...)");
+			return;
+		}
+		for (int i = 0; i < l->nargs; i++) {
+			Expr *p = l->args[i];
+			Value *pf = p->kind == E_CALL ? eval(S, p->a) : NULL;
+			if (IS_ERR(pf))
+				return;
+			if (!pf || pf->kind != V_FUNC || pf->intrin != IN_PLAN) {
+				error_at(S->d, p->pos, "plans= takes a list of T.plan(...)");
+				return;
+			}
+			Args pa;
+			if (!check_args(S, p, IN_PLAN, &pa))
+				return;
+		}
 	}
 	Value *dst = a.pos[0], *src = a.pos[1];
 	if (dst->buffer->dtype != src->buffer->dtype) {

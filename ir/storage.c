@@ -7,15 +7,6 @@
 
 #include "ir.h"
 
-/* The layout the storage follows: the buffer's own, or row-major. */
-static const Layout *memory_layout(const Buffer *b)
-{
-	if (b->layout)
-		return b->layout;
-	Layout *l = layout_new();
-	layout_default(l, b->shape, b->ndim);
-	return l;
-}
 
 Buffer *buffer_root(Buffer *b)
 {
@@ -27,7 +18,7 @@ Buffer *buffer_root(Buffer *b)
 int64_t buffer_storage(const Buffer *b)
 {
 	int64_t n = 1;
-	const Layout *s = layout_storage(memory_layout(b));
+	const Layout *s = layout_storage(buffer_layout(b));
 	if (b->scope == SC_TMEM || !layout_span(s, AX_M, &n))
 		return 0;
 	/* a swizzle permutes within aligned blocks: round up to whole blocks */
@@ -44,7 +35,7 @@ bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off)
 	for (int d = 0; d < b->ndim; d++)
 		if (idx[d] < 0 || idx[d] >= b->shape[d])
 			return false;
-	if (!layout_apply_coord(memory_layout(b), b->shape, b->ndim, idx, out))
+	if (!layout_apply_coord(buffer_layout(b), b->shape, b->ndim, idx, out))
 		return false;
 	*off = out[AX_M];
 	return true;
@@ -52,7 +43,7 @@ bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off)
 
 Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why)
 {
-	const Layout *l = memory_layout(b);
+	const Layout *l = buffer_layout(b);
 	int dims[LAYOUT_MAX_ITERS + 1];
 	Layout *g = layout_group(l, b->shape, b->ndim, dims, why);
 	if (!g)

@@ -7,7 +7,7 @@ BIN=$TMP/bin
 mkdir -p "$BIN"
 cp "$TXC_BIN/txc" "$BIN/txc"
 export TXC_BIN=$BIN
-unset TXC_PIPELINE
+export TXC_PIPELINE=parse=txc-parse  # one stage; the built-in pipeline is tested at the end
 
 # stage NAME BODY: a fake pass program. Fakes end with exec so that a
 # signal kills the process txc waits for, as it would a real pass.
@@ -15,7 +15,8 @@ stage() {
   printf '#!/usr/bin/env bash\n%s\n' "$2" >"$BIN/$1"
   chmod +x "$BIN/$1"
 }
-stage txc-parse 'if [ $# -gt 0 ] && [ "$1" != - ] && [ ! -r "$1" ]; then
+stage txc-parse 'case ${1-} in --*) shift;; esac
+if [ $# -gt 0 ] && [ "$1" != - ] && [ ! -r "$1" ]; then
   echo "$1: error: cannot open file" >&2; exit 1
 fi
 exec sed "s/^/parse /" "$@"'
@@ -193,7 +194,7 @@ export TXC_PIPELINE=parse=txc-parse,noexec=fake-noexec
 txc in.tx
 check 'stage program not executable: exit 1' expect 1
 check 'stage program not executable: message' grep -qxF "txc: error: cannot run '$BIN/fake-noexec': Permission denied" err
-unset TXC_PIPELINE
+export TXC_PIPELINE=parse=txc-parse
 
 txc nosuch.tx
 check 'missing input file: exit 1' expect 1
@@ -212,7 +213,7 @@ check 'SIGTERM to txc: killed by it' expect 143
 check 'SIGTERM to txc: no output, no temporary file' empty o4
 check 'SIGTERM to txc: unfinished dump removed' [ "$(ls d10)" = 01-parse.tx ]
 check 'SIGTERM to txc: the stages are gone' eval '[ -s slow.pid ] && ! kill -0 "$(cat slow.pid)" 2>/dev/null'
-unset TXC_PIPELINE
+export TXC_PIPELINE=parse=txc-parse
 
 txc --dump-dir nodir/sub in.tx
 check 'dump dir that cannot be created: exit 1' expect 1
@@ -233,4 +234,23 @@ check '-o without a file: exit 2' expect 2
 txc a.tx b.tx
 check 'two input files: exit 2' expect 2
 
+# The built-in pipeline: the seven passes, in order, and what --arch,
+# --explain and --emit=ir do to it (shown by -v, which prints the commands).
+unset TXC_PIPELINE
+for p in txc-align txc-vectorize txc-partition txc-dispatch txc-lower txc-cuda; do
+  stage $p 'exec cat'
+done
+txc --help
+check 'built-in pipeline: --help lists the seven passes in order' eval \
+  '[ "$(grep -oE "^  0[1-7] [a-z]+" out | awk "{print \$2}" | tr "\n" " ")" = "parse align vectorize partition dispatch lower cuda " ]'
+txc -v --arch=sm_100a --explain in.tx
+check 'built-in pipeline: runs' expect 0
+check 'built-in pipeline: -v shows --target for the parser and --arch for the backend' \
+  grep -q "txc-parse --target=sm_100a in.tx | .*txc-dispatch --explain | .*txc-cuda --arch=sm_100a" err
+txc -v --emit=ir in.tx
+check '--emit=ir stops after txc-lower' eval '! grep -q txc-cuda err && grep -q txc-lower err'
+txc --arch=sm_75 in.tx
+check 'an unknown --arch exits 2' expect 2
+txc --emit=cubin in.tx
+check '--emit=cubin without -o exits 2' expect 2
 done_testing

@@ -1,0 +1,189 @@
+/* txc-align: for each tile op and each candidate variant that needs a plan,
+ * writes both operands as layouts over one iteration space (tirx.md, the
+ * partition algorithm, steps 1 and 2): each region is sliced out of its
+ * buffer's layout, with a symbolic start moved into a base offset; the two
+ * sides are split to common extents; for global <-> shared the iters are
+ * ordered by the global side's strides, outermost first; iters that continue
+ * each other on both sides are fused. A variant whose operands do not fit
+ * gets no plan (dispatch says why); one whose layouts cannot be aligned gets
+ * a plan with why="...". Plans already present are kept as they are. */
+#include <string.h>
+
+#include "ir.h"
+
+static bool is_const(const Expr *e, int64_t *v)
+{
+	if (e->kind == E_INT) {
+		*v = e->ival;
+		return true;
+	}
+	if (e->val && e->val->kind == V_INT) {
+		*v = e->val->i;
+		return true;
+	}
+	return false;
+}
+
+/* The region of one operand as a layout over its elements in row-major
+ * order, and the storage offset of its first element beyond the layout's
+ * own offset (an expression of launch ids and loop variables). */
+static Layout *region_layout(const Value *r, Expr **base, const char **why)
+{
+	const Buffer *b = r->buffer;
+	const Layout *l = buffer_layout(b);
+	int nd = b->ndim;
+	int64_t start[LAYOUT_MAX_ITERS];
+	Expr *sym[LAYOUT_MAX_ITERS];
+	for (int d = 0; d < nd; d++) {
+		sym[d] = NULL;
+		if (!is_const(r->starts[d], &start[d])) {
+			start[d] = 0;
+			sym[d] = r->starts[d];
+		}
+	}
+	Layout *s = layout_slice(l, b->shape, nd, start, r->extents, why);
+	if (!s)
+		return NULL;
+	*base = ex_int(0);
+	int dims[LAYOUT_MAX_ITERS + 1];
+	Layout *g = layout_group(l, b->shape, nd, dims, why);
+	if (!g)
+		return NULL;
+	for (int d = 0; d < nd; d++) {
+		if (!sym[d])
+			continue;
+		/* the start falls on whole inner iters: it moves the outermost */
+		int64_t inner = 1;
+		int first = dims[d];
+		while (first < dims[d + 1] && g->shard[first].extent == 1)
+			first++;
+		if (first == dims[d + 1]) {
+			*why = xprintf("dimension %d of '%s' has no iters", d, b->name);
+			return NULL;
+		}
+		for (int k = first + 1; k < dims[d + 1]; k++)
+			inner *= g->shard[k].extent;
+		const Iter *outer = &g->shard[first];
+		if (outer->axis != AX_M) {
+			*why = xprintf("a symbolic start on dimension %d of '%s', which is spread over threads", d, b->name);
+			return NULL;
+		}
+		if (inner > 1 && (!expr_divisible(sym[d], inner) || r->extents[d] % inner)) {
+			*why = xprintf("the start '%s' of dimension %d of '%s' is not provably a multiple of %lld, "
+			               "the inner extent of its layout", expr_str(sym[d]), d, b->name, (long long)inner);
+			return NULL;
+		}
+		*base = ex_add(*base, ex_mul(ex_div(sym[d], inner), ex_int(outer->stride)));
+	}
+	return s;
+}
+
+static bool fuses(const Iter *outer, const Iter *inner)
+{
+	int64_t run;
+	return outer->axis == inner->axis && mul_ok(inner->extent, inner->stride, &run) && run == outer->stride;
+}
+
+/* Aligns dst and src: common extents, then (sort) the global side's
+ * strides descending, then fusion where both sides continue. */
+static bool align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst_is_global, const char **why)
+{
+	Expr *db, *sb;
+	Layout *d = region_layout(dst, &db, why);
+	Layout *s = d ? region_layout(src, &sb, why) : NULL;
+	if (!s)
+		return false;
+	if (!layout_refine(d, s, why))
+		return false;
+	int n = d->nshard;
+	if (sort) {
+		/* stable insertion sort of the iter pairs by the global stride */
+		Layout *key = dst_is_global ? d : s;
+		for (int i = 1; i < n; i++)
+			for (int k = i; k > 0 && key->shard[k - 1].stride < key->shard[k].stride; k--) {
+				Iter t = d->shard[k];
+				d->shard[k] = d->shard[k - 1], d->shard[k - 1] = t;
+				t = s->shard[k];
+				s->shard[k] = s->shard[k - 1], s->shard[k - 1] = t;
+			}
+	}
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (m > 0 && fuses(&d->shard[m - 1], &d->shard[i]) && fuses(&s->shard[m - 1], &s->shard[i])) {
+			d->shard[m - 1].extent *= d->shard[i].extent;
+			d->shard[m - 1].stride = d->shard[i].stride;
+			s->shard[m - 1].extent *= s->shard[i].extent;
+			s->shard[m - 1].stride = s->shard[i].stride;
+			continue;
+		}
+		d->shard[m] = d->shard[i];
+		s->shard[m] = s->shard[i];
+		m++;
+	}
+	d->nshard = s->nshard = m;
+	p->dst = d;
+	p->src = s;
+	p->dst_base = db;
+	p->src_base = sb;
+	return true;
+}
+
+static int scope_flags(const Value *r) { return scopes[r->buffer->scope].flags; }
+
+static int align_op(OpSite *o, void *ctx)
+{
+	(void)ctx;
+	Expr *call = o->call;
+	const Value *dst = call->args[0]->val, *src = call->args[1]->val;
+	Plan *old;
+	int nold = read_plans(call, &old);
+	Plan plans[VA_COUNT];
+	int n = 0;
+	for (int v = 0; v < VA_COUNT; v++) {
+		const Variant *va = &variants[v];
+		if (va->op != call->intrin || va->plan == PLAN_NONE)
+			continue;
+		Plan *given = find_plan(old, nold, va->name);
+		if (given) {
+			plans[n++] = *given;
+			continue;
+		}
+		int fd = scope_flags(dst), fs = scope_flags(src);
+		Plan p = { .variant = va->name };
+		const char *why = NULL;
+		if (va->plan == PLAN_GS) {
+			bool gs = (fd & SCF_GLOBAL) && (fs & SCF_SHARED);
+			bool sg = (fd & SCF_SHARED) && (fs & SCF_GLOBAL);
+			if (!gs && !sg)
+				continue;
+			if (!align(&p, dst, src, true, gs, &why))
+				p.why = why;
+		} else {
+			bool rd = dst->buffer->scope == SC_LOCAL, rs = src->buffer->scope == SC_LOCAL;
+			const Value *mem = rd ? src : dst;
+			if (rd == rs || !(scope_flags(mem) & (SCF_GLOBAL | SCF_SHARED)))
+				continue;
+			if (!align(&p, dst, src, false, false, &why))
+				p.why = why;
+		}
+		plans[n++] = p;
+	}
+	if (n)
+		write_plans(call, plans, n);
+	return 1;
+}
+
+static bool pass(Module *m, Diag *d)
+{
+	(void)d;
+	return walk_tile_ops(m, align_op, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	Cli c = { .prog = "txc-align",
+	          .summary = "Aligns the operands of every tile op: for each candidate variant that needs one, "
+	                     "records both operands as layouts over one iteration space (plans=[T.plan(...)])." };
+	cli_parse(&c, argc, argv);
+	return run_pass(&c, TG_ANY, pass);
+}
