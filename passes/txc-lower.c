@@ -6,6 +6,7 @@
  * thread of the scope. The plan is obeyed as written: an edited vec, threads
  * or outer changes the code. A synchronous copy adds no barrier: the
  * program's own barriers order it. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -17,6 +18,9 @@ typedef struct Lower {
 	const char *tid;   /* the name bound to T.thread_id */
 	const char **names;
 	int nnames;
+	bool verify;        /* --verify: check every access of every copy */
+	int verified;
+	int64_t accesses;
 } Lower;
 
 /* ---- names -------------------------------------------------------------------- */
@@ -216,13 +220,245 @@ static int emit_loop(Lower *L, OpSite *o, int64_t outer, const char *f, const Bu
 	return 1;
 }
 
-/* ---- the variants ----------------------------------------------------------------- */
 
 static int fail(Lower *L, OpSite *o, const char *why)
 {
 	error_at(L->d, o->call->pos, "cannot lower %s: %s", expr_str(o->call->a), why);
 	return -1;
 }
+
+static bool vfail(Lower *L, OpSite *o, const char *why)
+{
+	fail(L, o, why);
+	return false;
+}
+
+/* ---- --verify: every access of a lowered copy, against the layouts ------------ */
+
+/* Values for the names of an address: the loop variable, the thread index,
+ * and launch ids and loop variables of the program at sample values. */
+typedef struct Env {
+	const char *f, *tid;
+	int64_t fval, tidval;
+	Var *vars[16];
+	int64_t vals[16];
+	int nvars;
+	bool high;
+} Env;
+
+static void sample_vars(Env *env, const Expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == E_NAME && e->var && e->var->launch != IN_THREAD_ID) {
+		Var *v = e->var;
+		if (v->def) {
+			sample_vars(env, v->def);
+		} else {
+			for (int i = 0; i < env->nvars; i++)
+				if (env->vars[i] == v)
+					return;
+			if (env->nvars < 16) {
+				env->vars[env->nvars] = v;
+				env->vals[env->nvars++] = v->hi > v->lo ? (env->high ? v->hi - 1 : v->lo) : 0;
+			}
+		}
+	}
+	sample_vars(env, e->a);
+	sample_vars(env, e->b);
+	sample_vars(env, e->c);
+	for (int i = 0; i < e->nargs; i++)
+		sample_vars(env, e->args[i]);
+}
+
+static bool ev(const Expr *e, const Env *env, int64_t *out)
+{
+	int64_t a, b;
+	if (e->kind == E_INT) {
+		*out = e->ival;
+		return true;
+	}
+	if (e->val && e->val->kind == V_INT) {
+		*out = e->val->i;
+		return true;
+	}
+	switch (e->kind) {
+	case E_NAME:
+		if (env->f && strcmp(e->str, env->f) == 0) {
+			*out = env->fval;
+			return true;
+		}
+		if (strcmp(e->str, env->tid) == 0 || (e->var && e->var->launch == IN_THREAD_ID)) {
+			*out = env->tidval;
+			return true;
+		}
+		if (!e->var)
+			return false;
+		if (e->var->launch == IN_WARP_ID || e->var->launch == IN_LANE_ID || e->var->launch == IN_WARPGROUP_ID) {
+			int64_t t = env->tidval;
+			*out = e->var->launch == IN_WARP_ID ? t / 32 : e->var->launch == IN_LANE_ID ? t % 32 : t / 128;
+			return true;
+		}
+		if (e->var->def)
+			return ev(e->var->def, env, out);
+		for (int i = 0; i < env->nvars; i++)
+			if (env->vars[i] == e->var) {
+				*out = env->vals[i];
+				return true;
+			}
+		return false;
+	case E_UN:
+		if (!ev(e->a, env, &a))
+			return false;
+		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
+		return true;
+	case E_BIN:
+		if (!ev(e->a, env, &a) || !ev(e->b, env, &b))
+			return false;
+		switch (e->op) {
+		case OP_ADD: *out = a + b; return true;
+		case OP_SUB: *out = a - b; return true;
+		case OP_MUL: *out = a * b; return true;
+		case OP_FLOORDIV: case OP_MOD:
+			if (b <= 0 || a < 0)
+				return false;
+			*out = e->op == OP_FLOORDIV ? a / b : a % b;
+			return true;
+		case OP_BITAND: *out = a & b; return true;
+		case OP_BITOR: *out = a | b; return true;
+		case OP_BITXOR: *out = a ^ b; return true;
+		case OP_SHL: *out = a << b; return true;
+		case OP_SHR: *out = a >> b; return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+typedef struct Access { int64_t thread, a, b; } Access;
+
+static int by_access(const void *x, const void *y)
+{
+	const Access *p = x, *q = y;
+	if (p->thread != q->thread)
+		return p->thread < q->thread ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* The thread (within the scope) whose values on the thread axes the
+ * register layout uses are those of an element. */
+static int64_t owner(const Layout *l, const int64_t *coords, int64_t group)
+{
+	bool used[AX_COUNT] = { 0 };
+	for (int i = 0; i < l->nshard; i++)
+		used[l->shard[i].axis] = true;
+	for (int a = 0; a < AX_COUNT; a++)
+		used[a] = used[a] || l->off[a];
+	for (int64_t t = 0; t < group; t++) {
+		bool all = true;
+		for (int a = 0; a < AX_COUNT && all; a++) {
+			if (!used[a] || axes[a].kind != AXK_THREAD)
+				continue;
+			int64_t v = a == AX_LANEID ? t % 32 : a == AX_TIDINWG ? t % 128 : a == AX_WIDINWG ? t % 128 / 32 :
+			            a == AX_WARPID ? t / 32 : a == AX_WGID ? t / 128 : t;
+			all = coords[a] == v;
+		}
+		if (all)
+			return t;
+	}
+	return -1;
+}
+
+/* Expected accesses from the layouts, generated ones from the addresses:
+ * both sorted, they must be the same list (every element once), and every
+ * generated address aligned to the access. */
+static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src,
+                           Expr *da, Expr *sa, const char *f, Env *env)
+{
+	int64_t group = scope_threads(L->func, o->call->es);
+	int64_t n = region_elements(dst);
+	bool rd = dst->buffer->scope == SC_LOCAL;
+	Access *want = xalloc(sizeof(Access) * (size_t)n), *got = xalloc(sizeof(Access) * (size_t)n);
+	const Value *side[2] = { dst, src };
+	int64_t start[2][LAYOUT_MAX_ITERS];
+	for (int s = 0; s < 2; s++)
+		for (int d = 0; d < side[s]->ndim; d++)
+			if (!ev(side[s]->starts[d], env, &start[s][d]))
+				return vfail(L, o, "verify: cannot evaluate a region start");
+	for (int64_t e = 0; e < n; e++) {
+		int64_t off[2], thread = 0;
+		for (int s = 0; s < 2; s++) {
+			const Value *r = side[s];
+			int64_t idx[LAYOUT_MAX_ITERS], x = e;
+			for (int d = r->ndim - 1; d >= 0; d--) {
+				idx[d] = start[s][d] + x % r->extents[d];
+				x /= r->extents[d];
+			}
+			int64_t c[AX_COUNT];
+			if (!layout_apply_coord(buffer_layout(r->buffer), r->buffer->shape, r->ndim, idx, c))
+				return vfail(L, o, "verify: an element has no address");
+			off[s] = c[AX_M];
+			if (reg && r->buffer->scope == SC_LOCAL && group > 1)
+				thread = owner(buffer_layout(r->buffer), c, group);
+		}
+		/* register plans: (thread, register, memory); else (0, dst, src) */
+		want[e] = reg ? (Access){ thread, off[rd ? 0 : 1], off[rd ? 1 : 0] } : (Access){ 0, off[0], off[1] };
+	}
+	int64_t k = 0, bad_align = 0;
+	int64_t threads = reg ? group : p->threads;
+	for (int64_t t = 0; t < threads; t++) {
+		env->tidval = group > 1 ? t : env->tidval;
+		for (int64_t fi = 0; fi < p->outer; fi++) {
+			env->fval = fi;
+			int64_t a, b;
+			env->f = f;
+			if (!ev(da, env, &a) || !ev(sa, env, &b))
+				return vfail(L, o, "verify: cannot evaluate an address");
+			if (a % p->vec || b % p->vec)
+				bad_align++;
+			for (int64_t v = 0; v < p->vec && k < n; v++, k++)
+				got[k] = reg ? (Access){ t, (rd ? a : b) + v, (rd ? b : a) + v } : (Access){ 0, a + v, b + v };
+		}
+	}
+	qsort(want, (size_t)n, sizeof(Access), by_access);
+	qsort(got, (size_t)k, sizeof(Access), by_access);
+	int64_t diff = k == n ? 0 : 1;
+	for (int64_t i = 0; i < n && i < k; i++)
+		diff += by_access(&want[i], &got[i]) != 0;
+	if (diff || bad_align)
+		return vfail(L, o, xprintf("verify: %lld of %lld accesses differ from the layouts, %lld misaligned",
+		                          (long long)diff, (long long)n, (long long)bad_align));
+	L->accesses += n;
+	return true;
+}
+
+/* Runs the check with the program's names at their lowest and highest
+ * values, and for a thread-scope copy for the first and the last thread. */
+static bool verify(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src, Expr *da,
+                   Expr *sa, const char *f)
+{
+	for (int high = 0; high < 2; high++) {
+		Env env = { .tid = L->tid, .high = high };
+		for (int s = 0; s < 2; s++) {
+			const Value *r = s ? src : dst;
+			for (int d = 0; d < r->ndim; d++)
+				sample_vars(&env, r->starts[d]);
+		}
+		sample_vars(&env, p->src_base);
+		sample_vars(&env, p->dst_base);
+		env.tidval = high ? L->func->threads - 1 : 0;
+		if (!check_accesses(L, o, p, reg, dst, src, da, sa, f, &env))
+			return false;
+	}
+	L->verified++;
+	return true;
+}
+
+/* ---- the variants ----------------------------------------------------------------- */
+
 
 /* [outer, threads, vec] over the plan's iteration space. */
 static int lower_gs(Lower *L, OpSite *o, const Plan *p, const Value *dst, const Value *src)
@@ -243,6 +479,8 @@ static int lower_gs(Lower *L, OpSite *o, const Plan *p, const Value *dst, const 
 	Expr *da = address(d, p->dst_base, ex_add(digits(d, dd[0], dd[1], fx), digits(d, dd[1], dd[2], t)));
 	Expr *sa = address(s, p->src_base, ex_add(digits(s, sd[0], sd[1], fx), digits(s, sd[1], sd[2], t)));
 	int64_t bytes = p->vec * dtype_bytes(dst->buffer->dtype);
+	if (L->verify && !verify(L, o, p, false, dst, src, da, sa, f))
+		return -1;
 	return emit_loop(L, o, p->outer, f, dst->buffer, da, src->buffer, sa, bytes);
 }
 
@@ -290,6 +528,8 @@ static int lower_reg(Lower *L, OpSite *o, const Plan *p, const Value *dst, const
 	Expr *ra = address(rg, NULL, digits(rg, rdim[0], rdim[1], fx));
 	Expr *ma = address(mg, mbase, ex_add(mthread, digits(mg, mdim[0], mdim[1], fx)));
 	int64_t bytes = p->vec * dtype_bytes(dst->buffer->dtype);
+	if (L->verify && !verify(L, o, p, true, dst, src, rd ? ra : ma, rd ? ma : ra, f))
+		return -1;
 	if (rd)
 		return emit_loop(L, o, p->outer, f, dst->buffer, ra, src->buffer, ma, bytes);
 	return emit_loop(L, o, p->outer, f, dst->buffer, ma, src->buffer, ra, bytes);
@@ -402,8 +642,17 @@ static bool pass(Module *m, Diag *d)
 
 int main(int argc, char **argv)
 {
-	Cli c = { .prog = "txc-lower",
+	Opt opts[] = {
+		{ "--verify", NULL, "check by enumeration that every lowered copy reaches each element once, at the address "
+		                    "its layout gives, aligned to its access (report on stderr)", NULL, &lower.verify },
+		{ 0 },
+	};
+	Cli c = { .prog = "txc-lower", .opts = opts,
 	          .summary = "Replaces every dispatched tile op by per-thread code: loops, T.pointer_offset, T.cuda.copy_bytes." };
 	cli_parse(&c, argc, argv);
-	return run_pass(&c, TG_ANY, pass);
+	int rc = run_pass(&c, TG_ANY, pass);
+	if (rc == 0 && lower.verify)
+		fprintf(stderr, "txc-lower: verified %d copies, %lld element accesses\n", lower.verified,
+		        (long long)lower.accesses);
+	return rc;
 }

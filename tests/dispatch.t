@@ -58,6 +58,12 @@ for my $c (@cases) {
     my $want = join '; ', @{ $c->{expect} };
     my $have = join '; ', @got;
     ok($rc == 0 && $have eq $want, "$c->{name}: $want", "exit $rc", "got: $have", $rc ? $err : ());
+    # the brute-force check of the lowered code: every element once, at the
+    # address its layout gives, aligned to the access
+    my $vrc = system("'$bin/txc-lower' --verify <'$tmp/out' >/dev/null 2>'$tmp/verr'") >> 8;
+    my $verr = do { local (@ARGV, $/) = ("$tmp/verr"); <> // '' };
+    my $vector = grep { !/^fallback/ } @got;  # fallback copies are element loops, nothing to verify
+    ok($vrc == 0 && $verr =~ /verified (\d+) copies/ && $1 == $vector, "$c->{name}: txc-lower --verify", $verr);
     my @miss = grep { index(squash($err), squash($_)) < 0 } @{ $c->{warn} };
     ok(!@miss && (@{ $c->{warn} } || $err !~ /warning:/), "$c->{name}: warnings as expected",
        @miss ? "missing: @miss" : (), $err) if @{ $c->{warn} } || $err =~ /warning:/;
