@@ -483,6 +483,10 @@ bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off);
 Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why);
 /* Places the kernel's shared buffers (smem_off); returns the bytes used. */
 int64_t smem_plan(Func *f);
+/* The dynamic shared memory a launch needs: smem_plan, plus 1024 when a
+ * buffer is swizzled, since the kernel rounds its base up to 1024 bytes.
+ * The backend, the launcher and the emulator all use this one rule. */
+int64_t smem_bytes(Func *f);
 
 /* ---- plan.c: what the passes share ------------------------------------------ */
 

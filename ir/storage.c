@@ -70,6 +70,17 @@ Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why)
 	return ex_swizzle(l, sum);
 }
 
+/* A shared buffer starts on 1024 bytes when it or a view of it is swizzled
+ * (the hardware swizzles absolute addresses), else on 16 (the widest
+ * vector access). */
+static bool swizzled_storage(const Func *f, const Buffer *root)
+{
+	for (int i = 0; i < f->nbufs; i++)
+		if (buffer_root(f->bufs[i]) == root && f->bufs[i]->layout && f->bufs[i]->layout->swizzled)
+			return true;
+	return false;
+}
+
 int64_t smem_plan(Func *f)
 {
 	int64_t top = 0;
@@ -77,12 +88,22 @@ int64_t smem_plan(Func *f)
 		Buffer *b = f->bufs[i];
 		if (b->base || !(scopes[b->scope].flags & SCF_SHARED))
 			continue;
-		/* hardware swizzles absolute addresses: swizzled buffers start on
-		 * 1024 bytes, the rest on 16 (the widest vector access) */
-		int64_t align = b->layout && b->layout->swizzled ? 1024 : 16;
+		int64_t align = swizzled_storage(f, b) ? 1024 : 16;
 		top = (top + align - 1) / align * align;
 		b->smem_off = top;
 		top += buffer_storage(b) * dtype_bytes(b->dtype);
 	}
+	for (int i = 0; i < f->nbufs; i++)
+		if (f->bufs[i]->base && (scopes[f->bufs[i]->scope].flags & SCF_SHARED))
+			f->bufs[i]->smem_off = buffer_root(f->bufs[i])->smem_off;
 	return top;
+}
+
+int64_t smem_bytes(Func *f)
+{
+	int64_t n = smem_plan(f);
+	for (int i = 0; i < f->nbufs; i++)
+		if ((scopes[f->bufs[i]->scope].flags & SCF_SHARED) && swizzled_storage(f, buffer_root(f->bufs[i])))
+			return n + 1024;
+	return n;
 }
