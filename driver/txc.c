@@ -43,6 +43,9 @@ static struct stage stages[MAXSTAGES];
 static size_t nstages, nrun;
 static char *pipelinebuf, *paths[MAXSTAGES], *dumps[MAXSTAGES];
 static int dumpfds[MAXSTAGES];
+/* Each stage's diagnostics wait in a file: once a stage fails, what the
+ * stages after it say about their truncated input is noise. */
+static int errfds[MAXSTAGES];
 static size_t ndumps;
 static struct proc procs[2 * MAXSTAGES];
 static size_t nprocs;
@@ -368,6 +371,16 @@ prepare(void)
 			return false;
 		}
 	}
+	for (size_t i = 0; i < nrun; ++i) {
+		char name[] = "/tmp/txc-stderr.XXXXXX";
+		errfds[i] = mkstemp(name);
+		if (errfds[i] < 0) {
+			errf("cannot create a temporary file: %s", strerror(errno));
+			return false;
+		}
+		unlink(name);
+		fcntl(errfds[i], F_SETFD, FD_CLOEXEC);
+	}
 	if (verbose)
 		printpipeline();
 	if (dumpdir && mkdir(dumpdir, 0777) < 0 && errno != EEXIST) {
@@ -479,6 +492,8 @@ execstage(size_t i, int in, int out)
 		dup2(out, 1);
 		close(out);
 	}
+	if (errfds[i] > 2)
+		dup2(errfds[i], 2);
 	stageargv(argv, i);
 	execv(paths[i], (char *const *)argv);
 	errf("cannot run '%s': %s", paths[i], strerror(errno));
@@ -590,6 +605,25 @@ reap(void)
 }
 
 /* The failure most upstream is the cause of the others. */
+/* Passes on what the stages said, up to and including the first that failed. */
+static void
+flusherrors(size_t upto)
+{
+	char buf[65536];
+	ssize_t n;
+
+	for (size_t i = 0; i < nrun && i <= upto; ++i) {
+		if (errfds[i] <= 2)
+			continue;
+		lseek(errfds[i], 0, SEEK_SET);
+		while ((n = read(errfds[i], buf, sizeof(buf))) > 0)
+			if (!writeall(2, buf, (size_t)n))
+				break;
+		close(errfds[i]);
+		errfds[i] = -1;
+	}
+}
+
 static int
 verdict(void)
 {
@@ -599,12 +633,14 @@ verdict(void)
 
 		if (!failed(p))
 			continue;
+		flusherrors(p->stage);
 		if (WIFEXITED(st))
 			return WEXITSTATUS(st);
 		errf("%s '%s' (%s) killed by signal %d", p->copier ? "tee after stage" : "stage",
 		     stages[p->stage].pass, stages[p->stage].prog, WTERMSIG(st));
 		return 1;
 	}
+	flusherrors(nrun);
 	return 0;
 }
 
@@ -638,7 +674,10 @@ run(void)
 		killall();
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	reap();
-	return ok && !interrupted ? verdict() : 1;
+	if (ok && !interrupted)
+		return verdict();
+	flusherrors(nrun);
+	return 1;
 }
 
 /* Keeps the output if all went well, and the complete dumps: those whose
