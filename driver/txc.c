@@ -234,6 +234,10 @@ parseargs(int argc, char *argv[])
 		stages[nstages - 1].args[0] = archopt;
 		if (explain)
 			stages[findpass("dispatch")].args[0] = "--explain";
+		/* each pass marks the user's lines in the IR it prints, so the
+		 * next one reports errors there */
+		for (size_t i = 0; i + 1 < nrun; ++i)
+			stages[i].args[stages[i].args[0] ? 1 : 0] = "--locations";
 	}
 	if ((!strcmp(emit, "ptx") || !strcmp(emit, "cubin"))) {
 		if (stopafter)

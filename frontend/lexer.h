@@ -21,6 +21,8 @@ typedef struct Lexer {
 	Pos next_pos;             /* where pending INDENT/DEDENTs point */
 	int last;                 /* the last token returned */
 	bool failed;              /* an error was reported */
+	const char *dir_file;     /* the last #@ FILE:LINE comment */
+	int dir_line, dir_phys;
 	Module *module;           /* the parser's result */
 } Lexer;
 

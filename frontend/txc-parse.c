@@ -26,7 +26,10 @@ int main(int argc, char **argv)
 		if (!m)
 			return 1;
 		Buf out = {0};
-		print_module(&out, m);
+		if (c.locations)
+			print_module_locations(&out, m);
+		else
+			print_module(&out, m);
 		return write_file(c.prog, c.output, out.s ? out.s : "", out.n) ? 0 : 1;
 	}
 	return run_pass(&c, tg, NULL);

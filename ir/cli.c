@@ -13,6 +13,7 @@ static void usage(const Cli *c, FILE *out)
 		char *left = o->arg ? xprintf("%s %s", o->name, o->arg) : xstrdup(o->name);
 		fprintf(out, "  %-22s %s\n", left, o->help);
 	}
+	fprintf(out, "  %-22s %s\n", "--locations", "mark source lines in the printed IR (#@ FILE:LINE), for the next pass");
 	fprintf(out, "  %-22s %s\n", "--help", "show this help and exit");
 	fprintf(out, "\nexit status: 0 success, 1 bad input, 2 bad usage\n");
 }
@@ -46,6 +47,10 @@ void cli_parse(Cli *c, int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(c, stdout);
 			exit(0);
+		}
+		if (strcmp(a, "--locations") == 0) {
+			c->locations = true;
+			continue;
 		}
 		if (strcmp(a, "-o") == 0 || strncmp(a, "-o", 2) == 0) {
 			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
@@ -94,6 +99,9 @@ int run_pass(Cli *c, int target, bool (*pass)(Module *m, Diag *d))
 			die("%s produced IR that does not verify", c->prog);
 	}
 	Buf out = {0};
-	print_module(&out, m);
+	if (c->locations)
+		print_module_locations(&out, m);
+	else
+		print_module(&out, m);
 	return write_file(c->prog, c->output, out.s ? out.s : "", out.n) ? 0 : 1;
 }

@@ -63,6 +63,9 @@ struct Pos {
 	const Src *src;
 	int line, col;
 	int off, len; /* byte offset and length of the token, for the caret */
+	/* where the text came from, when a `#@ FILE:LINE` comment said so
+	 * (line is then that file's line); NULL: src itself */
+	const char *file;
 };
 
 /* Diagnostics go to `out` as `file:line:col: error: msg`, then the source
@@ -102,6 +105,7 @@ typedef struct Cli {
 	const Opt *opts;      /* terminated by a zero row */
 	const char *input;    /* NULL: stdin */
 	const char *output;   /* NULL: stdout */
+	bool locations;       /* --locations: print #@ FILE:LINE comments */
 } Cli;
 void cli_parse(Cli *c, int argc, char **argv);
 _Noreturn void cli_usage_error(const Cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -312,6 +316,10 @@ Module *parse_module(const Src *src, Diag *d);
 /* ---- print.c: the canonical printer --------------------------------------- */
 
 void print_module(Buf *b, const Module *m);
+/* The same, with `#@ FILE:LINE` comments wherever a statement's source line
+ * is not the one the reader would count: the next pass then reports errors
+ * at the user's lines (doc/txir.md, section 11). */
+void print_module_locations(Buf *b, const Module *m);
 void print_expr(Buf *b, const Expr *e);
 void print_stmt(Buf *b, const Stmt *s, int indent);
 char *expr_str(const Expr *e);

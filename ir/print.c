@@ -292,8 +292,36 @@ static void body(Buf *b, Stmt *const *v, int n, int level)
 		print_stmt(b, v[i], level);
 }
 
+/* With locations on: the logical line of the next line printed, counted
+ * from the last #@ comment, and how far the buffer has been counted. */
+static struct {
+	bool on;
+	const char *file;
+	int next;
+	size_t counted;
+} loc;
+
+static void mark_location(Buf *b, const Stmt *s, int level)
+{
+	for (; loc.counted < b->n; loc.counted++)
+		if (b->s[loc.counted] == '\n')
+			loc.next++;
+	if (!loc.on || s->pos.line <= 0 || !s->pos.src)
+		return;
+	const char *file = s->pos.file ? s->pos.file : s->pos.src->name;
+	int line = s->pos.line - (s->kind == S_FUNC ? s->ndecorators : 0);
+	if (loc.file && strcmp(loc.file, file) == 0 && loc.next == line)
+		return;
+	indent(b, level);
+	bprintf(b, "#@ %s:%d\n", file, line);
+	loc.counted = b->n;
+	loc.file = file;
+	loc.next = line;
+}
+
 void print_stmt(Buf *b, const Stmt *s, int level)
 {
+	mark_location(b, s, level);
 	indent(b, level);
 	switch (s->kind) {
 	case S_EXPR:
@@ -338,7 +366,7 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 		bputs(b, ":\n");
 		body(b, s->body, s->nbody, level + 1);
 		if (s->norelse == 1 && s->orelse[0]->kind == S_IF && s->orelse[0]->elif) {
-			print_stmt(b, s->orelse[0], level);
+			print_stmt(b, s->orelse[0], level); /* elif */
 		} else if (s->norelse) {
 			indent(b, level);
 			bputs(b, "else:\n");
@@ -396,4 +424,14 @@ void print_module(Buf *b, const Module *m)
 		}
 		print_stmt(b, s, 0);
 	}
+}
+
+void print_module_locations(Buf *b, const Module *m)
+{
+	loc.on = true;
+	loc.file = NULL;
+	loc.next = 1;
+	loc.counted = b->n;
+	print_module(b, m);
+	loc.on = false;
 }

@@ -1336,7 +1336,7 @@ bool verify_module(Module *m, Diag *d)
 		}
 	}
 	if (!kernels && d->errors == errors) {
-		Pos p = { m->src, 1, 1, 0, 0 };
+		Pos p = { m->src, 1, 1, 0, 0, NULL };
 		error_at(d, p, "no kernel in this file: write one with @T.prim_func");
 	}
 	return d->errors == errors;

@@ -169,7 +169,7 @@ void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap)
 		return;
 	FILE *out = d->out ? d->out : stderr;
 	if (p.src)
-		fprintf(out, "%s:%d:%d: %s: ", p.src->name, p.line, p.col, kind);
+		fprintf(out, "%s:%d:%d: %s: ", p.file ? p.file : p.src->name, p.line, p.col, kind);
 	else
 		fprintf(out, "%s: ", kind);
 	vfprintf(out, fmt, ap);

@@ -192,7 +192,7 @@ static int emit_loop(Lower *L, OpSite *o, int64_t outer, const char *f, const Bu
 		if (strcmp(dn, sn) == 0)
 			sn = xprintf("%s_src", sn);
 		dn = fresh(L, dn), sn = fresh(L, sn);
-		Stmt *a = new_stmt(S_ASSIGN, o->stmt->pos), *b = new_stmt(S_ASSIGN, o->stmt->pos);
+		Stmt *a = new_stmt(S_ASSIGN, (Pos){0}), *b = new_stmt(S_ASSIGN, (Pos){0});
 		vpush(a->targets, a->ntargets, ex_name(dn));
 		a->value = dptr;
 		vpush(b->targets, b->ntargets, ex_name(sn));
@@ -203,9 +203,10 @@ static int emit_loop(Lower *L, OpSite *o, int64_t outer, const char *f, const Bu
 		sptr = ex_name(sn);
 	}
 	Expr *args[] = { dptr, sptr, ex_int(bytes) };
-	Stmt *copy = new_stmt(S_EXPR, o->stmt->pos);
+	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
 	copy->value = ex_call("T.cuda.copy_bytes", 3, args);
 	body[n++] = copy;
+	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {
 		stmt_splice(o->body, o->nbody, o->index, body, n);
 		return n;
@@ -558,11 +559,11 @@ static int lower_fallback(Lower *L, OpSite *o, const Value *dst, const Value *sr
 			idx[s][d] = sides[s]->extents[d] > 1 ? ex_add(sides[s]->starts[d], ex_name(var[k++])) :
 			                                         sides[s]->starts[d];
 	}
-	Stmt *st = new_stmt(S_ASSIGN, o->stmt->pos);
+	Stmt *st = new_stmt(S_ASSIGN, (Pos){0});
 	vpush(st->targets, st->ntargets, ex_index(ex_name(dst->buffer->name), dst->ndim, di));
 	st->value = ex_index(ex_name(src->buffer->name), src->ndim, si);
 	for (int k = nl - 1; k >= 0; k--) {
-		Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
+		Stmt *loop = new_stmt(S_FOR, (Pos){0});
 		vpush(loop->targets, loop->ntargets, ex_name(var[k]));
 		Expr *e = ex_int(ext[k]);
 		loop->value = ex_call("range", 1, &e);
@@ -570,7 +571,7 @@ static int lower_fallback(Lower *L, OpSite *o, const Value *dst, const Value *sr
 		st = loop;
 	}
 	if (scope_threads(L->func, o->call->es) > 1) {
-		Stmt *g = new_stmt(S_IF, o->stmt->pos);
+		Stmt *g = new_stmt(S_IF, (Pos){0});
 		Expr *c = new_expr(E_CMP, (Pos){0});
 		c->op = OP_EQ;
 		c->a = scope_index(L, o->call->es);
@@ -579,6 +580,7 @@ static int lower_fallback(Lower *L, OpSite *o, const Value *dst, const Value *sr
 		vpush(g->body, g->nbody, st);
 		st = g;
 	}
+	st->pos = o->stmt->pos;
 	stmt_splice(o->body, o->nbody, o->index, &st, 1);
 	return 1;
 }

@@ -15,7 +15,7 @@ stage() {
   printf '#!/usr/bin/env bash\n%s\n' "$2" >"$BIN/$1"
   chmod +x "$BIN/$1"
 }
-stage txc-parse 'case ${1-} in --*) shift;; esac
+stage txc-parse 'while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do shift; done
 if [ $# -gt 0 ] && [ "$1" != - ] && [ ! -r "$1" ]; then
   echo "$1: error: cannot open file" >&2; exit 1
 fi
@@ -246,7 +246,7 @@ check 'built-in pipeline: --help lists the seven passes in order' eval \
 txc -v --arch=sm_100a --explain in.tx
 check 'built-in pipeline: runs' expect 0
 check 'built-in pipeline: -v shows --target for the parser and --arch for the backend' \
-  grep -q "txc-parse --target=sm_100a in.tx | .*txc-dispatch --explain | .*txc-cuda --arch=sm_100a" err
+  grep -q "txc-parse --target=sm_100a --locations in.tx | .*txc-dispatch --explain --locations | .*txc-cuda --arch=sm_100a\$" err
 txc -v --emit=ir in.tx
 check '--emit=ir stops after txc-lower' eval '! grep -q txc-cuda err && grep -q txc-lower err'
 txc --arch=sm_75 in.tx

@@ -14,6 +14,14 @@ for f in "$TOP"/examples/*.tx; do
   [ -f "$golden" ] || { [ "${UPDATE:-0}" = 1 ] && cp "$TMP/$name.tx" "$golden"; }
   same_file "$name: canonical form is tests/golden/$name.tx" "$golden" "$TMP/$name.tx"
 done
+# With --locations (as the driver runs the passes) the #@ FILE:LINE comments
+# keep the user's lines, and printing is still a fixed point.
+for f in "$TOP"/examples/*.tx; do
+  name=$(basename "$f" .tx)
+  "$TXC_BIN/txc-parse" --locations "$f" -o "$TMP/loc1.tx" &&
+    "$TXC_BIN/txc-parse" --locations "$TMP/loc1.tx" -o "$TMP/loc2.tx" &&
+    check "$name: printing with locations is a fixed point" cmp -s "$TMP/loc1.tx" "$TMP/loc2.tx"
+done
 for g in "$TOP"/tests/golden/*.tx; do
   name=$(basename "$g" .tx)
   if "$TXC_BIN/txc-parse" "$g" -o "$TMP/again-$name.tx" 2>"$TMP/err"; then
