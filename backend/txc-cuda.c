@@ -1,0 +1,1236 @@
+/* txc-cuda: the CUDA backend. Reads a verified, lowered txc program
+ * (doc/txir.md, section 12) and writes one CUDA C file: a header, a prelude
+ * holding only the helpers this file calls (each intrinsic is one helper
+ * around one PTX instruction in the form of shared/reference/ptx.md), then
+ * one extern "C" __global__ function per kernel. The IR's names, loops and
+ * branches are kept, so the CUDA reads like the IR it came from.
+ *
+ * Each kernel is emitted twice: the first pass only records which buffers
+ * and launch ids are used, so that the second leaves out declarations
+ * nothing reads (a view the lowering replaced, an unused warp id). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+#ifndef TXC_VERSION
+#define TXC_VERSION "0.1"
+#endif
+
+/* C precedence, loosest first. */
+enum { P_COND = 3, P_OR, P_AND, P_BITOR, P_XOR, P_BITAND, P_EQ, P_REL, P_SHIFT, P_ADD, P_MUL,
+       P_UNARY = 15, P_POSTFIX, P_ATOM };
+
+typedef struct Code { const char *s; int prec; } Code;
+
+/* A name in scope: a buffer, a runtime scalar (buf NULL), or a constant. */
+typedef struct Bind {
+	const char *name;
+	Buffer *buf;
+	bool is_int, is_str;
+	int64_t ival;
+	const char *str;
+} Bind;
+
+typedef struct Helper { const char *name, *text; } Helper;
+
+typedef struct Gen {
+	Module *m;
+	Diag *d;
+	Func *f;
+	Buf *out;
+	int indent;
+	Bind *binds;
+	int nbinds;
+	bool counting;   /* the first pass over a kernel: record uses only */
+	bool *buf_used;  /* per f->bufs entry */
+	Var **vars;      /* launch ids used */
+	int nvars;
+	bool wide;       /* int names as int64_t: an offset that may pass 2^31 */
+	bool shared;     /* a shared buffer was declared */
+	Helper *helpers; /* the prelude, in order of first use */
+	int nhelpers;
+	bool fp16, bf16, fp8;
+} Gen;
+
+/* ---- names, types, helpers -------------------------------------------------- */
+
+static const char *const reserved[] = {
+	"alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "const", "constexpr",
+	"const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+	"explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+	"mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected", "public",
+	"register", "reinterpret_cast", "restrict", "return", "short", "signed", "sizeof", "static",
+	"static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+	"try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+	"wchar_t", "while", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max", "half",
+	"half2", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+	"uintptr_t", "uint2", "uint4", "smem", "smem_raw", "printf", "assert", "main", NULL,
+};
+
+/* The IR's name, or with a '_' after it where it would clash in CUDA C. */
+static const char *cname(const char *s)
+{
+	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0;
+	for (int i = 0; !clash && reserved[i]; i++)
+		clash = strcmp(s, reserved[i]) == 0;
+	return clash ? xprintf("%s_", s) : s;
+}
+
+static bool is_intdt(int dt) { return dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT); }
+static bool is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
+static bool is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }
+/* sema's literal dtypes (past DT_COUNT) become int32 and float32 */
+static int concrete(int dt) { return dt == DT_COUNT ? DT_INT32 : dt == DT_COUNT + 1 ? DT_FLOAT32 : dt < DT_COUNT ? dt : DT_NONE; }
+static bool known(int dt) { return dt > DT_NONE && dt < DT_COUNT; }
+
+/* The C type of a dtype; float8 is stored as raw bits. */
+static const char *ctype(Gen *g, int dt)
+{
+	switch (dt) {
+	case DT_FLOAT16: g->fp16 = true; return "half";
+	case DT_BFLOAT16: g->bf16 = true; return "__nv_bfloat16";
+	case DT_FP8E4M3: case DT_FP8E5M2: return "uint8_t";
+	case DT_NONE: return "long long";
+	default: return dtypes[dt].ctype;
+	}
+}
+/* The same for scalars, where int reads better than int32_t. */
+static const char *stype(Gen *g, int dt) { return dt == DT_INT32 ? "int" : ctype(g, dt); }
+
+static bool have(Gen *g, const char *name)
+{
+	for (int i = 0; i < g->nhelpers; i++)
+		if (strcmp(g->helpers[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static const char *add(Gen *g, const char *name, const char *text)
+{
+	if (!have(g, name))
+		vpush(g->helpers, g->nhelpers, ((Helper){ name, text }));
+	return name;
+}
+
+#define DEV "static __device__ __forceinline__ "
+
+/* A helper whose body is one asm statement with only a memory clobber. */
+static const char *asm0(Gen *g, const char *name, const char *ptx)
+{
+	if (!have(g, name))
+		add(g, name, xprintf(DEV "void %s()\n{\n  asm volatile(\"%s\" ::: \"memory\");\n}\n", name, ptx));
+	return name;
+}
+
+static void need_smem(Gen *g)
+{
+	add(g, "txc_smem", "// the shared-memory address that PTX takes, from a generic pointer\n"
+	    DEV "uint32_t txc_smem(const void* p)\n{\n  return (uint32_t)__cvta_generic_to_shared(p);\n}\n");
+}
+
+/* A helper with parameters and one asm statement with inputs. */
+static const char *asm_in(Gen *g, const char *name, const char *params, const char *ptx, const char *in)
+{
+	if (!have(g, name)) {
+		if (strstr(in, "txc_smem"))
+			need_smem(g);
+		add(g, name, xprintf(DEV "void %s(%s)\n{\n  asm volatile(\"%s\"\n               :: %s\n               : \"memory\");\n}\n",
+		                     name, params, ptx, in));
+	}
+	return name;
+}
+
+static const char *copy_helper(Gen *g, int64_t n)
+{
+	static const char *const vt[17] = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint2", [16] = "uint4" };
+	const char *name = xprintf("txc_copy_bytes_%lld", (long long)n);
+	if (!have(g, name))
+		add(g, name, xprintf("// %lld bytes: one vector load and one vector store\n"
+		                     DEV "void %s(void* dst, const void* src)\n{\n  *(%s*)dst = *(const %s*)src;\n}\n",
+		                     (long long)n, name, vt[n], vt[n]));
+	return name;
+}
+
+static void floor_helpers(Gen *g)
+{
+	add(g, "txc_floordiv", "// Python's // and % (floor semantics), for operands that may be negative\n"
+	    DEV "long long txc_floordiv(long long a, long long b)\n{\n  long long q = a / b;\n"
+	    "  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;\n}\n"
+	    DEV "long long txc_floormod(long long a, long long b)\n{\n  long long r = a % b;\n"
+	    "  return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;\n}\n");
+}
+
+static const char *fp8_helper(Gen *g, int dt, bool to)
+{
+	const char *k = dt == DT_FP8E4M3 ? "e4m3" : "e5m2", *K = dt == DT_FP8E4M3 ? "E4M3" : "E5M2";
+	g->fp8 = g->fp16 = true;
+	const char *name = to ? xprintf("txc_float_to_%s", k) : xprintf("txc_%s_to_float", k);
+	if (!have(g, name))
+		add(g, name, to ? xprintf("// float8 values are raw bits (uint8_t)\n" DEV "uint8_t %s(float x)\n{\n"
+		                          "  return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_%s);\n}\n", name, K) :
+		             xprintf(DEV "float %s(uint8_t x)\n{\n  return __half2float(__half(__nv_cvt_fp8_to_halfraw(x, __NV_%s)));\n}\n",
+		                     name, K));
+	return name;
+}
+
+/* ---- what names mean --------------------------------------------------------- */
+
+static Bind *lookup(Gen *g, const char *name)
+{
+	for (int i = g->nbinds - 1; i >= 0; i--)
+		if (strcmp(g->binds[i].name, name) == 0)
+			return &g->binds[i];
+	return NULL;
+}
+
+static Bind *bind(Gen *g, const char *name, Buffer *b)
+{
+	vpush(g->binds, g->nbinds, ((Bind){ .name = name, .buf = b }));
+	return &g->binds[g->nbinds - 1];
+}
+
+/* sema does not record which builtin a call names: follow the dotted name
+ * from the module's imports as sema does. */
+static const char *path_of(Gen *g, const Expr *e)
+{
+	if (e->kind == E_ATTR) {
+		const char *b = path_of(g, e->a);
+		return b ? xprintf("%s.%s", b, e->str) : NULL;
+	}
+	if (e->kind != E_NAME || lookup(g, e->str))
+		return NULL;
+	Value *v = module_value(g->m, e->str);
+	if (v)
+		return v->kind == V_NAMESPACE ? v->s : v->kind == V_FUNC ? intrins[v->intrin].path : NULL;
+	if (strcmp(e->str, "T") == 0 || strcmp(e->str, "Tx") == 0)
+		return "T";
+	const char *p = xprintf("py.%s", e->str);
+	return intrin_lookup(p) >= 0 ? p : NULL;
+}
+
+/* The builtin a callee names (-1: none; *dt: a dtype constructor T.float16). */
+static int resolve(Gen *g, const Expr *fn, int *dt)
+{
+	*dt = DT_NONE;
+	const char *p = path_of(g, fn);
+	if (!p)
+		return -1;
+	int id = intrin_lookup(p);
+	if (id >= 0)
+		return id;
+	if (strncmp(p, "T.", 2) != 0)
+		return -1;
+	if (!strchr(p + 2, '.')) {
+		*dt = dtype_lookup(p + 2);
+		return -1;
+	}
+	const char *last = strrchr(p, '.');
+	return strcmp(last, ".copy") == 0 ? IN_COPY : strcmp(last, ".copy_async") == 0 ? IN_COPY_ASYNC : -1;
+}
+
+static int call_id(Gen *g, const Expr *e)
+{
+	int dt;
+	return e->kind == E_CALL ? resolve(g, e->a, &dt) : -1;
+}
+
+/* Compile-time integers and strings: literals, constants of the module or
+ * the kernel, T.uint64(0). */
+static bool const_int(Gen *g, const Expr *e, int64_t *out)
+{
+	int64_t a, b;
+	int dt;
+	if (e->val && (e->val->kind == V_INT || e->val->kind == V_BOOL)) {
+		*out = e->val->i;
+		return true;
+	}
+	switch (e->kind) {
+	case E_INT: *out = e->ival; return true;
+	case E_TRUE: case E_FALSE: *out = e->kind == E_TRUE; return true;
+	case E_NAME: {
+		Bind *x = lookup(g, e->str);
+		Value *v = x ? NULL : module_value(g->m, e->str);
+		if (x && x->is_int)
+			*out = x->ival;
+		else if (v && (v->kind == V_INT || v->kind == V_BOOL))
+			*out = v->i;
+		else
+			return false;
+		return true;
+	}
+	case E_UN:
+		if (e->op != OP_NEG || !const_int(g, e->a, &a) || a == INT64_MIN)
+			return false;
+		*out = -a;
+		return true;
+	case E_BIN:
+		if (!const_int(g, e->a, &a) || !const_int(g, e->b, &b))
+			return false;
+		if (e->op == OP_ADD)
+			return add_ok(a, b, out);
+		if (e->op == OP_MUL)
+			return mul_ok(a, b, out);
+		return e->op == OP_SUB && !__builtin_sub_overflow(a, b, out);
+	case E_CALL:
+		return (resolve(g, e->a, &dt) == IN_CAST || dt) && e->nargs >= 1 && const_int(g, e->args[0], out);
+	default:
+		return false;
+	}
+}
+
+static const char *const_str(Gen *g, const Expr *e)
+{
+	if (e->kind == E_STR)
+		return e->str;
+	if (e->kind != E_NAME)
+		return NULL;
+	Bind *x = lookup(g, e->str);
+	if (x)
+		return x->is_str ? x->str : NULL;
+	Value *v = module_value(g->m, e->str);
+	return v && v->kind == V_STR ? v->s : NULL;
+}
+
+static Buffer *buffer_of(Gen *g, const Expr *e)
+{
+	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL;
+	return x ? x->buf : NULL;
+}
+
+static void use_buf(Gen *g, Buffer *b)
+{
+	for (; g->counting && b; b = b->base)
+		for (int i = 0; i < g->f->nbufs; i++)
+			if (g->f->bufs[i] == b)
+				g->buf_used[i] = true;
+}
+
+static bool buf_used(Gen *g, Buffer *b)
+{
+	for (int i = 0; i < g->f->nbufs; i++)
+		if (g->f->bufs[i] == b)
+			return g->buf_used[i];
+	return false;
+}
+
+/* ---- expressions ---------------------------------------------------------------- */
+
+static Code code(const char *s, int prec) { return (Code){ s, prec }; }
+
+static Code fail(Gen *g, const Expr *e, const char *msg)
+{
+	error_at(g->d, expr_start(e), "%s", msg);
+	return code("0", P_ATOM);
+}
+
+static Code cx(Gen *g, const Expr *e, int hint);
+
+static const char *sub(Gen *g, const Expr *e, int hint, int need)
+{
+	Code c = cx(g, e, hint);
+	return c.prec < need ? xprintf("(%s)", c.s) : c.s;
+}
+
+/* A float literal: the shortest digits that read back as the same value. */
+static const char *float_digits(double v, bool single)
+{
+	char s[64];
+	if (isinf(v))
+		return single ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+	for (int p = 1; p <= 17; p++) {
+		snprintf(s, sizeof s, "%.*g", p, v);
+		if (single ? strtof(s, NULL) == (float)v : strtod(s, NULL) == v)
+			break;
+	}
+	return xprintf("%s%s%s", s, strpbrk(s, ".e") ? "" : ".0", single ? "f" : "");
+}
+
+/* A float expression converted to a 16- or 8-bit float type. */
+static Code narrow(Gen *g, int dt, const char *f)
+{
+	if (dt == DT_FLOAT16) {
+		g->fp16 = true;
+		return code(xprintf("__float2half_rn(%s)", f), P_POSTFIX);
+	}
+	if (dt == DT_BFLOAT16) {
+		g->bf16 = true;
+		return code(xprintf("__float2bfloat16_rn(%s)", f), P_POSTFIX);
+	}
+	return code(xprintf("%s(%s)", fp8_helper(g, dt, true), f), P_POSTFIX);
+}
+
+static Code lit_float(Gen *g, double v, int hint)
+{
+	if (is_half(hint) || is_fp8(hint))
+		return narrow(g, hint, xprintf("%s%s", signbit(v) ? "-" : "", float_digits(fabs(v), true)));
+	if (signbit(v)) {
+		Code c = lit_float(g, -v, hint);
+		return code(xprintf("-%s", c.prec < P_UNARY ? xprintf("(%s)", c.s) : c.s), P_UNARY);
+	}
+	if (is_intdt(hint) || hint == DT_BOOL)
+		return code(xprintf("(%s)%s", stype(g, hint), float_digits(v, false)), P_UNARY);
+	return code(float_digits(v, hint == DT_FLOAT32), isinf(v) ? P_POSTFIX : P_ATOM);
+}
+
+static Code lit_int(Gen *g, int64_t v, int hint)
+{
+	if (hint == DT_BOOL)
+		return code(v ? "true" : "false", P_ATOM);
+	if (hint > DT_BOOL && hint < DT_COUNT && dtypes[hint].kind == DK_FLOAT)
+		return lit_float(g, (double)v, hint);
+	if (v == INT64_MIN)
+		return code("(-9223372036854775807LL - 1)", P_ATOM);
+	const char *s = v >= INT32_MIN && v <= INT32_MAX ? xprintf("%lld", (long long)v) :
+	                hint == DT_UINT32 && v > 0 && v <= (int64_t)UINT32_MAX ? xprintf("%lldu", (long long)v) :
+	                hint == DT_UINT64 && v > 0 ? xprintf("%lldull", (long long)v) : xprintf("%lldLL", (long long)v);
+	return code(s, v < 0 ? P_UNARY : P_ATOM);
+}
+
+/* Bounds of an offset, also through the swizzle's & ^ | << >>. */
+static bool range(const Expr *e, int64_t *lo, int64_t *hi)
+{
+	int64_t a0, a1, b0, b1;
+	if (expr_range(e, lo, hi))
+		return true;
+	if (e->kind != E_BIN || !range(e->a, &a0, &a1) || !range(e->b, &b0, &b1) || a0 < 0 || b0 < 0)
+		return false;
+	switch (e->op) {
+	case OP_SHR: *lo = b1 > 62 ? 0 : a0 >> b1; *hi = b0 > 62 ? 0 : a1 >> b0; return true;
+	case OP_SHL: *lo = a0; return b1 < 31 && a1 < ((int64_t)1 << 31) && (*hi = a1 << b1, true);
+	case OP_BITAND: *lo = 0; *hi = a1 < b1 ? a1 : b1; return true;
+	case OP_BITXOR: case OP_BITOR:
+		*lo = 0;
+		for (*hi = 1; *hi <= a1 || *hi <= b1; *hi *= 2)
+			if (*hi > ((int64_t)1 << 61))
+				return false;
+		*hi -= 1;
+		return true;
+	}
+	return false;
+}
+
+static bool fits32(const Expr *e)
+{
+	int64_t lo, hi;
+	if (!range(e, &lo, &hi) || lo < INT32_MIN || hi > INT32_MAX)
+		return false;
+	return e->kind == E_BIN ? fits32(e->a) && fits32(e->b) : e->kind == E_UN ? fits32(e->a) : true;
+}
+
+/* An index or pointer offset: in 64 bits when it may pass 2^31. */
+static const char *offset_str(Gen *g, const Expr *off)
+{
+	bool was = g->wide;
+	g->wide = was || !fits32(off);
+	const char *s = cx(g, off, DT_NONE).s;
+	g->wide = was;
+	return s;
+}
+
+/* buf[i, j]: the element at its storage offset (layout and swizzle applied). */
+static const char *element(Gen *g, const Expr *e, Buffer **bp)
+{
+	Buffer *b = buffer_of(g, e->a);
+	const char *why = NULL;
+	if (!b) {
+		fail(g, e, "only buffers are indexed");
+		return "0";
+	}
+	if (buffer_root(b)->scope == SC_TMEM) {
+		fail(g, e, xprintf("tensor memory ('%s') is read and written only by tcgen05 intrinsics", b->name));
+		return "0";
+	}
+	Expr *off = buffer_offset_expr(b, e->args, &why);
+	if (!off) {
+		fail(g, e, why);
+		return "0";
+	}
+	use_buf(g, b);
+	if (bp)
+		*bp = b;
+	return xprintf("%s[%s]", cname(b->name), offset_str(g, off));
+}
+
+/* An address operand: T.address_of(x), a buffer element, a buffer, a handle. */
+static Code address(Gen *g, const Expr *e)
+{
+	if (call_id(g, e) == IN_ADDRESS_OF && e->nargs == 1)
+		return address(g, e->args[0]);
+	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
+	if (b && e->kind == E_INDEX)
+		return code(xprintf("&%s", element(g, e, NULL)), P_UNARY);
+	if (b && buffer_root(b)->scope == SC_TMEM)
+		return cx(g, buffer_root(b)->alloc_addr, DT_UINT32);
+	if (b) {
+		use_buf(g, b);
+		return code(cname(b->name), P_ATOM);
+	}
+	return cx(g, e, DT_HANDLE);
+}
+
+/* T.cast(x, to) and T.<dtype>(x); 16- and 8-bit floats go through float. */
+static Code cast(Gen *g, const Expr *x, int to)
+{
+	int from = x->dtype;
+	if (!known(from))
+		return cx(g, x, to);
+	Code c = cx(g, x, from);
+	if (from == to)
+		return c;
+	if (is_fp8(from)) {
+		c = code(xprintf("%s(%s)", fp8_helper(g, from, false), c.s), P_POSTFIX);
+		from = DT_FLOAT32;
+	} else if (is_half(from)) {
+		c = code(xprintf("%s(%s)", from == DT_FLOAT16 ? "__half2float" : "__bfloat162float", c.s), P_POSTFIX);
+		from = DT_FLOAT32;
+	}
+	if (from == to)
+		return c;
+	if (is_half(to) || is_fp8(to))
+		return narrow(g, to, from == DT_FLOAT32 ? c.s : xprintf("(float)%s", c.prec < P_UNARY ? xprintf("(%s)", c.s) : c.s));
+	if (to == DT_BOOL)
+		return code(xprintf("%s != 0", c.prec <= P_EQ ? xprintf("(%s)", c.s) : c.s), P_EQ);
+	return code(xprintf("(%s)%s", stype(g, to), c.prec < P_UNARY ? xprintf("(%s)", c.s) : c.s), P_UNARY);
+}
+
+static Code call_expr(Gen *g, const Expr *e)
+{
+	int dt, id = resolve(g, e->a, &dt);
+	if (dt && e->nargs == 1)
+		return cast(g, e->args[0], dt);
+	switch (id) {
+	case IN_CAST:
+		return cast(g, e->args[0], e->dtype);
+	case IN_MIN: case IN_MAX: {
+		int t = concrete(e->dtype);
+		add(g, "txc_min", "template <typename T> " DEV "T txc_min(T a, T b) { return b < a ? b : a; }\n"
+		    "template <typename T> " DEV "T txc_max(T a, T b) { return a < b ? b : a; }\n");
+		return code(xprintf("txc_%s<%s>(%s, %s)", id == IN_MIN ? "min" : "max", stype(g, t),
+		                    cx(g, e->args[0], t).s, cx(g, e->args[1], t).s), P_POSTFIX);
+	}
+	case IN_ADDRESS_OF:
+		return address(g, e);
+	case IN_POINTER_OFFSET: {
+		Buffer *b = buffer_of(g, e->args[0]);
+		if (!b || buffer_root(b)->scope == SC_TMEM)
+			return fail(g, e, "T.pointer_offset takes a buffer in memory (not tensor memory)");
+		use_buf(g, b);
+		return code(xprintf("(void*)(%s + (int64_t)(%s))", cname(b->name), offset_str(g, e->args[1])), P_UNARY);
+	}
+	}
+	return fail(g, e, xprintf("'%s' has no value in CUDA", expr_str(e->a)));
+}
+
+static Code binary(Gen *g, const Expr *e, int hint)
+{
+	static const struct { const char *s; int prec; } ops[OP_COUNT] = {
+		[OP_ADD] = { "+", P_ADD }, [OP_SUB] = { "-", P_ADD }, [OP_MUL] = { "*", P_MUL },
+		[OP_DIV] = { "/", P_MUL }, [OP_FLOORDIV] = { "/", P_MUL }, [OP_MOD] = { "%", P_MUL },
+		[OP_SHL] = { "<<", P_SHIFT }, [OP_SHR] = { ">>", P_SHIFT }, [OP_BITAND] = { "&", P_BITAND },
+		[OP_BITOR] = { "|", P_BITOR }, [OP_BITXOR] = { "^", P_XOR },
+		[OP_LT] = { "<", P_REL }, [OP_LE] = { "<=", P_REL }, [OP_GT] = { ">", P_REL }, [OP_GE] = { ">=", P_REL },
+		[OP_EQ] = { "==", P_EQ }, [OP_NE] = { "!=", P_EQ },
+	};
+	int op = e->op, t = known(e->a->dtype) ? e->a->dtype : known(e->b->dtype) ? e->b->dtype : hint;
+	int64_t lo, hi, lo2, hi2;
+	if (is_fp8(t))
+		return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
+	if (!ops[op].s)
+		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
+	if (op == OP_FLOORDIV || op == OP_MOD) {
+		bool plain = (t > 0 && t < DT_COUNT && dtypes[t].kind == DK_UINT) ||
+		             (range(e->a, &lo, &hi) && lo >= 0 && range(e->b, &lo2, &hi2) && lo2 > 0);
+		if (!plain) {
+			floor_helpers(g);
+			return code(xprintf("txc_floor%s(%s, %s)", op == OP_MOD ? "mod" : "div", cx(g, e->a, t).s,
+			                    cx(g, e->b, t).s), P_POSTFIX);
+		}
+	}
+	int p = ops[op].prec, nl = p, nr = p + 1;
+	if (p == P_SHIFT || p == P_BITAND || p == P_XOR || p == P_BITOR)
+		nl = nr = P_UNARY; /* (a >> 6) & 7: parentheses a reader does not have to check */
+	if (p == P_REL || p == P_EQ)
+		nl = nr = P_SHIFT;
+	Code c = code(xprintf("%s %s %s", sub(g, e->a, t, nl), ops[op].s, sub(g, e->b, t, nr)), p);
+	if (e->kind == E_BIN && is_intdt(t) && dtypes[t].bits < 32) /* C computes in int: wrap as the dtype does */
+		c = code(xprintf("(%s)(%s)", stype(g, t), c.s), P_UNARY);
+	return c;
+}
+
+static Code cx(Gen *g, const Expr *e, int hint)
+{
+	const Value *v = e->val;
+	if (v && v->kind == V_INT)
+		return lit_int(g, v->i, hint);
+	if (v && v->kind == V_FLOAT)
+		return lit_float(g, v->f, hint);
+	if (v && v->kind == V_BOOL)
+		return hint == DT_BOOL || !known(hint) ? code(v->i ? "true" : "false", P_ATOM) : lit_int(g, v->i, hint);
+	switch (e->kind) {
+	case E_INT: return lit_int(g, e->ival, hint);
+	case E_FLOAT: return lit_float(g, e->fval, hint);
+	case E_TRUE: case E_FALSE: return code(e->kind == E_TRUE ? "true" : "false", P_ATOM);
+	case E_NAME:
+		if (!e->var)
+			return fail(g, e, xprintf("'%s' is not a value the CUDA code can hold", e->str));
+		if (e->var->launch && g->counting) {
+			bool seen = false;
+			for (int i = 0; i < g->nvars; i++)
+				seen |= g->vars[i] == e->var;
+			if (!seen)
+				vpush(g->vars, g->nvars, e->var);
+		}
+		if (g->wide && is_intdt(e->var->dtype) && dtypes[e->var->dtype].bits < 64)
+			return code(xprintf("(int64_t)%s", cname(e->var->name)), P_UNARY);
+		return code(cname(e->var->name), P_ATOM);
+	case E_UN: {
+		int t = known(e->a->dtype) ? e->a->dtype : hint;
+		if (e->op == OP_POS)
+			return cx(g, e->a, hint);
+		if (is_fp8(t))
+			return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
+		const char *x = sub(g, e->a, t, P_UNARY);
+		Code c = code(xprintf("%s%s", e->op == OP_NEG ? "-" : "~", x[0] == '-' ? xprintf("(%s)", x) : x), P_UNARY);
+		if (is_intdt(t) && dtypes[t].bits < 32)
+			c = code(xprintf("(%s)(%s)", stype(g, t), c.s), P_UNARY);
+		return c;
+	}
+	case E_BIN: case E_CMP:
+		return binary(g, e, hint);
+	case E_AND: case E_OR:
+		return code(xprintf("%s %s %s", sub(g, e->a, DT_BOOL, P_EQ), e->kind == E_AND ? "&&" : "||",
+		                    sub(g, e->b, DT_BOOL, P_EQ)), e->kind == E_AND ? P_AND : P_OR);
+	case E_NOT:
+		return code(xprintf("!%s", sub(g, e->a, DT_BOOL, P_UNARY)), P_UNARY);
+	case E_COND: {
+		int t = known(e->dtype) ? e->dtype : hint;
+		return code(xprintf("%s ? %s : %s", sub(g, e->a, DT_BOOL, P_OR), sub(g, e->b, t, P_OR), sub(g, e->c, t, P_OR)),
+		            P_COND);
+	}
+	case E_INDEX:
+		return code(element(g, e, NULL), P_POSTFIX);
+	case E_CALL:
+		return call_expr(g, e);
+	default:
+		return fail(g, e, xprintf("'%s' has no CUDA form", expr_str(e)));
+	}
+}
+
+/* ---- statements ------------------------------------------------------------------ */
+
+static void line(Gen *g, const char *s)
+{
+	for (int i = 0; i < g->indent; i++)
+		bputs(g->out, "  ");
+	bputs(g->out, s);
+	bputc(g->out, '\n');
+}
+
+static void stmt(Gen *g, Stmt *s);
+
+static void block(Gen *g, Stmt **v, int n)
+{
+	int mark = g->nbinds;
+	g->indent++;
+	for (int i = 0; i < n; i++)
+		stmt(g, v[i]);
+	g->indent--;
+	g->nbinds = mark;
+}
+
+/* Keyword operand kw of call e as a constant (dflt when absent). */
+static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
+{
+	int64_t v = dflt;
+	Kw *k = call_kw(e, kw);
+	if (k && !const_int(g, k->value, &v))
+		error_at(g->d, expr_start(k->value), "%s= must be a compile-time constant", kw);
+	return v;
+}
+
+static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt)
+{
+	int64_t v = dflt;
+	if (i < e->nargs && !const_int(g, e->args[i], &v))
+		error_at(g->d, expr_start(e->args[i]), "this operand must be a compile-time constant");
+	return v;
+}
+
+/* T.ptx.cp_async(dst, src, size [, cache_policy, prefetch_size, src_size,
+ * predicate, cache]): policy 0, prefetch 0, src_size -1 and predicate -1
+ * mean none; a false predicate copies no bytes and zero-fills. */
+static void cp_async(Gen *g, const Expr *e)
+{
+	int64_t n = arg_int(g, e, 2, 16), v;
+	const char *cache = e->nargs > 7 ? const_str(g, e->args[7]) : "";
+	if (n != 4 && n != 8 && n != 16)
+		error_at(g->d, expr_start(e->args[2]), "cp.async copies 4, 8 or 16 bytes, not %lld", (long long)n);
+	if (!cache || (*cache && strcmp(cache, "ca") && strcmp(cache, "cg")) || (cache[0] == 'c' && cache[1] == 'g' && n != 16)) {
+		error_at(g->d, expr_start(e->args[7]), "the cache operator is \"\", \"ca\" or \"cg\" (16 bytes only)");
+		return;
+	}
+	if (!*cache)
+		cache = n == 16 ? "cg" : "ca";
+	bool hint = e->nargs > 3 && !(const_int(g, e->args[3], &v) && v == 0);
+	int64_t pf = arg_int(g, e, 4, 0);
+	if (pf != 0 && pf != 64 && pf != 128 && pf != 256)
+		error_at(g->d, expr_start(e->args[4]), "the L2 prefetch size is 0, 64, 128 or 256 bytes");
+	bool size = e->nargs > 5 && !(const_int(g, e->args[5], &v) && v == -1);
+	bool pred = e->nargs > 6 && !(const_int(g, e->args[6], &v) && v == -1);
+	const char *name = xprintf("txc_cp_async_%s_%lld%s%s%s", cache, (long long)n, pf ? xprintf("_L2_%lldB", (long long)pf) : "",
+	                           size || pred ? "_zfill" : "", hint ? "_hint" : "");
+	Buf ptx = {0}, params = {0}, in = {0}, args = {0};
+	bprintf(&ptx, "cp.async.%s.shared.global%s%s [%%0], [%%1], %lld", cache, hint ? ".L2::cache_hint" : "",
+	        pf ? xprintf(".L2::%lldB", (long long)pf) : "", (long long)n);
+	bputs(&params, "void* dst, const void* src");
+	bputs(&in, "\"r\"(txc_smem(dst)), \"l\"(src)");
+	bprintf(&args, "%s, %s", address(g, e->args[0]).s, address(g, e->args[1]).s);
+	int k = 2;
+	if (size || pred) {
+		bprintf(&ptx, ", %%%d", k++);
+		bputs(&params, ", uint32_t src_size");
+		bputs(&in, ", \"r\"(src_size)");
+		const char *ss = size ? cx(g, e->args[5], DT_UINT32).s : xprintf("%lld", (long long)n);
+		bprintf(&args, ", %s", pred ? xprintf("%s ? %s : 0", sub(g, e->args[6], DT_BOOL, P_OR), ss) : ss);
+	}
+	if (hint) {
+		bprintf(&ptx, ", %%%d", k++);
+		bputs(&params, ", uint64_t cache_policy");
+		bputs(&in, ", \"l\"(cache_policy)");
+		bprintf(&args, ", %s", cx(g, e->args[3], DT_UINT64).s);
+	}
+	bputc(&ptx, ';');
+	asm_in(g, name, params.s, ptx.s, in.s);
+	line(g, xprintf("%s(%s);", name, args.s));
+}
+
+/* One register operand of tcgen05.ld/st: a buffer element names the 32-bit
+ * word that starts there (two float16 elements, or four 8-bit ones); st
+ * also takes a 32-bit value. */
+static const char *tc_reg(Gen *g, const Expr *e, bool ld)
+{
+	Buffer *b = NULL;
+	if (e->kind == E_INDEX && buffer_of(g, e->a)) {
+		const char *el = element(g, e, &b);
+		if (!b)
+			return "0";
+		int bytes = dtype_bytes(b->dtype);
+		if (bytes > 4) {
+			error_at(g->d, expr_start(e), "a tcgen05 register holds 32 bits; '%s' is %s", b->name, dtypes[b->dtype].name);
+			return "0";
+		}
+		const char *why = NULL;
+		Expr *off = buffer_offset_expr(b, e->args, &why);
+		if (bytes < 4 && !expr_divisible(off, 4 / bytes)) {
+			error_at(g->d, expr_start(e), "a register operand of %s starts a 32-bit word: its storage offset must be a multiple of %d",
+			         dtypes[b->dtype].name, 4 / bytes);
+			return "0";
+		}
+		add(g, "txc_reg32", "// the 32-bit register that holds element x and, for narrower types, those after it\n"
+		    "template <typename T> " DEV "uint32_t& txc_reg32(T& x)\n{\n"
+		    "  static_assert(sizeof(T) <= 4, \"a register holds 32 bits\");\n"
+		    "  return *reinterpret_cast<uint32_t*>(&x);\n}\n");
+		return b->dtype == DT_UINT32 ? el : xprintf("txc_reg32(%s)", el);
+	}
+	int dt = concrete(e->dtype);
+	if (ld) {
+		error_at(g->d, expr_start(e), "tcgen05.ld writes its registers: this operand must be a buffer element");
+		return "0";
+	}
+	if (dt == DT_FLOAT32)
+		return xprintf("__float_as_uint(%s)", cx(g, e, dt).s);
+	if (dt == DT_INT32 || dt == DT_UINT32)
+		return cast(g, e, DT_UINT32).s;
+	error_at(g->d, expr_start(e), "a tcgen05 register holds 32 bits, not %s", dtypes[dt].name);
+	return "0";
+}
+
+/* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...). */
+static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
+{
+	static const struct { const char *shape; int regs; } shapes[] = {
+		{ "32x32b", 1 }, { "16x64b", 1 }, { "16x128b", 2 }, { "16x256b", 4 },
+	};
+	const char *shape = const_str(g, e->args[3]);
+	int64_t num = arg_int(g, e, 4, 1), pack = arg_int(g, e, 5, 0);
+	int per = 0;
+	for (size_t i = 0; shape && i < sizeof shapes / sizeof shapes[0]; i++)
+		if (strcmp(shapes[i].shape, shape) == 0)
+			per = shapes[i].regs;
+	if (!per) {
+		error_at(g->d, expr_start(e->args[3]), "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b%s",
+		         shape ? shape : "?", shape && strcmp(shape, "16x32bx2") == 0 ? " (16x32bx2 needs a second address, which the intrinsic has no operand for)" : "");
+		return;
+	}
+	int64_t nregs = num * per;
+	if (num < 1 || num > 128 || (num & (num - 1)) || nregs > 128) {
+		error_at(g->d, expr_start(e->args[4]), "tcgen05 .%s repeats 1, 2, 4, ... times, at most %d (128 registers), not %lld", shape,
+		         128 / per, (long long)num);
+		return;
+	}
+	if (e->nargs - 6 != nregs) {
+		error_at(g->d, expr_start(e), "tcgen05.%s .%s.x%lld takes %lld registers, not %d", ld ? "ld" : "st", shape,
+		         (long long)num, (long long)nregs, e->nargs - 6);
+		return;
+	}
+	const char *q = pack ? (ld ? ".pack::16b" : ".unpack::16b") : "";
+	const char *name = xprintf("txc_tcgen05_%s_%s_x%lld%s", ld ? "ld" : "st", shape, (long long)num,
+	                           pack ? (ld ? "_pack16" : "_unpack16") : "");
+	if (!have(g, name)) {
+		/* the asm operand list: registers first for ld (outputs), the address first for st */
+		Buf t = {0}, regs = {0}, ops = {0};
+		bprintf(&t, DEV "void %s(uint32_t taddr, uint32_t row, uint32_t col", name);
+		for (int i = 0; i < nregs; i++) {
+			bprintf(&t, ",%s%s r%d", i % 8 ? " " : "\n    ", ld ? "uint32_t&" : "uint32_t", i);
+			bprintf(&regs, "%s%%%d", i ? ", " : "", i + !ld);
+			bprintf(&ops, "%s%s\"%sr\"(r%d)", i ? "," : "", i % 8 ? " " : i ? "\n                 " : "", ld ? "=" : "", i);
+		}
+		bprintf(&t, ")\n{\n  asm volatile(\"tcgen05.%s.sync.aligned.%s.x%lld%s.b32 ", ld ? "ld" : "st", shape, (long long)num, q);
+		if (ld)
+			bprintf(&t, "{%s}, [%%%lld];\"\n               : %s\n               : \"r\"(taddr + (row << 16) + col)\n",
+			        regs.s, (long long)nregs, ops.s);
+		else
+			bprintf(&t, "[%%0], {%s};\"\n               :: \"r\"(taddr + (row << 16) + col),\n                 %s\n",
+			        regs.s, ops.s);
+		bputs(&t, "               : \"memory\");\n}\n");
+		add(g, name, t.s);
+	}
+	/* the call, on continuation lines when it would pass 100 columns */
+	const char *head = xprintf("%s(%s, %s, %s", name, cx(g, e->args[0], DT_UINT32).s, cx(g, e->args[1], DT_UINT32).s,
+	                           cx(g, e->args[2], DT_UINT32).s);
+	const char **regs = xalloc(sizeof(char *) * (size_t)nregs);
+	size_t len = strlen(head) + 2 * (size_t)g->indent;
+	for (int i = 0; i < nregs; i++)
+		len += strlen(regs[i] = tc_reg(g, e->args[6 + i], ld)) + 2;
+	Buf call = {0};
+	bputs(&call, head);
+	for (int i = 0; i < nregs; i++) {
+		if (len > 100 && (i == 0 || call.n + strlen(regs[i]) + 2 * (size_t)g->indent > 96)) {
+			bputc(&call, ',');
+			line(g, call.s);
+			call = (Buf){0};
+			bprintf(&call, "    %s", regs[i]);
+		} else {
+			bprintf(&call, ", %s", regs[i]);
+		}
+	}
+	bputs(&call, ");");
+	line(g, call.s);
+}
+
+/* The intrinsics that are one fixed PTX instruction: the helper, its
+ * parameters, the instruction and its asm inputs, and the call's operands
+ * (a: an address, e: a 32-bit value, n: the n_cols keyword). Where the
+ * instruction names a cta_group (%d), cta_group=2 adds _cg2 to the name. */
+static const struct Fixed {
+	int id;
+	const char *name, *params, *ptx, *in, *ops;
+} fixed[] = {
+	{ IN_CP_COMMIT, "txc_cp_async_commit_group", NULL, "cp.async.commit_group;", NULL, "" },
+	{ IN_BULK_COMMIT, "txc_cp_async_bulk_commit_group", NULL, "cp.async.bulk.commit_group;", NULL, "" },
+	{ IN_MBAR_INIT, "txc_mbarrier_init", "void* bar, uint32_t count", "mbarrier.init.shared::cta.b64 [%0], %1;",
+	  "\"r\"(txc_smem(bar)), \"r\"(count)", "ae" },
+	{ IN_MBAR_ARRIVE, "txc_mbarrier_arrive", "void* bar",
+	  "{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }", "\"r\"(txc_smem(bar))", "a" },
+	{ IN_MBAR_EXPECT, "txc_mbarrier_arrive_expect_tx", "void* bar, uint32_t bytes",
+	  "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1; }",
+	  "\"r\"(txc_smem(bar)), \"r\"(bytes)", "ae" },
+	{ IN_MBAR_INVAL, "txc_mbarrier_inval", "void* bar", "mbarrier.inval.shared::cta.b64 [%0];", "\"r\"(txc_smem(bar))", "a" },
+	{ IN_FENCE_MBAR, "txc_fence_mbarrier_init", NULL, "fence.mbarrier_init.release.cluster;", NULL, "" },
+	{ IN_TC_ALLOC, "txc_tcgen05_alloc", "void* dst, uint32_t n_cols",
+	  "tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32 [%%0], %%1;", "\"r\"(txc_smem(dst)), \"r\"(n_cols)", "an" },
+	{ IN_TC_DEALLOC, "txc_tcgen05_dealloc", "uint32_t taddr, uint32_t n_cols",
+	  "tcgen05.dealloc.cta_group::%d.sync.aligned.b32 %%0, %%1;", "\"r\"(taddr), \"r\"(n_cols)", "en" },
+	{ IN_TC_RELINQ, "txc_tcgen05_relinquish_alloc_permit", NULL,
+	  "tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned;", NULL, "" },
+	{ IN_TC_COMMIT, "txc_tcgen05_commit", "void* bar",
+	  "tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64 [%%0];", "\"r\"(txc_smem(bar))", "a" },
+	{ IN_TC_WAIT_LD, "txc_tcgen05_wait_ld", NULL, "tcgen05.wait::ld.sync.aligned;", NULL, "" },
+	{ IN_TC_WAIT_ST, "txc_tcgen05_wait_st", NULL, "tcgen05.wait::st.sync.aligned;", NULL, "" },
+	{ IN_TC_FENCE_B, "txc_tcgen05_fence_before_thread_sync", NULL, "tcgen05.fence::before_thread_sync;", NULL, "" },
+	{ IN_TC_FENCE_A, "txc_tcgen05_fence_after_thread_sync", NULL, "tcgen05.fence::after_thread_sync;", NULL, "" },
+};
+
+static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
+{
+	const char *name = x->name, *ptx = x->ptx;
+	int64_t cg = kw_int(g, e, "cta_group", 1), n = kw_int(g, e, "n_cols", 32);
+	if (strstr(ptx, "%d")) {
+		if (cg != 1 && cg != 2)
+			error_at(g->d, expr_start(call_kw(e, "cta_group")->value), "cta_group is 1 or 2, not %lld", (long long)cg);
+		name = cg == 2 ? xprintf("%s_cg2", name) : name;
+		ptx = xprintf(ptx, (int)cg);
+	}
+	if (strchr(x->ops, 'n') && (n < 32 || n > 512 || (n & (n - 1))))
+		error_at(g->d, expr_start(call_kw(e, "n_cols")->value), "n_cols is a power of two from 32 to 512, not %lld", (long long)n);
+	Buf call = {0};
+	bprintf(&call, "%s(", x->in ? asm_in(g, name, x->params, ptx, x->in) : asm0(g, name, ptx));
+	for (int k = 0; x->ops[k]; k++)
+		bprintf(&call, "%s%s", k ? ", " : "", x->ops[k] == 'a' ? address(g, e->args[k]).s :
+		        x->ops[k] == 'e' ? cx(g, e->args[k], DT_UINT32).s : xprintf("%lld", (long long)n));
+	bputs(&call, ");");
+	line(g, call.s);
+}
+
+static void call_stmt(Gen *g, const Expr *e)
+{
+	int64_t n;
+	int dt, id = e->kind == E_CALL ? resolve(g, e->a, &dt) : -1;
+	const char *s;
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (fixed[i].id == id) {
+			fixed_call(g, e, &fixed[i]);
+			return;
+		}
+	switch (id) {
+	case IN_EVALUATE:
+		call_stmt(g, e->args[0]);
+		return;
+	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
+		return;
+	case IN_COPY: case IN_COPY_ASYNC:
+		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
+		return;
+	case IN_CTA_SYNC:
+		line(g, "__syncthreads();");
+		return;
+	case IN_WARP_SYNC:
+		line(g, "__syncwarp();");
+		return;
+	case IN_STORAGE_SYNC:
+		s = const_str(g, e->args[0]);
+		if (s && (strcmp(s, "shared") == 0 || strcmp(s, "shared.dyn") == 0))
+			line(g, "__syncthreads();");
+		else if (s && strcmp(s, "warp") == 0)
+			line(g, "__syncwarp();");
+		else
+			error_at(g->d, expr_start(e->args[0]), "T.tvm_storage_sync(\"%s\"): CUDA synchronizes \"shared\" (the CTA) or \"warp\"",
+			         s ? s : "?");
+		return;
+	case IN_COPY_BYTES:
+		n = arg_int(g, e, 2, 16);
+		if (n != 1 && n != 2 && n != 4 && n != 8 && n != 16)
+			error_at(g->d, expr_start(e->args[2]), "T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not %lld", (long long)n);
+		else
+			line(g, xprintf("%s(%s, %s);", copy_helper(g, n), address(g, e->args[0]).s, address(g, e->args[1]).s));
+		return;
+	case IN_CP_ASYNC:
+		cp_async(g, e);
+		return;
+	case IN_CP_WAIT: case IN_BULK_WAIT: {
+		n = arg_int(g, e, 0, 0);
+		bool bulk = id == IN_BULK_WAIT, read = bulk && kw_int(g, e, "read", 0);
+		if (n < 0 || n > 63)
+			error_at(g->d, expr_start(e->args[0]), "wait_group N takes N from 0 to 63");
+		s = asm0(g, xprintf("txc_cp_async%s_wait_group%s_%lld", bulk ? "_bulk" : "", read ? "_read" : "", (long long)n),
+		         xprintf("cp.async%s.wait_group%s %lld;", bulk ? ".bulk" : "", read ? ".read" : "", (long long)n));
+		line(g, xprintf("%s();", s));
+		return;
+	}
+	case IN_MBAR_WAIT:
+		need_smem(g);
+		add(g, "txc_mbarrier_try_wait",
+		    "// waits until the phase with this parity completes (try_wait may time out: loop)\n"
+		    DEV "void txc_mbarrier_try_wait(void* bar, uint32_t parity)\n{\n  uint32_t done = 0;\n  while (!done)\n"
+		    "    asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }\"\n"
+		    "                 : \"=r\"(done)\n                 : \"r\"(txc_smem(bar)), \"r\"(parity)\n                 : \"memory\");\n}\n");
+		line(g, xprintf("txc_mbarrier_try_wait(%s, %s);", address(g, e->args[0]).s, cx(g, e->args[1], DT_UINT32).s));
+		return;
+	case IN_FENCE_ASYNC: {
+		s = e->nargs ? const_str(g, e->args[0]) : "shared::cta";
+		const char *name = !s ? NULL : !*s ? "txc_fence_proxy_async" : !strcmp(s, "global") ? "txc_fence_proxy_async_global" :
+		                   !strcmp(s, "shared::cta") ? "txc_fence_proxy_async_shared_cta" :
+		                   !strcmp(s, "shared::cluster") ? "txc_fence_proxy_async_shared_cluster" : NULL;
+		if (!name)
+			error_at(g->d, expr_start(e->args[0]), "fence.proxy.async takes \"shared::cta\", \"shared::cluster\", \"global\" or \"\"");
+		else
+			line(g, xprintf("%s();", asm0(g, name, xprintf("fence.proxy.async%s%s;", *s ? "." : "", s))));
+		return;
+	}
+	case IN_TC_LD: case IN_TC_ST:
+		tcgen05_ldst(g, e, id == IN_TC_LD);
+		return;
+	}
+	error_at(g->d, expr_start(e), "'%s' has no CUDA form", e->kind == E_CALL ? expr_str(e->a) : expr_str(e));
+}
+
+/* buf[i, j] = v, or buf[i, j] op= v. */
+static void store(Gen *g, Expr *t, Expr *v, int op)
+{
+	Buffer *b = NULL;
+	const char *lhs = element(g, t, &b);
+	if (!b)
+		return;
+	int dt = b->dtype;
+	if (op < 0) {
+		line(g, xprintf("%s = %s;", lhs, cx(g, v, dt).s));
+	} else if (op == OP_FLOORDIV || op == OP_MOD || op == OP_POW || is_fp8(dt)) {
+		Expr e = { .kind = E_BIN, .pos = t->pos, .op = op, .a = t, .b = v, .dtype = dt };
+		line(g, xprintf("%s = %s;", lhs, cx(g, &e, dt).s));
+	} else {
+		line(g, xprintf("%s %s= %s;", lhs, op_spelling[op], cx(g, v, dt).s));
+	}
+}
+
+static void declare(Gen *g, Buffer *b)
+{
+	bind(g, b->name, b);
+	Buffer *r = buffer_root(b);
+	const char *T = ctype(g, b->dtype), *n = cname(b->name);
+	if (b->is_param)
+		return;
+	if (r->scope == SC_TMEM) {
+		line(g, xprintf("// %s: tensor memory at %s, read and written by tcgen05 only", b->name, expr_str(r->alloc_addr)));
+		return;
+	}
+	if (!g->counting && !buf_used(g, b))
+		return;
+	if (b->base)
+		line(g, xprintf("%s* %s = %s;  // the storage of %s", T, n, cname(r->name), r->name));
+	else if (scopes[b->scope].flags & SCF_SHARED) {
+		g->shared = true;
+		line(g, xprintf("%s* %s = (%s*)(smem + %lld);", T, n, T, (long long)b->smem_off));
+	} else if (b->scope == SC_LOCAL) {
+		int64_t k = buffer_storage(b);
+		line(g, xprintf("__align__(16) %s %s[%lld];", T, n, (long long)(k > 0 ? k : 1)));
+	} else {
+		error_at(g->d, b->pos, "buffer '%s' in %s memory has no CUDA form", b->name, scopes[b->scope].name);
+	}
+}
+
+static void assign(Gen *g, Stmt *s)
+{
+	Expr **t = s->targets, *v = s->value;
+	int nt = s->ntargets, dt;
+	if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
+		nt = t[0]->nargs;
+		t = t[0]->args;
+	}
+	if (nt == 1 && t[0]->kind == E_INDEX) {
+		store(g, t[0], v, -1);
+		return;
+	}
+	int id = v->kind == E_CALL ? resolve(g, v->a, &dt) : -1;
+	if (id == IN_CTA_ID || id == IN_THREAD_ID || id == IN_WARP_ID || id == IN_LANE_ID || id == IN_WARPGROUP_ID) {
+		for (int i = 0; i < nt; i++) {
+			bool used = g->counting;
+			for (int k = 0; k < g->nvars; k++)
+				used |= g->vars[k]->launch == id && strcmp(g->vars[k]->name, t[i]->str) == 0;
+			bind(g, t[i]->str, NULL);
+			const char *rhs = id == IN_CTA_ID ? xprintf("blockIdx.%c", "xyz"[i]) : id == IN_THREAD_ID ? "threadIdx.x" :
+			                  id == IN_WARP_ID ? "threadIdx.x / 32" : id == IN_LANE_ID ? "threadIdx.x % 32" : "threadIdx.x / 128";
+			if (used)
+				line(g, xprintf("const int %s = %s;", cname(t[i]->str), rhs));
+		}
+		return;
+	}
+	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)))
+		for (int i = 0; i < g->f->nbufs; i++)
+			if (g->f->bufs[i]->decl == v) {
+				declare(g, g->f->bufs[i]);
+				return;
+			}
+	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
+		dt = concrete(v->dtype);
+		const char *rhs = cx(g, v, dt).s;
+		bind(g, t[0]->str, NULL);
+		if (dt == DT_HANDLE)
+			line(g, xprintf("void* %s = %s;", cname(t[0]->str), rhs));
+		else
+			line(g, xprintf("const %s %s = %s;", stype(g, dt), cname(t[0]->str), rhs));
+		return;
+	}
+	/* compile-time constants and names of regions: no code */
+	for (int i = 0; i < nt; i++) {
+		if (t[i]->kind != E_NAME)
+			continue;
+		Bind *x = bind(g, t[i]->str, NULL);
+		if (nt == 1) {
+			x->is_int = const_int(g, v, &x->ival);
+			x->str = const_str(g, v);
+			x->is_str = x->str != NULL;
+		}
+	}
+}
+
+static bool has_load(const Expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == E_INDEX || e->kind == E_CALL)
+		return !e->val;
+	return has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+static void for_stmt(Gen *g, Stmt *s)
+{
+	Expr *it = s->value;
+	int dt = DT_INT32, id = call_id(g, it);
+	int64_t step = 1;
+	for (int i = 0; i < it->nargs; i++)
+		if (is_intdt(it->args[i]->dtype))
+			dt = it->args[i]->dtype;
+	if (it->nargs == 3)
+		step = arg_int(g, it, 2, 1);
+	const char *lo = it->nargs > 1 ? cx(g, it->args[0], dt).s : "0";
+	const char *hi = cx(g, it->args[it->nargs > 1], dt).s;
+	const char *v = cname(s->targets[0]->str), *T = stype(g, dt), *end = hi;
+	if (id == IN_UNROLL)
+		line(g, "#pragma unroll");
+	if (has_load(it->args[it->nargs > 1])) /* range() reads its bound once */
+		for (end = xprintf("%s_end", v); lookup(g, end); end = xprintf("%s_", end))
+			;
+	line(g, xprintf("for (%s %s = %s%s; %s < %s; %s) {", T, v, lo, end != hi ? xprintf(", %s = %s", end, hi) : "", v, end,
+	                step == 1 ? xprintf("++%s", v) : xprintf("%s += %lld", v, (long long)step)));
+	int mark = g->nbinds;
+	bind(g, s->targets[0]->str, NULL);
+	block(g, s->body, s->nbody);
+	g->nbinds = mark;
+	line(g, "}");
+}
+
+static void stmt(Gen *g, Stmt *s)
+{
+	switch (s->kind) {
+	case S_EXPR:
+		call_stmt(g, s->value);
+		return;
+	case S_ASSIGN:
+		assign(g, s);
+		return;
+	case S_AUGASSIGN:
+		store(g, s->targets[0], s->value, s->op);
+		return;
+	case S_IF:
+		line(g, xprintf("if (%s) {", cx(g, s->value, DT_BOOL).s));
+		for (;;) {
+			block(g, s->body, s->nbody);
+			if (s->norelse == 1 && s->orelse[0]->kind == S_IF) {
+				s = s->orelse[0];
+				line(g, xprintf("} else if (%s) {", cx(g, s->value, DT_BOOL).s));
+				continue;
+			}
+			if (s->norelse) {
+				line(g, "} else {");
+				block(g, s->orelse, s->norelse);
+			}
+			break;
+		}
+		line(g, "}");
+		return;
+	case S_FOR:
+		for_stmt(g, s);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- kernels and the file -------------------------------------------------------- */
+
+static void kernel(Gen *g, Stmt *s, Buf *out)
+{
+	Func *f = s->func;
+	/* the library's rule: the plan, plus 1024 when the base must be rounded */
+	int64_t bytes = smem_bytes(f), plan = smem_plan(f);
+	Buf body = {0};
+	g->f = f;
+	if (strcmp(cname(f->name), f->name) != 0) /* the launcher finds the kernel by its IR name */
+		error_at(g->d, s->pos, "kernel name '%s' is taken in CUDA C; rename the kernel", f->name);
+	g->buf_used = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
+	g->nvars = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		body = (Buf){0};
+		g->out = &body;
+		g->counting = pass == 0;
+		g->nbinds = 0;
+		g->indent = 0;
+		g->shared = false;
+		for (int i = 0; i < f->nparams; i++)
+			bind(g, f->params[i]->name, f->params[i]);
+		block(g, s->body, s->nbody);
+		if (g->d->errors)
+			return;
+	}
+	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", f->name,
+	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
+	bprintf(out, "extern \"C\" __global__ void __launch_bounds__(%lld) %s(", (long long)f->threads, f->name);
+	for (int i = 0; i < f->nparams; i++)
+		bprintf(out, "%s%s* __restrict__ %s", i ? (f->nparams > 3 ? ",\n    " : ", ") : f->nparams > 3 ? "\n    " : "",
+		        ctype(g, f->params[i]->dtype), cname(f->params[i]->name));
+	bputs(out, ")\n{\n");
+	if (g->shared) {
+		bputs(out, "  extern __shared__ __align__(1024) unsigned char smem_raw[];\n");
+		if (bytes > plan)
+			bputs(out, "  // swizzled buffers: the hardware swizzles absolute addresses, so start on 1024 bytes\n"
+			           "  unsigned char* smem = smem_raw + ((1024 - (__cvta_generic_to_shared(smem_raw) & 1023)) & 1023);\n");
+		else
+			bputs(out, "  unsigned char* smem = smem_raw;\n");
+	}
+	bputs(out, body.s ? body.s : "");
+	bputs(out, "}\n");
+}
+
+static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
+{
+	Buf kernels = {0};
+	for (int i = 0; i < g->m->nbody; i++)
+		if (g->m->body[i]->kind == S_FUNC && g->m->body[i]->func)
+			kernel(g, g->m->body[i], &kernels);
+	if (g->d->errors)
+		return false;
+	/* through a pipeline the text comes from stdin, and #@ comments name the source */
+	for (int i = 0; i < g->m->nbody && strcmp(src, "<stdin>") == 0; i++)
+		if (g->m->body[i]->pos.file)
+			src = g->m->body[i]->pos.file;
+	bprintf(out, "// Generated by txc-cuda (txc %s) from %s for %s. Do not edit.\n", TXC_VERSION, src, arch);
+	bputs(out, "// Launch each kernel with the grid, block and dynamic shared memory above it.\n\n");
+	bputs(out, "#include <stdint.h>\n");
+	if (g->fp16)
+		bputs(out, "#include <cuda_fp16.h>\n");
+	if (g->bf16)
+		bputs(out, "#include <cuda_bf16.h>\n");
+	if (g->fp8)
+		bputs(out, "#include <cuda_fp8.h>\n");
+	if (g->nhelpers)
+		bputs(out, "\n// ---- prelude: the helpers this file calls, one PTX instruction each --------\n");
+	for (int i = 0; i < g->nhelpers; i++)
+		bprintf(out, "\n%s", g->helpers[i].text);
+	bputs(out, "\n// ---- kernels ---------------------------------------------------------------\n");
+	bputs(out, kernels.s ? kernels.s : "");
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	const char *arch = "sm_90a";
+	Opt opts[] = {
+		{ "--arch", "ARCH", "the GPU: sm_80, sm_90, sm_90a (default) or sm_100a; newer intrinsics are refused", &arch, NULL },
+		{ 0 },
+	};
+	Cli c = { .prog = "txc-cuda", .opts = opts,
+	          .summary = "Writes CUDA C for a lowered txc program (doc/txir.md, section 12): one extern \"C\" __global__\n"
+	                     "function per kernel, after a prelude of the inline-PTX helpers it calls." };
+	cli_parse(&c, argc, argv);
+	int tg = target_lookup(arch);
+	if (tg <= TG_ANY)
+		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
+	Src src;
+	if (!read_file(c.prog, c.input, &src))
+		return 1;
+	Diag d;
+	diag_init(&d, stderr);
+	Module *m = parse_module(&src, &d);
+	if (!m)
+		return 1;
+	m->target = tg;
+	if (!verify_module(m, &d))
+		return 1;
+	Gen g = { .m = m, .d = &d };
+	Buf out = {0};
+	if (!emit(&g, &out, src.name, arch))
+		return 1;
+	return write_file(c.prog, c.output, out.s, out.n) ? 0 : 1;
+}
