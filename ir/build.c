@@ -53,12 +53,15 @@ Expr *ex_mul(Expr *a, Expr *b)
 	return bin(OP_MUL, a, b);
 }
 
+/* Python's floor division and modulo, for folding constants. */
+static int64_t floordiv(int64_t a, int64_t d) { return a / d - ((a % d != 0) && ((a < 0) != (d < 0))); }
+
 Expr *ex_div(Expr *a, int64_t d)
 {
 	if (d == 1)
 		return a;
-	if (a->kind == E_INT)
-		return ex_int(a->ival / d);
+	if (a->kind == E_INT && d != 0)
+		return ex_int(floordiv(a->ival, d));
 	return bin(OP_FLOORDIV, a, ex_int(d));
 }
 
@@ -66,8 +69,8 @@ Expr *ex_mod(Expr *a, int64_t d)
 {
 	if (d == 1)
 		return ex_int(0);
-	if (a->kind == E_INT)
-		return ex_int(a->ival % d);
+	if (a->kind == E_INT && d != 0)
+		return ex_int(a->ival - floordiv(a->ival, d) * d);
 	return bin(OP_MOD, a, ex_int(d));
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env perl
-# FileCheck-style tests: every tests/check/*.tx names the command to run on
-# itself in a "# RUN:" line (%s is the file; txc programs come from
-# $TXC_BIN) and what its output must contain in "# CHECK:" lines, matched
+# FileCheck-style tests: every tests/check/*.tx names the commands to run on
+# itself in "# RUN:" lines (%s is the file; txc programs come from
+# $TXC_BIN) and what each output must contain in the "# CHECK:" lines after
+# its RUN line, matched
 # in order against whole lines with runs of spaces squashed; "# CHECK-NEXT:"
 # must match the very next line, "# CHECK-NOT:" must not appear between the
 # surrounding matches, and "# CHECK-COUNT-N:" must match N lines in a row.
@@ -21,13 +22,15 @@ my $n = 0;
 for my $file (sort glob("$top/tests/check/*.tx")) {
     my $name = $file =~ s{.*/}{}r;
     open my $fh, '<', $file or die;
-    my (@runs, @checks);
+    # each RUN line has the CHECK lines that follow it, up to the next RUN
+    my @groups;
     while (<$fh>) {
-        push @runs, $1 if /^# RUN: (.*)/;
-        push @checks, [$1 // '', $2] if /^# CHECK(-NEXT|-NOT|-COUNT-\d+)?: (.*)/;
+        push @groups, [$1, []] if /^# RUN: (.*)/;
+        push @{ $groups[-1][1] }, [$1 // '', $2] if @groups && /^# CHECK(-NEXT|-NOT|-COUNT-\d+)?: (.*)/;
     }
     close $fh;
-    for my $run (@runs) {
+    for my $g (@groups) {
+        my ($run, @checks) = ($g->[0], @{ $g->[1] });
         my $skip = $run =~ s/\s*;\s*skip-unless nvcc\s*$//;
         $n++;
         if ($skip && !$nvcc) {
