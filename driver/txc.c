@@ -259,7 +259,8 @@ runnvcc(void)
 	char *nvcc = strfmt("%s/bin/nvcc", cuda && *cuda ? cuda : "/usr/local/cuda");
 	char *tmp = strfmt("%s.txc-%ld.tmp", finalpath, (long)getpid());
 	const char *num = arch + 3;
-	char *gencode = strfmt("-gencode=arch=compute_%s,code=%s", num, !strcmp(emit, "ptx") ? strfmt("compute_%s", num) : arch);
+	char *gencode = !strcmp(emit, "ptx") ? strfmt("-gencode=arch=compute_%s,code=compute_%s", num, num) :
+	                                       strfmt("-gencode=arch=compute_%s,code=%s", num, arch);
 	const char *argv[] = {access(nvcc, X_OK) == 0 ? nvcc : "nvcc", gencode, !strcmp(emit, "ptx") ? "-ptx" : "-cubin",
 	                      "-o", tmp, cutmp, NULL};
 	int rc = 1, status;

@@ -1,0 +1,915 @@
+/* The emulator's compiler: turns the checked syntax tree of one kernel into
+ * CStmt/CExpr nodes, resolving once what the tree leaves implicit after
+ * verify_module: which Var a statement defines (a slot per Var), which
+ * buffer a name means (sema keeps no Buffer on names), which builtin a
+ * callee names (through T, Tx and imported aliases), how each buffer's
+ * elements are found. Anything that cannot be compiled becomes a node that
+ * reports why when it runs, so code that never runs costs nothing. */
+#include <string.h>
+
+#include "emu-impl.h"
+
+/* ---- maps -------------------------------------------------------------------------- */
+
+typedef struct PMap {
+	const void **key;
+	void **val;
+	int cap, n;
+} PMap;
+
+static unsigned phash(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9u;
+	return (unsigned)(x ^ (x >> 32));
+}
+
+static void *pget(const PMap *m, const void *k)
+{
+	if (!m->cap)
+		return NULL;
+	for (unsigned i = phash(k) & (unsigned)(m->cap - 1);; i = (i + 1) & (unsigned)(m->cap - 1)) {
+		if (!m->key[i])
+			return NULL;
+		if (m->key[i] == k)
+			return m->val[i];
+	}
+}
+
+static void pput(PMap *m, const void *k, void *v)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		PMap g = { 0 };
+		g.cap = m->cap ? 2 * m->cap : 64;
+		g.key = xalloc(sizeof(void *) * (size_t)g.cap);
+		g.val = xalloc(sizeof(void *) * (size_t)g.cap);
+		for (int i = 0; i < m->cap; i++)
+			if (m->key[i])
+				pput(&g, m->key[i], m->val[i]);
+		*m = g;
+	}
+	unsigned i = phash(k) & (unsigned)(m->cap - 1);
+	while (m->key[i] && m->key[i] != k)
+		i = (i + 1) & (unsigned)(m->cap - 1);
+	if (!m->key[i])
+		m->n++;
+	m->key[i] = k;
+	m->val[i] = v;
+}
+
+/* ---- the compiler's state ---------------------------------------------------------- */
+
+typedef struct VarInfo {
+	Var *var;
+	int slot;
+	int launch;          /* index in Prog.launch, or -1 */
+	struct VarInfo *next; /* same name */
+} VarInfo;
+
+/* A kernel-level name: a buffer, or an integer constant. */
+typedef struct Bind {
+	const char *name;
+	Buffer *buf;
+	int64_t k;
+} Bind;
+
+typedef struct Comp {
+	Module *m;
+	Func *f;
+	Prog *p;
+	bool trace;
+	PMap vars;      /* Var -> VarInfo */
+	VarInfo **byname;
+	int nbyname;    /* buckets, a power of two */
+	PMap accs;      /* Buffer -> Acc */
+	Bind *env;
+	int nenv, capenv;
+} Comp;
+
+static unsigned shash(const char *s)
+{
+	unsigned h = 2166136261u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static bool same_pos(Pos a, Pos b) { return a.src == b.src && a.off == b.off && a.line == b.line; }
+
+/* The Var named `name` that sema created at p (a let or loop target, or
+ * the call of a launch id). */
+static VarInfo *var_at(Comp *C, const char *name, Pos p)
+{
+	for (VarInfo *v = C->byname[shash(name) & (unsigned)(C->nbyname - 1)]; v; v = v->next)
+		if (strcmp(v->var->name, name) == 0 && same_pos(v->var->pos, p))
+			return v;
+	return NULL;
+}
+
+static void bind(Comp *C, const char *name, Buffer *b, int64_t k)
+{
+	if (C->nenv == C->capenv) {
+		int cap = C->capenv ? 2 * C->capenv : 32;
+		C->env = xrealloc(C->env, sizeof(Bind) * (size_t)C->capenv, sizeof(Bind) * (size_t)cap);
+		C->capenv = cap;
+	}
+	C->env[C->nenv++] = (Bind){ name, b, k };
+}
+
+static Bind *lookup_name(Comp *C, const char *name)
+{
+	for (int i = C->nenv - 1; i >= 0; i--)
+		if (strcmp(C->env[i].name, name) == 0)
+			return &C->env[i];
+	return NULL;
+}
+
+static Buffer *buffer_named(Comp *C, const Expr *x)
+{
+	Bind *b = x && x->kind == E_NAME ? lookup_name(C, x->str) : NULL;
+	return b ? b->buf : NULL;
+}
+
+/* ---- pass 1: every Var the kernel uses gets a slot -------------------------------- */
+
+static void collect_expr(Comp *C, Expr *e)
+{
+	if (!e)
+		return;
+	if (e->var && !pget(&C->vars, e->var)) {
+		VarInfo *v = xalloc(sizeof *v);
+		v->var = e->var;
+		v->slot = C->p->nslots++;
+		v->launch = -1;
+		if (e->var->launch) {
+			v->launch = C->p->nlaunch;
+			LaunchVar l = { v->slot, e->var->launch, 0 };
+			Prog *p = C->p;
+			p->launch = xrealloc(p->launch, sizeof l * (size_t)p->nlaunch, sizeof l * (size_t)(p->nlaunch + 1));
+			p->launch[p->nlaunch++] = l;
+		}
+		pput(&C->vars, e->var, v);
+		unsigned h = shash(e->var->name) & (unsigned)(C->nbyname - 1);
+		v->next = C->byname[h];
+		C->byname[h] = v;
+	}
+	collect_expr(C, e->a);
+	collect_expr(C, e->b);
+	collect_expr(C, e->c);
+	for (int i = 0; i < e->nargs; i++)
+		collect_expr(C, e->args[i]);
+	for (int i = 0; i < e->nkws; i++)
+		collect_expr(C, e->kws[i].value);
+	if (e->val && e->val->kind == V_REGION)
+		for (int i = 0; i < e->val->ndim; i++)
+			if (e->val->starts[i] != e)
+				collect_expr(C, e->val->starts[i]);
+}
+
+static void collect(Comp *C, Stmt **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = v[i];
+		for (int k = 0; k < s->ntargets; k++)
+			collect_expr(C, s->targets[k]);
+		collect_expr(C, s->value);
+		collect(C, s->body, s->nbody);
+		collect(C, s->orelse, s->norelse);
+	}
+}
+
+/* ---- buffers ------------------------------------------------------------------------ */
+
+static Acc *acc_of(Comp *C, Buffer *b)
+{
+	Acc *a = pget(&C->accs, b);
+	if (!a) {
+		a = emu_acc(C->p, b);
+		pput(&C->accs, b, a);
+	}
+	return a;
+}
+
+/* The buffer a statement `X = T.alloc_*(...)` / `X = Y.view(...)` makes. */
+static Buffer *buffer_made_by(Comp *C, const Expr *call)
+{
+	for (int i = 0; i < C->f->nbufs; i++)
+		if (C->f->bufs[i]->decl == call)
+			return C->f->bufs[i];
+	return NULL;
+}
+
+/* ---- callees --------------------------------------------------------------------------- */
+
+typedef struct Callee {
+	int id;    /* intrinsic, or -1 */
+	int es;    /* execution scope of a tile op */
+	int dtype; /* T.float16(x): the dtype, else DT_NONE */
+} Callee;
+
+static bool exec_scope(const char *s, size_t n, int *es)
+{
+	static const struct { const char *name; int es; } v[] = {
+		{ "warp", ES_WARP }, { "wg", ES_WARPGROUP }, { "warpgroup", ES_WARPGROUP },
+		{ "cta", ES_CTA }, { "cluster", ES_CLUSTER }, { "thread", ES_THREAD },
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (strlen(v[i].name) == n && strncmp(v[i].name, s, n) == 0) {
+			*es = v[i].es;
+			return true;
+		}
+	return false;
+}
+
+/* "T.cuda.cta_sync", "Tx.wg.copy", "ptx.cp_async" after `from
+ * tvm.script.tirx import ptx`, ...: the builtin, the way sema's member()
+ * finds it. */
+static Callee resolve(Comp *C, const Expr *fn)
+{
+	Callee k = { -1, ES_THREAD, DT_NONE };
+	const char *path = dotted_name(fn);
+	if (!path)
+		return k;
+	size_t n = strcspn(path, ".");
+	const char *root = xstrndup(path, n), *rest = path + n;
+	if (lookup_name(C, root))
+		return k;
+	const char *prefix = NULL;
+	Value *v = module_value(C->m, root);
+	if (v && v->kind == V_NAMESPACE) {
+		prefix = v->s;
+	} else if (v && v->kind == V_FUNC) {
+		prefix = intrins[v->intrin].path;
+		k.es = (int)v->i;
+	} else if (v && v->kind == V_DTYPE && !*rest) {
+		k.dtype = v->dtype;
+		return k;
+	} else if (!v && (strcmp(root, "T") == 0 || strcmp(root, "Tx") == 0)) {
+		prefix = "T";
+	} else if (!v && intrin_lookup(xprintf("py.%s", root)) >= 0) {
+		prefix = xprintf("py.%s", root);
+	} else if (!v && intrin_lookup(xprintf("layout.%s", root)) >= 0) {
+		prefix = xprintf("layout.%s", root);
+	}
+	if (!prefix)
+		return k;
+	const char *full = xprintf("%s%s", prefix, rest);
+	if (strncmp(full, "T.", 2) == 0) {
+		const char *seg = full + 2;
+		size_t m = strcspn(seg, ".");
+		int es;
+		if (seg[m] == '.' && exec_scope(seg, m, &es) &&
+		    (strcmp(seg + m, ".copy") == 0 || strcmp(seg + m, ".copy_async") == 0)) {
+			k.es = es;
+			full = xprintf("T%s", seg + m);
+		} else if (!seg[m] && dtype_lookup(seg) && dtype_lookup(seg) != DT_HANDLE) {
+			k.dtype = dtype_lookup(seg);
+			return k;
+		}
+	}
+	k.id = intrin_lookup(full);
+	return k;
+}
+
+static bool is_launch(int id)
+{
+	return id == IN_CTA_ID || id == IN_THREAD_ID || id == IN_WARP_ID || id == IN_LANE_ID ||
+	       id == IN_WARPGROUP_ID;
+}
+
+/* ---- expressions ----------------------------------------------------------------------- */
+
+/* The dtype a value is computed in: literals are int64 or float64 until
+ * an operator gives them the other side's dtype. */
+static int concrete(int dt)
+{
+	if (dt == DT_WEAK_FLOAT)
+		return DT_FLOAT64;
+	if (dt <= DT_NONE || dt >= DT_COUNT)
+		return DT_INT64;
+	return dt;
+}
+
+static bool weak(int dt) { return dt == DT_WEAK_INT || dt == DT_WEAK_FLOAT || dt == DT_NONE; }
+
+static int unify_raw(int a, int b)
+{
+	if (a == b)
+		return a;
+	if (weak(a) && !weak(b))
+		return b;
+	if (weak(b) && !weak(a))
+		return a;
+	if (weak(a) && weak(b))
+		return a == DT_WEAK_FLOAT || b == DT_WEAK_FLOAT ? DT_WEAK_FLOAT : DT_WEAK_INT;
+	return a;
+}
+
+static CExpr *newx(int kind, Pos pos, int dtype)
+{
+	CExpr *x = xalloc(sizeof *x);
+	x->kind = kind;
+	x->pos = x->at = pos;
+	x->dtype = dtype;
+	return x;
+}
+
+static CExpr *fail_x(Pos pos, const char *msg)
+{
+	CExpr *x = newx(X_FAIL, pos, DT_INT64);
+	x->msg = msg;
+	return x;
+}
+
+static CExpr *const_int(Pos pos, int64_t v)
+{
+	CExpr *x = newx(X_CONST, pos, DT_INT64);
+	x->k.i = v;
+	return x;
+}
+
+static CExpr *const_val(const Expr *e, const Value *v)
+{
+	CExpr *x = NULL;
+	switch (v->kind) {
+	case V_INT:
+		x = newx(X_CONST, e->pos, weak(e->dtype) || dt_float(concrete(e->dtype)) ? DT_INT64 : concrete(e->dtype));
+		x->k.i = emu_wrap(v->i, x->dtype);
+		break;
+	case V_BOOL:
+		x = newx(X_CONST, e->pos, DT_BOOL);
+		x->k.i = v->i != 0;
+		break;
+	case V_FLOAT:
+		x = newx(X_CONST, e->pos, DT_FLOAT64);
+		x->k.i = (int64_t)emu_fencode(v->f, DT_FLOAT64);
+		break;
+	default:
+		break;
+	}
+	return x;
+}
+
+static CExpr *cx(Comp *C, Expr *e);
+
+static CExpr **cx_list(Comp *C, Expr **v, int n)
+{
+	CExpr **r = xalloc(sizeof(CExpr *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		r[i] = cx(C, v[i]);
+	return r;
+}
+
+/* buf[i, j]: a load (or, for X_ADDR, its address). */
+static CExpr *element(Comp *C, Expr *e, int kind)
+{
+	Buffer *b = buffer_named(C, e->a);
+	if (!b)
+		return fail_x(e->pos, xprintf("'%s' is not a buffer the emulator knows", expr_str(e->a)));
+	if (e->nargs != b->ndim || b->ndim > EMU_MAX_DIMS)
+		return fail_x(e->pos, xprintf("cannot index '%s' this way", b->name));
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->kind == E_SLICE)
+			return fail_x(e->args[i]->pos, "a slice is not an element");
+	CExpr *x = newx(kind, e->pos, kind == X_LOAD ? b->dtype : DT_HANDLE);
+	x->acc = acc_of(C, b);
+	x->args = cx_list(C, e->args, e->nargs);
+	x->nargs = e->nargs;
+	return x;
+}
+
+/* An address operand: a buffer (its storage start), a buffer element,
+ * T.address_of(...), or a handle value. */
+static CExpr *caddr(Comp *C, Expr *e)
+{
+	Buffer *b = buffer_named(C, e);
+	if (b) {
+		CExpr *x = newx(X_ADDR, e->pos, DT_HANDLE);
+		x->acc = acc_of(C, b);
+		return x;
+	}
+	if (e->kind == E_INDEX && buffer_named(C, e->a))
+		return element(C, e, X_ADDR);
+	return cx(C, e);
+}
+
+static CExpr *ccall(Comp *C, Expr *e)
+{
+	Callee k = resolve(C, e->a);
+	CExpr *x;
+	if (k.dtype || k.id == IN_CAST) {
+		if (e->nargs < 1)
+			return fail_x(e->pos, "a conversion needs a value");
+		int dt = k.dtype;
+		if (!dt)
+			dt = weak(e->dtype) || e->dtype >= DT_COUNT ? DT_NONE : e->dtype;
+		if (!dt)
+			return fail_x(e->pos, "cannot tell the dtype of this conversion");
+		x = newx(X_CAST, e->pos, dt);
+		x->args = cx_list(C, e->args, 1);
+		x->nargs = 1;
+		return x;
+	}
+	switch (k.id) {
+	case IN_MIN: case IN_MAX:
+		if (e->nargs != 2)
+			break;
+		x = newx(k.id == IN_MIN ? X_MIN : X_MAX, e->pos, concrete(e->dtype));
+		x->args = cx_list(C, e->args, 2);
+		x->nargs = 2;
+		return x;
+	case IN_POINTER_OFFSET: {
+		Buffer *b = e->nargs == 2 ? buffer_named(C, e->args[0]) : NULL;
+		if (!b)
+			break;
+		x = newx(X_PTR, e->pos, DT_HANDLE);
+		x->acc = acc_of(C, b);
+		x->args = cx_list(C, e->args + 1, 1);
+		x->nargs = 1;
+		return x;
+	}
+	case IN_ADDRESS_OF:
+		if (e->nargs == 1)
+			return caddr(C, e->args[0]);
+		break;
+	default:
+		break;
+	}
+	return fail_x(e->pos, xprintf("%s() has no value the emulator can compute", expr_str(e->a)));
+}
+
+static CExpr *cx1(Comp *C, Expr *e)
+{
+	if (e->val) {
+		CExpr *x = const_val(e, e->val);
+		if (x)
+			return x;
+	}
+	CExpr *x;
+	switch (e->kind) {
+	case E_INT:
+		return const_int(e->pos, e->ival);
+	case E_FLOAT:
+		x = newx(X_CONST, e->pos, DT_FLOAT64);
+		x->k.i = (int64_t)emu_fencode(e->fval, DT_FLOAT64);
+		return x;
+	case E_TRUE: case E_FALSE:
+		x = newx(X_CONST, e->pos, DT_BOOL);
+		x->k.i = e->kind == E_TRUE;
+		return x;
+	case E_NAME: case E_ATTR: {
+		if (e->var) {
+			VarInfo *v = pget(&C->vars, e->var);
+			if (!v)
+				return fail_x(e->pos, xprintf("'%s' has no value here", e->var->name));
+			x = newx(X_VAR, e->pos, e->var->dtype);
+			x->slot = v->slot;
+			return x;
+		}
+		Bind *b = e->kind == E_NAME ? lookup_name(C, e->str) : NULL;
+		if (b && !b->buf)
+			return const_int(e->pos, b->k);
+		Value *v = e->kind == E_NAME && !b ? module_value(C->m, e->str) : NULL;
+		if (v && (x = const_val(e, v)))
+			return x;
+		return fail_x(e->pos, xprintf("'%s' has no value the emulator can use", expr_str(e)));
+	}
+	case E_INDEX:
+		return element(C, e, X_LOAD);
+	case E_CALL:
+		return ccall(C, e);
+	case E_BIN:
+		x = newx(X_BIN, e->pos, concrete(e->dtype));
+		x->op = e->op;
+		break;
+	case E_UN:
+		x = newx(X_UN, e->pos, concrete(e->dtype));
+		x->op = e->op;
+		x->args = cx_list(C, &e->a, 1);
+		x->nargs = 1;
+		return x;
+	case E_CMP:
+		x = newx(X_CMP, e->pos, DT_BOOL);
+		x->op = e->op;
+		x->cdt = concrete(unify_raw(e->a->dtype, e->b->dtype));
+		break;
+	case E_AND: case E_OR:
+		x = newx(e->kind == E_AND ? X_AND : X_OR, e->pos, DT_BOOL);
+		break;
+	case E_NOT:
+		x = newx(X_NOT, e->pos, DT_BOOL);
+		x->args = cx_list(C, &e->a, 1);
+		x->nargs = 1;
+		return x;
+	case E_COND: {
+		x = newx(X_COND, e->pos, concrete(e->dtype));
+		Expr *v[3] = { e->a, e->b, e->c };
+		x->args = cx_list(C, v, 3);
+		x->nargs = 3;
+		return x;
+	}
+	default:
+		return fail_x(e->pos, "this expression has no runtime value");
+	}
+	Expr *v[2] = { e->a, e->b };
+	x->args = cx_list(C, v, 2);
+	x->nargs = 2;
+	return x;
+}
+
+/* Where the text of e begins, a call being its whole callee. */
+static Pos start_of(const Expr *e)
+{
+	for (;;) {
+		switch (e->kind) {
+		case E_BIN: case E_CMP: case E_AND: case E_OR: case E_INDEX: case E_ATTR:
+			e = e->a;
+			continue;
+		case E_COND:
+			e = e->b;
+			continue;
+		default:
+			return e->pos;
+		}
+	}
+}
+
+/* A conversion, an operator or a comparison of constants is a constant
+ * (unless it fails, which is then reported when it runs). */
+static CExpr *fold(CExpr *x)
+{
+	for (int i = 0; i < x->nargs; i++)
+		if (x->args[i]->kind != X_CONST)
+			return x;
+	EVal a = x->nargs > 0 ? x->args[0]->k : (EVal){ 0, NULL }, b = x->nargs > 1 ? x->args[1]->k : a, r;
+	switch (x->kind) {
+	case X_CAST:
+		r = emu_conv(a, x->args[0]->dtype, x->dtype);
+		break;
+	case X_UN:
+		r = emu_unop(x->op, x->dtype, emu_conv(a, x->args[0]->dtype, x->dtype));
+		break;
+	case X_BIN:
+		if (emu_binop(x->op, x->dtype, emu_conv(a, x->args[0]->dtype, x->dtype),
+		              emu_conv(b, x->args[1]->dtype, x->dtype), &r))
+			return x;
+		break;
+	case X_CMP:
+		r.i = emu_cmp(x->op, x->cdt, emu_conv(a, x->args[0]->dtype, x->cdt), emu_conv(b, x->args[1]->dtype, x->cdt));
+		r.mem = NULL;
+		break;
+	default:
+		return x;
+	}
+	x->kind = X_CONST;
+	x->k = r;
+	x->nargs = 0;
+	return x;
+}
+
+static CExpr *cx(Comp *C, Expr *e)
+{
+	CExpr *x = fold(cx1(C, e));
+	x->at = start_of(e);
+	return x;
+}
+
+/* An integer constant of the kernel: a literal, a module or kernel
+ * constant, or arithmetic on them. */
+static bool cfold(Comp *C, Expr *e, int64_t *out)
+{
+	int64_t a, b;
+	switch (e->kind) {
+	case E_INT:
+		*out = e->ival;
+		return true;
+	case E_NAME: {
+		Bind *k = lookup_name(C, e->str);
+		if (k)
+			return !k->buf && (*out = k->k, true);
+		Value *v = module_value(C->m, e->str);
+		return v && v->kind == V_INT && (*out = v->i, true);
+	}
+	case E_UN:
+		return e->op == OP_NEG && cfold(C, e->a, &a) && a != INT64_MIN && (*out = -a, true);
+	case E_BIN:
+		if (!cfold(C, e->a, &a) || !cfold(C, e->b, &b))
+			return false;
+		switch (e->op) {
+		case OP_ADD: return !__builtin_add_overflow(a, b, out);
+		case OP_SUB: return !__builtin_sub_overflow(a, b, out);
+		case OP_MUL: return !__builtin_mul_overflow(a, b, out);
+		case OP_FLOORDIV: case OP_MOD: {
+			EVal x = { a, NULL }, y = { b, NULL }, r;
+			if (emu_binop(e->op, DT_INT64, x, y, &r))
+				return false;
+			*out = r.i;
+			return true;
+		}
+		default: return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/* ---- statements --------------------------------------------------------------------- */
+
+static CStmt **cblock(Comp *C, Stmt **v, int n, int depth);
+
+static void set_fail(CStmt *c, const char *msg)
+{
+	c->kind = C_FAIL;
+	c->msg = msg;
+}
+
+static const char *stmt_text(const Stmt *s)
+{
+	if (s->kind == S_IF)
+		return xprintf("if %s:", expr_str(s->value));
+	if (s->kind == S_FOR)
+		return xprintf("for %s in %s:", expr_str(s->targets[0]), expr_str(s->value));
+	Buf b = { 0 };
+	print_stmt(&b, s, 0);
+	if (!b.s)
+		return "";
+	b.s[strcspn(b.s, "\n")] = 0;
+	return b.s;
+}
+
+static void cstore(Comp *C, CStmt *c, Expr *t, Expr *value, int op)
+{
+	Buffer *b = buffer_named(C, t->a);
+	if (!b) {
+		set_fail(c, xprintf("'%s' is not a buffer the emulator knows", expr_str(t->a)));
+		return;
+	}
+	if (t->nargs != b->ndim || b->ndim > EMU_MAX_DIMS) {
+		set_fail(c, xprintf("cannot index '%s' this way", b->name));
+		return;
+	}
+	c->kind = C_STORE;
+	c->acc = acc_of(C, b);
+	c->idx = cx_list(C, t->args, t->nargs);
+	c->value = cx(C, value);
+	c->op = op;
+	c->tpos = t->pos;
+	c->dtype = b->dtype;
+}
+
+static void cassign(Comp *C, CStmt *c, Stmt *s)
+{
+	Expr **t = s->targets, *v = s->value;
+	int nt = s->ntargets;
+	if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
+		nt = t[0]->nargs;
+		t = t[0]->args;
+	}
+	if (nt == 1 && t[0]->kind == E_INDEX) {
+		cstore(C, c, t[0], v, -1);
+		return;
+	}
+	for (int i = 0; i < nt; i++)
+		if (t[i]->kind != E_NAME)
+			return;
+	if (v->kind == E_CALL) {
+		Buffer *b = buffer_made_by(C, v);
+		if (b) {
+			if (nt == 1)
+				bind(C, t[0]->str, b, 0);
+			return;
+		}
+		if (is_launch(resolve(C, v->a).id)) {
+			for (int i = 0; i < nt; i++) {
+				VarInfo *vi = var_at(C, t[i]->str, v->pos);
+				if (vi && vi->launch >= 0)
+					C->p->launch[vi->launch].dim = i;
+			}
+			return;
+		}
+	}
+	if (nt != 1 || (v->val && v->val->kind == V_REGION))
+		return;
+	VarInfo *vi = var_at(C, t[0]->str, t[0]->pos);
+	if (vi || (v->dtype != DT_NONE && v->dtype != DT_ERROR)) {
+		/* a runtime scalar; one nobody reads is still evaluated */
+		c->kind = C_LET;
+		c->slot = vi ? vi->slot : -1;
+		c->dtype = vi ? vi->var->dtype : concrete(v->dtype);
+		c->value = cx(C, v);
+		return;
+	}
+	int64_t k;
+	if (cfold(C, v, &k))
+		bind(C, t[0]->str, NULL, k);
+}
+
+static void cfor(Comp *C, CStmt *c, Stmt *s, int depth)
+{
+	Expr *it = s->value, *t = s->targets[0];
+	if (it->kind != E_CALL || it->nargs < 1 || it->nargs > 3) {
+		set_fail(c, "cannot emulate this loop");
+		return;
+	}
+	c->kind = C_FOR;
+	int n = it->nargs;
+	c->lo = n > 1 ? cx(C, it->args[0]) : const_int(it->pos, 0);
+	c->hi = cx(C, it->args[n > 1 ? 1 : 0]);
+	c->step = n == 3 ? cx(C, it->args[2]) : const_int(it->pos, 1);
+	VarInfo *vi = t->kind == E_NAME ? var_at(C, t->str, t->pos) : NULL;
+	c->slot = vi ? vi->slot : -1;
+	c->dtype = vi ? vi->var->dtype : DT_INT64;
+	int mark = C->nenv;
+	c->body = cblock(C, s->body, s->nbody, depth + 1);
+	c->nbody = s->nbody;
+	C->nenv = mark;
+}
+
+static bool cregion(Comp *C, Expr *x, Region *r)
+{
+	Value *v = x->val;
+	if (!v || v->kind != V_REGION || v->ndim > EMU_MAX_DIMS)
+		return false;
+	r->acc = acc_of(C, v->buffer);
+	r->ndim = v->ndim;
+	r->starts = xalloc(sizeof(CExpr *) * (size_t)(v->ndim + 1));
+	for (int i = 0; i < v->ndim; i++)
+		r->starts[i] = cx(C, v->starts[i]);
+	r->extents = v->extents;
+	r->pos = x->pos;
+	r->text = expr_str(x);
+	return true;
+}
+
+static const char *str_const(Comp *C, Expr *e)
+{
+	if (e->kind == E_STR)
+		return e->str;
+	Value *v = e->kind == E_NAME ? module_value(C->m, e->str) : NULL;
+	return v && v->kind == V_STR ? v->s : NULL;
+}
+
+static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
+{
+	if (e->kind != E_CALL)
+		return;
+	Callee k = resolve(C, e->a);
+	switch (k.id) {
+	case IN_EVALUATE:
+		if (e->nargs == 1)
+			ccall_stmt(C, c, e->args[0]);
+		return;
+	case IN_CTA_SYNC:
+		c->kind = C_SYNC;
+		return;
+	case IN_WARP_SYNC:
+		c->kind = C_WARP_SYNC;
+		return;
+	case IN_STORAGE_SYNC: {
+		const char *sc = e->nargs == 1 ? str_const(C, e->args[0]) : NULL;
+		if (sc && (strcmp(sc, "shared") == 0 || strcmp(sc, "shared.dyn") == 0))
+			c->kind = C_SYNC;
+		else if (sc && strcmp(sc, "warp") == 0)
+			c->kind = C_WARP_SYNC;
+		else
+			set_fail(c, xprintf("T.tvm_storage_sync(\"%s\") is not emulated", sc ? sc : "?"));
+		return;
+	}
+	case IN_COPY:
+		if (e->nargs != 2 || !cregion(C, e->args[0], &c->dst) || !cregion(C, e->args[1], &c->src)) {
+			set_fail(c, "cannot find the regions of this copy");
+			return;
+		}
+		c->kind = C_COPY;
+		c->scope = k.es;
+		return;
+	case IN_COPY_ASYNC:
+		set_fail(c, "copy_async is not emulated yet");
+		return;
+	case IN_COPY_BYTES:
+		if (e->nargs != 3) {
+			set_fail(c, "T.cuda.copy_bytes takes a destination, a source and a size");
+			return;
+		}
+		c->kind = C_COPY_BYTES;
+		c->a = caddr(C, e->args[0]);
+		c->b = caddr(C, e->args[1]);
+		int64_t n;
+		c->n = cfold(C, e->args[2], &n) ? const_int(e->args[2]->pos, n) : cx(C, e->args[2]);
+		return;
+	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
+		return; /* fences order memory; lockstep needs no ordering */
+	default:
+		if (is_launch(k.id))
+			return;
+		if (k.id >= 0)
+			set_fail(c, xprintf("%s() is not emulated yet", intrins[k.id].path));
+		else
+			set_fail(c, xprintf("cannot emulate a call of '%s'", expr_str(e->a)));
+	}
+}
+
+static CStmt *cstmt(Comp *C, Stmt *s, int depth)
+{
+	CStmt *c = xalloc(sizeof *c);
+	c->pos = s->pos;
+	c->slot = -1;
+	c->op = -1;
+	if (C->trace)
+		c->text = stmt_text(s);
+	int mark = C->nenv;
+	switch (s->kind) {
+	case S_EXPR:
+		ccall_stmt(C, c, s->value);
+		break;
+	case S_ASSIGN:
+		c->pos = start_of(s->targets[0]);
+		cassign(C, c, s);
+		break;
+	case S_AUGASSIGN:
+		c->pos = start_of(s->targets[0]);
+		if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
+			cstore(C, c, s->targets[0], s->value, s->op);
+		else
+			set_fail(c, "cannot emulate this update");
+		break;
+	case S_IF:
+		c->kind = C_IF;
+		c->value = cx(C, s->value);
+		c->body = cblock(C, s->body, s->nbody, depth + 1);
+		c->nbody = s->nbody;
+		C->nenv = mark;
+		c->orelse = cblock(C, s->orelse, s->norelse, depth + 1);
+		c->norelse = s->norelse;
+		C->nenv = mark;
+		break;
+	case S_FOR:
+		cfor(C, c, s, depth);
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
+static CStmt **cblock(Comp *C, Stmt **v, int n, int depth)
+{
+	if (depth > C->p->depth)
+		C->p->depth = depth;
+	CStmt **r = xalloc(sizeof(CStmt *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		r[i] = cstmt(C, v[i], depth);
+	return r;
+}
+
+/* ---- the kernel ---------------------------------------------------------------------- */
+
+Prog *emu_compile(Module *m, Func *f, bool trace)
+{
+	Prog *p = xalloc(sizeof *p);
+	p->f = f;
+	Comp C = { .m = m, .f = f, .p = p, .trace = trace };
+	C.nbyname = 256;
+	C.byname = xalloc(sizeof(VarInfo *) * (size_t)C.nbyname);
+	/* storage: shared buffers where smem_plan puts them, registers per
+	 * thread, each array 16-byte aligned */
+	p->smem_bytes = smem_plan(f);
+	for (int i = 0; i < f->nbufs; i++) {
+		Buffer *b = f->bufs[i];
+		if (b->base)
+			continue;
+		int fl = scopes[b->scope].flags;
+		int64_t bytes;
+		if (!(fl & (SCF_SHARED | SCF_THREAD)))
+			continue; /* parameters are the caller's memory */
+		if (!mul_ok(buffer_storage(b), dtype_bytes(b->dtype), &bytes) || bytes > ((int64_t)1 << 30)) {
+			p->fail = xprintf("%s buffer '%s' is too large to emulate", scopes[b->scope].name, b->name);
+			continue;
+		}
+		if (fl & SCF_SHARED) {
+			vpush(p->shared, p->nshared, b);
+		} else if ((fl & SCF_THREAD) && b->scope == SC_LOCAL) {
+			int64_t off = (p->local_bytes + 15) / 16 * 16;
+			p->local_off = xrealloc(p->local_off, sizeof(int64_t) * (size_t)p->nlocal,
+			                        sizeof(int64_t) * (size_t)(p->nlocal + 1));
+			vpush(p->local, p->nlocal, b);
+			p->local_off[p->nlocal - 1] = off;
+			p->local_bytes = off + bytes;
+		}
+	}
+	p->local_bytes = (p->local_bytes + 15) / 16 * 16;
+	if (!p->fail && (p->smem_bytes > ((int64_t)1 << 30) || p->local_bytes > ((int64_t)1 << 20)))
+		p->fail = "the kernel's shared memory or registers are too large to emulate";
+	collect(&C, f->stmt->body, f->stmt->nbody);
+	/* parameters written T.Buffer(...) in the signature */
+	for (int i = 0; i < f->stmt->nparams; i++) {
+		Param *pa = &f->stmt->params[i];
+		Buffer *b = pa->type ? buffer_made_by(&C, pa->type) : NULL;
+		if (b)
+			bind(&C, pa->name, b, 0);
+	}
+	p->body = cblock(&C, f->stmt->body, f->stmt->nbody, 0);
+	p->nbody = f->stmt->nbody;
+	return p;
+}

@@ -1,0 +1,267 @@
+/* Tile copies and byte copies.
+ *
+ * Tx[.scope].copy(dst, src) moves the src region into the dst region
+ * element by element, in row-major order over the extents that are not 1
+ * (the two regions agree on those). A thread-scope copy is done by each
+ * active thread; a collective copy once per warp, warpgroup or CTA, which
+ * must be wholly active and agree on the regions (a cluster is one CTA:
+ * cbx, cby and cbz are 0).
+ *
+ * Registers: element (i, j) of a local buffer lives in the thread(s) its
+ * layout's thread axes name, relative to the group doing the copy (laneid
+ * is the lane in the warp, tid_in_wg the thread in the warpgroup, tx the
+ * thread in the CTA, ...), at the storage offset of its m coordinate. An
+ * axis the layout does not use leaves that part of the thread free: every
+ * such thread holds a copy (written to all, read from the first), as does
+ * every replica R[...]. */
+#include <string.h>
+
+#include "emu-impl.h"
+
+/* ---- one element of a region ---------------------------------------------------------- */
+
+typedef struct Side {
+	const Region *r;
+	int64_t idx[EMU_MAX_DIMS];
+} Side;
+
+/* Replica r of the element at s->idx for the group first .. first+n-1:
+ * how many places (at most max) and their bytes; -1 after an error. */
+static int places(Emu *E, const Side *s, int first, int n, int64_t r, int tf, uint8_t **out, int max)
+{
+	const Acc *a = s->r->acc;
+	int64_t c[AX_COUNT], m;
+	if (a->simple && r == 0) {
+		if (!emu_offset(a, s->idx, &m))
+			goto overflow;
+		c[AX_M] = m;
+	} else {
+		if (!emu_coord(a, s->idx, c))
+			goto overflow;
+		if (r)
+			layout_replica(a->l, r, c);
+	}
+	m = c[AX_M];
+	if (m < 0 || m >= a->storage) {
+		emu_fail(E, s->r->pos, tf, "element %s of '%s' is at storage offset %lld, outside the %lld elements of '%s'",
+		         emu_idx_str(s->idx, a->b->ndim), a->b->name, (long long)m, (long long)a->storage, a->root->name);
+		return -1;
+	}
+	if (a->space != SP_LOCAL) {
+		out[0] = emu_mem(E, a, 0)->data + m * a->esize;
+		return 1;
+	}
+	int who[1024];
+	int k = emu_owners(a, c, first, n, E->nthreads, who, max < 1024 ? max : 1024);
+	for (int i = 0; i < k; i++)
+		out[i] = emu_mem(E, a, who[i])->data + m * a->esize;
+	return k;
+overflow:
+	emu_fail(E, s->r->pos, tf, "the storage offset of element %s of '%s' overflows", emu_idx_str(s->idx, a->b->ndim),
+	         a->b->name);
+	return -1;
+}
+
+static const char *group_name(int es, int first)
+{
+	switch (es) {
+	case ES_THREAD: return xprintf("thread %d", first);
+	case ES_WARP: return xprintf("warp %d", first / 32);
+	case ES_WARPGROUP: return xprintf("warpgroup %d", first / 128);
+	default: return "the CTA";
+	}
+}
+
+static bool unheld(Emu *E, const Side *x, int es, int first, int tf)
+{
+	const Acc *a = x->r->acc;
+	const char *idx = emu_idx_str(x->idx, a->b->ndim);
+	if (es == ES_THREAD)
+		return emu_fail(E, x->r->pos, tf, "register element %s of '%s' is not held by this thread", idx, a->b->name);
+	return emu_fail(E, x->r->pos, tf, "register element %s of '%s' is held by no thread of %s", idx, a->b->name,
+	                group_name(es, first));
+}
+
+static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, int n, int tf)
+{
+	const Acc *da = D->r->acc, *sa = S->r->acc;
+	uint8_t *src = NULL, *dst[1024];
+	for (int64_t r = 0; r < sa->nrep && !src; r++) {
+		int k = places(E, S, first, n, r, tf, &src, 1);
+		if (k < 0)
+			return false;
+	}
+	if (!src)
+		return unheld(E, S, s->scope, first, tf);
+	int written = 0;
+	for (int64_t r = 0; r < da->nrep; r++) {
+		int k = places(E, D, first, n, r, tf, dst, 1024);
+		if (k < 0)
+			return false;
+		for (int i = 0; i < k; i++)
+			memmove(dst[i], src, (size_t)da->esize);
+		written += k;
+	}
+	if (!written)
+		return unheld(E, D, s->scope, first, tf);
+	return true;
+}
+
+/* ---- tile copies ------------------------------------------------------------------------- */
+
+static bool in_bounds(Emu *E, const Region *r, const int64_t *start, int tf)
+{
+	const Buffer *b = r->acc->b;
+	for (int d = 0; d < r->ndim; d++)
+		if (start[d] < 0 || start[d] > b->shape[d] - r->extents[d])
+			return emu_fail(E, r->pos, tf,
+			                "region %s is out of bounds: dimension %d covers %lld:%lld but '%s' has extent %lld",
+			                r->text, d, (long long)start[d], (long long)(start[d] + r->extents[d]), b->name,
+			                (long long)b->shape[d]);
+	return true;
+}
+
+/* The copy done by the group first .. first+n-1 with regions starting at
+ * ds and ss; tf names the group in errors. */
+static bool copy_group(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss)
+{
+	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
+	if (!in_bounds(E, D.r, ds, tf) || !in_bounds(E, S.r, ss, tf))
+		return false;
+	/* the dimensions of extent > 1, paired in order */
+	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nf = 0, j = 0;
+	for (int d = 0; d < D.r->ndim; d++) {
+		D.idx[d] = ds[d];
+		if (D.r->extents[d] == 1)
+			continue;
+		while (j < S.r->ndim && S.r->extents[j] == 1)
+			j++;
+		if (j == S.r->ndim || S.r->extents[j] != D.r->extents[d])
+			return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
+		fd[nf] = d;
+		fs[nf++] = j++;
+	}
+	while (j < S.r->ndim && S.r->extents[j] == 1)
+		j++;
+	if (j != S.r->ndim)
+		return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
+	for (int d = 0; d < S.r->ndim; d++)
+		S.idx[d] = ss[d];
+	const Acc *da = D.r->acc, *sa = S.r->acc;
+	bool fast = da->simple && sa->simple;
+	uint8_t *dbase = fast ? emu_mem(E, da, 0)->data : NULL, *sbase = fast ? emu_mem(E, sa, 0)->data : NULL;
+	for (;;) {
+		if (fast) {
+			int64_t dm, sm;
+			if (emu_offset(da, D.idx, &dm) && emu_offset(sa, S.idx, &sm) && dm >= 0 && dm < da->storage && sm >= 0 &&
+			    sm < sa->storage)
+				memmove(dbase + dm * da->esize, sbase + sm * sa->esize, (size_t)da->esize);
+			else if (!copy_element(E, s, &D, &S, first, n, tf)) /* reports the problem */
+				return false;
+		} else if (!copy_element(E, s, &D, &S, first, n, tf)) {
+			return false;
+		}
+		int k = nf - 1;
+		for (; k >= 0; k--) {
+			int a = fd[k], b = fs[k];
+			if (++D.idx[a] < ds[a] + D.r->extents[a]) {
+				S.idx[b]++;
+				break;
+			}
+			D.idx[a] = ds[a];
+			S.idx[b] = ss[b];
+		}
+		if (k < 0)
+			return true;
+	}
+}
+
+static bool starts(Emu *E, const Region *r, int t, int64_t *out)
+{
+	for (int d = 0; d < r->ndim; d++)
+		if (!emu_eval_int(E, r->starts[d], t, &out[d]))
+			return false;
+	return true;
+}
+
+static bool same_starts(Emu *E, const Region *r, const int64_t *a, int ta, int tb, int es, int first)
+{
+	int64_t b[EMU_MAX_DIMS];
+	if (!starts(E, r, tb, b))
+		return false;
+	for (int d = 0; d < r->ndim; d++)
+		if (a[d] != b[d])
+			return emu_fail(E, r->pos, tb,
+			                "the threads of %s disagree on region %s: dimension %d starts at %lld in thread %d, at %lld here",
+			                group_name(es, first), r->text, d, (long long)a[d], ta, (long long)b[d]);
+	return true;
+}
+
+bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	const Acc *sides[2] = { s->dst.acc, s->src.acc };
+	for (int i = 0; i < 2; i++)
+		if (sides[i]->why)
+			return emu_fail(E, s->pos, act[0], "%s", sides[i]->why);
+	int size = s->scope == ES_THREAD ? 1 : s->scope == ES_WARP ? 32 : s->scope == ES_WARPGROUP ? 128 : E->nthreads;
+	int64_t ds[EMU_MAX_DIMS], ss[EMU_MAX_DIMS];
+	for (int i = 0; i < nact;) {
+		int t = act[i], first = t / size * size;
+		int n = E->nthreads - first < size ? E->nthreads - first : size;
+		int j = i;
+		while (j < nact && act[j] < first + n)
+			j++;
+		if (j - i != n)
+			return emu_fail(E, s->pos, t, "collective copy with inactive threads: %d of the %d threads of %s are active",
+			                j - i, n, group_name(s->scope, first));
+		if (!starts(E, &s->dst, t, ds) || !starts(E, &s->src, t, ss))
+			return false;
+		for (int k = i + 1; k < j; k++)
+			if (!same_starts(E, &s->dst, ds, t, act[k], s->scope, first) ||
+			    !same_starts(E, &s->src, ss, t, act[k], s->scope, first))
+				return false;
+		if (!copy_group(E, s, first, n, t, ds, ss))
+			return false;
+		i = j;
+	}
+	return true;
+}
+
+/* ---- copy_bytes ------------------------------------------------------------------------- */
+
+static const char *where(const Mem *m)
+{
+	if (m->thread >= 0)
+		return xprintf("the registers '%s' of thread %d", m->buf->name, m->thread);
+	return xprintf("%s buffer '%s'", scopes[m->buf->scope].name, m->buf->name);
+}
+
+static bool check_ptr(Emu *E, Pos p, int t, EVal v, int64_t n, const char *what)
+{
+	const Mem *m = v.mem;
+	if (!m)
+		return emu_fail(E, p, t, "T.cuda.copy_bytes: the %s is not an address", what);
+	if (v.i < 0 || v.i > m->size - n)
+		return emu_fail(E, p, t, "T.cuda.copy_bytes of %lld bytes: the %s, byte %lld of %s (%lld bytes), is out of bounds",
+		                (long long)n, what, (long long)v.i, where(m), (long long)m->size);
+	if ((m->base + v.i) % n)
+		return emu_fail(E, p, t, "T.cuda.copy_bytes of %lld bytes: the %s, byte %lld of %s%s, is not aligned to %lld bytes",
+		                (long long)n, what, (long long)v.i, where(m),
+		                m->space == SP_SHARED ? xprintf(" (shared byte %lld)", (long long)(m->base + v.i)) : "",
+		                (long long)n);
+	return true;
+}
+
+bool emu_copy_bytes(Emu *E, const CStmt *s, int t)
+{
+	EVal d, src;
+	int64_t n;
+	if (!emu_eval(E, s->a, t, &d) || !emu_eval(E, s->b, t, &src) || !emu_eval_int(E, s->n, t, &n))
+		return false;
+	if (n != 1 && n != 2 && n != 4 && n != 8 && n != 16)
+		return emu_fail(E, s->n->at, t, "T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not %lld", (long long)n);
+	if (!check_ptr(E, s->a->at, t, d, n, "destination") || !check_ptr(E, s->b->at, t, src, n, "source"))
+		return false;
+	memmove(d.mem->data + d.i, src.mem->data + src.i, (size_t)n);
+	return true;
+}

@@ -1,0 +1,220 @@
+/* Private to the emulator (emu.c, emu-*.c): the compiled program, the
+ * machine state and the helpers the files share. emu-compile.c turns the
+ * checked syntax tree of one kernel into CStmt/CExpr nodes with every name,
+ * callee and variable slot resolved once; emu-acc.c works out once per
+ * buffer how its elements are found; emu.c runs the nodes; emu-copy.c does
+ * the tile copies and copy_bytes; emu-value.c holds the dtype arithmetic,
+ * the float conversions and the random fill. */
+#ifndef TXC_EMU_IMPL_H
+#define TXC_EMU_IMPL_H
+
+#include "emu.h"
+#include "sema.h" /* DT_WEAK_INT, DT_WEAK_FLOAT: the dtypes sema gives literals */
+
+/* ---- values (emu-value.c) --------------------------------------------------- */
+
+typedef struct Mem Mem;
+
+/* A runtime value. Integers and bools: the value, wrapped to its dtype
+ * (uint64 as its bits); floats: the bits of the dtype's encoding, so that
+ * moving a value never changes it; handles: byte offset i into mem. */
+typedef struct EVal {
+	int64_t i;
+	Mem *mem;
+} EVal;
+
+static inline bool dt_float(int dt) { return dtypes[dt].kind == DK_FLOAT; }
+static inline bool dt_unsigned64(int dt) { return dtypes[dt].kind == DK_UINT && dtypes[dt].bits == 64; }
+/* v wrapped to the width of integer dtype dt (bool: v != 0). */
+int64_t emu_wrap(int64_t v, int dt);
+/* A float's value, exactly, and a double rounded to nearest even into dt's
+ * encoding (NaN: the canonical NaN; fp8 saturates to the largest finite). */
+double emu_fdecode(uint64_t bits, int dt);
+uint64_t emu_fencode(double x, int dt);
+/* v converted from dtype `from` to dtype `to` with the meaning of a CUDA
+ * cast: ints wrap, floats round to nearest even, floats to ints truncate
+ * and saturate (NaN: 0). */
+EVal emu_conv(EVal v, int from, int to);
+/* a op b in dtype dt (both already dt); NULL or the reason it failed. */
+const char *emu_binop(int op, int dt, EVal a, EVal b, EVal *r);
+EVal emu_unop(int op, int dt, EVal a);
+bool emu_cmp(int op, int dt, EVal a, EVal b);
+EVal emu_minmax(bool max, int dt, EVal a, EVal b);
+/* Little-endian element bytes <-> values of dtype dt. */
+EVal emu_load(const uint8_t *p, int dt);
+void emu_store(uint8_t *p, int dt, EVal v);
+
+/* ---- the compiled kernel (emu-compile.c, emu-acc.c) ---------------------------- */
+
+enum { SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_TMEM };
+
+/* How the elements of one buffer are found, worked out once. */
+typedef struct Acc {
+	const char *why;  /* why the buffer cannot be touched, or NULL */
+	Buffer *b, *root;
+	int dtype, esize, space;
+	int mem;          /* the root's index among the parameters, the shared
+	                   * roots or the local roots; -1: none */
+	int64_t storage;  /* elements of the root's storage (per thread: local) */
+	const Layout *l;  /* the layout (row-major when the buffer has none) */
+	Layout *g;        /* l grouped by the shape (layout_group), or NULL */
+	int *dims;        /* g's iters of dimension d: dims[d] .. dims[d+1]-1 */
+	bool linear;      /* m = off + sum idx[d] * stride[d], then the swizzle */
+	int64_t *stride, off;
+	unsigned taxes;   /* the thread axes the layout uses, one bit per axis */
+	int64_t nrep;     /* replica combinations */
+	bool simple;      /* global or shared, no thread axes, no replicas */
+} Acc;
+
+#define EMU_MAX_DIMS 64
+
+enum {
+	X_CONST, X_VAR, X_LOAD, X_ADDR, X_PTR, X_BIN, X_UN, X_CMP, X_AND, X_OR, X_NOT, X_COND,
+	X_CAST, X_MIN, X_MAX, X_FAIL,
+};
+
+typedef struct CExpr {
+	int kind, op;
+	int dtype;       /* of the result; literals: int64 or float64 */
+	int cdt;         /* X_CMP: the dtype both sides are compared in */
+	Pos pos;         /* the operator, for errors of an operation */
+	Pos at;          /* where the expression starts, for errors of a value */
+	EVal k;          /* X_CONST */
+	int slot;        /* X_VAR */
+	Acc *acc;        /* X_LOAD, X_ADDR, X_PTR */
+	struct CExpr **args;
+	int nargs;
+	const char *msg; /* X_FAIL: why it cannot be evaluated */
+} CExpr;
+
+/* A tile-op operand: a region of a buffer. */
+typedef struct Region {
+	Acc *acc;
+	int ndim;
+	CExpr **starts;
+	int64_t *extents;
+	Pos pos;
+	const char *text;
+} Region;
+
+enum {
+	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES, C_FAIL,
+};
+
+typedef struct CStmt {
+	int kind;
+	Pos pos;
+	const char *text;  /* for --trace */
+	int slot, dtype;   /* C_LET, C_FOR: the variable (slot -1: unused) */
+	CExpr *value;      /* C_LET, C_STORE: the value; C_IF: the condition */
+	CExpr *lo, *hi, *step; /* C_FOR */
+	Acc *acc;          /* C_STORE: buf[idx] = value, or buf[idx] op= value */
+	CExpr **idx;
+	int op;            /* C_STORE: -1, or the operator of `op=` */
+	Pos tpos;          /* C_STORE: the target */
+	struct CStmt **body, **orelse;
+	int nbody, norelse;
+	int scope;         /* C_COPY: execution scope (ES_*) */
+	Region dst, src;   /* C_COPY */
+	CExpr *a, *b, *n;  /* C_COPY_BYTES: dst, src, bytes */
+	const char *msg;   /* C_FAIL */
+} CStmt;
+
+/* The launch ids: slot = what launch id (IN_CTA_ID dimension dim, ...). */
+typedef struct LaunchVar { int slot, launch, dim; } LaunchVar;
+
+typedef struct Prog {
+	Func *f;
+	CStmt **body;
+	int nbody;
+	int nslots;
+	int depth;          /* the deepest nesting of if/for */
+	LaunchVar *launch;
+	int nlaunch;
+	Buffer **shared;    /* root shared buffers, placed by smem_plan */
+	int nshared;
+	int64_t smem_bytes;
+	Buffer **local;     /* root local buffers; per thread, local_off[i] */
+	int nlocal;
+	int64_t *local_off;
+	int64_t local_bytes; /* per thread */
+	const char *fail;   /* a reason the kernel cannot run at all */
+} Prog;
+
+Prog *emu_compile(Module *m, Func *f, bool trace);
+
+/* ---- where elements live (emu-acc.c) ------------------------------------------- */
+
+/* The Acc of b, a buffer of p's kernel (after its roots are listed). */
+Acc *emu_acc(Prog *p, Buffer *b);
+/* The coordinates of element idx (in bounds) on every axis: what
+ * layout_apply_coord gives, from the precomputed grouping. */
+bool emu_coord(const Acc *a, const int64_t *idx, int64_t out[AX_COUNT]);
+/* The storage offset (m) of element idx of a buffer without thread axes
+ * or replicas. */
+bool emu_offset(const Acc *a, const int64_t *idx, int64_t *m);
+/* The threads of first .. first+n-1 (of nthreads) that hold the register
+ * element with coordinates c, at most max of them, into out; returns how
+ * many. Layout axes relative to a warp or warpgroup name a thread within
+ * the group; an axis the layout does not use leaves every value open. */
+int emu_owners(const Acc *a, const int64_t c[AX_COUNT], int first, int n, int nthreads, int *out, int max);
+
+/* ---- the machine (emu.c) ------------------------------------------------------- */
+
+/* A block of storage: a parameter, a shared buffer of the CTA, or one
+ * thread's registers of a local buffer. */
+struct Mem {
+	uint8_t *data;
+	int64_t size;       /* bytes */
+	int64_t base;       /* bytes from the aligned start of its space (shared:
+	                     * smem_off; the GPU aligns that start to 1024, a
+	                     * parameter to 256 and a register array to 16) */
+	int space;
+	const Buffer *buf;  /* the root buffer */
+	int thread;         /* local: the thread holding it, else -1 */
+};
+
+typedef struct Emu {
+	Module *m;
+	Func *f;
+	Prog *p;
+	Diag *d;
+	int nthreads;
+	int64_t cta[3];
+	EVal *slots;        /* nthreads x p->nslots */
+	Mem *gmem;          /* per parameter */
+	Mem *smem;          /* per shared root, over sdata */
+	uint8_t *sdata;
+	Mem *lmem;          /* nthreads x p->nlocal, over ldata */
+	uint8_t *ldata;
+	int *lists;         /* per nesting depth: two lists of threads */
+	int64_t *loopv;     /* per nesting depth: a loop's current and end values */
+	int64_t steps, max_steps;
+	bool trace;
+	FILE *tout;
+	/* The asynchronous machinery comes with later issues and fits here:
+	 * per thread, the cp.async copies issued since the last commit and
+	 * the committed groups (performed when a wait retires them, their
+	 * destinations poisoned until then); mbarriers stay in the 8 bytes of
+	 * shared memory the program gives them (phase bit, expected and
+	 * pending arrivals, signed transaction count), so that a program that
+	 * reads them sees what it wrote; tensor memory is one block of
+	 * 128 lanes x 512 32-bit columns per CTA with its allocated columns. */
+} Emu;
+
+/* Reports `thread (cta C, thread t): MESSAGE` at p (t < 0: no thread) and
+ * returns false. */
+bool emu_fail(Emu *E, Pos p, int t, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+bool emu_eval(Emu *E, const CExpr *x, int t, EVal *out);
+/* An integer-valued expression as int64 (uint64 above 2^63 turn negative,
+ * so that bounds checks refuse them). */
+bool emu_eval_int(Emu *E, const CExpr *x, int t, int64_t *out);
+Mem *emu_mem(Emu *E, const Acc *a, int t);
+const char *emu_idx_str(const int64_t *idx, int n);
+
+/* ---- tile copies (emu-copy.c) ------------------------------------------------- */
+
+bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact);
+bool emu_copy_bytes(Emu *E, const CStmt *s, int t);
+
+#endif

@@ -1,0 +1,534 @@
+/* The emulator's machine: runs the compiled kernel (emu-compile.c) for
+ * every CTA of the grid, one after the other, and within a CTA runs every
+ * thread in lockstep with a list of active threads. A statement runs for
+ * each active thread in thread order; `if` runs its then-branch for the
+ * threads where the condition holds, then its else-branch for the others;
+ * a loop runs while any thread has iterations left, each thread its own
+ * count; a barrier must be reached by every thread of the CTA (or of the
+ * warp) at once. Program-order lockstep is a legal schedule of a race-free
+ * program; races are not detected.
+ *
+ * Shared memory (one block per CTA, placed by smem_plan) and registers
+ * (one block per thread) start filled with 0xAB bytes, so that reading what
+ * was never written shows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu-impl.h"
+
+/* ---- errors -------------------------------------------------------------------------- */
+
+/* "3", or "(1, 2)" / "(1, 2, 0)" for a grid of more dimensions. */
+static void cta_str(Emu *E, char *out, size_t n)
+{
+	const int64_t *g = E->f->grid, *c = E->cta;
+	if (g[2] > 1)
+		snprintf(out, n, "(%lld, %lld, %lld)", (long long)c[0], (long long)c[1], (long long)c[2]);
+	else if (g[1] > 1)
+		snprintf(out, n, "(%lld, %lld)", (long long)c[0], (long long)c[1]);
+	else
+		snprintf(out, n, "%lld", (long long)c[0]);
+}
+
+bool emu_fail(Emu *E, Pos p, int t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *msg = xalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	char cta[80];
+	cta_str(E, cta, sizeof cta);
+	if (t >= 0)
+		error_at(E->d, p, "thread (cta %s, thread %d): %s", cta, t, msg);
+	else
+		error_at(E->d, p, "%s", msg);
+	return false;
+}
+
+const char *emu_idx_str(const int64_t *idx, int n)
+{
+	Buf b = { 0 };
+	bputc(&b, '(');
+	for (int i = 0; i < n; i++)
+		bprintf(&b, "%s%lld", i ? ", " : "", (long long)idx[i]);
+	bputc(&b, ')');
+	return b.s;
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+
+Mem *emu_mem(Emu *E, const Acc *a, int t)
+{
+	switch (a->space) {
+	case SP_GLOBAL: return &E->gmem[a->mem];
+	case SP_SHARED: return &E->smem[a->mem];
+	default: return &E->lmem[(size_t)t * (size_t)E->p->nlocal + (size_t)a->mem];
+	}
+}
+
+/* buf[i, j] of thread t: the indices, checked against the shape. */
+static bool indices(Emu *E, const Acc *a, CExpr **args, int t, int64_t *idx)
+{
+	const Buffer *b = a->b;
+	for (int d = 0; d < b->ndim; d++) {
+		if (!emu_eval_int(E, args[d], t, &idx[d]))
+			return false;
+		if (idx[d] < 0 || idx[d] >= b->shape[d])
+			return emu_fail(E, args[d]->at, t, "index %lld is out of bounds for dimension %d of '%s' (extent %lld)",
+			                (long long)idx[d], d, b->name, (long long)b->shape[d]);
+	}
+	return true;
+}
+
+/* Replica r of element idx as thread t sees it: 1 and its bytes, 0 when
+ * another thread holds it (registers), -1 after an error. */
+static int place(Emu *E, const Acc *a, const int64_t *idx, int t, int64_t r, Pos pos, uint8_t **ptr)
+{
+	int64_t c[AX_COUNT], m;
+	if (a->why) {
+		emu_fail(E, pos, t, "%s", a->why);
+		return -1;
+	}
+	if (a->linear) {
+		emu_offset(a, idx, &m);
+	} else {
+		if (!emu_coord(a, idx, c)) {
+			emu_fail(E, pos, t, "the storage offset of element %s of '%s' overflows", emu_idx_str(idx, a->b->ndim),
+			         a->b->name);
+			return -1;
+		}
+		if (r)
+			layout_replica(a->l, r, c);
+		int owner;
+		if (a->taxes && emu_owners(a, c, t, 1, E->nthreads, &owner, 1) == 0)
+			return 0;
+		m = c[AX_M];
+	}
+	if (m < 0 || m >= a->storage) {
+		emu_fail(E, pos, t, "element %s of '%s' is at storage offset %lld, outside the %lld elements of '%s'",
+		         emu_idx_str(idx, a->b->ndim), a->b->name, (long long)m, (long long)a->storage, a->root->name);
+		return -1;
+	}
+	*ptr = emu_mem(E, a, t)->data + m * a->esize;
+	return 1;
+}
+
+/* The first replica of element idx that thread t holds. */
+static bool place1(Emu *E, const Acc *a, const int64_t *idx, int t, Pos pos, uint8_t **ptr)
+{
+	for (int64_t r = 0; r < a->nrep; r++) {
+		int k = place(E, a, idx, t, r, pos, ptr);
+		if (k)
+			return k > 0;
+	}
+	return emu_fail(E, pos, t, "element %s of '%s' is held in the registers of another thread",
+	                emu_idx_str(idx, a->b->ndim), a->b->name);
+}
+
+static bool store(Emu *E, const CStmt *s, int t)
+{
+	const Acc *a = s->acc;
+	int64_t idx[EMU_MAX_DIMS];
+	EVal v, cur;
+	uint8_t *p;
+	if (!emu_eval(E, s->value, t, &v) || !indices(E, a, s->idx, t, idx))
+		return false;
+	v = emu_conv(v, s->value->dtype, a->dtype);
+	if (s->op >= 0) {
+		if (!place1(E, a, idx, t, s->tpos, &p))
+			return false;
+		cur = emu_load(p, a->dtype);
+		const char *err = emu_binop(s->op, a->dtype, cur, v, &v);
+		if (err)
+			return emu_fail(E, s->pos, t, "%s", err);
+	}
+	int n = 0;
+	for (int64_t r = 0; r < a->nrep; r++) {
+		int k = place(E, a, idx, t, r, s->tpos, &p);
+		if (k < 0)
+			return false;
+		if (k) {
+			emu_store(p, a->dtype, v);
+			n++;
+		}
+	}
+	return n || emu_fail(E, s->tpos, t, "element %s of '%s' is held in the registers of another thread",
+	                     emu_idx_str(idx, a->b->ndim), a->b->name);
+}
+
+/* ---- expressions ----------------------------------------------------------------------- */
+
+bool emu_eval_int(Emu *E, const CExpr *x, int t, int64_t *out)
+{
+	EVal v;
+	if (!emu_eval(E, x, t, &v))
+		return false;
+	if (dt_float(x->dtype) || dtypes[x->dtype].kind == DK_HANDLE)
+		return emu_fail(E, x->pos, t, "expected an integer here");
+	*out = v.i;
+	return true;
+}
+
+static bool eval2(Emu *E, const CExpr *x, int t, int dt, EVal *a, EVal *b)
+{
+	if (!emu_eval(E, x->args[0], t, a) || !emu_eval(E, x->args[1], t, b))
+		return false;
+	*a = emu_conv(*a, x->args[0]->dtype, dt);
+	*b = emu_conv(*b, x->args[1]->dtype, dt);
+	return true;
+}
+
+static bool address(Emu *E, const CExpr *x, int t, EVal *o)
+{
+	const Acc *a = x->acc;
+	if (a->why)
+		return emu_fail(E, x->pos, t, "%s", a->why);
+	o->mem = emu_mem(E, a, t);
+	o->i = 0;
+	if (x->kind == X_PTR) {
+		int64_t k;
+		if (!emu_eval_int(E, x->args[0], t, &k))
+			return false;
+		if (k < -((int64_t)1 << 48) || k > ((int64_t)1 << 48))
+			return emu_fail(E, x->args[0]->at, t, "storage element %lld of '%s' is far outside it", (long long)k,
+			                a->b->name);
+		o->i = k * a->esize;
+	} else if (x->nargs) {
+		int64_t idx[EMU_MAX_DIMS];
+		uint8_t *p;
+		if (!indices(E, a, x->args, t, idx) || !place1(E, a, idx, t, x->pos, &p))
+			return false;
+		o->i = p - o->mem->data;
+	}
+	return true;
+}
+
+bool emu_eval(Emu *E, const CExpr *x, int t, EVal *o)
+{
+	EVal a, b;
+	const char *err;
+	switch (x->kind) {
+	case X_CONST:
+		*o = x->k;
+		return true;
+	case X_VAR:
+		*o = E->slots[(size_t)t * (size_t)E->p->nslots + (size_t)x->slot];
+		return true;
+	case X_LOAD: {
+		int64_t idx[EMU_MAX_DIMS];
+		uint8_t *p;
+		if (!indices(E, x->acc, x->args, t, idx) || !place1(E, x->acc, idx, t, x->pos, &p))
+			return false;
+		*o = emu_load(p, x->acc->dtype);
+		return true;
+	}
+	case X_ADDR: case X_PTR:
+		return address(E, x, t, o);
+	case X_BIN:
+		if (!eval2(E, x, t, x->dtype, &a, &b))
+			return false;
+		if ((err = emu_binop(x->op, x->dtype, a, b, o)))
+			return emu_fail(E, x->pos, t, "%s", err);
+		return true;
+	case X_UN:
+		if (!emu_eval(E, x->args[0], t, &a))
+			return false;
+		*o = emu_unop(x->op, x->dtype, emu_conv(a, x->args[0]->dtype, x->dtype));
+		return true;
+	case X_CMP:
+		if (!eval2(E, x, t, x->cdt, &a, &b))
+			return false;
+		o->i = emu_cmp(x->op, x->cdt, a, b);
+		o->mem = NULL;
+		return true;
+	case X_AND: case X_OR:
+		if (!emu_eval(E, x->args[0], t, &a))
+			return false;
+		if ((a.i != 0) == (x->kind == X_OR)) {
+			o->i = a.i != 0;
+			o->mem = NULL;
+			return true;
+		}
+		if (!emu_eval(E, x->args[1], t, &b))
+			return false;
+		o->i = b.i != 0;
+		o->mem = NULL;
+		return true;
+	case X_NOT:
+		if (!emu_eval(E, x->args[0], t, &a))
+			return false;
+		o->i = a.i == 0;
+		o->mem = NULL;
+		return true;
+	case X_COND: {
+		if (!emu_eval(E, x->args[0], t, &a))
+			return false;
+		const CExpr *y = x->args[a.i ? 1 : 2];
+		if (!emu_eval(E, y, t, o))
+			return false;
+		*o = emu_conv(*o, y->dtype, x->dtype);
+		return true;
+	}
+	case X_CAST:
+		if (!emu_eval(E, x->args[0], t, &a))
+			return false;
+		*o = emu_conv(a, x->args[0]->dtype, x->dtype);
+		return true;
+	case X_MIN: case X_MAX:
+		if (!eval2(E, x, t, x->dtype, &a, &b))
+			return false;
+		*o = emu_minmax(x->kind == X_MAX, x->dtype, a, b);
+		return true;
+	default:
+		return emu_fail(E, x->pos, t, "%s", x->msg ? x->msg : "cannot evaluate this expression");
+	}
+}
+
+/* ---- statements ------------------------------------------------------------------------- */
+
+static bool exec_block(Emu *E, CStmt **v, int n, const int *act, int nact, int depth);
+
+static bool count(Emu *E, int64_t n, Pos p, int t)
+{
+	E->steps += n;
+	if (E->steps > E->max_steps)
+		return emu_fail(E, p, t, "stopped after %lld statement executions (the step limit; see --max-steps)",
+		                (long long)E->max_steps);
+	return true;
+}
+
+static void trace(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	char cta[80], who[40];
+	cta_str(E, cta, sizeof cta);
+	if (nact == 1)
+		snprintf(who, sizeof who, "thread %d", act[0]);
+	else if (act[nact - 1] - act[0] == nact - 1)
+		snprintf(who, sizeof who, "threads %d-%d", act[0], act[nact - 1]);
+	else
+		snprintf(who, sizeof who, "%d threads", nact);
+	fprintf(E->tout, "cta %s, %s: %d: %s\n", cta, who, s->pos.line, s->text);
+}
+
+static bool less(int dt, int64_t a, int64_t b) { return dt_unsigned64(dt) ? (uint64_t)a < (uint64_t)b : a < b; }
+
+static bool exec_for(Emu *E, const CStmt *s, const int *act, int nact, int depth)
+{
+	int n = E->nthreads;
+	int *list = E->lists + (size_t)depth * 2 * (size_t)n;
+	int64_t *cur = E->loopv + (size_t)depth * 2 * (size_t)n, *end = cur + n, step = 1;
+	for (int i = 0; i < nact; i++) {
+		int t = act[i];
+		EVal lo, hi, st;
+		if (!emu_eval(E, s->lo, t, &lo) || !emu_eval(E, s->hi, t, &hi) || !emu_eval(E, s->step, t, &st))
+			return false;
+		cur[t] = emu_conv(lo, s->lo->dtype, s->dtype).i;
+		end[t] = emu_conv(hi, s->hi->dtype, s->dtype).i;
+		step = emu_conv(st, s->step->dtype, DT_INT64).i;
+		if (step <= 0)
+			return emu_fail(E, s->step->pos, t, "the loop step must be positive");
+	}
+	for (;;) {
+		int k = 0;
+		for (int i = 0; i < nact; i++)
+			if (less(s->dtype, cur[act[i]], end[act[i]]))
+				list[k++] = act[i];
+		if (!k)
+			return true;
+		if (!count(E, k, s->pos, list[0]))
+			return false;
+		if (s->slot >= 0)
+			for (int i = 0; i < k; i++) {
+				EVal *v = &E->slots[(size_t)list[i] * (size_t)E->p->nslots + (size_t)s->slot];
+				v->i = emu_wrap(cur[list[i]], s->dtype);
+				v->mem = NULL;
+			}
+		if (!exec_block(E, s->body, s->nbody, list, k, depth + 1))
+			return false;
+		for (int i = 0; i < k; i++) {
+			int t = list[i];
+			bool over = dt_unsigned64(s->dtype) ? (uint64_t)cur[t] + (uint64_t)step < (uint64_t)cur[t]
+			                                    : __builtin_add_overflow(cur[t], step, &(int64_t){ 0 });
+			cur[t] = over ? end[t] : (int64_t)((uint64_t)cur[t] + (uint64_t)step);
+		}
+	}
+}
+
+static bool warp_sync(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	for (int i = 0; i < nact;) {
+		int w = act[i] / 32, j = i;
+		while (j < nact && act[j] / 32 == w)
+			j++;
+		int need = E->nthreads - 32 * w < 32 ? E->nthreads - 32 * w : 32;
+		if (j - i != need)
+			return emu_fail(E, s->pos, act[i], "warp barrier in divergent code: %d of the %d threads of warp %d reach it",
+			                j - i, need, w);
+		i = j;
+	}
+	return true;
+}
+
+static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int depth)
+{
+	if (!count(E, nact, s->pos, act[0]))
+		return false;
+	if (E->trace && s->text)
+		trace(E, s, act, nact);
+	switch (s->kind) {
+	case C_NOP:
+		return true;
+	case C_LET:
+		for (int i = 0; i < nact; i++) {
+			EVal v;
+			if (!emu_eval(E, s->value, act[i], &v))
+				return false;
+			if (s->slot >= 0)
+				E->slots[(size_t)act[i] * (size_t)E->p->nslots + (size_t)s->slot] =
+					emu_conv(v, s->value->dtype, s->dtype);
+		}
+		return true;
+	case C_STORE:
+		for (int i = 0; i < nact; i++)
+			if (!store(E, s, act[i]))
+				return false;
+		return true;
+	case C_IF: {
+		int n = E->nthreads, *yes = E->lists + (size_t)depth * 2 * (size_t)n, *no = yes + n, ny = 0, nn = 0;
+		for (int i = 0; i < nact; i++) {
+			EVal c;
+			if (!emu_eval(E, s->value, act[i], &c))
+				return false;
+			if (c.i)
+				yes[ny++] = act[i];
+			else
+				no[nn++] = act[i];
+		}
+		return (!ny || exec_block(E, s->body, s->nbody, yes, ny, depth + 1)) &&
+		       (!nn || exec_block(E, s->orelse, s->norelse, no, nn, depth + 1));
+	}
+	case C_FOR:
+		return exec_for(E, s, act, nact, depth);
+	case C_SYNC:
+		if (nact != E->nthreads)
+			return emu_fail(E, s->pos, act[0], "barrier in divergent code: %d of the CTA's %d threads reach it", nact,
+			                E->nthreads);
+		return true;
+	case C_WARP_SYNC:
+		return warp_sync(E, s, act, nact);
+	case C_COPY:
+		return emu_copy(E, s, act, nact);
+	case C_COPY_BYTES:
+		for (int i = 0; i < nact; i++)
+			if (!emu_copy_bytes(E, s, act[i]))
+				return false;
+		return true;
+	default:
+		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
+	}
+}
+
+static bool exec_block(Emu *E, CStmt **v, int n, const int *act, int nact, int depth)
+{
+	for (int i = 0; i < n; i++)
+		if (!exec_stmt(E, v[i], act, nact, depth))
+			return false;
+	return true;
+}
+
+/* ---- the grid ------------------------------------------------------------------------------ */
+
+static bool run_cta(Emu *E, const int *all)
+{
+	Prog *p = E->p;
+	int n = E->nthreads;
+	memset(E->sdata, 0xAB, (size_t)p->smem_bytes);
+	memset(E->ldata, 0xAB, (size_t)n * (size_t)p->local_bytes);
+	for (int i = 0; i < p->nlaunch; i++) {
+		const LaunchVar *l = &p->launch[i];
+		for (int t = 0; t < n; t++) {
+			int64_t v = l->launch == IN_CTA_ID ? E->cta[l->dim < 3 ? l->dim : 0] :
+			            l->launch == IN_WARP_ID ? t / 32 :
+			            l->launch == IN_LANE_ID ? t % 32 :
+			            l->launch == IN_WARPGROUP_ID ? t / 128 : t;
+			E->slots[(size_t)t * (size_t)p->nslots + (size_t)l->slot] = (EVal){ v, NULL };
+		}
+	}
+	if (!count(E, n, E->f->stmt->pos, 0))
+		return false;
+	return exec_block(E, p->body, p->nbody, all, n, 0);
+}
+
+static void *alloc(Emu *E, size_t n, bool *ok)
+{
+	void *p = *ok ? calloc(n ? n : 1, 1) : NULL;
+	if (*ok && !p) {
+		emu_fail(E, E->f->stmt->pos, -1, "cannot allocate %zu bytes to emulate kernel '%s'", n, E->f->name);
+		*ok = false;
+	}
+	return p;
+}
+
+bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
+{
+	EmuOptions o = { 0 };
+	if (opt)
+		o = *opt;
+	Emu E = { .m = m, .f = f, .d = d };
+	E.nthreads = f->threads > 0 ? (int)f->threads : 1;
+	E.max_steps = o.max_steps > 0 ? o.max_steps : 1000000000;
+	E.trace = o.trace;
+	E.tout = o.trace_out ? o.trace_out : stderr;
+	Prog *p = E.p = emu_compile(m, f, o.trace);
+	if (p->fail)
+		return emu_fail(&E, f->stmt->pos, -1, "%s", p->fail);
+	size_t n = (size_t)E.nthreads, levels = (size_t)p->depth + 1;
+	bool ok = true;
+	E.slots = alloc(&E, n * (size_t)(p->nslots ? p->nslots : 1) * sizeof(EVal), &ok);
+	E.gmem = alloc(&E, (size_t)f->nparams * sizeof(Mem), &ok);
+	E.smem = alloc(&E, (size_t)p->nshared * sizeof(Mem), &ok);
+	E.sdata = alloc(&E, (size_t)p->smem_bytes, &ok);
+	E.lmem = alloc(&E, n * (size_t)p->nlocal * sizeof(Mem), &ok);
+	E.ldata = alloc(&E, n * (size_t)p->local_bytes, &ok);
+	E.lists = alloc(&E, levels * 2 * n * sizeof(int), &ok);
+	E.loopv = alloc(&E, levels * 2 * n * sizeof(int64_t), &ok);
+	int *all = alloc(&E, n * sizeof(int), &ok);
+	if (ok) {
+		for (int i = 0; i < f->nparams; i++)
+			E.gmem[i] = (Mem){ params[i], emu_param_bytes(f->params[i]), 0, SP_GLOBAL, f->params[i], -1 };
+		for (int i = 0; i < p->nshared; i++) {
+			Buffer *b = p->shared[i];
+			E.smem[i] = (Mem){ E.sdata + b->smem_off, buffer_storage(b) * dtype_bytes(b->dtype), b->smem_off,
+			                   SP_SHARED, b, -1 };
+		}
+		for (size_t t = 0; t < n; t++) {
+			all[t] = (int)t;
+			for (int i = 0; i < p->nlocal; i++) {
+				Buffer *b = p->local[i];
+				E.lmem[t * (size_t)p->nlocal + (size_t)i] =
+					(Mem){ E.ldata + t * (size_t)p->local_bytes + (size_t)p->local_off[i],
+					       buffer_storage(b) * dtype_bytes(b->dtype), 0, SP_LOCAL, b, (int)t };
+			}
+		}
+	}
+	for (int64_t z = 0; ok && z < f->grid[2]; z++)
+		for (int64_t y = 0; ok && y < f->grid[1]; y++)
+			for (int64_t x = 0; ok && x < f->grid[0]; x++) {
+				E.cta[0] = x, E.cta[1] = y, E.cta[2] = z;
+				ok = run_cta(&E, all);
+			}
+	free(E.slots);
+	free(E.gmem);
+	free(E.smem);
+	free(E.sdata);
+	free(E.lmem);
+	free(E.ldata);
+	free(E.lists);
+	free(E.loopv);
+	free(all);
+	return ok;
+}

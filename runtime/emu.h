@@ -1,0 +1,55 @@
+/* The emulator: runs a verified txc program, before or after lowering, on
+ * the CPU. Every thread of every CTA runs the kernel body in lockstep
+ * (program order, all active threads per statement, thread order within a
+ * statement), with shared memory per CTA, registers per thread, barriers,
+ * and each builtin with its PTX meaning. It is the reference that the GPU
+ * launcher (txc-run) and CI compare against, so data movement is bit-exact
+ * and every problem (out-of-bounds or misaligned access, barrier in
+ * divergent code, a builtin not emulated yet) is a diagnostic, never a
+ * crash:
+ *
+ *     FILE:LINE:COL: error: thread (cta 3, thread 17): WHAT
+ *
+ * Lockstep in program order is one legal schedule of a race-free program;
+ * races between threads are not detected. */
+#ifndef TXC_EMU_H
+#define TXC_EMU_H
+
+#include "ir.h"
+
+typedef struct EmuOptions {
+	bool trace;        /* print each executed statement, per CTA */
+	int64_t max_steps; /* statement executions (summed over threads) before
+	                    * the run is stopped with an error; <= 0: 10^9 */
+	FILE *trace_out;   /* where the trace goes; NULL: stderr */
+} EmuOptions;
+
+/* Runs kernel f of module m (after verify_module) over its whole grid.
+ * params[i] is the storage of f->params[i]: emu_param_bytes(f->params[i])
+ * bytes, read and written in place. opt may be NULL (the defaults). On an
+ * error, reports it through d and returns false; the parameters then hold
+ * whatever the run wrote before it stopped. */
+bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt);
+
+/* Fills a parameter buffer with seeded random non-zero data of its dtype:
+ * floats are normal numbers (no NaN, infinity, zero or subnormal; 16- to
+ * 64-bit floats within 2^-8 .. 2^8 in magnitude), integers are non-zero,
+ * bools are true. The bytes depend only on the seed, the buffer's name,
+ * dtype and storage size, so the same program gets the same inputs before
+ * and after lowering, and two parameters of one run get different data. */
+void emu_fill_random(const Buffer *b, void *data, uint64_t seed);
+
+/* Bytes of a parameter's storage: buffer_storage(b) * dtype_bytes(dtype);
+ * -1 when that overflows. */
+int64_t emu_param_bytes(const Buffer *b);
+
+/* The shape a parameter has in a .npy file: its logical shape when its
+ * layout is the default row-major one, else one dimension of its storage.
+ * shape needs room for max(b->ndim, 1) entries; returns the number of
+ * dimensions. */
+int emu_param_shape(const Buffer *b, int64_t *shape);
+
+/* The 64-bit FNV-1a hash of n bytes: the checksum txc-emu prints. */
+uint64_t emu_fnv1a(const void *data, size_t n);
+
+#endif

@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# txc-emu, the CPU emulator. Inputs are .npy files written here (Perl,
+# tests/emu/npy.pl); every expected output is computed here from what the
+# program must do, never taken from txc-emu's own output. The programs are
+# the synchronous examples and tests/emu/*.tx (lowered ones written by
+# hand, since txc-lower is not the emulator's to trust).
+. "$(dirname "$0")/lib.sh"
+EMU=$TXC_BIN/txc-emu
+D=$TOP/tests/emu
+X=$TOP/examples
+export NPYPL=$D/npy.pl
+
+# pl CODE ARGS...: Perl with the .npy helpers loaded.
+pl() { perl -e 'require $ENV{NPYPL};' -e "$1" -- "${@:2}"; }
+# run ARGS...: txc-emu; sets $rc, stdout in $TMP/out, stderr in $TMP/err.
+run() { rc=0; "$EMU" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?; }
+# ran: the last run succeeded (else shows its stderr).
+ran() { [ "$rc" = 0 ] && return; { echo "exit $rc"; cat "$TMP/err"; } | diag; return 1; }
+# fails TEXT: exit 1, nothing on stdout, stderr holds TEXT.
+fails() {
+  [ "$rc" = 1 ] && [ ! -s "$TMP/out" ] && grep -qF -- "$1" "$TMP/err" && return
+  { echo "want exit 1 and: $1"; echo "got ($rc):"; cat "$TMP/out" "$TMP/err"; } | diag
+  return 1
+}
+# stderr_is FILE: stderr is exactly the expected text in FILE.
+stderr_is() { cmp -s "$1" "$TMP/err" && return; diff -u "$1" "$TMP/err" | diag; return 1; }
+# same_data A.npy B.npy: the arrays' bytes are equal.
+same_data() { pl 'my (undef, $a) = npy_get($ARGV[0]); my (undef, $b) = npy_get($ARGV[1]); exit($a eq $b ? 0 : 1)' "$1" "$2"; }
+# hashes_equal P Q: the report gives parameters P and Q the same hash.
+hashes_equal() {
+  local p q
+  p=$(awk -v n="$1" '$1 == n { print $2 }' "$TMP/out"); q=$(awk -v n="$2" '$1 == n { print $2 }' "$TMP/out")
+  [ -n "$p" ] && [ "$p" = "$q" ]
+}
+
+# ---- examples: the synchronous ones, checked element by element --------------
+
+n=$((4096 * 4096 * 2))
+{ pl 'print npy_bytes("<f2", [4096, 4096], "")'; head -c $n /dev/urandom; } >"$TMP/big.npy"
+for ex in copy_tile copy_tile_swizzled; do
+  run --in A="$TMP/big.npy" --out B="$TMP/$ex.npy" "$X/$ex.tx"
+  check "$ex: runs" ran
+  check "$ex: B is A, bit for bit (NaN patterns included)" same_data "$TMP/big.npy" "$TMP/$ex.npy"
+  check "$ex: B is written as <f2 (4096, 4096)" \
+    pl 'my ($h) = npy_get($ARGV[0]); exit($h =~ /^\{.descr.: .<f2., .fortran_order.: False, .shape.: \(4096, 4096\), \}\s*$/ ? 0 : 1)' "$TMP/$ex.npy"
+  run "$X/$ex.tx"
+  check "$ex: with random data, B's hash is A's" hashes_equal A B
+done
+
+run --out B="$TMP/rr.npy" "$X/reg_roundtrip.tx"
+check "reg_roundtrip: runs" ran
+check "reg_roundtrip: B[i, k] == i * 100 + k + 1 for all 256 elements" pl '
+  my ($h, $d) = npy_get($ARGV[0]); my @v = unpack("f<*", $d);
+  exit 1 unless @v == 256;
+  for my $i (0..31) { for my $k (0..7) { exit 1 if $v[$i * 8 + $k] != $i * 100 + $k + 1 } }' "$TMP/rr.npy"
+check "the printed hash is the 64-bit FNV-1a of the bytes" pl '
+  my (undef, $d) = npy_get($ARGV[0]); use integer; my $h = 0xcbf29ce484222325;
+  for my $c (unpack("C*", $d)) { $h ^= $c; $h *= 0x100000001b3 }
+  no integer; open my $f, "<", $ARGV[1]; my $line = <$f>;
+  exit($line eq sprintf("B %016x\n", $h) ? 0 : 1)' "$TMP/rr.npy" "$TMP/out"
+
+# every example without asynchronous copies or PTX builtins runs
+for f in "$X"/*.tx; do
+  grep -qE 'copy_async|T\.ptx\.' "$f" && continue
+  run "$f"
+  check "$(basename "$f"): runs to the end" ran
+done
+
+run "$X/ldgsts_load.tx"
+check "copy_async: a clean error, not a crash" fails \
+  "examples/ldgsts_load.tx:24:5: error: thread (cta 0, thread 0): copy_async is not emulated yet"
+for ex in tcgen05_copy tcgen05_roundtrip tma_load_store; do
+  run "$X/$ex.tx"
+  check "$ex: stops at what is not emulated yet" fails "not emulated yet"
+done
+
+# ---- tests/emu: layouts, grids, registers ------------------------------------
+
+# A[r, c] = r * 1000 + c, so that every element is distinct
+pl 'my @a; for my $r (0..63) { push @a, map { $r * 1000 + $_ } 0..95 }
+    npy_put($ARGV[0], "<f4", [64, 96], pack("f<*", @a))' "$TMP/t_a.npy"
+run --in A="$TMP/t_a.npy" --out B="$TMP/t_b.npy" "$D/transpose.tx"
+check "transpose: runs on a 3 x 2 grid" ran
+check "transpose: B[c, r] == A[r, c]" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("f<*", $d); exit 1 unless @b == 6144;
+  for my $c (0..95) { for my $r (0..63) { exit 1 if $b[$c * 64 + $r] != $r * 1000 + $c } }' "$TMP/t_b.npy"
+
+run --kernel swizzle --out B="$TMP/s_b.npy" "$D/swizzle.tx"
+check "swizzle: runs" ran
+check "swizzle: the storage holds L at swizzle(L) (ComposeLayout(3, 3, 3), tirx.md formula)" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("v*", $d); exit 1 unless @b == 512;
+  for my $l (0..511) { exit 1 if $b[swz(3, 3, 3, $l)] != $l }' "$TMP/s_b.npy"
+check "swizzle: which is not the identity" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("v*", $d); exit($b[64] != 64 ? 0 : 1)' "$TMP/s_b.npy"
+
+# A's bits are (i * 40503) mod 2^16: all kinds of float16, NaNs included
+pl 'npy_put($ARGV[0], "<f2", [16, 128], pack("v*", map { ($_ * 40503) & 0xffff } 0..2047))' "$TMP/m_a.npy"
+run --kernel mma --in A="$TMP/m_a.npy" --out C="$TMP/m_c.npy" "$D/swizzle.tx"
+check "mma_shared_layout: runs" ran
+check "mma_shared_layout(float16, 3, (16, 128)): column blocks of 64, 128-byte swizzle; element loads keep NaN bits" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @c = unpack("v*", $d); exit 1 unless @c == 2048;
+  for my $r (0..15) { for my $k (0..127) {
+    my $a = ($k >> 6) * 1024 + $r * 64 + ($k & 63);
+    exit 1 if $c[swz(3, 3, 3, $a)] != (($r * 128 + $k) * 40503 & 0xffff) } }' "$TMP/m_c.npy"
+
+pl 'npy_put($ARGV[0], "<f2", [256, 64], pack("v*", map { ($_ * 40503) & 0xffff } 0..16383))' "$TMP/l_a.npy"
+run --in A="$TMP/l_a.npy" --out B="$TMP/l_b.npy" "$D/lowered_copy.tx"
+check "lowered copy (pointer_offset, copy_bytes): runs" ran
+check "lowered copy: B is A" same_data "$TMP/l_a.npy" "$TMP/l_b.npy"
+
+run --out B="$TMP/lr.npy" "$D/lowered_regs.tx"
+check "lowered register round trip: runs" ran
+check "lowered register round trip: B[i, k] == i * 100 + k + 1" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @v = unpack("f<*", $d); exit 1 unless @v == 256;
+  for my $i (0..255) { exit 1 if $v[$i] != int($i / 8) * 100 + $i % 8 + 1 }' "$TMP/lr.npy"
+
+pl 'npy_put($ARGV[0], "<f2", [32, 64], pack("v*", map { ($_ * 7919 + 3) & 0xffff } 0..2047))' "$TMP/z_a.npy"
+run --in A="$TMP/z_a.npy" --out B="$TMP/z_b.npy" "$D/lowered_swizzle.tx"
+check "lowered swizzled load: runs" ran
+check "lowered swizzled load: the hand-written XOR agrees with the layout (B is A)" same_data "$TMP/z_a.npy" "$TMP/z_b.npy"
+
+pl 'npy_put($ARGV[0], "<f2", [256, 8], pack("v*", map { $_ * 3 + 1 } 0..2047))' "$TMP/w_a.npy"
+run --kernel wg --in A="$TMP/w_a.npy" --out B="$TMP/w_b.npy" "$D/regs.tx"
+check "warpgroup register copy: tid_in_wg is relative to each warpgroup (B is A)" same_data "$TMP/w_a.npy" "$TMP/w_b.npy"
+pl 'npy_put($ARGV[0], "<f4", [8, 32], pack("f<*", 0..255))' "$TMP/i_a.npy"
+run --kernel interleaved --in A="$TMP/i_a.npy" --out B="$TMP/i_b.npy" "$D/regs.tx"
+check "interleaved register layout: lane l holds column l (B[l * 8 + i] == A[i, l])" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("f<*", $d);
+  for my $l (0..31) { for my $i (0..7) { exit 1 if $b[$l * 8 + $i] != $i * 32 + $l } }' "$TMP/i_b.npy"
+pl 'npy_put($ARGV[0], "<i4", [64, 16], pack("l<*", map { -$_ * 12345 } 0..1023))' "$TMP/r_a.npy"
+run --kernel rows --in A="$TMP/r_a.npy" --out B="$TMP/r_b.npy" "$D/regs.tx"
+check "thread-scope copies through registers: B is A" same_data "$TMP/r_a.npy" "$TMP/r_b.npy"
+pl 'npy_put($ARGV[0], "<f4", [32, 4], pack("f<*", map { $_ + 0.5 } 0..127))' "$TMP/p_a.npy"
+run --kernel spread --in A="$TMP/p_a.npy" --out B="$TMP/p_b.npy" "$D/regs.tx"
+check "a warp-level register layout in a CTA copy: every warp holds it" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("f<*", $d); exit 1 unless @b == 256;
+  for my $t (0..63) { for my $j (0..3) { exit 1 if $b[$t * 4 + $j] != ($t % 32) * 4 + $j + 0.5 } }' "$TMP/p_b.npy"
+run --kernel back --out B="$TMP/k_b.npy" "$D/regs.tx"
+check "registers -> global, one warp copy per warp" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("s<*", $d); exit 1 unless @b == 256;
+  for my $r (0..63) { for my $j (0..3) { exit 1 if $b[$r * 4 + $j] != ($r % 32) * 10 + $j } }' "$TMP/k_b.npy"
+
+run --kernel poison --out B="$TMP/po_b.npy" --out C="$TMP/po_c.npy" "$D/misc.tx"
+check "unwritten shared memory reads as 0xAB" pl '
+  my (undef, $d) = npy_get($ARGV[0]); exit($d eq "\xAB" x 64 ? 0 : 1)' "$TMP/po_b.npy"
+check "unwritten registers read as 0xAB" pl '
+  my (undef, $d) = npy_get($ARGV[0]); exit($d eq "\xAB" x 128 ? 0 : 1)' "$TMP/po_c.npy"
+run --kernel loops --out B="$TMP/lo_b.npy" "$D/misc.tx"
+check "per-thread trip counts and both branches of an if" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("l<*", $d);
+  for my $t (0..63) { exit 1 if $b[$t] != $t + 1000 * ($t % 2) }' "$TMP/lo_b.npy"
+run --kernel grid --out B="$TMP/g_b.npy" "$D/misc.tx"
+check "a 2 x 2 x 2 grid: the CTA ids per dimension" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("l<*", $d);
+  for my $z (0..1) { for my $y (0..1) { for my $x (0..1) {
+    exit 1 if $b[$z * 4 + $y * 2 + $x] != $x + 10 * $y + 100 * $z } } }' "$TMP/g_b.npy"
+run --kernel buffers "$D/misc.tx"
+check "T.Buffer parameters, every barrier, fences, a cluster copy: B's hash is A's" hashes_equal A B
+run --kernel nothing "$D/misc.tx"
+check "two parameters of one run get different random data" pl '
+  open my $f, "<", $ARGV[0]; my @l = <$f>; exit(@l == 2 && (split " ", $l[0])[1] ne (split " ", $l[1])[1] ? 0 : 1)' "$TMP/out"
+
+# ---- scalar semantics, against values worked out by hand ------------------------
+
+pl 'npy_put($ARGV[0], "<i4", [16], pack("l<*", -7, 2, 7, -2, 200, 100, 0, 0x40000000, 4, 2049, 2051, 70000, 0, 0, 0, 0))' "$TMP/x.npy"
+pl 'my @y = (
+    0xC02CCCCD,                    #  0: -2.7
+    unpack("V", pack("f<", 3e10)), #  1
+    0x7FC00000,                    #  2: NaN
+    0x3F800000,                    #  3: 1.0
+    unpack("V", pack("f<", 65504)),  #  4
+    unpack("V", pack("f<", 65520)),  #  5
+    0x3F800000 | 1 << 12,          #  6: 1 + 2^-11
+    0x3F800000 | 3 << 12,          #  7: 1 + 3 * 2^-11
+    (127 - 24) << 23,              #  8: 2^-24
+    (127 - 25) << 23,              #  9: 2^-25
+    (127 - 25) << 23 | 1 << 22,    # 10: 3 * 2^-26
+    0x80000000,                    # 11: -0.0
+    0x3F800000 | 1 << 12 | 1,      # 12: 1 + 2^-11 + 2^-23
+    unpack("V", pack("f<", 2048)), # 13
+    unpack("V", pack("f<", 3)),    # 14
+    unpack("V", pack("f<", -5.5)), # 15
+    0x3F800000 | 1 << 15,          # 16: 1 + 2^-8
+    0x3F800000 | 3 << 15,          # 17: 1 + 3 * 2^-8
+    0x7F7FFFFF,                    # 18: the largest float
+    unpack("V", pack("f<", 448)),      # 19
+    unpack("V", pack("f<", 1000)),     # 20
+    (127 - 9) << 23,                   # 21: 2^-9
+    unpack("V", pack("f<", 1.0625)),   # 22
+    unpack("V", pack("f<", 1.1875)),   # 23
+    unpack("V", pack("f<", 57344)),    # 24
+    unpack("V", pack("f<", 1e6)),      # 25
+    unpack("V", pack("f<", 1.125)),    # 26
+    unpack("V", pack("f<", 1.375)),    # 27
+    unpack("V", pack("f<", -1000)),    # 28
+    0, 0, 0);
+  npy_put($ARGV[0], "<f4", [32], pack("V*", @y))' "$TMP/y.npy"
+run --in X="$TMP/x.npy" --in Y="$TMP/y.npy" --out O="$TMP/o.npy" --out H="$TMP/h.npy" \
+    --out G="$TMP/g.npy" --out E="$TMP/e.npy" --out F="$TMP/f.npy" "$D/arith.tx"
+check "arith: runs" ran
+# expect FILE FORMAT VALUES...: the array holds exactly these values.
+expect() {
+  pl 'my ($file, $fmt, @want) = @ARGV; @want = map { /^0x/ ? hex : $_ } @want;
+      my (undef, $d) = npy_get($file); my @got = unpack($fmt, $d);
+      my $bad = join ", ", map { "[$_] $got[$_] want $want[$_]" } grep { $got[$_] != $want[$_] } 0..$#want;
+      exit 0 if !$bad && @got == @want; print STDERR "$bad\n"; exit 1' "$@" 2>&1 | diag
+  return "${PIPESTATUS[0]}"
+}
+check "integers: floor // and %, wrapping, shifts, min/max, select, float -> int" expect "$TMP/o.npy" "q<*" \
+  -4 1 -1 -4 -56 -56 4294967295 -56 -4 15 0 -7 2 -7 -2 2147483647 0 0 6 4 249 505 1 -1
+check "float16: round to nearest even, overflow, subnormals, -0, NaN, int -> half" expect "$TMP/h.npy" "v*" \
+  0x3C00 0x7BFF 0x7C00 0x3C00 0x3C02 0x0001 0x0000 0x0001 0x8000 0x7FFF 0x3C01 0x6800 0x6802 0x6800 0x6802 0x7C00
+check "bfloat16: ties to even, overflow to infinity" expect "$TMP/g.npy" "v*" \
+  0x3F80 0x3F82 0x7F80 0xC02D 0x7FFF 0xC0E0 0x8000 0x3F80
+check "float8_e4m3fn: saturating, subnormal, NaN, ties to even" expect "$TMP/e.npy" "C*" \
+  0x38 0x7E 0x7E 0xFE 0x01 0x7F 0x38 0x3A
+check "float8_e5m2: saturating, ties to even" expect "$TMP/f.npy" "C*" \
+  0x3C 0x7B 0x7B 0x3C 0x3E 0x7F 0xE4 0x18
+check "bfloat16 and float8 are written as raw bits: <u2 and |u1" pl '
+  my ($g) = npy_get($ARGV[0]); my ($e) = npy_get($ARGV[1]);
+  exit($g =~ /.descr.: .<u2./ && $e =~ /.descr.: .\|u1./ ? 0 : 1)' "$TMP/g.npy" "$TMP/e.npy"
+
+# ---- errors: at the statement, naming the thread ----------------------------------
+
+pl 'npy_put($ARGV[0], "<i4", [2], pack("l<*", 1000, 0))' "$TMP/bad_x.npy"
+# bad KERNEL: runs that kernel of bad.tx (from tests/emu, so that the file
+# name in the diagnostics is short); the expected stderr follows on stdin.
+bad() {
+  local k=$1; shift
+  cat >"$TMP/want"
+  rc=0; (cd "$D" && "$EMU" --kernel "$k" "$@" bad.tx) >"$TMP/out" 2>"$TMP/err" || rc=$?
+  check "$k: exit 1, no output" [ "$rc" = 1 ] && [ ! -s "$TMP/out" ]
+  check "$k: the diagnostic" stderr_is "$TMP/want"
+}
+bad oob_copy_bytes <<'EOF'
+bad.tx:16:23: error: thread (cta 0, thread 17): T.cuda.copy_bytes of 16 bytes: the destination, byte 2272 of global buffer 'B' (512 bytes), is out of bounds
+        T.cuda.copy_bytes(dst, src, 16)
+                          ^~~
+EOF
+bad misaligned <<'EOF'
+bad.tx:26:53: error: thread (cta 0, thread 5): T.cuda.copy_bytes of 16 bytes: the source, byte 82 of shared buffer 'A_smem' (shared byte 82), is not aligned to 16 bytes
+        T.cuda.copy_bytes(T.pointer_offset(B, tid * 8), T.pointer_offset(A_smem, tid * 8 + (1 if tid == 5 else 0)), 16)
+                                                        ^~~~~~~~~~~~~~~~
+EOF
+bad divergent_barrier <<'EOF'
+bad.tx:34:9: error: thread (cta 0, thread 0): barrier in divergent code: 1 of the CTA's 128 threads reach it
+            T.cuda.cta_sync()
+            ^~~~~~~~~~~~~~~
+EOF
+bad divergent_warp_copy <<'EOF'
+bad.tx:44:9: error: thread (cta 0, thread 40): collective copy with inactive threads: 24 of the 32 threads of warp 1 are active
+            Tx.warp.copy(B[:, :], A[:, :])
+            ^~~~~~~~~~~~
+EOF
+bad region_disagree <<'EOF'
+bad.tx:52:18: error: thread (cta 0, thread 1): the threads of warp 0 disagree on region B[tid, :]: dimension 0 starts at 0 in thread 0, at 1 here
+        Tx.warp.copy(B[tid, :], A[0, :])
+                     ^
+EOF
+bad other_thread <<'EOF'
+bad.tx:61:14: error: thread (cta 0, thread 0): element (1, 0) of 'R' is held in the registers of another thread
+        B[tid] = R[(tid + 1) % 32, 0]
+                 ^
+EOF
+bad oob_index --in X="$TMP/bad_x.npy" <<'EOF'
+bad.tx:69:7: error: thread (cta 0, thread 0): index 1000 is out of bounds for dimension 0 of 'B' (extent 64)
+        B[X[0] + tid] = T.float32(0)
+          ^
+EOF
+bad oob_region --in X="$TMP/bad_x.npy" <<'EOF'
+bad.tx:79:20: error: thread (cta 0, thread 0): region B[k : k + 8] is out of bounds: dimension 0 covers 1000:1008 but 'B' has extent 64
+        Tx.copy(S0[:], B[k : k + 8])
+                       ^
+EOF
+bad divzero --in X="$TMP/bad_x.npy" <<'EOF'
+bad.tx:87:19: error: thread (cta 0, thread 0): integer division by zero
+        B[tid] = X[0] // X[1]
+                      ^~
+EOF
+bad forever --max-steps 100000 <<'EOF'
+bad.tx:95:9: error: thread (cta 0, thread 0): stopped after 100000 statement executions (the step limit; see --max-steps)
+            for j in range(1000000):
+            ^~~
+EOF
+bad tmem <<'EOF'
+bad.tx:106:5: error: thread (cta 0, thread 0): tensor memory is not emulated yet
+        Tx.cta.copy(tm[:, :], A[:, :])
+        ^~~~~~~~~~~
+EOF
+bad warp_sync <<'EOF'
+bad.tx:114:9: error: thread (cta 0, thread 0): warp barrier in divergent code: 8 of the 32 threads of warp 0 reach it
+            T.cuda.warp_sync()
+            ^~~~~~~~~~~~~~~~
+EOF
+bad bad_size <<'EOF'
+bad.tx:122:83: error: thread (cta 0, thread 0): T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not 12
+        T.cuda.copy_bytes(T.pointer_offset(B, tid * 8), T.pointer_offset(A, tid * 8), 12)
+                                                                                      ^~
+EOF
+run --kernel oob_copy_bytes --out B="$TMP/never.npy" "$D/bad.tx"
+check "a failed run writes no --out file" [ ! -e "$TMP/never.npy" ]
+
+# ---- the command line ---------------------------------------------------------------
+
+run --help
+check "--help exits 0 and shows usage" grep -q "^usage: txc-emu" "$TMP/out"
+run --frobnicate "$D/misc.tx"
+check "an unknown option exits 2" [ "$rc" = 2 ]
+run --in A "$D/lowered_copy.tx"
+check "--in without NAME=FILE exits 2" [ "$rc" = 2 ]
+run --seed x "$D/lowered_copy.tx"
+check "a bad --seed exits 2" [ "$rc" = 2 ]
+run --in Q="$TMP/l_a.npy" "$D/lowered_copy.tx"
+check "--in of a parameter the kernel lacks" fails "txc-emu: error: kernel 'lowered_copy' has no parameter 'Q' (its parameters: A, B)"
+run --in A="$TMP/t_a.npy" "$D/lowered_copy.tx"
+check "--in with the wrong dtype" fails "'$TMP/t_a.npy' holds '<f4' data (float32), but the parameter is float16, stored as '<f2'"
+pl 'npy_put($ARGV[0], "<f2", [64, 256], "\0" x 32768)' "$TMP/shape.npy"
+run --in A="$TMP/shape.npy" "$D/lowered_copy.tx"
+check "--in with the wrong shape" fails "'$TMP/shape.npy' has shape (64, 256), but the parameter has shape (256, 64)"
+head -c 1000 "$TMP/l_a.npy" >"$TMP/short.npy"
+run --in A="$TMP/short.npy" "$D/lowered_copy.tx"
+check "--in of a truncated file" fails "is truncated"
+echo hello >"$TMP/text.npy"
+run --in A="$TMP/text.npy" "$D/lowered_copy.tx"
+check "--in of a file that is no .npy" fails "is not a .npy file"
+run --in A="$TMP/l_b.npy" --out B="$TMP/l_b2.npy" "$D/lowered_copy.tx"
+check "a file txc-emu wrote reads back with --in" same_data "$TMP/l_a.npy" "$TMP/l_b2.npy"
+run --in A="$TMP/missing.npy" "$D/lowered_copy.tx"
+check "--in of a missing file" fails "cannot read '$TMP/missing.npy'"
+run --kernel nosuch "$D/regs.tx"
+check "--kernel names a kernel the file lacks" fails "has no kernel named 'nosuch' (it has: wg, interleaved, rows, spread, back)"
+run "$TMP/missing.tx"
+check "a missing program exits 1" [ "$rc" = 1 ]
+run "$D/lowered_copy.tx"
+cp "$TMP/out" "$TMP/seed1"
+check "the report: one line per parameter, name and 16 hex digits" \
+  pl 'open my $f, "<", $ARGV[0]; my @l = <$f>; exit(@l == 2 && $l[0] =~ /^A [0-9a-f]{16}\n$/ && $l[1] =~ /^B [0-9a-f]{16}\n$/ ? 0 : 1)' "$TMP/out"
+run "$D/lowered_copy.tx"
+check "the same seed gives the same data" cmp -s "$TMP/seed1" "$TMP/out"
+run --seed 2 "$D/lowered_copy.tx"
+differ() { ! cmp -s "$1" "$2"; }
+check "another seed gives other data" differ "$TMP/seed1" "$TMP/out"
+run --dump "$D/lowered_copy.tx"
+check "--dump: name, dtype, shape, elements, hash" \
+  pl 'open my $f, "<", $ARGV[0]; my @l = <$f>; exit($l[0] =~ /^A float16 \(256, 64\) 16384 [0-9a-f]{16}\n$/ ? 0 : 1)' "$TMP/out"
+run -o "$TMP/report" "$D/lowered_copy.tx"
+check "-o writes the report to a file" cmp -s "$TMP/seed1" "$TMP/report"
+run --trace "$D/lowered_copy.tx"
+check "--trace: each statement with its CTA and threads, on stderr" \
+  grep -q "^cta 1, threads 0-127: 22: T.cuda.copy_bytes(g_ptr, s_ptr, 16)$" "$TMP/err"
+done_testing

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# txc-run: the command line and bad inputs (no GPU needed); the host side
+# against a fake CUDA driver that runs on the CPU (tests/run/fakecuda.c:
+# initial data, launch configuration, comparison, .npy files, timing line,
+# driver errors); then the real GPU with a cubin that nvcc builds from
+# tests/run/copy.cu. Without nvcc or a GPU those last tests print SKIP.
+. "$(dirname "$0")/lib.sh"
+RUN=$TXC_BIN/txc-run
+D=$TOP/tests/run
+P=$D/copy.tx
+
+# npy FILE DESCR SHAPE COUNT: a .npy file of COUNT 16-bit words, each a
+# finite float16 (no NaN whose payload an emulator might not keep).
+npy() {
+  perl -e 'my ($descr, $shape, $n) = @ARGV;
+    my $h = "{\x27descr\x27: \x27$descr\x27, \x27fortran_order\x27: False, \x27shape\x27: ($shape), }";
+    $h .= " " while (10 + length($h) + 1) % 64; $h .= "\n";
+    print "\x93NUMPY\x01\x00", pack("v", length $h), $h, pack("v*", map { ($_ * 7 + 1) % 30720 | ($_ & 1) << 15 } 0 .. $n - 1);' \
+    "$2" "$3" "$4" >"$1"
+}
+# data FILE: the last 65536 bytes of a .npy file of copy.tx's (256, 128) float16.
+data() { tail -c 65536 "$1"; }
+differ() { ! cmp -s "$1" "$2"; }
+# run ARGS...: txc-run with stdout in $TMP/out, stderr in $TMP/err, status in rc.
+run() { "$RUN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+# why: the output of the last run, as TAP diagnostics.
+why() { cat "$TMP/out" "$TMP/err" | head -20 | diag; }
+expect() { # expect NAME STATUS: rc is STATUS, else show the output
+  if [ "$rc" = "$2" ]; then ok "$1"; else not_ok "$1 (exit $rc, want $2)"; why; fi
+}
+
+# ---- the command line, and bad inputs found before any GPU is touched ----
+run --help
+expect "--help exits 0" 0
+check "--help says usage" grep -q "^usage: txc-run" "$TMP/out"
+check "--help names exit status 3" grep -q "exits 3" "$TMP/out"
+run --frobnicate
+expect "an unknown option exits 2" 2
+run "$P"
+expect "no --cubin exits 2" 2
+check "and says so" grep -q "no --cubin" "$TMP/err"
+run "$P" --cubin x.cubin --in A
+expect "--in without NAME=FILE exits 2" 2
+run "$P" --cubin x.cubin --time=0
+expect "--time=0 exits 2" 2
+run "$P" --cubin x.cubin --seed banana
+expect "--seed banana exits 2" 2
+run "$P" --cubin x.cubin -o out
+expect "-o exits 2" 2
+run "$P" --cubin "$TMP/missing.cubin"
+expect "a missing cubin exits 1" 1
+check "and names it" grep -q "cannot read '$TMP/missing.cubin'" "$TMP/err"
+echo 'not a cubin' >"$TMP/text.cubin"
+run "$P" --cubin "$TMP/text.cubin"
+expect "a file that is no cubin exits 1" 1
+check "and says so" grep -q "is not a cubin" "$TMP/err"
+printf '\177ELF fake\ncopy copy\ncopy_half half\nnone none\nfault fault\nsmem none\n' >"$TMP/fake.cubin"
+run "$TMP/missing.tx" --cubin "$TMP/fake.cubin"
+expect "a missing program exits 1" 1
+run "$P" --cubin "$TMP/fake.cubin" --kernel nope
+expect "an unknown --kernel exits 1" 1
+check "and lists the kernels" grep -q "has no kernel 'nope' (it has copy, copy_half)" "$TMP/err"
+run "$P" --cubin "$TMP/fake.cubin" --in C="$TMP/x.npy"
+expect "--in of an unknown buffer exits 1" 1
+check "and lists the buffers" grep -q "has no buffer 'C' (its buffers: A, B)" "$TMP/err"
+npy "$TMP/shape.npy" '<f2' '128, 128' 16384
+run "$P" --cubin "$TMP/fake.cubin" --in A="$TMP/shape.npy"
+expect "--in of the wrong shape exits 1" 1
+check "and names the file" grep -q "^txc-run: error: --in A=$TMP/shape.npy: " "$TMP/err"
+npy "$TMP/dtype.npy" '<i2' '256, 128' 32768
+run "$P" --cubin "$TMP/fake.cubin" --in A="$TMP/dtype.npy"
+expect "--in of the wrong dtype exits 1" 1
+sed 's/"float16"/"float32"/' "$P" >"$TMP/f32.tx"
+run "$P" --cubin "$TMP/fake.cubin" --ref "$TMP/f32.tx"
+expect "a --ref with other buffers exits 1" 1
+check "and says which" grep -q "buffer 1 'A' is float16 (256, 128), but the reference's 'A' is float32" "$TMP/err"
+
+# ---- the host side, against the fake driver ----
+FAKE=$TMP/fake
+mkdir -p "$FAKE"
+if ! ${CC:-cc} -std=c11 -shared -fPIC -o "$FAKE/libcuda.so.1" "$D/fakecuda.c" 2>"$TMP/cc"; then
+  diag <"$TMP/cc"
+  for t in pass fail poison out seed time no-check smem fault image kernel nodevice ref; do
+    skip "fake driver: $t" "the fake driver does not build"
+  done
+else
+  export FAKECUDA_LOG=$TMP/log
+  fake() { : >"$FAKECUDA_LOG"; LD_LIBRARY_PATH=$FAKE run "$@"; }
+  fake "$P" --cubin "$TMP/fake.cubin"
+  expect "fake driver: pass: a right copy exits 0" 0
+  check "fake driver: pass: one PASS line with the count" \
+    grep -qx "PASS kernel copy: 2 buffers, 65536 elements checked" "$TMP/out"
+  check "fake driver: pass: launched as copy.tx says" \
+    grep -qx "launch copy grid 2 1 1 block 128 1 1 smem 0" "$FAKECUDA_LOG"
+  check "fake driver: pass: no shared-memory attribute under 48 KiB" [ "$(grep -c '^attr' "$FAKECUDA_LOG")" = 0 ]
+
+  fake "$P" --cubin "$TMP/fake.cubin" --kernel copy_half
+  expect "fake driver: fail: a half copy exits 1" 1
+  check "fake driver: fail: says FAIL with the count" grep -Eq "^FAIL kernel copy_half: 16[0-9]{3} mismatches in B$" "$TMP/out"
+  check "fake driver: fail: lists 10 mismatches" [ "$(grep -c '^  B\[' "$TMP/out")" = 10 ]
+  check "fake driver: fail: first at B[128, 0], bits and values" \
+    grep -Eq "^  B\[128, 0\]: got 0x[0-9a-f]{4} \(.*\) want 0x[0-9a-f]{4} \(.*\)$" "$TMP/out"
+
+  # poisoned outputs: a kernel that writes nothing leaves B's random data
+  sed 's/def copy_half/def none/' "$P" >"$TMP/none.tx"
+  fake "$TMP/none.tx" --cubin "$TMP/fake.cubin" --kernel none
+  expect "fake driver: poison: a kernel that writes nothing exits 1" 1
+  check "fake driver: poison: nearly all of B differs" grep -Eq "^FAIL kernel none: 32[0-9]{3} mismatches in B$" "$TMP/out"
+
+  npy "$TMP/in.npy" '<f2' '256, 128' 32768
+  fake "$P" --cubin "$TMP/fake.cubin" --in A="$TMP/in.npy" --out B="$TMP/b.npy" --out A="$TMP/a.npy"
+  expect "fake driver: out: --in and --out exit 0" 0
+  check "fake driver: out: B holds the data of --in" cmp -s <(data "$TMP/in.npy") <(data "$TMP/b.npy")
+  check "fake driver: out: and so does A" cmp -s <(data "$TMP/in.npy") <(data "$TMP/a.npy")
+
+  fake "$P" --cubin "$TMP/fake.cubin" --seed 7 --out A="$TMP/s7.npy"
+  fake "$P" --cubin "$TMP/fake.cubin" --seed 7 --out A="$TMP/s7b.npy"
+  fake "$P" --cubin "$TMP/fake.cubin" --seed 8 --out A="$TMP/s8.npy"
+  check "fake driver: seed: the same seed, the same data" cmp -s "$TMP/s7.npy" "$TMP/s7b.npy"
+  check "fake driver: seed: another seed, other data" differ "$TMP/s7.npy" "$TMP/s8.npy"
+
+  fake "$P" --cubin "$TMP/fake.cubin" --time 7
+  expect "fake driver: time: exits 0" 0
+  check "fake driver: time: the time line" grep -Eqx "time kernel copy: median [0-9.]+ us over 7 launches, [0-9]+ GB/s; cuMemcpyDtoD [0-9]+ GB/s; ratio [0-9.]+" "$TMP/out"
+  check "fake driver: time: 1 + 5 warm-up + 7 launches" [ "$(grep -c '^launch' "$FAKECUDA_LOG")" = 13 ]
+
+  fake "$P" --cubin "$TMP/fake.cubin" --no-check --time=3
+  expect "fake driver: no-check: exits 0" 0
+  check "fake driver: no-check: says it did not check" grep -qx "RAN kernel copy: 2 buffers, not checked (--no-check)" "$TMP/out"
+
+  fake "$D/smem.tx" --cubin "$TMP/fake.cubin" --no-check
+  expect "fake driver: smem: exits 0" 0
+  check "fake driver: smem: asks for the plan + 1024 bytes (a swizzled buffer)" \
+    grep -qx "attr smem 8 74752" "$FAKECUDA_LOG"
+  check "fake driver: smem: and launches with it, on a 3-D grid" \
+    grep -qx "launch smem grid 2 3 4 block 64 1 1 smem 74752" "$FAKECUDA_LOG"
+
+  sed 's/def copy_half/def fault/' "$P" >"$TMP/fault.tx"
+  fake "$TMP/fault.tx" --cubin "$TMP/fake.cubin" --kernel fault
+  expect "fake driver: fault: a faulting kernel exits 1" 1
+  check "fake driver: fault: names the call and the error" \
+    grep -q "^txc-run: error: cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access" "$TMP/err"
+
+  printf '\177ELF garbage\n' >"$TMP/bad.cubin"
+  fake "$P" --cubin "$TMP/bad.cubin"
+  expect "fake driver: image: a cubin the driver refuses exits 1" 1
+  check "fake driver: image: with the driver's reason" grep -q "cannot load '$TMP/bad.cubin': cuModuleLoadData: CUDA_ERROR_INVALID_IMAGE" "$TMP/err"
+
+  printf '\177ELF fake\ncopy copy\n' >"$TMP/one.cubin"
+  fake "$P" --cubin "$TMP/one.cubin" --kernel copy_half
+  expect "fake driver: kernel: a kernel missing from the cubin exits 1" 1
+  check "fake driver: kernel: and says so" grep -q "'$TMP/one.cubin' has no kernel 'copy_half'" "$TMP/err"
+
+  FAKECUDA_NODEVICE=1 fake "$P" --cubin "$TMP/fake.cubin"
+  expect "fake driver: nodevice: no device exits 3" 3
+  check "fake driver: nodevice: txc-run: no GPU: and the reason" grep -q "^txc-run: no GPU: cuInit: CUDA_ERROR_NO_DEVICE" "$TMP/err"
+
+  # a lowered file checked against its source: --ref names the source
+  { echo "# lowered"; cat "$P"; } >"$TMP/lowered.tx"
+  fake "$TMP/lowered.tx" --cubin "$TMP/fake.cubin" --ref "$P"
+  expect "fake driver: ref: a program checked against --ref passes" 0
+  unset FAKECUDA_LOG
+fi
+
+# ---- the real GPU ----
+# CUDA under AddressSanitizer needs the shadow gap unprotected; the driver's
+# own allocations are not ours to report.
+export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
+printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
+export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
+GPU_TESTS="pass fail out time"
+NVCC=$(command -v nvcc || echo "${CUDA:-/usr/local/cuda}/bin/nvcc")
+if [ ! -x "$NVCC" ]; then
+  for t in $GPU_TESTS; do skip "gpu: $t" "no nvcc"; done
+elif ! "$NVCC" -arch=sm_90a -cubin -o "$TMP/copy.cubin" "$D/copy.cu" 2>"$TMP/nvcc"; then
+  not_ok "gpu: nvcc builds tests/run/copy.cu"; diag <"$TMP/nvcc"
+else
+  # gpu NAME STATUS ARGS...: one test point; exit 3 is a SKIP with its reason
+  gpu() {
+    local name=$1 want=$2; shift 2
+    run "$P" --cubin "$TMP/copy.cubin" "$@"
+    if [ "$rc" = 3 ]; then
+      skip "gpu: $name" "no GPU"; diag <"$TMP/err"; return 1
+    fi
+    expect "gpu: $name" "$want"
+    [ "$rc" = "$want" ]
+  }
+  if gpu "pass: the right copy passes" 0; then
+    check "gpu: pass: the PASS line" grep -qx "PASS kernel copy: 2 buffers, 65536 elements checked" "$TMP/out"
+  fi
+  if gpu "fail: the half copy fails" 1 --kernel copy_half; then
+    check "gpu: fail: about half of B differs" grep -Eq "^FAIL kernel copy_half: 16[0-9]{3} mismatches in B$" "$TMP/out"
+    check "gpu: fail: the first at B[0, 64]" grep -Eq "^  B\[0, 64\]: got 0x[0-9a-f]{4} \(.*\) want 0x" "$TMP/out"
+  fi
+  npy "$TMP/in.npy" '<f2' '256, 128' 32768
+  if gpu "out: --in and --out" 0 --in A="$TMP/in.npy" --out B="$TMP/gb.npy"; then
+    check "gpu: out: B holds the data of --in" cmp -s <(data "$TMP/in.npy") <(data "$TMP/gb.npy")
+  fi
+  if gpu "time: --time" 0 --time 20; then
+    check "gpu: time: the time line with a ratio" grep -Eqx "time kernel copy: median [0-9.]+ us over 20 launches, [0-9]+ GB/s; cuMemcpyDtoD [0-9]+ GB/s; ratio [0-9.]+" "$TMP/out"
+  fi
+fi
+done_testing
