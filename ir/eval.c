@@ -1105,7 +1105,8 @@ Value *region(Sema *S, Expr *e)
 			continue;
 		}
 		int64_t l0, l1;
-		if (expr_range(lo, &l0, &l1) && (l0 < 0 || l1 + extent > shape[i])) {
+		int64_t end;
+		if (expr_range(lo, &l0, &l1) && (l0 < 0 || !add_ok(l1, extent, &end) || end > shape[i])) {
 			if (l0 == l1)
 				fail(S, p, "slice %lld:%lld is out of bounds for dimension %d of '%s' (extent %lld)",
 				     (long long)l0, (long long)(l0 + extent), i, name, (long long)shape[i]);

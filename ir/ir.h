@@ -131,6 +131,9 @@ typedef struct DType {
 } DType;
 extern const DType dtypes[DT_COUNT];
 int dtype_lookup(const char *name); /* DT_NONE if unknown */
+/* Expr->dtype of literals, which take the dtype of the other operand, and
+ * of expressions in error. */
+enum { DT_WEAK_INT = DT_COUNT, DT_WEAK_FLOAT, DT_ERROR };
 int dtype_bytes(int dt);            /* bits/8, at least 1 */
 
 /* Memory scopes. */
@@ -388,6 +391,11 @@ struct Layout {
 	/* swizzle (ComposeLayout): bits per element M, length B, atom S */
 	bool swizzled;
 	int swz_m, swz_b, swz_s;
+	/* layout_apply_coord's grouping for the last shape it was given */
+	struct Layout *grouped;
+	int64_t gshape[8];
+	int gndim;
+	int gdims[9];
 };
 
 Layout *layout_new(void);
@@ -573,6 +581,7 @@ struct Buffer {
 	Expr *decl;         /* the defining call */
 	bool is_param;      /* a global buffer of the signature */
 	int64_t smem_off;   /* shared: byte offset in the CTA's shared memory */
+	Layout *row_major;  /* buffer_layout's layout when it has none */
 };
 
 struct Var {

@@ -13,6 +13,7 @@ Layout *layout_copy(const Layout *l)
 {
 	Layout *c = layout_new();
 	*c = *l;
+	c->grouped = NULL; /* the copy will be changed: no cached grouping */
 	c->shard = xalloc(sizeof(Iter) * (size_t)(l->nshard + 1));
 	if (l->nshard)
 		memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);
@@ -24,6 +25,7 @@ Layout *layout_copy(const Layout *l)
 
 void layout_push(Layout *l, bool replica, int64_t extent, int64_t stride, int axis)
 {
+	l->grouped = NULL;
 	Iter it = { extent, stride, axis };
 	Iter **v = replica ? &l->rep : &l->shard;
 	int *n = replica ? &l->nrep : &l->nshard;

@@ -284,9 +284,12 @@ const Layout *buffer_layout(const Buffer *b)
 {
 	if (b->layout)
 		return b->layout;
-	Layout *l = layout_new();
-	layout_default(l, b->shape, b->ndim);
-	return l;
+	if (!b->row_major) {
+		Layout *l = layout_new();
+		layout_default(l, b->shape, b->ndim);
+		((Buffer *)b)->row_major = l; /* made once, on first use */
+	}
+	return b->row_major;
 }
 
 void stmt_insert(Stmt ***body, int *n, int at, Stmt *s)

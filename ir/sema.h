@@ -5,8 +5,6 @@
 
 #include "ir.h"
 
-/* Dtypes of literals: they take the type of the other operand. */
-enum { DT_WEAK_INT = DT_COUNT, DT_WEAK_FLOAT, DT_ERROR };
 
 typedef struct Sym {
 	const char *name;
