@@ -1217,20 +1217,14 @@ int main(int argc, char **argv)
 	int tg = target_lookup(arch);
 	if (tg <= TG_ANY)
 		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
-	Src src;
-	if (!read_file(c.prog, c.input, &src))
+	Module *m = load_module(c.prog, c.input, tg, true);
+	if (!m)
 		return 1;
 	Diag d;
 	diag_init(&d, stderr);
-	Module *m = parse_module(&src, &d);
-	if (!m)
-		return 1;
-	m->target = tg;
-	if (!verify_module(m, &d))
-		return 1;
 	Gen g = { .m = m, .d = &d };
 	Buf out = {0};
-	if (!emit(&g, &out, src.name, arch))
+	if (!emit(&g, &out, m->src->name, arch))
 		return 1;
 	return write_file(c.prog, c.output, out.s, out.n) ? 0 : 1;
 }

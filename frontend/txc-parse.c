@@ -17,12 +17,7 @@ int main(int argc, char **argv)
 	if (target && (tg = target_lookup(target)) < 0)
 		cli_usage_error(&c, "unknown target '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", target);
 	if (no_verify) {
-		Src src;
-		Diag d;
-		if (!read_file(c.prog, c.input, &src))
-			return 1;
-		diag_init(&d, stderr);
-		Module *m = parse_module(&src, &d);
+		Module *m = load_module(c.prog, c.input, tg, false);
 		if (!m)
 			return 1;
 		Buf out = {0};

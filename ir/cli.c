@@ -79,19 +79,47 @@ void cli_parse(Cli *c, int argc, char **argv)
 	}
 }
 
+Module *load_module(const char *prog, const char *file, int target, bool verify)
+{
+	Src *src = xalloc(sizeof *src);
+	if (!read_file(prog, file, src))
+		return NULL;
+	Diag d;
+	diag_init(&d, stderr);
+	Module *m = parse_module(src, &d);
+	if (!m)
+		return NULL;
+	m->target = target;
+	return !verify || verify_module(m, &d) ? m : NULL;
+}
+
+Func *find_kernel(const char *prog, const Module *m, const char *name)
+{
+	Buf names = {0};
+	bputs(&names, "");
+	for (int i = 0; i < m->nbody; i++) {
+		Stmt *s = m->body[i];
+		if (s->kind != S_FUNC || !s->func)
+			continue;
+		if (!name || strcmp(s->func->name, name) == 0)
+			return s->func;
+		bprintf(&names, "%s%s", names.n ? ", " : "", s->func->name);
+	}
+	if (!name)
+		fprintf(stderr, "%s: error: '%s' has no kernel\n", prog, m->src->name);
+	else
+		fprintf(stderr, "%s: error: '%s' has no kernel named '%s'%s%s%s\n", prog, m->src->name, name,
+		        names.n ? " (it has: " : "", names.s, names.n ? ")" : "");
+	return NULL;
+}
+
 int run_pass(Cli *c, int target, bool (*pass)(Module *m, Diag *d))
 {
-	Src src;
-	if (!read_file(c->prog, c->input, &src))
+	Module *m = load_module(c->prog, c->input, target, true);
+	if (!m)
 		return 1;
 	Diag d;
 	diag_init(&d, stderr);
-	Module *m = parse_module(&src, &d);
-	if (!m)
-		return 1;
-	m->target = target;
-	if (!verify_module(m, &d))
-		return 1;
 	if (pass) {
 		if (!pass(m, &d) || d.errors)
 			return 1;

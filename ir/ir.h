@@ -110,6 +110,13 @@ typedef struct Cli {
 void cli_parse(Cli *c, int argc, char **argv);
 _Noreturn void cli_usage_error(const Cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Reads, parses and (if asked) verifies a program for the target; NULL
+ * after the errors are reported. */
+Module *load_module(const char *prog, const char *file, int target, bool verify);
+/* The kernel called name (NULL: the first one), or NULL after saying which
+ * kernels there are. */
+Func *find_kernel(const char *prog, const Module *m, const char *name);
+
 /* The body of a pass program: read and parse the input, verify, run `pass`
  * (may be NULL), verify again, print. Returns the exit status. */
 int run_pass(Cli *c, int target, bool (*pass)(Module *m, Diag *d));

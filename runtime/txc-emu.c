@@ -90,42 +90,16 @@ static const char *param_names(Func *f)
 	return f->nparams ? b.s : "none";
 }
 
-static Func *find_kernel(Module *m, const char *name)
-{
-	for (int i = 0; i < m->nbody; i++) {
-		Stmt *s = m->body[i];
-		if (s->kind == S_FUNC && s->func && (!name || strcmp(s->func->name, name) == 0))
-			return s->func;
-	}
-	return NULL;
-}
-
-static const char *kernel_names(Module *m)
-{
-	Buf b = { 0 };
-	bputs(&b, "");
-	for (int i = 0; i < m->nbody; i++)
-		if (m->body[i]->kind == S_FUNC && m->body[i]->func)
-			bprintf(&b, "%s%s", b.n ? ", " : "", m->body[i]->func->name);
-	return b.s;
-}
-
 static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, EmuOptions *opt)
 {
-	Src src;
-	if (!read_file(c->prog, c->input, &src))
+	Module *m = load_module(c->prog, c->input, TG_ANY, true);
+	if (!m)
 		return 1;
 	Diag d;
 	diag_init(&d, stderr);
-	Module *m = parse_module(&src, &d);
-	if (!m || !verify_module(m, &d))
+	Func *f = find_kernel(c->prog, m, kernel);
+	if (!f)
 		return 1;
-	Func *f = find_kernel(m, kernel);
-	if (!f) {
-		fprintf(stderr, "%s: error: %s has no kernel named '%s' (it has: %s)\n", c->prog, src.name, kernel,
-		        kernel_names(m));
-		return 1;
-	}
 	for (int i = 0; i < a->nin + a->nout; i++) {
 		FileArg *fa = i < a->nin ? &a->in[i] : &a->out[i - a->nin];
 		if (!param_named(f, fa->name)) {

@@ -221,35 +221,21 @@ static void gpu_open(void)
 
 /* ---- the program ------------------------------------------------------- */
 
-static Module *load_program(const char *file, Src *src)
+/* The program, verified, or exit 1 after its errors. */
+static Module *load_program(const char *file)
 {
-	Diag d;
-	if (!read_file(PROG, file, src))
-		fail(1);
-	diag_init(&d, stderr);
-	Module *m = parse_module(src, &d);
-	if (!m || !verify_module(m, &d))
+	Module *m = load_module(PROG, file, TG_ANY, true);
+	if (!m)
 		fail(1);
 	return m;
 }
 
-static Func *find_kernel(Module *m, const char *name, const char *file)
+static Func *kernel_of(const Module *m, const char *name)
 {
-	Buf names = {0};
-	for (int i = 0; i < m->nbody; i++) {
-		Stmt *s = m->body[i];
-		if (s->kind != S_FUNC || !s->func)
-			continue;
-		if (!name || strcmp(s->func->name, name) == 0)
-			return s->func;
-		bprintf(&names, "%s%s", names.n ? ", " : "", s->func->name);
-	}
-	if (!name)
-		error("'%s' has no kernel", file);
-	else
-		error("'%s' has no kernel '%s'%s%s%s", file, name, names.n ? " (it has " : "",
-		      names.n ? names.s : "", names.n ? ")" : "");
-	fail(1);
+	Func *f = find_kernel(PROG, m, name);
+	if (!f)
+		fail(1);
+	return f;
 }
 
 static char *buffer_type(const Buffer *b)
@@ -633,14 +619,14 @@ int main(int argc, char **argv)
 	const char *file = c.input ? c.input : "<stdin>";
 
 	/* everything that needs no GPU first, so bad input fails without one */
-	Src src, ref_src, image;
-	Module *m = load_program(c.input, &src);
-	Func *f = find_kernel(m, kernel, file);
+	Src image;
+	Module *m = load_program(c.input);
+	Func *f = kernel_of(m, kernel);
 	Module *rm = m;
 	Func *rf = f;
 	if (ref_file && !no_check) {
-		rm = load_program(ref_file, &ref_src);
-		rf = find_kernel(rm, f->name, ref_file);
+		rm = load_program(ref_file);
+		rf = kernel_of(rm, f->name);
 		if (!same_signature(f, rf))
 			fail(1);
 	}

@@ -59,7 +59,7 @@ run "$TMP/missing.tx" --cubin "$TMP/fake.cubin"
 expect "a missing program exits 1" 1
 run "$P" --cubin "$TMP/fake.cubin" --kernel nope
 expect "an unknown --kernel exits 1" 1
-check "and lists the kernels" grep -q "has no kernel 'nope' (it has copy, copy_half)" "$TMP/err"
+check "and lists the kernels" grep -q "has no kernel named 'nope' (it has: copy, copy_half)" "$TMP/err"
 run "$P" --cubin "$TMP/fake.cubin" --in C="$TMP/x.npy"
 expect "--in of an unknown buffer exits 1" 1
 check "and lists the buffers" grep -q "has no buffer 'C' (its buffers: A, B)" "$TMP/err"
