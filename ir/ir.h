@@ -538,6 +538,8 @@ typedef struct Plan {
 	const char *why;             /* set when the variant cannot run the op */
 } Plan;
 int read_plans(const Expr *call, Plan **out);
+/* The register side of a register plan (the local operand's layout). */
+const Layout *plan_registers(const Plan *p, const Value *dst);
 void write_plans(Expr *call, const Plan *v, int n);
 Plan *find_plan(Plan *v, int n, const char *variant);
 Expr *layout_expr(const Layout *l);

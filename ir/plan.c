@@ -306,3 +306,8 @@ void stmt_insert(Stmt ***body, int *n, int at, Stmt *s)
 	*body = v;
 	(*n)++;
 }
+
+const Layout *plan_registers(const Plan *p, const Value *dst)
+{
+	return dst->buffer->scope == SC_LOCAL ? p->dst : p->src;
+}

@@ -41,8 +41,7 @@ static int partition_op(OpSite *o, void *ctx)
 		if (p->why || !p->vec || (p->threads && p->outer) || va < 0)
 			continue;
 		if (variants[va].plan == PLAN_REG) {
-			const Layout *reg = layout_uses_axis_kind(p->dst, AXK_THREAD) ||
-			                    call->args[0]->val->buffer->scope == SC_LOCAL ? p->dst : p->src;
+			const Layout *reg = plan_registers(p, call->args[0]->val);
 			int64_t per = 1, spread = 1;
 			for (int i = 0; i < reg->nshard; i++) {
 				if (axes[reg->shard[i].axis].kind == AXK_THREAD)

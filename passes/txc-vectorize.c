@@ -111,7 +111,7 @@ static int vectorize_op(OpSite *o, void *ctx)
 			continue;
 		const Layout *reg = NULL;
 		if (variants[va].plan == PLAN_REG)
-			reg = layout_uses_axis_kind(p->dst, AXK_THREAD) || dst->buffer->scope == SC_LOCAL ? p->dst : p->src;
+			reg = plan_registers(p, dst);
 		else if (elements % threads) {
 			p->why = xprintf("the region has %lld elements, not a multiple of the %lld threads of the scope",
 			                 (long long)elements, (long long)threads);
