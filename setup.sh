@@ -18,6 +18,21 @@ if [ -n "$need" ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need
 fi
 make -j"$(nproc 2>/dev/null || echo 2)"
-example=${1:-examples/ldgsts_load.tx}
-echo "setup: bin/txc -v $example"
-bin/txc -v "$example"
+example=${1:-examples/reg_roundtrip.tx}
+out=${TMPDIR:-/tmp}/txc-setup.$$
+mkdir -p "$out"
+trap 'rm -rf "$out"' EXIT
+echo "setup: bin/txc -v --emit=ir $example   (the lowered IR)"
+bin/txc -v --emit=ir "$example"
+echo "setup: bin/txc $example   (the CUDA)"
+bin/txc "$example" -o "$out/kernel.cu"
+cat "$out/kernel.cu"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$nvcc" ]; then
+  echo "setup: bin/txc --emit=cubin $example, then bin/txc-run (checks every element against the emulator)"
+  bin/txc --emit=cubin "$example" -o "$out/kernel.cubin"
+  bin/txc-run "$example" --cubin "$out/kernel.cubin" || [ $? = 3 ]   # 3: no GPU here
+else
+  echo "setup: no nvcc: the CUDA is not compiled; bin/txc-emu runs the program on the CPU instead"
+  bin/txc-emu --dump "$example"
+fi
