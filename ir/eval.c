@@ -498,6 +498,22 @@ static Value *const_call(Sema *S, Expr *e, Value *fn)
 	return v;
 }
 
+/* Both operands of a binary node as compile-time values: &vok, or what
+ * eval gives instead (NULL for a runtime value, &verr after an error). */
+static Value vok;
+static Value *operands(Sema *S, Expr *e, Value **a, Value **b)
+{
+	*a = eval(S, e->a);
+	if (!*a || IS_ERR(*a))
+		return *a;
+	*b = eval(S, e->b);
+	if (!*b || IS_ERR(*b))
+		return *b;
+	if ((*a)->kind == V_VAR || (*b)->kind == V_VAR)
+		return NULL;
+	return &vok;
+}
+
 Value *eval(Sema *S, Expr *e)
 {
 	Value *a, *b, *v;
@@ -575,14 +591,8 @@ Value *eval(Sema *S, Expr *e)
 		}
 		return v;
 	case E_BIN:
-		a = eval(S, e->a);
-		if (!a || IS_ERR(a))
-			return a;
-		b = eval(S, e->b);
-		if (!b || IS_ERR(b))
-			return b;
-		if (a->kind == V_VAR || b->kind == V_VAR)
-			return NULL;
+		if ((v = operands(S, e, &a, &b)) != &vok)
+			return v;
 		return arith(S, e, a, b);
 	case E_UN:
 		a = eval(S, e->a);
@@ -601,14 +611,8 @@ Value *eval(Sema *S, Expr *e)
 		}
 		return fail(S, e->pos, "operator '%s' is not defined on %s", op_spelling[e->op], value_kind_name(a));
 	case E_CMP:
-		a = eval(S, e->a);
-		if (!a || IS_ERR(a))
-			return a;
-		b = eval(S, e->b);
-		if (!b || IS_ERR(b))
-			return b;
-		if (a->kind == V_VAR || b->kind == V_VAR)
-			return NULL;
+		if ((v = operands(S, e, &a, &b)) != &vok)
+			return v;
 		return compare(S, e, a, b);
 	case E_AND: case E_OR:
 		a = eval(S, e->a);

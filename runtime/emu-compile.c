@@ -518,23 +518,6 @@ static CExpr *cx1(Comp *C, Expr *e)
 	return x;
 }
 
-/* Where the text of e begins, a call being its whole callee. */
-static Pos start_of(const Expr *e)
-{
-	for (;;) {
-		switch (e->kind) {
-		case E_BIN: case E_CMP: case E_AND: case E_OR: case E_INDEX: case E_ATTR:
-			e = e->a;
-			continue;
-		case E_COND:
-			e = e->b;
-			continue;
-		default:
-			return e->pos;
-		}
-	}
-}
-
 /* A conversion, an operator or a comparison of constants is a constant
  * (unless it fails, which is then reported when it runs). */
 static CExpr *fold(CExpr *x)
@@ -571,7 +554,7 @@ static CExpr *fold(CExpr *x)
 static CExpr *cx(Comp *C, Expr *e)
 {
 	CExpr *x = fold(cx1(C, e));
-	x->at = start_of(e);
+	x->at = expr_start(e);
 	return x;
 }
 
@@ -824,11 +807,11 @@ static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 		ccall_stmt(C, c, s->value);
 		break;
 	case S_ASSIGN:
-		c->pos = start_of(s->targets[0]);
+		c->pos = expr_start(s->targets[0]);
 		cassign(C, c, s);
 		break;
 	case S_AUGASSIGN:
-		c->pos = start_of(s->targets[0]);
+		c->pos = expr_start(s->targets[0]);
 		if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
 			cstore(C, c, s->targets[0], s->value, s->op);
 		else
