@@ -86,7 +86,7 @@ Pos expr_start(const Expr *e)
 	for (;;) {
 		switch (e->kind) {
 		case E_BIN: case E_CMP: case E_AND: case E_OR:
-		case E_INDEX: case E_ATTR: case E_CALL:
+		case E_INDEX: case E_ATTR:
 			e = e->a;
 			continue;
 		case E_COND:

@@ -313,7 +313,8 @@ Expr *new_call(Pos pos, Expr *fn);
 void call_add_arg(Expr *call, Expr *arg);
 void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos);
 Kw *call_kw(const Expr *call, const char *name);
-/* Where the text of e begins (binary operators sit at their operator). */
+/* Where the text of e begins (binary operators sit at their operator; a
+ * call's position already spans its whole callee). */
 Pos expr_start(const Expr *e);
 /* "T.ptx.tcgen05.alloc" for a chain of names and attributes, else NULL. */
 const char *dotted_name(const Expr *e);
