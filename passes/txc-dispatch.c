@@ -170,6 +170,8 @@ static const char *register_layout(Try *t)
 		return t->call->es == ES_THREAD ? NULL :
 		       xprintf("register buffer '%s' has no thread axes: a %s copy needs its layout to say which thread "
 		               "holds which element", r->name, exec_scope_names[t->call->es]);
+	if (l->nrep)
+		return xprintf("register layout of '%s' has replicas (R[...]); the register copy does not replicate", r->name);
 	for (int i = 0; i < l->nshard; i++) {
 		int a = l->shard[i].axis;
 		if (axes[a].kind == AXK_THREAD && l->shard[i].extent > 1 && !allowed[t->call->es][a])
