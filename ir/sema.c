@@ -251,8 +251,8 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 		         call->nargs == 1 ? "was" : "were");
 		return false;
 	}
-	if (call->nargs > 16) {
-		error_at(S->d, call->args[16]->pos, "too many arguments (at most 16)");
+	if (call->nargs > MAX_OPERANDS) {
+		error_at(S->d, call->args[MAX_OPERANDS]->pos, "too many arguments (at most %d)", MAX_OPERANDS);
 		return false;
 	}
 	if (S->m->target != TG_ANY && !target_has(S->m->target, in->target)) {

@@ -56,11 +56,14 @@ const char *dtype_str(int dt);
 Value *region(Sema *S, Expr *e);
 
 /* sema.c: calls of builtins, shared with eval.c */
+/* tcgen05.ld/st take 6 operands and up to 128 registers */
+#define MAX_OPERANDS 136
+
 typedef struct Args {
 	Expr *call;
 	const Intrin *in;
 	int id;
-	Value *pos[16];
+	Value *pos[MAX_OPERANDS];
 	int npos;
 } Args;
 bool check_args(Sema *S, Expr *call, int id, Args *a);
