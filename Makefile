@@ -58,7 +58,7 @@ $(BUILD)/gen/lex.o: $(BUILD)/gen/lex.c $(BUILD)/gen/parse.h frontend/lexer.h ir/
 $(BUILD)/gen/parse.o: $(BUILD)/gen/parse.c frontend/lexer.h ir/ir.h
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.c ir/ir.h $(wildcard ir/*.def) $(wildcard runtime/*.h) $(BUILD)/gen/parse.h
+$(BUILD)/%.o: %.c $(wildcard ir/*.h ir/*.def runtime/*.h frontend/*.h) $(BUILD)/gen/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
