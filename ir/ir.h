@@ -539,6 +539,9 @@ typedef struct Plan {
 	const char *why;             /* set when the variant cannot run the op */
 } Plan;
 int read_plans(const Expr *call, Plan **out);
+/* NULL when a complete plan covers the region: outer x threads x vec
+ * elements, or outer x vec per thread for a register plan; else why not. */
+const char *plan_check(const Plan *p, int64_t elements, bool per_thread);
 /* The register side of a register plan (the local operand's layout). */
 const Layout *plan_registers(const Plan *p, const Value *dst);
 void write_plans(Expr *call, const Plan *v, int n);

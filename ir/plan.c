@@ -311,3 +311,16 @@ const Layout *plan_registers(const Plan *p, const Value *dst)
 {
 	return dst->buffer->scope == SC_LOCAL ? p->dst : p->src;
 }
+
+const char *plan_check(const Plan *p, int64_t elements, bool per_thread)
+{
+	if (!p->vec || !p->threads || !p->outer || !p->src || !p->dst)
+		return "the plan is incomplete (src, dst, vec, threads and outer are needed)";
+	int64_t covered;
+	if (!mul_ok(p->outer, p->vec, &covered) || (!per_thread && !mul_ok(covered, p->threads, &covered)) ||
+	    (!per_thread && covered != elements) || covered > elements)
+		return xprintf("the plan's outer %lld x %svec %lld does not cover the %lld elements of the region",
+		               (long long)p->outer, per_thread ? "" : xprintf("threads %lld x ", (long long)p->threads),
+		               (long long)p->vec, (long long)elements);
+	return NULL;
+}

@@ -710,6 +710,15 @@ static void copy(Sema *S, Expr *call, Value *fn)
 			Args pa;
 			if (!check_args(S, p, IN_PLAN, &pa))
 				return;
+			for (int k = 0; k < p->nkws; k++) {
+				Value *v = p->kws[k].value->val;
+				const char *n = p->kws[k].name;
+				bool count = !strcmp(n, "vec") || !strcmp(n, "threads") || !strcmp(n, "outer");
+				if (count && v && v->kind == V_INT && v->i <= 0) {
+					error_at(S->d, p->kws[k].value->pos, "%s= of a plan must be positive", p->kws[k].name);
+					return;
+				}
+			}
 		}
 	}
 	Value *dst = a.pos[0], *src = a.pos[1];

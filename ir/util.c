@@ -253,6 +253,8 @@ bool read_file(const char *prog, const char *name, Src *src)
 
 bool write_file(const char *prog, const char *name, const char *text, size_t len)
 {
+	if (!text)
+		text = "", len = 0;
 	if (!name || strcmp(name, "-") == 0) {
 		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
 			fprintf(stderr, "%s: error: cannot write output: %s\n", prog, strerror(errno));

@@ -188,14 +188,7 @@ static const char *plan(Try *t)
 		return "no plan: run txc-align, txc-vectorize and txc-partition first";
 	if (p->why)
 		return p->why;
-	if (!p->vec || !p->threads || !p->outer)
-		return "the plan is incomplete (vec, threads and outer are needed)";
-	int64_t n = region_elements(t->dst);
-	if (t->va->plan == PLAN_GS && p->outer * p->threads * p->vec != n)
-		return xprintf("the plan covers outer %lld x threads %lld x vec %lld = %lld elements, not %lld",
-		               (long long)p->outer, (long long)p->threads, (long long)p->vec,
-		               (long long)(p->outer * p->threads * p->vec), (long long)n);
-	return NULL;
+	return plan_check(p, region_elements(t->dst), t->va->plan == PLAN_REG);
 }
 
 static const char *element_access(Try *t)

@@ -598,8 +598,12 @@ static int lower_op(OpSite *o, void *ctx)
 	int n = read_plans(o->call, &plans);
 	Plan *p = find_plan(plans, n, variants[va].name);
 	const Value *dst = o->call->args[0]->val, *src = o->call->args[1]->val;
-	if (variants[va].plan != PLAN_NONE && (!p || p->why || !p->vec || !p->threads || !p->outer))
-		return fail(L, o, xprintf("its %s plan is missing or incomplete", variants[va].name));
+	if (variants[va].plan != PLAN_NONE) {
+		const char *why = !p ? "there is none" : p->why ? p->why :
+		                  plan_check(p, region_elements(dst), variants[va].plan == PLAN_REG);
+		if (why)
+			return fail(L, o, xprintf("its %s plan: %s", variants[va].name, why));
+	}
 	switch (variants[va].plan) {
 	case PLAN_GS: return lower_gs(L, o, p, dst, src);
 	case PLAN_REG: return lower_reg(L, o, p, dst, src);

@@ -16,7 +16,8 @@ static const char *boundary(const Layout *l, int64_t at, int64_t threads)
 	int64_t q = 1;
 	for (int i = l->nshard - 1; i >= 0 && q < at; i--) {
 		int64_t e = l->shard[i].extent;
-		if (q * e > at) {
+		int64_t qe;
+		if (!mul_ok(q, e, &qe) || qe > at) {
 			if (at % q || e % (at / q))
 				return xprintf("%lld threads cannot be carved evenly: an iter of extent %lld does not split by %lld",
 				               (long long)threads, (long long)e, (long long)(at % q ? at : at / q));
@@ -38,7 +39,7 @@ static int partition_op(OpSite *o, void *ctx)
 	for (int k = 0; k < n; k++) {
 		Plan *p = &plans[k];
 		int va = variant_lookup(call->intrin, p->variant);
-		if (p->why || !p->vec || (p->threads && p->outer) || va < 0)
+		if (p->why || !p->vec || !p->src || !p->dst || (p->threads && p->outer) || va < 0)
 			continue;
 		if (variants[va].plan == PLAN_REG) {
 			const Layout *reg = plan_registers(p, call->args[0]->val);
@@ -58,12 +59,13 @@ static int partition_op(OpSite *o, void *ctx)
 			p->outer = per / p->vec;
 			continue;
 		}
-		if (elements % (threads * p->vec)) {
+		int64_t tv;
+		if (!mul_ok(threads, p->vec, &tv) || tv > elements || elements % tv) {
 			p->why = xprintf("%lld elements do not divide into %lld threads x %lld", (long long)elements,
 			                 (long long)threads, (long long)p->vec);
 			continue;
 		}
-		const char *why = boundary(p->src, p->vec * threads, threads);
+		const char *why = boundary(p->src, tv, threads);
 		if (why) {
 			p->why = why;
 			continue;
