@@ -4,15 +4,21 @@
 int main(int argc, char **argv)
 {
 	const char *target = NULL;
-	bool no_verify = false;
+	bool no_verify = false, list = false;
 	Opt opts[] = {
 		{ "--target", "ARCH", "reject intrinsics that ARCH lacks (sm_80, sm_90, sm_90a, sm_100a)", &target, NULL },
 		{ "--no-verify", NULL, "print the syntax tree without checking names, dtypes and layouts", NULL, &no_verify },
+		{ "--intrinsics", NULL, "print the table of builtins (ir/intrin.def) as Markdown and exit", NULL, &list },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-parse", .opts = opts,
 	          .summary = "Parses a txc program (doc/txir.md), verifies it and prints its canonical IR." };
 	cli_parse(&c, argc, argv);
+	if (list) {
+		Buf b = {0};
+		print_intrinsics(&b);
+		return write_file(c.prog, c.output, b.s, b.n) ? 0 : 1;
+	}
 	int tg = TG_ANY;
 	if (target && (tg = target_lookup(target)) < 0)
 		cli_usage_error(&c, "unknown target '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", target);

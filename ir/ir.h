@@ -195,6 +195,8 @@ struct Intrin {
 extern const Intrin intrins[IN_COUNT];
 int intrin_lookup(const char *path); /* -1 if unknown */
 bool intrin_is_prefix(const char *path); /* a namespace such as "ptx" */
+/* The table as Markdown, for doc/txir.md (txc-parse --intrinsics). */
+void print_intrinsics(Buf *b);
 
 /* Modules that `from M import ...` accepts. */
 typedef struct ModuleName { const char *module, *name, *means; } ModuleName;

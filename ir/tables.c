@@ -134,3 +134,62 @@ const char *import_lookup(const char *module, const char *name, bool *known_modu
 	}
 	return NULL;
 }
+
+static const char *kind_word(char k)
+{
+	switch (k) {
+	case 'e': return "expr";
+	case 'i': return "int";
+	case 's': return "str";
+	case 'd': return "dtype";
+	case 'b': return "buffer";
+	case 'r': return "region";
+	case 'l': return "int-list";
+	case 'a': return "addr";
+	case 'B': return "bool";
+	default: return "any";
+	}
+}
+
+void print_intrinsics(Buf *b)
+{
+	bputs(b, "| name | operands | keywords | target | description |\n|---|---|---|---|---|\n");
+	for (int i = 0; i < IN_COUNT; i++) {
+		const Intrin *in = &intrins[i];
+		const char *name = in->path;
+		if (!strncmp(name, "layout.", 7) || !strncmp(name, "py.", 3))
+			name = strchr(name, '.') + 1;
+		bprintf(b, "| `%s` | ", name);
+		bool opt = false, any = false;
+		for (const char *a = in->args; *a; a++) {
+			if (*a == '|') {
+				bputs(b, any ? " [, " : "[");
+				opt = true;
+				continue;
+			}
+			if (*a == '*') {
+				bputs(b, "...");
+				continue;
+			}
+			if (any && a[-1] != '|')
+				bputs(b, ", ");
+			bputs(b, kind_word(*a));
+			any = true;
+		}
+		if (opt)
+			bputc(b, ']');
+		if (!any && !opt)
+			bputs(b, "—");
+		bputs(b, " | ");
+		if (!*in->kws)
+			bputs(b, "—");
+		for (const char *k = in->kws; *k;) {
+			size_t n = strcspn(k, ":"), m = strcspn(k, " ");
+			bprintf(b, "%s`%.*s=`%s%s", k == in->kws ? "" : ", ", (int)n, k, kind_word(k[n + 1]),
+			        k[m - 1] == '!' ? " (required)" : "");
+			k += m;
+			k += strspn(k, " ");
+		}
+		bprintf(b, " | %s | %s |\n", target_names[in->target], in->doc);
+	}
+}

@@ -38,4 +38,7 @@ head -c 300000000 /dev/zero | tr '\0' '#' >"$TMP/huge.tx"
 "$TXC_BIN/txc-parse" "$TMP/huge.tx" 2>"$TMP/err"; rc=$?
 check "a 300 MB input is refused" [ $rc = 1 ]
 check "as too large" grep -q "larger than 256 MiB" "$TMP/err"
+"$TXC_BIN/txc-parse" --intrinsics >"$TMP/intrinsics.md"
+perl -ne 'print if /^\| name \| operands/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-table.md"
+same_file "doc/txir.md's table of builtins is what txc-parse --intrinsics prints" "$TMP/intrinsics.md" "$TMP/doc-table.md"
 done_testing
