@@ -191,49 +191,18 @@ static Bind *bind(Gen *g, const char *name, Buffer *b)
 	return &g->binds[g->nbinds - 1];
 }
 
-/* sema does not record which builtin a call names: follow the dotted name
- * from the module's imports as sema does. */
-static const char *path_of(Gen *g, const Expr *e)
+/* The builtin a callee names (-1: none; *dt: a dtype constructor T.float16),
+ * as sema recorded it on the call. */
+static int resolve(Gen *g, const Expr *call, int *dt)
 {
-	if (e->kind == E_ATTR) {
-		const char *b = path_of(g, e->a);
-		return b ? xprintf("%s.%s", b, e->str) : NULL;
-	}
-	if (e->kind != E_NAME || lookup(g, e->str))
-		return NULL;
-	Value *v = module_value(g->m, e->str);
-	if (v)
-		return v->kind == V_NAMESPACE ? v->s : v->kind == V_FUNC ? intrins[v->intrin].path : NULL;
-	if (strcmp(e->str, "T") == 0 || strcmp(e->str, "Tx") == 0)
-		return "T";
-	const char *p = xprintf("py.%s", e->str);
-	return intrin_lookup(p) >= 0 ? p : NULL;
-}
-
-/* The builtin a callee names (-1: none; *dt: a dtype constructor T.float16). */
-static int resolve(Gen *g, const Expr *fn, int *dt)
-{
-	*dt = DT_NONE;
-	const char *p = path_of(g, fn);
-	if (!p)
-		return -1;
-	int id = intrin_lookup(p);
-	if (id >= 0)
-		return id;
-	if (strncmp(p, "T.", 2) != 0)
-		return -1;
-	if (!strchr(p + 2, '.')) {
-		*dt = dtype_lookup(p + 2);
-		return -1;
-	}
-	const char *last = strrchr(p, '.');
-	return strcmp(last, ".copy") == 0 ? IN_COPY : strcmp(last, ".copy_async") == 0 ? IN_COPY_ASYNC : -1;
+	(void)g;
+	return call_builtin(call, NULL, dt);
 }
 
 static int call_id(Gen *g, const Expr *e)
 {
 	int dt;
-	return e->kind == E_CALL ? resolve(g, e->a, &dt) : -1;
+	return e->kind == E_CALL ? resolve(g, e, &dt) : -1;
 }
 
 /* Compile-time integers and strings: literals, constants of the module or
@@ -274,7 +243,7 @@ static bool const_int(Gen *g, const Expr *e, int64_t *out)
 			return mul_ok(a, b, out);
 		return e->op == OP_SUB && !__builtin_sub_overflow(a, b, out);
 	case E_CALL:
-		return (resolve(g, e->a, &dt) == IN_CAST || dt) && e->nargs >= 1 && const_int(g, e->args[0], out);
+		return (resolve(g, e, &dt) == IN_CAST || dt) && e->nargs >= 1 && const_int(g, e->args[0], out);
 	default:
 		return false;
 	}
@@ -497,7 +466,7 @@ static Code cast(Gen *g, const Expr *x, int to)
 
 static Code call_expr(Gen *g, const Expr *e)
 {
-	int dt, id = resolve(g, e->a, &dt);
+	int dt, id = resolve(g, e, &dt);
 	if (dt && e->nargs == 1)
 		return cast(g, e->args[0], dt);
 	switch (id) {
@@ -877,7 +846,7 @@ static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
 static void call_stmt(Gen *g, const Expr *e)
 {
 	int64_t n;
-	int dt, id = e->kind == E_CALL ? resolve(g, e->a, &dt) : -1;
+	int dt, id = e->kind == E_CALL ? resolve(g, e, &dt) : -1;
 	const char *s;
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		if (fixed[i].id == id) {
@@ -1012,7 +981,7 @@ static void assign(Gen *g, Stmt *s)
 		store(g, t[0], v, -1);
 		return;
 	}
-	int id = v->kind == E_CALL ? resolve(g, v->a, &dt) : -1;
+	int id = v->kind == E_CALL ? resolve(g, v, &dt) : -1;
 	if (id == IN_CTA_ID || id == IN_THREAD_ID || id == IN_WARP_ID || id == IN_LANE_ID || id == IN_WARPGROUP_ID) {
 		for (int i = 0; i < nt; i++) {
 			bool used = g->counting;

@@ -823,6 +823,7 @@ static int element(Sema *S, Expr *e, Buffer *b)
 static int scalar_call(Sema *S, Expr *e, Value *fn)
 {
 	if (fn->kind == V_DTYPE) {
+		e->a->val = fn; /* call_builtin reads the dtype here */
 		if (e->nargs != 1 || e->nkws)
 			return error_dt(S, e->pos, "T.%s(x) takes one value", dtypes[fn->dtype].name);
 		if (scalar(S, e->args[0]) == DT_ERROR)

@@ -315,6 +315,9 @@ Expr *new_call(Pos pos, Expr *fn);
 void call_add_arg(Expr *call, Expr *arg);
 void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos);
 Kw *call_kw(const Expr *call, const char *name);
+/* After verify_module: the builtin a call names (-1: none), the execution
+ * scope of a tile op, and for T.float16(x) and the like the dtype. */
+int call_builtin(const Expr *call, int *es, int *dtype);
 /* Where the text of e begins (binary operators sit at their operator; a
  * call's position already spans its whole callee). */
 Pos expr_start(const Expr *e);

@@ -802,7 +802,12 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		copy(S, e, fn);
 		return;
 	case IN_EVALUATE:
-		call_stmt(S, e->nargs == 1 ? e->args[0] : e, s);
+		e->intrin = IN_EVALUATE;
+		if (e->nargs != 1) {
+			error_at(S->d, e->pos, "T.evaluate() takes one call");
+			return;
+		}
+		call_stmt(S, e->args[0], s);
 		return;
 	default:
 		if (is_launch(id)) {

@@ -208,67 +208,11 @@ typedef struct Callee {
 	int dtype; /* T.float16(x): the dtype, else DT_NONE */
 } Callee;
 
-static bool exec_scope(const char *s, size_t n, int *es)
+/* The builtin a call names, as sema recorded it. */
+static Callee resolve(const Expr *call)
 {
-	static const struct { const char *name; int es; } v[] = {
-		{ "warp", ES_WARP }, { "wg", ES_WARPGROUP }, { "warpgroup", ES_WARPGROUP },
-		{ "cta", ES_CTA }, { "cluster", ES_CLUSTER }, { "thread", ES_THREAD },
-	};
-	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-		if (strlen(v[i].name) == n && strncmp(v[i].name, s, n) == 0) {
-			*es = v[i].es;
-			return true;
-		}
-	return false;
-}
-
-/* "T.cuda.cta_sync", "Tx.wg.copy", "ptx.cp_async" after `from
- * tvm.script.tirx import ptx`, ...: the builtin, the way sema's member()
- * finds it. */
-static Callee resolve(Comp *C, const Expr *fn)
-{
-	Callee k = { -1, ES_THREAD, DT_NONE };
-	const char *path = dotted_name(fn);
-	if (!path)
-		return k;
-	size_t n = strcspn(path, ".");
-	const char *root = xstrndup(path, n), *rest = path + n;
-	if (lookup_name(C, root))
-		return k;
-	const char *prefix = NULL;
-	Value *v = module_value(C->m, root);
-	if (v && v->kind == V_NAMESPACE) {
-		prefix = v->s;
-	} else if (v && v->kind == V_FUNC) {
-		prefix = intrins[v->intrin].path;
-		k.es = (int)v->i;
-	} else if (v && v->kind == V_DTYPE && !*rest) {
-		k.dtype = v->dtype;
-		return k;
-	} else if (!v && (strcmp(root, "T") == 0 || strcmp(root, "Tx") == 0)) {
-		prefix = "T";
-	} else if (!v && intrin_lookup(xprintf("py.%s", root)) >= 0) {
-		prefix = xprintf("py.%s", root);
-	} else if (!v && intrin_lookup(xprintf("layout.%s", root)) >= 0) {
-		prefix = xprintf("layout.%s", root);
-	}
-	if (!prefix)
-		return k;
-	const char *full = xprintf("%s%s", prefix, rest);
-	if (strncmp(full, "T.", 2) == 0) {
-		const char *seg = full + 2;
-		size_t m = strcspn(seg, ".");
-		int es;
-		if (seg[m] == '.' && exec_scope(seg, m, &es) &&
-		    (strcmp(seg + m, ".copy") == 0 || strcmp(seg + m, ".copy_async") == 0)) {
-			k.es = es;
-			full = xprintf("T%s", seg + m);
-		} else if (!seg[m] && dtype_lookup(seg) && dtype_lookup(seg) != DT_HANDLE) {
-			k.dtype = dtype_lookup(seg);
-			return k;
-		}
-	}
-	k.id = intrin_lookup(full);
+	Callee k;
+	k.id = call_builtin(call, &k.es, &k.dtype);
 	return k;
 }
 
@@ -396,7 +340,7 @@ static CExpr *caddr(Comp *C, Expr *e)
 
 static CExpr *ccall(Comp *C, Expr *e)
 {
-	Callee k = resolve(C, e->a);
+	Callee k = resolve(e);
 	CExpr *x;
 	if (k.dtype || k.id == IN_CAST) {
 		if (e->nargs < 1)
@@ -663,7 +607,7 @@ static void cassign(Comp *C, CStmt *c, Stmt *s)
 				bind(C, t[0]->str, b, 0);
 			return;
 		}
-		if (is_launch(resolve(C, v->a).id)) {
+		if (is_launch(resolve(v).id)) {
 			for (int i = 0; i < nt; i++) {
 				VarInfo *vi = var_at(C, t[i]->str, v->pos);
 				if (vi && vi->launch >= 0)
@@ -737,7 +681,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 {
 	if (e->kind != E_CALL)
 		return;
-	Callee k = resolve(C, e->a);
+	Callee k = resolve(e);
 	switch (k.id) {
 	case IN_EVALUATE:
 		if (e->nargs == 1)
