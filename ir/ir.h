@@ -521,7 +521,7 @@ int64_t smem_bytes(Func *f);
 
 enum { PLAN_NONE, PLAN_GS, PLAN_REG };
 enum {
-#define VARIANT(id, op, name, prio, plan, preds) id,
+#define VARIANT(id, op, name, prio, plan, pairs, vbits, access, preds) id,
 #include "variant.def"
 #undef VARIANT
 	VA_COUNT };
@@ -530,10 +530,15 @@ typedef struct Variant {
 	int op;             /* IN_COPY or IN_COPY_ASYNC */
 	int priority;
 	int plan;           /* PLAN_* */
+	const char *pairs;  /* "global>shared ...": the scopes it moves between */
+	const char *vbits;  /* access widths in bits, widest first */
+	int access;         /* the builtin of one lowered access */
 	const char *preds;  /* predicate names, in order */
 } Variant;
 extern const Variant variants[VA_COUNT];
 int variant_lookup(int op, const char *name);
+/* Whether the variant moves data from scope src to scope dst. */
+bool variant_moves(const Variant *v, int src, int dst);
 
 /* A variant's plan for one tile op (doc/txir.md, section 12). */
 typedef struct Plan {

@@ -6,10 +6,34 @@
 #include "ir.h"
 
 const Variant variants[VA_COUNT] = {
-#define VARIANT(id, op, name, prio, plan, preds) [id] = { name, op, prio, plan, preds },
+#define VARIANT(id, op, name, prio, plan, pairs, vbits, access, preds) \
+	[id] = { name, op, prio, plan, pairs, vbits, access, preds },
 #include "variant.def"
 #undef VARIANT
 };
+
+/* "global", "shared" (shared and shared.dyn), "local", "tmem" */
+static const char *scope_class(int sc)
+{
+	int f = scopes[sc].flags;
+	return f & SCF_GLOBAL ? "global" : f & SCF_SHARED ? "shared" : f & SCF_THREAD ? "local" : "tmem";
+}
+
+bool variant_moves(const Variant *v, int src, int dst)
+{
+	if (strcmp(v->pairs, "*") == 0)
+		return true;
+	const char *want = xprintf("%s>%s", scope_class(src), scope_class(dst));
+	size_t n = strlen(want);
+	for (const char *p = v->pairs; *p;) {
+		size_t k = strcspn(p, " ");
+		if (k == n && strncmp(p, want, n) == 0)
+			return true;
+		p += k;
+		p += strspn(p, " ");
+	}
+	return false;
+}
 
 int variant_lookup(int op, const char *name)
 {

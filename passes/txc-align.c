@@ -4,9 +4,10 @@
  * buffer's layout, with a symbolic start moved into a base offset; the two
  * sides are split to common extents; for global <-> shared the iters are
  * ordered by the global side's strides, outermost first; iters that continue
- * each other on both sides are fused. A variant whose operands do not fit
- * gets no plan (dispatch says why); one whose layouts cannot be aligned gets
- * a plan with why="...". Plans already present are kept as they are. */
+ * each other on both sides are fused. A variant that does not move data
+ * between the operands' scopes (ir/variant.def, its pairs) gets no plan
+ * (dispatch says why); one whose layouts cannot be aligned gets a plan with
+ * why="...". Plans already present are kept as they are. */
 #include <string.h>
 
 #include "ir.h"
@@ -148,24 +149,14 @@ static int align_op(OpSite *o, void *ctx)
 			plans[n++] = *given;
 			continue;
 		}
-		int fd = scope_flags(dst), fs = scope_flags(src);
+		if (!variant_moves(va, src->buffer->scope, dst->buffer->scope))
+			continue;
 		Plan p = { .variant = va->name };
 		const char *why = NULL;
-		if (va->plan == PLAN_GS) {
-			bool gs = (fd & SCF_GLOBAL) && (fs & SCF_SHARED);
-			bool sg = (fd & SCF_SHARED) && (fs & SCF_GLOBAL);
-			if (!gs && !sg)
-				continue;
-			if (!align(&p, dst, src, true, gs, &why))
-				p.why = why;
-		} else {
-			bool rd = dst->buffer->scope == SC_LOCAL, rs = src->buffer->scope == SC_LOCAL;
-			const Value *mem = rd ? src : dst;
-			if (rd == rs || !(scope_flags(mem) & (SCF_GLOBAL | SCF_SHARED)))
-				continue;
-			if (!align(&p, dst, src, false, false, &why))
-				p.why = why;
-		}
+		bool dst_global = scope_flags(dst) & SCF_GLOBAL;
+		/* global <-> shared: iters in the order of the global side's strides */
+		if (!align(&p, dst, src, va->plan == PLAN_GS, dst_global, &why))
+			p.why = why;
 		plans[n++] = p;
 	}
 	if (n)

@@ -142,18 +142,24 @@ static const char *valid_copy(Try *t)
 
 static const char *storage_scope(Try *t)
 {
-	const char *d = scopes[t->dst->buffer->scope].name, *s = scopes[t->src->buffer->scope].name;
-	int fd = scopes[t->dst->buffer->scope].flags, fs = scopes[t->src->buffer->scope].flags;
-	if (t->va->plan == PLAN_GS) {
-		if (((fd & SCF_GLOBAL) && (fs & SCF_SHARED)) || ((fd & SCF_SHARED) && (fs & SCF_GLOBAL)))
-			return NULL;
-		return xprintf("%s -> %s is not global <-> shared", s, d);
-	}
-	bool rd = t->dst->buffer->scope == SC_LOCAL, rs = t->src->buffer->scope == SC_LOCAL;
-	const Value *mem = rd ? t->src : t->dst;
-	if (rd != rs && (scopes[mem->buffer->scope].flags & (SCF_GLOBAL | SCF_SHARED)))
+	if (variant_moves(t->va, t->src->buffer->scope, t->dst->buffer->scope))
 		return NULL;
-	return xprintf("%s -> %s is not registers <-> shared or global", s, d);
+	Buf pairs = {0};
+	for (const char *p = t->va->pairs; *p;) {
+		size_t k = strcspn(p, " "), g = strcspn(p, ">");
+		bprintf(&pairs, "%s%.*s -> %.*s", pairs.n ? ", " : "", (int)g, p, (int)(k - g - 1), p + g + 1);
+		p += k;
+		p += strspn(p, " ");
+	}
+	return xprintf("%s -> %s: %s moves only %s", scopes[t->src->buffer->scope].name,
+	               scopes[t->dst->buffer->scope].name, t->va->name, pairs.s);
+}
+
+static const char *no_mbarrier(Try *t)
+{
+	if (call_kw(t->call, "mbar"))
+		return "mbar= asks for a TMA load that completes on the mbarrier; cp.async would drop it";
+	return NULL;
 }
 
 static const char *register_layout(Try *t)
@@ -209,6 +215,7 @@ static const struct { const char *name; const char *(*fn)(Try *); } preds[] = {
 	{ "register_layout", register_layout },
 	{ "plan", plan },
 	{ "element_access", element_access },
+	{ "no_mbarrier", no_mbarrier },
 };
 
 /* The first predicate of the variant that fails, as "name: reason". */
@@ -279,7 +286,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 	}
 	char *op = expr_str(call->a);
 	if (ctx->explain) {
-		fprintf(stderr, "%s:%d:%d: %s: %d candidate%s\n", o->stmt->pos.src->name, call->pos.line, call->pos.col, op,
+		fprintf(stderr, "%s:%d:%d: %s: %d candidate%s\n", call->pos.file ? call->pos.file : call->pos.src->name, call->pos.line, call->pos.col, op,
 		        n, n == 1 ? "" : "s");
 		for (int i = 0; i < n; i++) {
 			const Variant *va = &variants[cand[i]];

@@ -19,6 +19,7 @@ typedef struct Lower {
 	const char **names;
 	int nnames;
 	bool verify;        /* --verify: check every access of every copy */
+	int access;         /* the builtin of one access of the op being lowered */
 	int verified;
 	int64_t accesses;
 } Lower;
@@ -180,7 +181,7 @@ static const char *ptr_name(const Buffer *b)
 
 /* for f in range(outer): dst_ptr = ..., src_ptr = ..., copy_bytes; or the
  * body alone when outer is 1. */
-static int emit_loop(Lower *L, OpSite *o, int64_t outer, const char *f, const Buffer *db, Expr *da,
+static int emit_loop(Lower *L, OpSite *o, int access, int64_t outer, const char *f, const Buffer *db, Expr *da,
                      const Buffer *sb, Expr *sa, int64_t bytes)
 {
 	Expr *dp[] = { ex_name(db->name), da }, *sp[] = { ex_name(sb->name), sa };
@@ -204,7 +205,7 @@ static int emit_loop(Lower *L, OpSite *o, int64_t outer, const char *f, const Bu
 	}
 	Expr *args[] = { dptr, sptr, ex_int(bytes) };
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	copy->value = ex_call("T.cuda.copy_bytes", 3, args);
+	copy->value = ex_call(intrins[access].path, 3, args);
 	body[n++] = copy;
 	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {
@@ -482,7 +483,7 @@ static int lower_gs(Lower *L, OpSite *o, const Plan *p, const Value *dst, const 
 	int64_t bytes = p->vec * dtype_bytes(dst->buffer->dtype);
 	if (L->verify && !verify(L, o, p, false, dst, src, da, sa, f))
 		return -1;
-	return emit_loop(L, o, p->outer, f, dst->buffer, da, src->buffer, sa, bytes);
+	return emit_loop(L, o, L->access, p->outer, f, dst->buffer, da, src->buffer, sa, bytes);
 }
 
 /* Each thread's own elements, from the register layout's thread iters. */
@@ -532,8 +533,8 @@ static int lower_reg(Lower *L, OpSite *o, const Plan *p, const Value *dst, const
 	if (L->verify && !verify(L, o, p, true, dst, src, rd ? ra : ma, rd ? ma : ra, f))
 		return -1;
 	if (rd)
-		return emit_loop(L, o, p->outer, f, dst->buffer, ra, src->buffer, ma, bytes);
-	return emit_loop(L, o, p->outer, f, dst->buffer, ma, src->buffer, ra, bytes);
+		return emit_loop(L, o, L->access, p->outer, f, dst->buffer, ra, src->buffer, ma, bytes);
+	return emit_loop(L, o, L->access, p->outer, f, dst->buffer, ma, src->buffer, ra, bytes);
 }
 
 /* One thread of the scope copies element by element. */
@@ -604,6 +605,7 @@ static int lower_op(OpSite *o, void *ctx)
 		if (why)
 			return fail(L, o, xprintf("its %s plan: %s", variants[va].name, why));
 	}
+	L->access = variants[va].access;
 	switch (variants[va].plan) {
 	case PLAN_GS: return lower_gs(L, o, p, dst, src);
 	case PLAN_REG: return lower_reg(L, o, p, dst, src);

@@ -9,6 +9,7 @@
  * threads x vec; for a register plan the per-thread elements over vec, and
  * the memory side of every thread must be aligned (thread strides too). A
  * plan with vec= already set is kept. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -117,17 +118,24 @@ static int vectorize_op(OpSite *o, void *ctx)
 			                 (long long)elements, (long long)threads);
 			continue;
 		}
-		const char *why = NULL;
-		for (int w = 128; w >= 8 && !p->vec; w /= 2) {
-			if (w % bits || w < bits)
+		/* the variant's widths, widest first; then one element, if the
+		 * variant takes accesses that narrow (its smallest width is 8 bits) */
+		const char *why = "no access width fits", *w = variants[va].vbits;
+		bool scalar = false;
+		while (*w && !p->vec) {
+			int bitsw = atoi(w);
+			w += strcspn(w, " ");
+			w += strspn(w, " ");
+			scalar = bitsw == 8;
+			if (bitsw % bits || bitsw < bits)
 				continue;
-			if (!(why = try_vec(p, reg, w / bits, threads, elements)))
-				p->vec = w / bits;
+			if (!(why = try_vec(p, reg, bitsw / bits, threads, elements)))
+				p->vec = bitsw / bits;
 		}
-		if (!p->vec && (why = try_vec(p, reg, 1, threads, elements)) == NULL)
+		if (!p->vec && scalar && (why = try_vec(p, reg, 1, threads, elements)) == NULL)
 			p->vec = 1;
 		if (!p->vec)
-			p->why = why;
+			p->why = xprintf("%s (widths of %s bits)", why, variants[va].vbits);
 	}
 	if (n)
 		write_plans(call, plans, n);
