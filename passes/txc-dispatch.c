@@ -136,7 +136,7 @@ static const char *exec_scope(Try *t)
 static const char *valid_copy(Try *t)
 {
 	if (t->dst->buffer->scope == SC_TMEM || t->src->buffer->scope == SC_TMEM)
-		return "a synchronous copy cannot reach tensor memory (use copy_async)";
+		return "an operand is in tensor memory, which only the tcgen05 variants of copy_async reach";
 	return NULL;
 }
 
