@@ -20,7 +20,16 @@ for f in "$TOP"/examples/*.tx "$TOP"/tests/layouts/*.tx "$TOP"/tests/check/seed*
     not_ok "$name: lowered"; diag <"$TMP/err"; continue
   fi
   ok "$name: lowered"
-  params=$("$TXC_BIN/txc-emu" --dump "$f" 2>"$TMP/err" | awk '{print $1}')
+  if ! "$TXC_BIN/txc-emu" --dump "$f" >"$TMP/dump" 2>"$TMP/err"; then
+    if grep -q "is not emulated yet" "$TMP/err"; then
+      skip "$name: emulated, lowered = as written" "$(grep -o '[^:]*is not emulated yet' "$TMP/err" | head -1)"
+    else
+      not_ok "$name: emulated"; diag <"$TMP/err"
+    fi
+    params=none
+  else
+    params=$(awk '{print $1}' "$TMP/dump")
+  fi
   if [ -z "$params" ]; then
     skip "$name: emulated, lowered = as written" "the kernel has no parameters to compare"
     params=none
