@@ -677,6 +677,65 @@ static const char *str_const(Comp *C, Expr *e)
 	return v && v->kind == V_STR ? v->s : NULL;
 }
 
+static const char *space_name(int sp)
+{
+	switch (sp) {
+	case SP_GLOBAL: return "global memory";
+	case SP_SHARED: return "shared memory";
+	case SP_LOCAL: return "registers";
+	case SP_TMEM: return "tensor memory";
+	default: return "an unknown memory";
+	}
+}
+
+/* Tx[.scope].copy_async(dst, src, ...): the cp.async kind (dst shared, src
+ * global, no mbar=, dispatch= not naming TMA or tcgen05) runs; TMA and
+ * tcgen05 copies are reported when they run, as not emulated yet. */
+static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
+{
+	if (e->nargs != 2 || !cregion(C, e->args[0], &c->dst) || !cregion(C, e->args[1], &c->src)) {
+		set_fail(c, "cannot find the regions of this copy");
+		return;
+	}
+	Kw *d = call_kw(e, "dispatch");
+	const char *v = d ? str_const(C, d->value) : NULL;
+	int ds = c->dst.acc->space, ss = c->src.acc->space;
+	if (call_kw(e, "mbar") || (v && strcmp(v, "tma") == 0))
+		set_fail(c, "copy_async through TMA (cp.async.bulk.tensor) is not emulated yet");
+	else if ((v && strncmp(v, "tcgen05", 7) == 0) || ds == SP_TMEM || ss == SP_TMEM)
+		set_fail(c, "copy_async to or from tensor memory (tcgen05) is not emulated yet");
+	else if (ds != SP_SHARED || ss != SP_GLOBAL)
+		set_fail(c, xprintf("copy_async from %s to %s is not emulated yet (only global -> shared, through cp.async)",
+		                    space_name(ss), space_name(ds)));
+	else {
+		c->kind = C_COPY_ASYNC;
+		c->scope = es;
+	}
+}
+
+/* T.ptx.cp_async(dst, src, cp_size[, cache_policy, prefetch_size,
+ * src_size, predicate, cache_op]). */
+static void ccp_async(Comp *C, CStmt *c, Expr *e)
+{
+	if (e->nargs < 3 || e->nargs > 3 + CP_NOPT + 1) {
+		set_fail(c, "T.ptx.cp_async takes a destination, a source, a size and up to five optional operands");
+		return;
+	}
+	c->kind = C_CP_ASYNC;
+	c->a = caddr(C, e->args[0]);
+	c->b = caddr(C, e->args[1]);
+	int64_t n;
+	c->n = cfold(C, e->args[2], &n) ? const_int(e->args[2]->pos, n) : cx(C, e->args[2]);
+	c->n->at = expr_start(e->args[2]);
+	for (int i = 0; i < CP_NOPT && 3 + i < e->nargs; i++)
+		c->opt[i] = cx(C, e->args[3 + i]);
+	c->cache = "";
+	if (e->nargs > 3 + CP_NOPT) {
+		c->cache = str_const(C, e->args[3 + CP_NOPT]);
+		c->cache_pos = expr_start(e->args[3 + CP_NOPT]);
+	}
+}
+
 static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 {
 	if (e->kind != E_CALL)
@@ -712,7 +771,18 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		c->scope = k.es;
 		return;
 	case IN_COPY_ASYNC:
-		set_fail(c, "copy_async is not emulated yet");
+		ccopy_async(C, c, e, k.es);
+		return;
+	case IN_CP_ASYNC:
+		ccp_async(C, c, e);
+		return;
+	case IN_CP_COMMIT:
+		c->kind = C_CP_COMMIT;
+		return;
+	case IN_CP_WAIT:
+		c->kind = C_CP_WAIT;
+		if (e->nargs > 0 && !cfold(C, e->args[0], &c->wait))
+			set_fail(c, "T.ptx.cp_async.wait_group takes a constant N");
 		return;
 	case IN_COPY_BYTES:
 		if (e->nargs != 3) {

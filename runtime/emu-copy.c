@@ -5,7 +5,9 @@
  * (the two regions agree on those). A thread-scope copy is done by each
  * active thread; a collective copy once per warp, warpgroup or CTA, which
  * must be wholly active and agree on the regions (a cluster is one CTA:
- * cbx, cby and cbz are 0).
+ * cbx, cby and cbz are 0). A copy_async of the cp.async kind is issued the
+ * same way: checked, its destination poisoned, and the copy itself left to
+ * emu-async.c, which does it with emu_copy_region when a wait retires it.
  *
  * Registers: element (i, j) of a local buffer lives in the thread(s) its
  * layout's thread axes name, relative to the group doing the copy (laneid
@@ -82,7 +84,7 @@ static bool unheld(Emu *E, const Side *x, int es, int first, int tf)
 	                group_name(es, first));
 }
 
-static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, int n, int tf)
+static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, int n, int tf, bool poison)
 {
 	const Acc *da = D->r->acc, *sa = S->r->acc;
 	uint8_t *src = NULL, *dst[1024];
@@ -99,7 +101,10 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 		if (k < 0)
 			return false;
 		for (int i = 0; i < k; i++)
-			memmove(dst[i], src, (size_t)da->esize);
+			if (poison)
+				memset(dst[i], EMU_POISON, (size_t)da->esize);
+			else
+				memmove(dst[i], src, (size_t)da->esize);
 		written += k;
 	}
 	if (!written)
@@ -121,9 +126,8 @@ static bool in_bounds(Emu *E, const Region *r, const int64_t *start, int tf)
 	return true;
 }
 
-/* The copy done by the group first .. first+n-1 with regions starting at
- * ds and ss; tf names the group in errors. */
-static bool copy_group(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss)
+bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
+                     bool poison)
 {
 	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
 	if (!in_bounds(E, D.r, ds, tf) || !in_bounds(E, S.r, ss, tf))
@@ -154,11 +158,15 @@ static bool copy_group(Emu *E, const CStmt *s, int first, int n, int tf, const i
 		if (fast) {
 			int64_t dm, sm;
 			if (emu_offset(da, D.idx, &dm) && emu_offset(sa, S.idx, &sm) && dm >= 0 && dm < da->storage && sm >= 0 &&
-			    sm < sa->storage)
-				memmove(dbase + dm * da->esize, sbase + sm * sa->esize, (size_t)da->esize);
-			else if (!copy_element(E, s, &D, &S, first, n, tf)) /* reports the problem */
+			    sm < sa->storage) {
+				if (poison)
+					memset(dbase + dm * da->esize, EMU_POISON, (size_t)da->esize);
+				else
+					memmove(dbase + dm * da->esize, sbase + sm * sa->esize, (size_t)da->esize);
+			} else if (!copy_element(E, s, &D, &S, first, n, tf, poison)) { /* reports the problem */
 				return false;
-		} else if (!copy_element(E, s, &D, &S, first, n, tf)) {
+			}
+		} else if (!copy_element(E, s, &D, &S, first, n, tf, poison)) {
 			return false;
 		}
 		int k = nf - 1;
@@ -220,7 +228,8 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact)
 			if (!same_starts(E, &s->dst, ds, t, act[k], s->scope, first) ||
 			    !same_starts(E, &s->src, ss, t, act[k], s->scope, first))
 				return false;
-		if (!copy_group(E, s, first, n, t, ds, ss))
+		if (s->kind == C_COPY_ASYNC ? !emu_async_tile(E, s, first, n, t, ds, ss)
+		                            : !emu_copy_region(E, s, first, n, t, ds, ss, false))
 			return false;
 		i = j;
 	}
@@ -229,26 +238,28 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact)
 
 /* ---- copy_bytes ------------------------------------------------------------------------- */
 
-static const char *where(const Mem *m)
+const char *emu_mem_str(const Mem *m)
 {
 	if (m->thread >= 0)
 		return xprintf("the registers '%s' of thread %d", m->buf->name, m->thread);
 	return xprintf("%s buffer '%s'", scopes[m->buf->scope].name, m->buf->name);
 }
 
-static bool check_ptr(Emu *E, Pos p, int t, EVal v, int64_t n, const char *what)
+/* n bytes are touched (0: none, only the alignment counts), align is the
+ * size of the access. */
+bool emu_check_ptr(Emu *E, Pos p, int t, EVal v, int64_t n, int64_t align, const char *op, const char *what)
 {
 	const Mem *m = v.mem;
 	if (!m)
-		return emu_fail(E, p, t, "T.cuda.copy_bytes: the %s is not an address", what);
-	if (v.i < 0 || v.i > m->size - n)
-		return emu_fail(E, p, t, "T.cuda.copy_bytes of %lld bytes: the %s, byte %lld of %s (%lld bytes), is out of bounds",
-		                (long long)n, what, (long long)v.i, where(m), (long long)m->size);
-	if ((m->base + v.i) % n)
-		return emu_fail(E, p, t, "T.cuda.copy_bytes of %lld bytes: the %s, byte %lld of %s%s, is not aligned to %lld bytes",
-		                (long long)n, what, (long long)v.i, where(m),
+		return emu_fail(E, p, t, "%s: the %s is not an address", op, what);
+	if (n && (v.i < 0 || v.i > m->size - n))
+		return emu_fail(E, p, t, "%s of %lld bytes: the %s, byte %lld of %s (%lld bytes), is out of bounds", op,
+		                (long long)align, what, (long long)v.i, emu_mem_str(m), (long long)m->size);
+	if ((m->base + v.i) % align)
+		return emu_fail(E, p, t, "%s of %lld bytes: the %s, byte %lld of %s%s, is not aligned to %lld bytes", op,
+		                (long long)align, what, (long long)v.i, emu_mem_str(m),
 		                m->space == SP_SHARED ? xprintf(" (shared byte %lld)", (long long)(m->base + v.i)) : "",
-		                (long long)n);
+		                (long long)align);
 	return true;
 }
 
@@ -260,7 +271,8 @@ bool emu_copy_bytes(Emu *E, const CStmt *s, int t)
 		return false;
 	if (n != 1 && n != 2 && n != 4 && n != 8 && n != 16)
 		return emu_fail(E, s->n->at, t, "T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not %lld", (long long)n);
-	if (!check_ptr(E, s->a->at, t, d, n, "destination") || !check_ptr(E, s->b->at, t, src, n, "source"))
+	const char *op = "T.cuda.copy_bytes";
+	if (!emu_check_ptr(E, s->a->at, t, d, n, n, op, "destination") || !emu_check_ptr(E, s->b->at, t, src, n, n, op, "source"))
 		return false;
 	memmove(d.mem->data + d.i, src.mem->data + src.i, (size_t)n);
 	return true;

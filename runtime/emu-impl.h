@@ -3,8 +3,9 @@
  * checked syntax tree of one kernel into CStmt/CExpr nodes with every name,
  * callee and variable slot resolved once; emu-acc.c works out once per
  * buffer how its elements are found; emu.c runs the nodes; emu-copy.c does
- * the tile copies and copy_bytes; emu-value.c holds the dtype arithmetic,
- * the float conversions and the random fill. */
+ * the tile copies and copy_bytes; emu-async.c the asynchronous copies
+ * (cp.async and its groups); emu-value.c holds the dtype arithmetic, the
+ * float conversions and the random fill. */
 #ifndef TXC_EMU_IMPL_H
 #define TXC_EMU_IMPL_H
 
@@ -98,8 +99,14 @@ typedef struct Region {
 } Region;
 
 enum {
-	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES, C_FAIL,
+	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES,
+	C_COPY_ASYNC, /* a copy_async of the cp.async kind (global -> shared, no mbar=) */
+	C_CP_ASYNC, C_CP_COMMIT, C_CP_WAIT,
+	C_FAIL,
 };
+
+/* T.ptx.cp_async's optional operands, in order (NULL: not given). */
+enum { CP_POLICY, CP_PREFETCH, CP_SRC_SIZE, CP_PRED, CP_NOPT };
 
 typedef struct CStmt {
 	int kind;
@@ -114,9 +121,13 @@ typedef struct CStmt {
 	Pos tpos;          /* C_STORE: the target */
 	struct CStmt **body, **orelse;
 	int nbody, norelse;
-	int scope;         /* C_COPY: execution scope (ES_*) */
-	Region dst, src;   /* C_COPY */
-	CExpr *a, *b, *n;  /* C_COPY_BYTES: dst, src, bytes */
+	int scope;         /* C_COPY, C_COPY_ASYNC: execution scope (ES_*) */
+	Region dst, src;   /* C_COPY, C_COPY_ASYNC */
+	CExpr *a, *b, *n;  /* C_COPY_BYTES, C_CP_ASYNC: dst, src, bytes */
+	CExpr *opt[CP_NOPT]; /* C_CP_ASYNC: the optional operands given */
+	const char *cache; /* C_CP_ASYNC: "", "ca" or "cg" (NULL: not a string) */
+	Pos cache_pos;
+	int64_t wait;      /* C_CP_WAIT: N */
 	const char *msg;   /* C_FAIL */
 } CStmt;
 
@@ -174,6 +185,8 @@ struct Mem {
 	int thread;         /* local: the thread holding it, else -1 */
 };
 
+typedef struct AsyncQueue AsyncQueue; /* emu-async.c */
+
 typedef struct Emu {
 	Module *m;
 	Func *f;
@@ -192,14 +205,18 @@ typedef struct Emu {
 	int64_t steps, max_steps;
 	bool trace;
 	FILE *tout;
-	/* The asynchronous machinery comes with later issues and fits here:
-	 * per thread, the cp.async copies issued since the last commit and
-	 * the committed groups (performed when a wait retires them, their
-	 * destinations poisoned until then); mbarriers stay in the 8 bytes of
-	 * shared memory the program gives them (phase bit, expected and
-	 * pending arrivals, signed transaction count), so that a program that
-	 * reads them sees what it wrote; tensor memory is one block of
-	 * 128 lanes x 512 32-bit columns per CTA with its allocated columns. */
+	/* The asynchronous machinery (emu-async.c): per thread, the cp.async
+	 * copies issued since the last commit_group and the committed groups,
+	 * performed when a wait_group retires them, their destinations
+	 * poisoned until then. Still to come and meant to fit beside it:
+	 * mbarriers stay in the 8 bytes of shared memory the program gives
+	 * them (phase bit, expected and pending arrivals, signed transaction
+	 * count), so that a program that reads them sees what it wrote, and a
+	 * TMA load is an Async item completed by its mbarrier's complete_tx
+	 * instead of a group; the bulk groups of TMA stores are a second
+	 * AsyncQueue per thread; tensor memory is one block of 128 lanes x 512
+	 * 32-bit columns per CTA with its allocated columns. */
+	AsyncQueue *async;  /* per thread; NULL until the first copy */
 } Emu;
 
 /* Reports `thread (cta C, thread t): MESSAGE` at p (t < 0: no thread) and
@@ -214,7 +231,40 @@ const char *emu_idx_str(const int64_t *idx, int n);
 
 /* ---- tile copies (emu-copy.c) ------------------------------------------------- */
 
+/* A tile copy (C_COPY) or the issue of a cp.async-kind copy_async
+ * (C_COPY_ASYNC), once per group of threads of its scope. */
 bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact);
+/* The element-wise copy of s's regions for the group first .. first+n-1
+ * with regions starting at ds and ss (tf names the group in errors):
+ * every element is checked; poison: the destination elements are filled
+ * with 0xAB instead of copied (the source is not read). */
+bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
+                     bool poison);
 bool emu_copy_bytes(Emu *E, const CStmt *s, int t);
+/* Checks that v is an address of n bytes in bounds and aligned to n, for
+ * the error messages of `OP of N bytes: the WHAT, ...`. */
+bool emu_check_ptr(Emu *E, Pos p, int t, EVal v, int64_t n, int64_t align, const char *op, const char *what);
+/* "shared buffer 'A_smem'", "the registers 'R' of thread 3". */
+const char *emu_mem_str(const Mem *m);
+
+/* ---- asynchronous copies (emu-async.c) ----------------------------------------- */
+
+/* The bytes of a destination not yet written by an asynchronous copy. */
+#define EMU_POISON 0xAB
+
+/* T.ptx.cp_async, commit_group and wait_group(N) for thread t. */
+bool emu_cp_async(Emu *E, const CStmt *s, int t);
+bool emu_cp_commit(Emu *E, const CStmt *s, int t);
+bool emu_cp_wait(Emu *E, const CStmt *s, int t);
+/* Issues copy_async s for the group first .. first+n-1 (checked, regions
+ * at ds and ss): its destination is poisoned and one pending item joins
+ * the open list of every thread of the group. */
+bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss);
+/* The end of a CTA: when perform, the copies never waited for are done
+ * (the GPU completes them before the kernel ends; nothing is reported);
+ * then every queue is emptied. False after an error. */
+bool emu_async_end(Emu *E, bool perform);
+/* Frees the queues once the run is over. */
+void emu_async_free(Emu *E);
 
 #endif

@@ -420,8 +420,14 @@ static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int dept
 		return true;
 	case C_WARP_SYNC:
 		return warp_sync(E, s, act, nact);
-	case C_COPY:
+	case C_COPY: case C_COPY_ASYNC:
 		return emu_copy(E, s, act, nact);
+	case C_CP_ASYNC: case C_CP_COMMIT: case C_CP_WAIT:
+		for (int i = 0; i < nact; i++)
+			if (!(s->kind == C_CP_ASYNC ? emu_cp_async(E, s, act[i]) :
+			      s->kind == C_CP_COMMIT ? emu_cp_commit(E, s, act[i]) : emu_cp_wait(E, s, act[i])))
+				return false;
+		return true;
 	case C_COPY_BYTES:
 		for (int i = 0; i < nact; i++)
 			if (!emu_copy_bytes(E, s, act[i]))
@@ -460,7 +466,8 @@ static bool run_cta(Emu *E, const int *all)
 	}
 	if (!count(E, n, E->f->stmt->pos, 0))
 		return false;
-	return exec_block(E, p->body, p->nbody, all, n, 0);
+	bool ok = exec_block(E, p->body, p->nbody, all, n, 0);
+	return emu_async_end(E, ok) && ok;
 }
 
 static void *alloc(Emu *E, size_t n, bool *ok)
@@ -521,6 +528,7 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 				E.cta[0] = x, E.cta[1] = y, E.cta[2] = z;
 				ok = run_cta(&E, all);
 			}
+	emu_async_free(&E);
 	free(E.slots);
 	free(E.gmem);
 	free(E.smem);
