@@ -10,6 +10,10 @@
  *
  *     FILE:LINE:COL: error: thread (cta 3, thread 17): WHAT
  *
+ * Asynchronous copies (T.ptx.cp_async and the cp.async kind of copy_async)
+ * are performed when a cp.async.wait_group retires their group; until then
+ * their destinations read as 0xAB bytes, so that a missing wait shows.
+ *
  * Lockstep in program order is one legal schedule of a race-free program;
  * races between threads are not detected. */
 #ifndef TXC_EMU_H

@@ -66,9 +66,15 @@ for f in "$X"/*.tx; do
   check "$(basename "$f"): runs to the end" ran
 done
 
-run "$X/ldgsts_load.tx"
-check "copy_async: a clean error, not a crash" fails \
-  "examples/ldgsts_load.tx:24:5: error: thread (cta 0, thread 0): copy_async is not emulated yet"
+# seed 001 as written (copy_async, dispatch="ldgsts") and lowered by hand
+# (4 x T.ptx.cp_async of 16 bytes per thread): B is A, bit for bit
+pl 'srand(1); npy_put($ARGV[0], "<f2", [128, 32], pack("v*", map { int(rand(65536)) } 1..4096))' "$TMP/ld_a.npy"
+run --in A="$TMP/ld_a.npy" --out B="$TMP/ld_b.npy" "$X/ldgsts_load.tx"
+check "ldgsts_load (copy_async, cp.async kind): runs" ran
+check "ldgsts_load: B is A, bit for bit" same_data "$TMP/ld_a.npy" "$TMP/ld_b.npy"
+run --in A="$TMP/ld_a.npy" --out B="$TMP/ld_lb.npy" "$D/lowered_ldgsts.tx"
+check "ldgsts_load lowered by hand (T.ptx.cp_async, commit, wait): runs" ran
+check "ldgsts_load lowered by hand: B is A, bit for bit" same_data "$TMP/ld_a.npy" "$TMP/ld_lb.npy"
 for ex in tcgen05_copy tcgen05_roundtrip tma_load_store; do
   run "$X/$ex.tx"
   check "$ex: stops at what is not emulated yet" fails "not emulated yet"
@@ -220,6 +226,60 @@ check "bfloat16 and float8 are written as raw bits: <u2 and |u1" pl '
   my ($g) = npy_get($ARGV[0]); my ($e) = npy_get($ARGV[1]);
   exit($g =~ /.descr.: .<u2./ && $e =~ /.descr.: .\|u1./ ? 0 : 1)' "$TMP/g.npy" "$TMP/e.npy"
 
+# ---- asynchronous copies: cp.async groups, poison, zero-fill -------------------------
+
+# A[i] = i * 1000 + 1; shared memory is filled with 5 before each copy, so
+# that 0xAB comes from the copy's poison; POISON is 0xABABABAB as an int32
+POISON=$(perl -e 'print unpack("l<", "\xAB" x 4)')
+pl 'npy_put($ARGV[0], "<i4", [128], pack("l<*", map { $_ * 1000 + 1 } 0..127))' "$TMP/cp_a.npy"
+a_vals() { perl -e 'print join " ", map { $_ * 1000 + 1 } 0..127'; }
+poison() { perl -e 'print join " ", ($ARGV[0]) x $ARGV[1]' -- "$POISON" "$1"; }
+run --kernel early --in A="$TMP/cp_a.npy" --out B="$TMP/cp_b.npy" --out C="$TMP/cp_c.npy" "$D/cp_async.tx"
+check "cp.async: runs" ran
+check "cp.async: shared memory read after commit_group, before wait_group, is 0xAB" \
+  expect "$TMP/cp_b.npy" "l<*" $(poison 128)
+check "cp.async: element 37 read before the wait is 0xABABABAB, not 5 or A[37]" \
+  pl 'my (undef, $d) = npy_get($ARGV[0]); exit(substr($d, 37 * 4, 4) eq "\xAB\xAB\xAB\xAB" ? 0 : 1)' "$TMP/cp_b.npy"
+check "cp.async: after wait_group(0) it is A" expect "$TMP/cp_c.npy" "l<*" $(a_vals)
+
+run --kernel two_groups --in A="$TMP/cp_a.npy" --out B="$TMP/g2_b.npy" --out C="$TMP/g2_c.npy" \
+    --out D="$TMP/g2_d.npy" "$D/cp_async.tx"
+check "two groups: runs" ran
+check "two groups, wait_group(1): the first group's data is there" expect "$TMP/g2_b.npy" "l<*" $(a_vals)
+check "two groups, wait_group(1): the second group's is still poisoned" expect "$TMP/g2_c.npy" "l<*" $(poison 128)
+check "two groups, then wait_group(0): the second group's data is there" expect "$TMP/g2_d.npy" "l<*" $(a_vals)
+
+run --kernel zfill --in A="$TMP/cp_a.npy" --out B="$TMP/zf_b.npy" --out C="$TMP/zf_c.npy" \
+    --out D="$TMP/zf_d.npy" "$D/cp_async.tx"
+check "zero-fill: runs (an empty group, a copy never waited for, a masked source out of bounds)" ran
+check "src_size 4 of a 16-byte copy: 4 bytes of A, then 12 zero bytes" expect "$TMP/zf_b.npy" "l<*" \
+  $(perl -e 'print join " ", map { $_ % 4 ? 0 : $_ * 1000 + 1 } 0..127')
+check "predicate tid < 16: A for threads 0-15, 16 zero bytes for the others" expect "$TMP/zf_c.npy" "l<*" \
+  $(perl -e 'print join " ", map { $_ < 64 ? $_ * 1000 + 1 : 0 } 0..127')
+check "an 8-byte .ca copy with src_size 4: A[2t], then 0" expect "$TMP/zf_d.npy" "l<*" \
+  $(perl -e 'print join " ", map { $_ % 2 ? 0 : $_ * 1000 + 1 } 0..63')
+
+# A[i] = i + 1
+pl 'npy_put($ARGV[0], "<i4", [64], pack("l<*", 1..64))' "$TMP/si_a.npy"
+run --kernel shared_item --in A="$TMP/si_a.npy" --out P="$TMP/si_p.npy" --out B="$TMP/si_b.npy" \
+    --out C="$TMP/si_c.npy" "$D/cp_async.tx"
+check "warp copy_async: runs" ran
+check "warp copy_async: its destination is poisoned at issue" expect "$TMP/si_p.npy" "l<*" $(poison 64)
+check "warp copy_async: one item per warp, performed by lane 0's wait_group" expect "$TMP/si_b.npy" "l<*" \
+  $(perl -e 'print join " ", 1..64')
+check "warp copy_async: the other lanes' wait_group retires it again and copies nothing" \
+  expect "$TMP/si_c.npy" "l<*" $(perl -e 'print join " ", (7) x 64')
+pl 'npy_put($ARGV[0], "<i4", [32, 4], pack("l<*", 1..128))' "$TMP/tg_a.npy"
+run --kernel tile_groups --in A="$TMP/tg_a.npy" --out B="$TMP/tg_b.npy" --out C="$TMP/tg_c.npy" \
+    --out D="$TMP/tg_d.npy" "$D/cp_async.tx"
+check "thread copy_async in two groups: runs" ran
+check "thread copy_async, wait_group(1): the first group's data is there" \
+  expect "$TMP/tg_b.npy" "l<*" $(perl -e 'print join " ", 1..128')
+check "thread copy_async, wait_group(1): the second group's is still poisoned" \
+  expect "$TMP/tg_c.npy" "l<*" $(poison 128)
+check "thread copy_async, wait_group(0): the second group's data is there" \
+  expect "$TMP/tg_d.npy" "l<*" $(perl -e 'print join " ", 1..128')
+
 # ---- errors: at the statement, naming the thread ----------------------------------
 
 pl 'npy_put($ARGV[0], "<i4", [2], pack("l<*", 1000, 0))' "$TMP/bad_x.npy"
@@ -296,6 +356,56 @@ bad bad_size <<'EOF'
 bad.tx:122:83: error: thread (cta 0, thread 0): T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not 12
         T.cuda.copy_bytes(T.pointer_offset(B, tid * 8), T.pointer_offset(A, tid * 8), 12)
                                                                                       ^~
+EOF
+bad cp_misaligned <<'EOF'
+bad.tx:130:55: error: thread (cta 0, thread 5): T.ptx.cp_async of 16 bytes: the source, byte 84 of global buffer 'A', is not aligned to 16 bytes
+        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(A, tid * 8 + (2 if tid == 5 else 0)), 16)
+                                                          ^~~~~~~~~~~~~~~~
+EOF
+bad cp_shared_src <<'EOF'
+bad.tx:139:55: error: thread (cta 0, thread 0): T.ptx.cp_async: the source, byte 0 of shared buffer 'B_smem', is not in global memory (cp.async copies global -> shared)
+        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(B_smem, tid * 8), 16)
+                                                          ^~~~~~~~~~~~~~~~
+EOF
+bad cp_global_dst <<'EOF'
+bad.tx:147:20: error: thread (cta 0, thread 0): T.ptx.cp_async: the destination, byte 0 of global buffer 'B', is not in shared memory (cp.async copies global -> shared)
+        T.ptx.cp_async(T.pointer_offset(B, tid * 8), T.pointer_offset(A, tid * 8), 16)
+                       ^~~~~~~~~~~~~~~~
+EOF
+bad cp_size <<'EOF'
+bad.tx:155:85: error: thread (cta 0, thread 0): T.ptx.cp_async copies 4, 8 or 16 bytes, not 12
+        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(A, tid * 8), 12)
+                                                                                        ^~
+EOF
+bad cp_oob <<'EOF'
+bad.tx:163:20: error: thread (cta 0, thread 31): T.ptx.cp_async of 16 bytes: the destination, byte 512 of shared buffer 'A_smem' (512 bytes), is out of bounds
+        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8 + 8), T.pointer_offset(A, tid * 8), 16)
+                       ^~~~~~~~~~~~~~~~
+EOF
+bad cp_cg8 <<'EOF'
+bad.tx:171:112: error: thread (cta 0, thread 0): T.ptx.cp_async: "cg" copies 16 bytes only, not 8
+        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(A, tid * 8), 8, T.uint64(0), 0, -1, -1, "cg")
+                                                                                                                   ^~~~
+EOF
+bad cp_src_size <<'EOF'
+bad.tx:179:105: error: thread (cta 0, thread 16): T.ptx.cp_async of 16 bytes: the source size is 17, not from 0 to 16 (-1: all)
+        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(A, tid * 8), 16, T.uint64(0), 0, tid + 1)
+                                                                                                            ^~~
+EOF
+bad copy_async_inactive <<'EOF'
+bad.tx:188:9: error: thread (cta 0, thread 0): collective copy with inactive threads: 1 of the 128 threads of the CTA are active
+            Tx.cta.copy_async(A_smem[:, :], A[:, :])
+            ^~~~~~~~~~~~~~~~~
+EOF
+bad copy_async_tma <<'EOF'
+bad.tx:198:9: error: thread (cta 0, thread 0): copy_async through TMA (cp.async.bulk.tensor) is not emulated yet
+            Tx.copy_async(A_smem[:, :], A[:, :], mbar=T.address_of(bar[0]))
+            ^~~~~~~~~~~~~
+EOF
+bad copy_async_store <<'EOF'
+bad.tx:206:5: error: thread (cta 0, thread 0): copy_async from shared memory to global memory is not emulated yet (only global -> shared, through cp.async)
+        Tx.cta.copy_async(A[:, :], A_smem[:, :])
+        ^~~~~~~~~~~~~~~~~
 EOF
 run --kernel oob_copy_bytes --out B="$TMP/never.npy" "$D/bad.tx"
 check "a failed run writes no --out file" [ ! -e "$TMP/never.npy" ]
