@@ -302,7 +302,13 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 			ok = false;
 			continue;
 		}
+		/* a plan's layouts are written by the passes with the builtin
+		 * names S, R, ComposeLayout: a kernel's own `S` must not hide them */
+		Env *env = S->env;
+		if (id == IN_PLAN && (!strcmp(kw->name, "src") || !strcmp(kw->name, "dst")))
+			S->env = S->builtins;
 		Value *v = operand(S, k, kw->value);
+		S->env = env;
 		if (v && v->kind != V_VAR && !kw->value->val)
 			kw->value->val = v; /* passes read keyword values here */
 		ok = v && ok;
@@ -1328,6 +1334,7 @@ bool verify_module(Module *m, Diag *d)
 	int errors = d->errors;
 	push_env(&S, true);
 	builtins(&S);
+	S.builtins = S.env;
 	push_env(&S, true);
 	int kernels = 0;
 	for (int i = 0; i < m->nbody; i++) {

@@ -25,6 +25,7 @@ typedef struct Sema {
 	Module *m;
 	Diag *d;
 	Env *env;
+	Env *builtins;    /* the outermost block: T, Tx, the layout names, axes */
 	Func *func;       /* the kernel being checked */
 	bool in_device;  /* after T.device_entry() */
 	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
