@@ -53,7 +53,7 @@ if [ -z "${EXAMPLES:-}" ]; then
   # needs TMA or tcgen05 stop at dispatch: listed, not run)
   EXAMPLES=
   for ex in examples/*.tx; do
-    if bin/txc --emit=ir --arch "$ARCH" "$ex" -o /dev/null >"$WORK/why" 2>&1; then
+    if bin/txc --emit=ir --arch "$ARCH" "$ex" -o "$WORK/probe.tx" >"$WORK/why" 2>&1; then
       EXAMPLES="$EXAMPLES $ex"
     else
       say "bench: not run: $ex ($(grep -m1 -o 'error: .*' "$WORK/why"))"
