@@ -634,12 +634,8 @@ static void cp_async(Gen *g, const Expr *e)
 {
 	int64_t n = arg_int(g, e, 2, 16), v;
 	const char *cache = e->nargs > 7 ? const_str(g, e->args[7]) : "";
-	if (n != 4 && n != 8 && n != 16)
-		error_at(g->d, expr_start(e->args[2]), "cp.async copies 4, 8 or 16 bytes, not %lld", (long long)n);
-	if (!cache || (*cache && strcmp(cache, "ca") && strcmp(cache, "cg")) || (cache[0] == 'c' && cache[1] == 'g' && n != 16)) {
-		error_at(g->d, expr_start(e->args[7]), "the cache operator is \"\", \"ca\" or \"cg\" (16 bytes only)");
-		return;
-	}
+	if (!cache)
+		cache = ""; /* sema checked the size and the cache operator */
 	if (!*cache)
 		cache = n == 16 ? "cg" : "ca";
 	bool hint = e->nargs > 3 && !(const_int(g, e->args[3], &v) && v == 0);
@@ -879,11 +875,8 @@ static void call_stmt(Gen *g, const Expr *e)
 			         s ? s : "?");
 		return;
 	case IN_COPY_BYTES:
-		n = arg_int(g, e, 2, 16);
-		if (n != 1 && n != 2 && n != 4 && n != 8 && n != 16)
-			error_at(g->d, expr_start(e->args[2]), "T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not %lld", (long long)n);
-		else
-			line(g, xprintf("%s(%s, %s);", copy_helper(g, n), address(g, e->args[0]).s, address(g, e->args[1]).s));
+		n = arg_int(g, e, 2, 16); /* 1, 2, 4, 8 or 16: sema checked it */
+		line(g, xprintf("%s(%s, %s);", copy_helper(g, n), address(g, e->args[0]).s, address(g, e->args[1]).s));
 		return;
 	case IN_CP_ASYNC:
 		cp_async(g, e);

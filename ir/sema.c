@@ -831,6 +831,20 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			return;
 		if (!S->in_device)
 			error_at(S->d, e->pos, "%s() before T.device_entry()", fn_name(e));
+		/* access sizes the instructions have */
+		if ((id == IN_COPY_BYTES || id == IN_CP_ASYNC) && a.pos[2] && a.pos[2]->kind == V_INT) {
+			int64_t n = a.pos[2]->i;
+			bool ok = id == IN_CP_ASYNC ? n == 4 || n == 8 || n == 16 :
+			          n == 1 || n == 2 || n == 4 || n == 8 || n == 16;
+			if (!ok)
+				error_at(S->d, e->args[2]->pos, "%s copies %s bytes, not %lld", fn_name(e),
+				         id == IN_CP_ASYNC ? "4, 8 or 16" : "1, 2, 4, 8 or 16", (long long)n);
+			const char *c = id == IN_CP_ASYNC && e->nargs > 7 && a.pos[7] ? a.pos[7]->s : "";
+			if (*c && strcmp(c, "ca") && strcmp(c, "cg"))
+				error_at(S->d, e->args[7]->pos, "the cache operator of cp.async is \"ca\" or \"cg\", not \"%s\"", c);
+			else if (!strcmp(c, "cg") && n != 16)
+				error_at(S->d, e->args[7]->pos, "cp.async.cg copies 16 bytes only, not %lld", (long long)n);
+		}
 	}
 }
 

@@ -141,14 +141,7 @@ bool emu_cp_async(Emu *E, const CStmt *s, int t)
 	int64_t n, size, pf;
 	if (!emu_eval(E, s->a, t, &d) || !emu_eval(E, s->b, t, &src) || !emu_eval_int(E, s->n, t, &n))
 		return false;
-	if (n != 4 && n != 8 && n != 16)
-		return emu_fail(E, s->n->at, t, "%s copies 4, 8 or 16 bytes, not %lld", op, (long long)n);
-	const char *c = s->cache;
-	if (!c || (*c && strcmp(c, "ca") != 0 && strcmp(c, "cg") != 0))
-		return emu_fail(E, s->cache_pos, t, "%s: the cache operator is \"\", \"ca\" or \"cg\", not %s", op,
-		                c ? xprintf("\"%s\"", c) : "this");
-	if (strcmp(c, "cg") == 0 && n != 16)
-		return emu_fail(E, s->cache_pos, t, "%s: \"cg\" copies 16 bytes only, not %lld", op, (long long)n);
+	/* the size (4, 8, 16) and the cache operator were checked by sema */
 	const CExpr *x = s->opt[CP_POLICY];
 	if (x && !emu_eval(E, x, t, &v)) /* an L2 hint: no effect on the data */
 		return false;

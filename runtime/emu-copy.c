@@ -269,8 +269,7 @@ bool emu_copy_bytes(Emu *E, const CStmt *s, int t)
 	int64_t n;
 	if (!emu_eval(E, s->a, t, &d) || !emu_eval(E, s->b, t, &src) || !emu_eval_int(E, s->n, t, &n))
 		return false;
-	if (n != 1 && n != 2 && n != 4 && n != 8 && n != 16)
-		return emu_fail(E, s->n->at, t, "T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not %lld", (long long)n);
+	/* n is 1, 2, 4, 8 or 16: sema checked it */
 	const char *op = "T.cuda.copy_bytes";
 	if (!emu_check_ptr(E, s->a->at, t, d, n, n, op, "destination") || !emu_check_ptr(E, s->b->at, t, src, n, n, op, "source"))
 		return false;

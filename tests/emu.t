@@ -352,11 +352,6 @@ bad.tx:114:9: error: thread (cta 0, thread 0): warp barrier in divergent code: 8
             T.cuda.warp_sync()
             ^~~~~~~~~~~~~~~~
 EOF
-bad bad_size <<'EOF'
-bad.tx:122:83: error: thread (cta 0, thread 0): T.cuda.copy_bytes copies 1, 2, 4, 8 or 16 bytes, not 12
-        T.cuda.copy_bytes(T.pointer_offset(B, tid * 8), T.pointer_offset(A, tid * 8), 12)
-                                                                                      ^~
-EOF
 bad cp_misaligned <<'EOF'
 bad.tx:130:55: error: thread (cta 0, thread 5): T.ptx.cp_async of 16 bytes: the source, byte 84 of global buffer 'A', is not aligned to 16 bytes
         T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(A, tid * 8 + (2 if tid == 5 else 0)), 16)
@@ -372,20 +367,10 @@ bad.tx:147:20: error: thread (cta 0, thread 0): T.ptx.cp_async: the destination,
         T.ptx.cp_async(T.pointer_offset(B, tid * 8), T.pointer_offset(A, tid * 8), 16)
                        ^~~~~~~~~~~~~~~~
 EOF
-bad cp_size <<'EOF'
-bad.tx:155:85: error: thread (cta 0, thread 0): T.ptx.cp_async copies 4, 8 or 16 bytes, not 12
-        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(A, tid * 8), 12)
-                                                                                        ^~
-EOF
 bad cp_oob <<'EOF'
 bad.tx:163:20: error: thread (cta 0, thread 31): T.ptx.cp_async of 16 bytes: the destination, byte 512 of shared buffer 'A_smem' (512 bytes), is out of bounds
         T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8 + 8), T.pointer_offset(A, tid * 8), 16)
                        ^~~~~~~~~~~~~~~~
-EOF
-bad cp_cg8 <<'EOF'
-bad.tx:171:112: error: thread (cta 0, thread 0): T.ptx.cp_async: "cg" copies 16 bytes only, not 8
-        T.ptx.cp_async(T.pointer_offset(A_smem, tid * 8), T.pointer_offset(A, tid * 8), 8, T.uint64(0), 0, -1, -1, "cg")
-                                                                                                                   ^~~~
 EOF
 bad cp_src_size <<'EOF'
 bad.tx:179:105: error: thread (cta 0, thread 16): T.ptx.cp_async of 16 bytes: the source size is 17, not from 0 to 16 (-1: all)
