@@ -730,10 +730,8 @@ static void ccp_async(Comp *C, CStmt *c, Expr *e)
 	for (int i = 0; i < CP_NOPT && 3 + i < e->nargs; i++)
 		c->opt[i] = cx(C, e->args[3 + i]);
 	c->cache = "";
-	if (e->nargs > 3 + CP_NOPT) {
+	if (e->nargs > 3 + CP_NOPT)
 		c->cache = str_const(C, e->args[3 + CP_NOPT]);
-		c->cache_pos = expr_start(e->args[3 + CP_NOPT]);
-	}
 }
 
 static void ccall_stmt(Comp *C, CStmt *c, Expr *e)

@@ -126,7 +126,6 @@ typedef struct CStmt {
 	CExpr *a, *b, *n;  /* C_COPY_BYTES, C_CP_ASYNC: dst, src, bytes */
 	CExpr *opt[CP_NOPT]; /* C_CP_ASYNC: the optional operands given */
 	const char *cache; /* C_CP_ASYNC: "", "ca" or "cg" (NULL: not a string) */
-	Pos cache_pos;
 	int64_t wait;      /* C_CP_WAIT: N */
 	const char *msg;   /* C_FAIL */
 } CStmt;
