@@ -45,7 +45,8 @@ void define(Sema *S, const char *name, Value *v, Pos pos);
 void push_env(Sema *S, bool module);
 void pop_env(Sema *S);
 
-/* eval.c: compile-time values and runtime scalar expressions */
+/* eval.c: compile-time values; scalar.c: runtime scalars and regions */
+Value *fail(Sema *S, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 Value *eval(Sema *S, Expr *e);
 Value *eval_const(Sema *S, Expr *e, const char *what);
 bool eval_int(Sema *S, Expr *e, const char *what, int64_t *out);
@@ -56,7 +57,7 @@ int unify(Sema *S, Pos p, const char *op, int a, int b);
 const char *dtype_str(int dt);
 Value *region(Sema *S, Expr *e);
 
-/* sema.c: calls of builtins, shared with eval.c */
+/* calls.c: calls of builtins */
 /* tcgen05.ld/st take 6 operands and up to 128 registers */
 #define MAX_OPERANDS 136
 
@@ -69,5 +70,13 @@ typedef struct Args {
 } Args;
 bool check_args(Sema *S, Expr *call, int id, Args *a);
 Kw *kwarg(Args *a, const char *name);
+const char *fn_name(Expr *call);
+
+/* buffers.c: buffers and launch ids */
+Buffer *new_buffer(const char *name, Pos pos, Expr *call);
+bool set_layout(Sema *S, Buffer *b, Kw *kw);
+Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id);
+Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base);
+Value *launch(Sema *S, Expr *call, int id, Stmt *s);
 
 #endif

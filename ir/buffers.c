@@ -1,0 +1,363 @@
+/* Buffers and launch ids: what T.match_buffer, T.alloc_*, T.decl_buffer
+ * and buf.view() make, the checks of their layouts against their shapes and
+ * scopes, and the launch ids a kernel declares. */
+#include <string.h>
+
+#include "sema.h"
+
+/* ---- buffers -------------------------------------------------------------------- */
+
+static int64_t elements(const Buffer *b)
+{
+	int64_t n = 1;
+	for (int i = 0; i < b->ndim; i++)
+		n *= b->shape[i];
+	return n;
+}
+
+static const char *shape_str(const Buffer *b)
+{
+	Buf s = {0};
+	for (int i = 0; i < b->ndim; i++)
+		bprintf(&s, "%s%lld", i ? "x" : "", (long long)b->shape[i]);
+	return s.s;
+}
+
+/* Elements of storage per thread (local) or in memory the buffer needs. */
+static bool storage(const Buffer *b, int64_t *n)
+{
+	if (!b->layout) {
+		*n = elements(b);
+		return true;
+	}
+	return layout_span(b->layout, AX_M, n);
+}
+
+static bool check_layout(Sema *S, Buffer *b, Pos p)
+{
+	Layout *l = b->layout;
+	int fl = scopes[b->scope].flags;
+	if (!l) {
+		if (fl & SCF_TMEM) {
+			error_at(S->d, p, "tensor-memory buffer '%s' needs a layout over TLane and TCol", b->name);
+			return false;
+		}
+		return true;
+	}
+	for (int i = 0; i < l->nshard + l->nrep; i++) {
+		const Iter *it = i < l->nshard ? &l->shard[i] : &l->rep[i - l->nshard];
+		int k = axes[it->axis].kind;
+		const char *why = NULL;
+		if ((fl & SCF_TMEM) && k != AXK_TMEM)
+			why = "tensor memory is addressed by TLane and TCol";
+		else if ((fl & SCF_MEM) && k == AXK_TMEM)
+			why = "TLane and TCol address tensor memory only";
+		else if ((fl & SCF_MEM) && !(fl & SCF_THREAD) && k == AXK_THREAD)
+			why = "thread axes belong to register (local) layouts";
+		if (why) {
+			error_at(S->d, p, "the layout of %s buffer '%s' uses axis '%s': %s", scopes[b->scope].name, b->name,
+			         axes[it->axis].name, why);
+			return false;
+		}
+	}
+	int64_t size, n = elements(b);
+	if (!layout_size(l, &size) || size != n) {
+		error_at(S->d, p, "the layout has %lld elements but buffer '%s' has shape %s = %lld", (long long)size,
+		         b->name, shape_str(b), (long long)n);
+		return false;
+	}
+	int64_t span;
+	if (!layout_span(l, AX_M, &span) || span > ((int64_t)1 << 40)) {
+		error_at(S->d, p, "the layout of '%s' spans more than 2^40 elements", b->name);
+		return false;
+	}
+	if (l->swizzled && !(fl & SCF_SHARED)) {
+		error_at(S->d, p, "a swizzled layout is for shared memory, not %s buffer '%s'", scopes[b->scope].name,
+		         b->name);
+		return false;
+	}
+	if (fl & SCF_TMEM) {
+		int64_t lanes, cols;
+		int bits = dtypes[b->dtype].bits;
+		if (!layout_span(l, AX_TLANE, &lanes) || lanes > 128) {
+			error_at(S->d, p, "the layout of '%s' spans %lld tensor-memory lanes; there are 128", b->name,
+			         (long long)lanes);
+			return false;
+		}
+		if (!layout_span(l, AX_TCOL, &cols) || (cols * bits + 31) / 32 > 512) {
+			error_at(S->d, p, "the layout of '%s' spans %lld 32-bit tensor-memory columns; there are 512",
+			         b->name, (long long)((cols * bits + 31) / 32));
+			return false;
+		}
+		if (bits > 32) {
+			error_at(S->d, p, "tensor memory holds elements of at most 32 bits, not %s", dtypes[b->dtype].name);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool set_layout(Sema *S, Buffer *b, Kw *kw)
+{
+	if (!kw)
+		return check_layout(S, b, b->pos);
+	Value *v = eval_const(S, kw->value, "a layout");
+	if (IS_ERR(v))
+		return false;
+	if (v->kind != V_LAYOUT || v->i) {
+		error_at(S->d, kw->value->pos, "layout= takes a layout such as TileLayout(S[...]), not %s",
+		         v->kind == V_LAYOUT ? "replicas R[...] alone" : value_kind_name(v));
+		return false;
+	}
+	b->layout = v->layout;
+	return check_layout(S, b, kw->value->pos);
+}
+
+Buffer *new_buffer(const char *name, Pos pos, Expr *call)
+{
+	Buffer *b = xalloc(sizeof *b);
+	b->name = name;
+	b->pos = pos;
+	b->decl = call;
+	return b;
+}
+
+static int scope_kw(Sema *S, Args *a, int dflt)
+{
+	Kw *kw = kwarg(a, "scope");
+	if (!kw)
+		return dflt;
+	Value *v = eval_const(S, kw->value, "scope");
+	int sc = IS_ERR(v) ? SC_NONE : scope_lookup(v->s);
+	if (!IS_ERR(v) && !sc)
+		error_at(S->d, kw->value->pos, "unknown memory scope \"%s\" (expected global, shared, shared.dyn, local or tmem)",
+		         v->s);
+	return sc;
+}
+
+/* X = T.match_buffer / alloc_* / decl_buffer(...). */
+Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
+{
+	Args a;
+	if (!check_args(S, call, id, &a))
+		return NULL;
+	Buffer *b = new_buffer(name, pos, call);
+	int shape_arg = id == IN_MATCH_BUFFER ? 1 : 0;
+	if (!eval_shape(S, call->args[shape_arg], &b->shape, &b->ndim))
+		return NULL;
+	b->dtype = a.pos[shape_arg + 1]->dtype;
+	switch (id) {
+	case IN_MATCH_BUFFER: {
+		Value *h = eval(S, call->args[0]);
+		if (!h || IS_ERR(h) || h->kind != V_HANDLE) {
+			if (!IS_ERR(h))
+				error_at(S->d, call->args[0]->pos, "T.match_buffer takes a T.handle parameter of the kernel");
+			return NULL;
+		}
+		if (S->in_device) {
+			error_at(S->d, call->pos, "T.match_buffer after T.device_entry(); match the parameters first");
+			return NULL;
+		}
+		for (int i = 0; i < S->func->nparams; i++)
+			if (S->func->params[i]->param == h->var) {
+				error_at(S->d, call->args[0]->pos, "handle '%s' is already matched by buffer '%s'", h->var->name,
+				         S->func->params[i]->name);
+				return NULL;
+			}
+		b->param = h->var;
+		b->is_param = true;
+		b->scope = scope_kw(S, &a, SC_GLOBAL);
+		if (b->scope != SC_GLOBAL) {
+			if (b->scope)
+				error_at(S->d, kwarg(&a, "scope")->value->pos, "a kernel parameter is in global memory");
+			return NULL;
+		}
+		vpush(S->func->params, S->func->nparams, b);
+		break;
+	}
+	case IN_ALLOC_BUFFER:
+		b->scope = scope_kw(S, &a, SC_GLOBAL);
+		if (!b->scope)
+			return NULL;
+		if (b->scope == SC_GLOBAL || b->scope == SC_TMEM) {
+			error_at(S->d, call->pos, b->scope == SC_GLOBAL ?
+			         "T.alloc_buffer in a kernel needs scope=\"shared\" or scope=\"local\"; global memory comes from the parameters" :
+			         "tensor memory is allocated with T.ptx.tcgen05.alloc; declare the buffer with T.decl_buffer(..., scope=\"tmem\", allocated_addr=...)");
+			return NULL;
+		}
+		break;
+	case IN_ALLOC_SHARED:
+		b->scope = SC_SHARED;
+		break;
+	case IN_ALLOC_LOCAL:
+		b->scope = SC_LOCAL;
+		break;
+	case IN_DECL_BUFFER: {
+		Kw *data = kwarg(&a, "data"), *addr = kwarg(&a, "allocated_addr");
+		b->scope = scope_kw(S, &a, SC_NONE);
+		if (data) {
+			Value *v = eval(S, data->value);
+			if (!v || IS_ERR(v) || v->kind != V_DATA) {
+				if (!IS_ERR(v))
+					error_at(S->d, data->value->pos, "data= takes the storage of a buffer: X.data");
+				return NULL;
+			}
+			b->base = v->buffer;
+			if (!b->scope)
+				b->scope = b->base->scope;
+			if (b->scope != b->base->scope) {
+				error_at(S->d, data->value->pos, "a %s buffer over the storage of %s buffer '%s'",
+				         scopes[b->scope].name, scopes[b->base->scope].name, b->base->name);
+				return NULL;
+			}
+		}
+		if (b->scope == SC_TMEM) {
+			if (!addr) {
+				error_at(S->d, call->pos, "a tensor-memory buffer needs allocated_addr= (the address tcgen05.alloc wrote)");
+				return NULL;
+			}
+			b->alloc_addr = addr->value;
+		} else if (addr) {
+			error_at(S->d, addr->pos, "allocated_addr= is for tensor-memory buffers (scope=\"tmem\")");
+			return NULL;
+		} else if (!data) {
+			error_at(S->d, call->pos, "T.decl_buffer needs data=X.data, or scope=\"tmem\" with allocated_addr=");
+			return NULL;
+		}
+		break;
+	}
+	}
+	if (!S->in_device && id != IN_MATCH_BUFFER) {
+		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
+		return NULL;
+	}
+	if (!set_layout(S, b, kwarg(&a, "layout")))
+		return NULL;
+	if (b->base) {
+		int64_t need, have;
+		if (storage(b, &need) && storage(b->base, &have) && need > have) {
+			error_at(S->d, call->pos, "'%s' needs %lld elements of storage but '%s' has %lld", name,
+			         (long long)need, b->base->name, (long long)have);
+			return NULL;
+		}
+		if (b->dtype != b->base->dtype) {
+			error_at(S->d, call->pos, "'%s' is %s but its storage '%s' is %s", name, dtypes[b->dtype].name,
+			         b->base->name, dtypes[b->base->dtype].name);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+/* X = base.view(d0, d1, ..., layout=L): the same storage, another shape. */
+Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base)
+{
+	Buffer *b = new_buffer(name, pos, call);
+	b->base = base;
+	b->scope = base->scope;
+	b->dtype = base->dtype;
+	for (int i = 0; i < call->nkws; i++)
+		if (strcmp(call->kws[i].name, "layout") != 0) {
+			error_at(S->d, call->kws[i].pos, "view() has no keyword argument '%s'; it takes: layout", call->kws[i].name);
+			return NULL;
+		}
+	if (call->nargs == 0) {
+		error_at(S->d, call->pos, "view() needs the new shape");
+		return NULL;
+	}
+	if (call->nargs == 1) {
+		if (!eval_shape(S, call->args[0], &b->shape, &b->ndim))
+			return NULL;
+	} else {
+		Expr *t = new_expr(E_TUPLE, call->args[0]->pos);
+		t->args = call->args;
+		t->nargs = call->nargs;
+		if (!eval_shape(S, t, &b->shape, &b->ndim))
+			return NULL;
+	}
+	Kw *kw = call_kw(call, "layout");
+	if (!set_layout(S, b, kw))
+		return NULL;
+	int64_t need, have;
+	if (storage(b, &need) && storage(base, &have) && need > have) {
+		error_at(S->d, kw ? kw->value->pos : call->pos,
+		         "view '%s' needs %lld elements of storage%s but '%s' has %lld", name, (long long)need,
+		         base->scope == SC_LOCAL ? " per thread" : "", base->name, (long long)have);
+		return NULL;
+	}
+	return b;
+}
+
+/* ---- launch ids ------------------------------------------------------------------- */
+
+Value *launch(Sema *S, Expr *call, int id, Stmt *s)
+{
+	Args a;
+	if (!check_args(S, call, id, &a))
+		return NULL;
+	if (!S->in_device) {
+		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
+		return NULL;
+	}
+	if (S->env->up && !S->env->up->module) {
+		error_at(S->d, call->pos, "%s() inside a loop or branch; launch ids are declared at kernel level",
+		         fn_name(call));
+		return NULL;
+	}
+	if (S->launch[id]) {
+		error_at(S->d, call->pos, "%s() is declared twice (first on line %d)", fn_name(call), S->launch_pos[id].line);
+		return NULL;
+	}
+	Value *l = a.pos[0];
+	int n = l->nelts;
+	int maxdim = id == IN_CTA_ID ? 3 : 1;
+	if (n > maxdim) {
+		error_at(S->d, call->args[0]->pos, "%s() takes %d extent%s, not %d", fn_name(call), maxdim,
+		         maxdim > 1 ? "s" : "", n);
+		return NULL;
+	}
+	int64_t total = 1;
+	for (int i = 0; i < n; i++) {
+		int64_t x = l->elts[i]->i;
+		int64_t lim = id == IN_CTA_ID ? (i == 0 ? 2147483647 : 65535) : id == IN_LANE_ID ? 32 : 1024;
+		if (x <= 0 || x > lim) {
+			error_at(S->d, call->args[0]->pos, "%s() extent %lld is out of range (1 to %lld)", fn_name(call),
+			         (long long)x, (long long)lim);
+			return NULL;
+		}
+		total *= x;
+		if (id == IN_CTA_ID)
+			S->func->grid[i] = x;
+	}
+	if (id == IN_LANE_ID && total != 32) {
+		error_at(S->d, call->args[0]->pos, "a warp has 32 lanes: write T.lane_id([32])");
+		return NULL;
+	}
+	S->launch_ext[id] = total;
+	S->launch_pos[id] = call->pos;
+	/* the ids themselves: one var per dimension */
+	int ntargets = s && s->kind == S_ASSIGN ? s->ntargets : 0;
+	if (ntargets && ntargets != n) {
+		error_at(S->d, s->pos, "%s() gives %d value%s, assigned to %d name%s", fn_name(call), n, n > 1 ? "s" : "",
+		         ntargets, ntargets > 1 ? "s" : "");
+		return NULL;
+	}
+	Value *tuple = vnew(V_TUPLE);
+	tuple->elts = xalloc(sizeof(Value *) * (size_t)(n + 1));
+	tuple->nelts = n;
+	for (int i = 0; i < n; i++) {
+		Var *v = xalloc(sizeof *v);
+		v->name = ntargets ? s->targets[i]->str : intrins[id].path;
+		v->pos = call->pos;
+		v->dtype = DT_INT32;
+		v->lo = 0;
+		v->hi = l->elts[i]->i;
+		v->launch = id;
+		if (i == 0)
+			S->launch[id] = v;
+		tuple->elts[i] = vnew(V_VAR);
+		tuple->elts[i]->var = v;
+	}
+	return n == 1 ? tuple->elts[0] : tuple;
+}
+

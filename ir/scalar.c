@@ -1,0 +1,392 @@
+/* Runtime scalars and regions: the dtype of every expression a thread
+ * computes (literals take the other operand's), buffer elements with their
+ * bounds, and the regions tile ops take, with symbolic starts. */
+#include <string.h>
+
+#include "sema.h"
+
+/* ---- runtime scalars ------------------------------------------------------- */
+
+static int error_dt(Sema *S, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int error_dt(Sema *S, Pos p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror_at(S->d, p, "error", fmt, ap);
+	va_end(ap);
+	return DT_ERROR;
+}
+
+static bool is_int(int dt)
+{
+	return dt == DT_WEAK_INT || (dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT));
+}
+
+static bool is_float(int dt)
+{
+	return dt == DT_WEAK_FLOAT || (dt < DT_COUNT && dtypes[dt].kind == DK_FLOAT);
+}
+
+/* The dtype of `a op b`: equal dtypes, or a literal taking the other's. */
+int unify(Sema *S, Pos p, const char *op, int a, int b)
+{
+	if (a == DT_ERROR || b == DT_ERROR)
+		return DT_ERROR;
+	if (a == b)
+		return a;
+	if (a == DT_WEAK_INT && (is_int(b) || is_float(b)))
+		return b;
+	if (b == DT_WEAK_INT && (is_int(a) || is_float(a)))
+		return a;
+	if (a == DT_WEAK_FLOAT && is_float(b))
+		return b;
+	if (b == DT_WEAK_FLOAT && is_float(a))
+		return a;
+	return error_dt(S, p, "operands of '%s' have different dtypes, %s and %s; convert one with T.cast",
+	                op, dtype_str(a), dtype_str(b));
+}
+
+/* A buffer element: buf[i, j]. */
+static int element(Sema *S, Expr *e, Buffer *b)
+{
+	if (e->nargs != b->ndim)
+		return error_dt(S, e->pos, "buffer '%s' has %d dimension%s but is indexed with %d", b->name,
+		                b->ndim, b->ndim == 1 ? "" : "s", e->nargs);
+	int bad = 0;
+	for (int i = 0; i < e->nargs; i++) {
+		Expr *x = e->args[i];
+		if (x->kind == E_SLICE) {
+			error_dt(S, x->pos, "a slice selects a region, which only a tile op takes; index one element here");
+			bad++;
+			continue;
+		}
+		int dt = scalar(S, x);
+		if (dt == DT_ERROR) {
+			bad++;
+			continue;
+		}
+		if (!is_int(dt)) {
+			error_dt(S, x->pos, "a buffer index must be an integer, not %s", dtype_str(dt));
+			bad++;
+			continue;
+		}
+		int64_t lo, hi;
+		if (expr_range(x, &lo, &hi) && (lo < 0 || hi >= b->shape[i])) {
+			if (lo == hi)
+				error_dt(S, x->pos, "index %lld is out of bounds for dimension %d of '%s' (extent %lld)",
+				         (long long)lo, i, b->name, (long long)b->shape[i]);
+			else
+				error_dt(S, x->pos, "index '%s' ranges over [%lld, %lld], out of bounds for dimension %d of '%s' (extent %lld)",
+				         expr_str(x), (long long)lo, (long long)hi, i, b->name, (long long)b->shape[i]);
+			bad++;
+		}
+	}
+	return bad ? DT_ERROR : b->dtype;
+}
+
+static int scalar_call(Sema *S, Expr *e, Value *fn)
+{
+	if (fn->kind == V_DTYPE) {
+		e->a->val = fn; /* call_builtin reads the dtype here */
+		if (e->nargs != 1 || e->nkws)
+			return error_dt(S, e->pos, "T.%s(x) takes one value", dtypes[fn->dtype].name);
+		if (scalar(S, e->args[0]) == DT_ERROR)
+			return DT_ERROR;
+		return fn->dtype;
+	}
+	if (fn->kind != V_FUNC)
+		return error_dt(S, e->pos, "%s is not callable", value_kind_name(fn));
+	Args a;
+	switch (fn->intrin) {
+	case IN_CAST:
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		return a.pos[1]->dtype;
+	case IN_MIN: case IN_MAX:
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		return unify(S, e->pos, intrins[fn->intrin].path, e->args[0]->dtype, e->args[1]->dtype);
+	case IN_POINTER_OFFSET:
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		return DT_HANDLE;
+	case IN_ADDRESS_OF: {
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		Expr *x = e->args[0];
+		if (x->kind == E_INDEX)
+			return scalar(S, x) == DT_ERROR ? DT_ERROR : DT_HANDLE;
+		Value *v = eval(S, x);
+		if (IS_ERR(v))
+			return DT_ERROR;
+		if (!v || v->kind != V_BUFFER)
+			return error_dt(S, x->pos, "T.address_of takes a buffer or a buffer element");
+		return DT_HANDLE;
+	}
+	default:
+		return error_dt(S, e->pos, "%s() has no value to use in an expression", intrins[fn->intrin].path);
+	}
+}
+
+static int scalar1(Sema *S, Expr *e)
+{
+	Value *v;
+	int a, b;
+	switch (e->kind) {
+	case E_INT:
+		e->val = vint(e->ival);
+		return DT_WEAK_INT;
+	case E_FLOAT:
+		e->val = eval(S, e);
+		return DT_WEAK_FLOAT;
+	case E_TRUE: case E_FALSE:
+		e->val = eval(S, e);
+		return DT_BOOL;
+	case E_STR: case E_NONE: case E_TUPLE: case E_LIST: case E_SLICE:
+		return error_dt(S, e->pos, "expected a scalar value here");
+	case E_NAME: case E_ATTR:
+		v = eval(S, e);
+		if (IS_ERR(v))
+			return DT_ERROR;
+		if (!v)
+			return error_dt(S, e->pos, "expected a scalar value here");
+		e->val = v;
+		switch (v->kind) {
+		case V_VAR:
+			e->val = NULL;
+			e->var = v->var;
+			return v->var->dtype;
+		case V_INT: return DT_WEAK_INT;
+		case V_FLOAT: return DT_WEAK_FLOAT;
+		case V_BOOL: return DT_BOOL;
+		default:
+			e->val = NULL;
+			return error_dt(S, e->pos, "'%s' is %s; a scalar value is expected here", expr_str(e),
+			                value_kind_name(v));
+		}
+	case E_INDEX:
+		v = eval(S, e->a);
+		if (IS_ERR(v))
+			return DT_ERROR;
+		if (v && v->kind == V_BUFFER)
+			return element(S, e, v->buffer);
+		v = eval(S, e);
+		if (IS_ERR(v))
+			return DT_ERROR;
+		if (v && (v->kind == V_INT || v->kind == V_FLOAT)) {
+			e->val = v;
+			return v->kind == V_INT ? DT_WEAK_INT : DT_WEAK_FLOAT;
+		}
+		return error_dt(S, e->pos, "only buffers are indexed in scalar expressions");
+	case E_CALL:
+		v = eval(S, e->a);
+		if (IS_ERR(v))
+			return DT_ERROR;
+		if (!v)
+			return error_dt(S, e->pos, "expected a builtin function");
+		return scalar_call(S, e, v);
+	case E_BIN:
+		a = scalar(S, e->a);
+		b = scalar(S, e->b);
+		if (a == DT_ERROR || b == DT_ERROR)
+			return DT_ERROR;
+		if (e->op == OP_MATMUL)
+			return error_dt(S, e->pos, "'@' makes a layout stride 'n @ axis'; it has no meaning on runtime values");
+		if (a == DT_BOOL || b == DT_BOOL)
+			return error_dt(S, e->pos, "arithmetic on a boolean");
+		if (e->op == OP_DIV && is_int(a) && is_int(b))
+			return error_dt(S, e->pos, "'/' on integers; use '//' for integer division");
+		if ((e->op == OP_FLOORDIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR ||
+		     e->op == OP_BITAND || e->op == OP_BITOR || e->op == OP_BITXOR || e->op == OP_POW) &&
+		    !(is_int(a) && is_int(b)))
+			return error_dt(S, e->pos, "'%s' needs integer operands, not %s and %s", op_spelling[e->op],
+			                dtype_str(a), dtype_str(b));
+		if (e->a->val && e->b->val) {
+			e->val = eval(S, e);
+			if (IS_ERR(e->val)) {
+				e->val = NULL;
+				return DT_ERROR;
+			}
+		} else if (e->op == OP_POW) {
+			return error_dt(S, e->pos, "'**' needs compile-time constant operands");
+		}
+		return unify(S, e->pos, op_spelling[e->op], a, b);
+	case E_UN:
+		a = scalar(S, e->a);
+		if (a == DT_ERROR)
+			return a;
+		if (e->op == OP_INVERT ? !is_int(a) : !(is_int(a) || is_float(a)))
+			return error_dt(S, e->pos, "operator '%s' is not defined on %s", op_spelling[e->op], dtype_str(a));
+		if (e->a->val)
+			e->val = eval(S, e);
+		return a;
+	case E_CMP:
+		a = scalar(S, e->a);
+		b = scalar(S, e->b);
+		if (unify(S, e->pos, op_spelling[e->op], a, b) == DT_ERROR)
+			return DT_ERROR;
+		return DT_BOOL;
+	case E_AND: case E_OR: case E_NOT:
+		a = scalar(S, e->a);
+		b = e->kind == E_NOT ? DT_BOOL : scalar(S, e->b);
+		if (a == DT_ERROR || b == DT_ERROR)
+			return DT_ERROR;
+		if (a != DT_BOOL || b != DT_BOOL)
+			return error_dt(S, e->pos, "'%s' needs boolean operands (comparisons), not %s",
+			                e->kind == E_AND ? "and" : e->kind == E_OR ? "or" : "not",
+			                dtype_str(a != DT_BOOL ? a : b));
+		return DT_BOOL;
+	case E_COND:
+		a = scalar(S, e->a);
+		if (a != DT_BOOL && a != DT_ERROR)
+			return error_dt(S, e->a->pos, "the condition of 'x if c else y' must be a boolean, not %s",
+			                dtype_str(a));
+		b = scalar(S, e->b);
+		return unify(S, e->pos, "if-else", b, scalar(S, e->c));
+	}
+	return DT_ERROR;
+}
+
+int scalar(Sema *S, Expr *e)
+{
+	e->dtype = scalar1(S, e);
+	return e->dtype;
+}
+
+/* ---- regions --------------------------------------------------------------- */
+
+/* outer + inner, folded when both are constants. */
+static Expr *add_start(Expr *outer, Expr *inner)
+{
+	if (outer->kind == E_INT && outer->ival == 0)
+		return inner;
+	int64_t r;
+	if (outer->kind == E_INT && inner->kind == E_INT && add_ok(outer->ival, inner->ival, &r))
+		return new_int(inner->pos, r);
+	Expr *e = new_expr(E_BIN, inner->pos);
+	e->op = OP_ADD;
+	e->a = outer;
+	e->b = inner;
+	e->dtype = DT_INT32;
+	return e;
+}
+
+/* buf, buf[slices...], or buf[name of a tuple of slices]; the buffer may
+ * itself be a region bound to a name (a view of part of a buffer), whose
+ * starts are then added. */
+Value *region(Sema *S, Expr *e)
+{
+	Expr *be = e->kind == E_INDEX ? e->a : e;
+	Value *bv = eval(S, be);
+	if (IS_ERR(bv))
+		return bv;
+	if (bv && bv->kind == V_REGION && e->kind != E_INDEX)
+		return bv;
+	if (!bv || (bv->kind != V_BUFFER && bv->kind != V_REGION))
+		return fail(S, e->pos, "a tile op takes buffer regions such as A[0:128, 0:32], not %s",
+		            bv ? value_kind_name(bv) : "a runtime value");
+	Value *outer = bv->kind == V_REGION ? bv : NULL;
+	Buffer *b = bv->buffer;
+	const int64_t *shape = outer ? outer->extents : b->shape;
+	const char *name = outer ? expr_str(be) : b->name;
+	Value *r = vnew(V_REGION);
+	r->buffer = b;
+	r->ndim = b->ndim;
+	r->starts = xalloc(sizeof(Expr *) * (size_t)b->ndim);
+	r->extents = xalloc(sizeof(int64_t) * (size_t)b->ndim);
+	Expr **sub = e->kind == E_INDEX ? e->args : NULL;
+	int nsub = e->kind == E_INDEX ? e->nargs : 0;
+	Value *packed = NULL;
+	if (nsub == 1 && sub[0]->kind != E_SLICE) {
+		Value *v = eval(S, sub[0]);
+		if (IS_ERR(v))
+			return v;
+		if (v && v->kind == V_TUPLE) {
+			packed = v;
+			nsub = v->nelts;
+		}
+	}
+	if (e->kind == E_INDEX && nsub != b->ndim)
+		return fail(S, e->pos, "%s '%s' has %d dimension%s but the region has %d", outer ? "region" : "buffer",
+		            name, b->ndim, b->ndim == 1 ? "" : "s", nsub);
+	bool bad = false;
+	for (int i = 0; i < b->ndim; i++) {
+		Pos p = sub ? sub[packed ? 0 : i]->pos : e->pos;
+		Expr *lo = NULL, *hi = NULL;
+		int64_t extent = 1;
+		if (!sub) {
+			lo = new_int(p, 0);
+			extent = shape[i];
+		} else if (packed) {
+			Value *v = packed->elts[i];
+			if (v->kind == V_INT) {
+				lo = new_int(p, v->i);
+			} else if (v->kind == V_SLICE) {
+				if (v->elts[2] && v->elts[2]->i != 1) {
+					fail(S, p, "slice steps other than 1 are not supported");
+					bad = true;
+					continue;
+				}
+				int64_t l = v->elts[0] ? v->elts[0]->i : 0, h = v->elts[1] ? v->elts[1]->i : shape[i];
+				lo = new_int(p, l);
+				extent = h - l;
+			} else {
+				fail(S, p, "element %d of '%s' is %s, not a slice or an index", i, expr_str(sub[0]),
+				     value_kind_name(v));
+				bad = true;
+				continue;
+			}
+		} else if (sub[i]->kind == E_SLICE) {
+			Expr *s = sub[i];
+			if (s->c) {
+				int64_t step;
+				if (!eval_int(S, s->c, "a slice step", &step)) {
+					bad = true;
+					continue;
+				}
+				if (step != 1) {
+					fail(S, s->c->pos, "slice steps other than 1 are not supported");
+					bad = true;
+					continue;
+				}
+			}
+			lo = s->a ? s->a : new_int(p, 0);
+			hi = s->b ? s->b : new_int(p, shape[i]);
+			if ((s->a && scalar(S, s->a) == DT_ERROR) || (s->b && scalar(S, s->b) == DT_ERROR)) {
+				bad = true;
+				continue;
+			}
+			if (!expr_const_diff(hi, lo, &extent)) {
+				fail(S, p, "the extent of slice '%s' is not a compile-time constant", expr_str(s));
+				bad = true;
+				continue;
+			}
+		} else {
+			lo = sub[i];
+			if (scalar(S, lo) == DT_ERROR) {
+				bad = true;
+				continue;
+			}
+		}
+		if (extent <= 0) {
+			fail(S, p, "slice of dimension %d of '%s' is empty (extent %lld)", i, name, (long long)extent);
+			bad = true;
+			continue;
+		}
+		int64_t l0, l1;
+		int64_t end;
+		if (expr_range(lo, &l0, &l1) && (l0 < 0 || !add_ok(l1, extent, &end) || end > shape[i])) {
+			if (l0 == l1)
+				fail(S, p, "slice %lld:%lld is out of bounds for dimension %d of '%s' (extent %lld)",
+				     (long long)l0, (long long)(l0 + extent), i, name, (long long)shape[i]);
+			else
+				fail(S, p, "region of dimension %d of '%s' starts in [%lld, %lld] with extent %lld, out of bounds (extent %lld)",
+				     i, name, (long long)l0, (long long)l1, (long long)extent, (long long)shape[i]);
+			bad = true;
+			continue;
+		}
+		r->starts[i] = outer ? add_start(outer->starts[i], lo) : lo;
+		r->extents[i] = extent;
+	}
+	return bad ? &verr : r;
+}
