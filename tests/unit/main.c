@@ -80,8 +80,24 @@ Module *parse_str(const char *text, char **diags)
 
 bool verify_str(const char *text, char **diags)
 {
+	return verified(text, diags) != NULL;
+}
+
+Module *verified(const char *text, char **diags)
+{
 	bool ok = false;
-	return parse_to(text, diags, true, &ok) && ok;
+	Module *m = parse_to(text, diags, true, &ok);
+	return ok ? m : NULL;
+}
+
+bool iters_are(const Layout *l, const int64_t (*want)[3], int n)
+{
+	if (l->nshard != n)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (l->shard[i].extent != want[i][0] || l->shard[i].stride != want[i][1] || l->shard[i].axis != want[i][2])
+			return false;
+	return true;
 }
 
 char *canon(const char *text)

@@ -24,6 +24,9 @@ void tap_is_str(const char *got, const char *want, const char *file, int line, c
  * string that the test can inspect. */
 Module *parse_str(const char *text, char **diags);
 bool verify_str(const char *text, char **diags);
+Module *verified(const char *text, char **diags); /* NULL if it does not verify */
+/* The shard of l is exactly the (extent, stride, axis) rows of want. */
+bool iters_are(const Layout *l, const int64_t (*want)[3], int n);
 char *canon(const char *text); /* print(parse(text)), or NULL */
 
 /* The test groups, one per file. */

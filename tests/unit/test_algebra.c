@@ -11,16 +11,6 @@ static Layout *mk(const int64_t (*it)[3], int n)
 	return l;
 }
 
-static bool iters_are(const Layout *l, const int64_t (*want)[3], int n)
-{
-	if (l->nshard != n)
-		return false;
-	for (int i = 0; i < n; i++)
-		if (l->shard[i].extent != want[i][0] || l->shard[i].stride != want[i][1] || l->shard[i].axis != want[i][2])
-			return false;
-	return true;
-}
-
 /* A deterministic generator for the property test. */
 static uint64_t seed = 88172645463325252ull;
 static int64_t rnd(int64_t n)

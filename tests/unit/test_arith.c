@@ -12,15 +12,11 @@ static Value *src_region(const char *body, int which)
 	    "    bx = T.cta_id([32])\n    tid = T.thread_id([128])\n"
 	    "    S0 = T.alloc_shared((128, 64), \"float16\")\n%s", body);
 	char *d;
-	if (!verify_str(text, &d)) {
+	Module *m = verified(text, &d);
+	if (!m) {
 		printf("#   %s", d);
 		return NULL;
 	}
-	Module *m = parse_str(text, NULL);
-	Diag dg;
-	diag_init(&dg, fopen("/dev/null", "w"));
-	verify_module(m, &dg);
-	fclose(dg.out);
 	Stmt *f = m->body[1];
 	int n = 0;
 	/* the tile ops, in order, at any depth */

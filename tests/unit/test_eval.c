@@ -5,20 +5,10 @@
 
 static Module *module(const char *consts, char **d)
 {
-	char *text = xprintf("%s%s", consts, KERNEL);
 	char *diags;
-	Module *m = parse_str(text, NULL);
-	bool good = verify_str(text, &diags);
+	Module *m = verified(xprintf("%s%s", consts, KERNEL), &diags);
 	if (d)
 		*d = diags;
-	if (!good)
-		return NULL;
-	char *dd;
-	m = parse_str(text, &dd);
-	Diag diag;
-	diag_init(&diag, fopen("/dev/null", "w"));
-	verify_module(m, &diag);
-	fclose(diag.out);
 	return m;
 }
 
@@ -64,7 +54,7 @@ static Layout *layout_of(const char *def)
 	return v->layout;
 }
 
-static bool iters_are(const Iter *v, int n, const int64_t (*want)[3], int nwant)
+static bool iter_list_is(const Iter *v, int n, const int64_t (*want)[3], int nwant)
 {
 	if (n != nwant)
 		return false;
@@ -103,8 +93,8 @@ void test_eval(void)
 	Layout *l = layout_of("x = S[(8, 2, 4, 2) : (4 @ laneid, 1 @ warpid, 1 @ laneid, 1)] + R[2 : 4 @ warpid] + 5 @ warpid");
 	static const int64_t shard[][3] = { { 8, 4, AX_LANEID }, { 2, 1, AX_WARPID }, { 4, 1, AX_LANEID }, { 2, 1, AX_M } };
 	static const int64_t rep[][3] = { { 2, 4, AX_WARPID } };
-	ok(l && iters_are(l->shard, l->nshard, shard, 4), "S[...] gives the shard iters in order");
-	ok(l && iters_are(l->rep, l->nrep, rep, 1), "R[...] gives the replica iters");
+	ok(l && iter_list_is(l->shard, l->nshard, shard, 4), "S[...] gives the shard iters in order");
+	ok(l && iter_list_is(l->rep, l->nrep, rep, 1), "R[...] gives the replica iters");
 	ok(l && l->off[AX_WARPID] == 5 && l->off[AX_M] == 0, "+ 5 @ warpid is an offset");
 	int64_t n = 0;
 	ok(l && layout_size(l, &n) && n == 128, "size is the product of the shard extents: 128");
@@ -112,10 +102,10 @@ void test_eval(void)
 	ok(l && layout_span(l, AX_WARPID, &n) && n == 11, "span(warpid) = 1 + 1 + 4 + 5 = 11");
 	l = layout_of("x = S[128, 32]");
 	static const int64_t rm[][3] = { { 128, 32, AX_M }, { 32, 1, AX_M } };
-	ok(l && iters_are(l->shard, l->nshard, rm, 2), "S[128, 32] is row-major on m");
+	ok(l && iter_list_is(l->shard, l->nshard, rm, 2), "S[128, 32] is row-major on m");
 	l = layout_of("shape = (4, 2, 3)\nx = TileLayout(S[shape])");
 	static const int64_t rm3[][3] = { { 4, 6, AX_M }, { 2, 3, AX_M }, { 3, 1, AX_M } };
-	ok(l && iters_are(l->shard, l->nshard, rm3, 3), "S[shape] with a named shape");
+	ok(l && iter_list_is(l->shard, l->nshard, rm3, 3), "S[shape] with a named shape");
 	l = layout_of("x = TileLayout(S[64] + 64)");
 	ok(l && l->off[AX_M] == 64 && layout_span(l, AX_M, &n) && n == 128, "an integer offset is on m");
 	l = layout_of("x = ComposeLayout(3, 3, 3, S[512])");

@@ -3,16 +3,6 @@
  * ptx.md. */
 #include "tap.h"
 
-static bool iters_are(const Layout *l, const int64_t (*want)[3], int n)
-{
-	if (l->nshard != n)
-		return false;
-	for (int i = 0; i < n; i++)
-		if (l->shard[i].extent != want[i][0] || l->shard[i].stride != want[i][1] || l->shard[i].axis != want[i][2])
-			return false;
-	return true;
-}
-
 /* A small apply for the test: split the flat index over the shard extents,
  * innermost first, and sum component * stride per axis. */
 static void apply(const Layout *l, int64_t flat, int64_t *out)

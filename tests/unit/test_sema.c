@@ -11,16 +11,9 @@
 static Func *kernel_of(const char *body, char **d)
 {
 	char *text = xprintf(HEAD "%s", body);
-	char *diags;
-	if (!verify_str(text, &diags)) {
-		*d = diags;
+	Module *m = verified(text, d);
+	if (!m)
 		return NULL;
-	}
-	Module *m = parse_str(text, NULL);
-	Diag dg;
-	diag_init(&dg, fopen("/dev/null", "w"));
-	verify_module(m, &dg);
-	fclose(dg.out);
 	*d = "";
 	for (int i = 0; i < m->nbody; i++)
 		if (m->body[i]->kind == S_FUNC)
