@@ -4,6 +4,7 @@
 
 #define MAX_BRACKETS 200
 #define MAX_INDENT 100
+#define MAX_EXPR_DEPTH 1000
 
 typedef struct Lexer {
 	const Src *src;

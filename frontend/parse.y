@@ -79,6 +79,37 @@ static Expr *un(Pos p, int op, Expr *a)
 	return e;
 }
 
+/* Every expression tree is at most MAX_EXPR_DEPTH deep, so that the
+ * recursive walks of every program (sema, eval, the printer, the passes)
+ * stay far inside the C stack: a chain without brackets (`1+1+...`,
+ * `a.b.c...`, `x[0][0]...`, `f()()...`) grows the tree one level per term
+ * while the parser's own stack stays flat. */
+static bool deep(Lexer *lx, Expr *e)
+{
+	int d = 0;
+	Expr *kids[3] = { e->a, e->b, e->c };
+	for (int i = 0; i < 3; i++)
+		if (kids[i] && kids[i]->depth > d)
+			d = kids[i]->depth;
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->depth > d)
+			d = e->args[i]->depth;
+	for (int i = 0; i < e->nkws; i++)
+		if (e->kws[i].value->depth > d)
+			d = e->kws[i].value->depth;
+	e->depth = d + 1;
+	if (e->depth <= MAX_EXPR_DEPTH)
+		return true;
+	if (!lx->failed)
+		error_at(lx->diag, e->pos, "expression too deep: more than %d levels of operators, calls, attributes "
+		         "and subscripts; bind parts of it to names", MAX_EXPR_DEPTH);
+	lx->failed = true;
+	return false;
+}
+
+/* In an action: the node just built must not be too deep. */
+#define DEEP(e) do { if (!deep(lx, (e))) YYABORT; } while (0)
+
 /* A list of expressions with a comma: a tuple. */
 static Expr *tuple(Pos p, List *l, bool paren)
 {
@@ -399,8 +430,8 @@ suite
 
 exprlist
 	: expr                      { $$ = $1; }
-	| exprs_comma               { $$ = tuple($1->n ? ((Expr *)$1->v[0])->pos : @$, $1, false); }
-	| exprs_comma expr          { lpush($1, $2); $$ = tuple(((Expr *)$1->v[0])->pos, $1, false); }
+	| exprs_comma               { $$ = tuple($1->n ? ((Expr *)$1->v[0])->pos : @$, $1, false); DEEP($$); }
+	| exprs_comma expr          { lpush($1, $2); $$ = tuple(((Expr *)$1->v[0])->pos, $1, false); DEEP($$); }
 	;
 
 exprs_comma
@@ -415,27 +446,28 @@ expr
 		$$->a = $3;
 		$$->b = $1;
 		$$->c = $5;
+		DEEP($$);
 	}
 	;
 
 or_test
 	: and_test                  { $$ = $1; }
-	| or_test OR and_test       { $$ = new_expr(E_OR, @2); $$->a = $1; $$->b = $3; }
+	| or_test OR and_test       { $$ = new_expr(E_OR, @2); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
 and_test
 	: not_test                  { $$ = $1; }
-	| and_test AND not_test     { $$ = new_expr(E_AND, @2); $$->a = $1; $$->b = $3; }
+	| and_test AND not_test     { $$ = new_expr(E_AND, @2); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
 not_test
 	: comparison                { $$ = $1; }
-	| NOT not_test              { $$ = new_expr(E_NOT, @1); $$->a = $2; }
+	| NOT not_test              { $$ = new_expr(E_NOT, @1); $$->a = $2; DEEP($$); }
 	;
 
 comparison
 	: bor                       { $$ = $1; }
-	| bor cmpop bor             { $$ = new_expr(E_CMP, @2); $$->op = $2; $$->a = $1; $$->b = $3; }
+	| bor cmpop bor             { $$ = new_expr(E_CMP, @2); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
 	| bor cmpop bor cmpop       {
 		error_at(lx->diag, @4, "chained comparison is not supported; write (a < b) and (b < c)");
 		lx->failed = true;
@@ -450,36 +482,36 @@ cmpop
 
 bor
 	: bxor                      { $$ = $1; }
-	| bor '|' bxor              { $$ = bin(@2, OP_BITOR, $1, $3); }
+	| bor '|' bxor              { $$ = bin(@2, OP_BITOR, $1, $3); DEEP($$); }
 	;
 
 bxor
 	: band                      { $$ = $1; }
-	| bxor '^' band             { $$ = bin(@2, OP_BITXOR, $1, $3); }
+	| bxor '^' band             { $$ = bin(@2, OP_BITXOR, $1, $3); DEEP($$); }
 	;
 
 band
 	: shift                     { $$ = $1; }
-	| band '&' shift            { $$ = bin(@2, OP_BITAND, $1, $3); }
+	| band '&' shift            { $$ = bin(@2, OP_BITAND, $1, $3); DEEP($$); }
 	;
 
 shift
 	: arith                     { $$ = $1; }
-	| shift shiftop arith       { $$ = bin(@2, $2, $1, $3); }
+	| shift shiftop arith       { $$ = bin(@2, $2, $1, $3); DEEP($$); }
 	;
 
 shiftop : SHL { $$ = OP_SHL; } | SHR { $$ = OP_SHR; } ;
 
 arith
 	: term                      { $$ = $1; }
-	| arith addop term          { $$ = bin(@2, $2, $1, $3); }
+	| arith addop term          { $$ = bin(@2, $2, $1, $3); DEEP($$); }
 	;
 
 addop : '+' { $$ = OP_ADD; } | '-' { $$ = OP_SUB; } ;
 
 term
 	: factor                    { $$ = $1; }
-	| term mulop factor         { $$ = bin(@2, $2, $1, $3); }
+	| term mulop factor         { $$ = bin(@2, $2, $1, $3); DEEP($$); }
 	;
 
 mulop
@@ -489,14 +521,14 @@ mulop
 
 factor
 	: power                     { $$ = $1; }
-	| '-' factor                { $$ = un(@1, OP_NEG, $2); }
-	| '+' factor                { $$ = un(@1, OP_POS, $2); }
-	| '~' factor                { $$ = un(@1, OP_INVERT, $2); }
+	| '-' factor                { $$ = un(@1, OP_NEG, $2); DEEP($$); }
+	| '+' factor                { $$ = un(@1, OP_POS, $2); DEEP($$); }
+	| '~' factor                { $$ = un(@1, OP_INVERT, $2); DEEP($$); }
 	;
 
 power
 	: primary                   { $$ = $1; }
-	| primary POW factor        { $$ = bin(@2, OP_POW, $1, $3); }
+	| primary POW factor        { $$ = bin(@2, OP_POW, $1, $3); DEEP($$); }
 	;
 
 primary
@@ -505,13 +537,15 @@ primary
 		$$ = new_expr(E_ATTR, @3);
 		$$->a = $1;
 		$$->str = $3;
+		DEEP($$);
 	}
-	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); }
+	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
 	| primary '[' subscripts ']' {
 		$$ = new_expr(E_INDEX, expr_start($1));
 		$$->a = $1;
 		$$->args = (Expr **)$3->v;
 		$$->nargs = $3->n;
+		DEEP($$);
 	}
 	;
 
@@ -539,12 +573,14 @@ subscript
 		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
 		$$->a = $1;
 		$$->b = $3;
+		DEEP($$);
 	}
 	| expr_opt ':' expr_opt ':' expr_opt {
 		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
 		$$->a = $1;
 		$$->b = $3;
 		$$->c = $5;
+		DEEP($$);
 	}
 	;
 
@@ -570,18 +606,20 @@ atom
 	| NONE                      { $$ = new_expr(E_NONE, @1); }
 	| '(' ')'                   { $$ = tuple(@1, NULL, true); }
 	| '(' expr ')'              { $$ = $2; }
-	| '(' exprs_comma ')'       { $$ = tuple(@1, $2, true); }
-	| '(' exprs_comma expr ')'  { $$ = tuple(@1, lpush($2, $3), true); }
+	| '(' exprs_comma ')'       { $$ = tuple(@1, $2, true); DEEP($$); }
+	| '(' exprs_comma expr ')'  { $$ = tuple(@1, lpush($2, $3), true); DEEP($$); }
 	| '[' ']'                   { $$ = new_expr(E_LIST, @1); }
 	| '[' list_items ']'        {
 		$$ = new_expr(E_LIST, @1);
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
+		DEEP($$);
 	}
 	| '[' list_items ',' ']'    {
 		$$ = new_expr(E_LIST, @1);
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
+		DEEP($$);
 	}
 	;
 

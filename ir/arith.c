@@ -168,8 +168,8 @@ static int64_t gcd(int64_t a, int64_t b)
 
 /* A number that provably divides e; 0 when e is 0 (every number divides
  * it), 1 when nothing better is known. Sums take the gcd, products the
- * product; a name defers to its definition (a let-bound value) or to what
- * is known of it (a loop variable steps by multiples). */
+ * product; a name has what is known of it (a loop variable steps by
+ * multiples, a let-bound name is a multiple of what its value is). */
 int64_t expr_multiple(const Expr *e)
 {
 	int64_t a, b, r;
@@ -179,11 +179,9 @@ int64_t expr_multiple(const Expr *e)
 		return e->val->i < 0 ? -e->val->i : e->val->i;
 	switch (e->kind) {
 	case E_NAME:
-		if (!e->var)
-			return 1;
-		if (e->var->def)
-			return expr_multiple(e->var->def);
-		return e->var->mult ? e->var->mult : 1;
+		/* a let-bound name carries the multiple of its value (sema.c), so
+		 * that chains of definitions are not walked again, exponentially */
+		return e->var && e->var->mult ? e->var->mult : 1;
 	case E_UN:
 		return e->op == OP_NEG ? expr_multiple(e->a) : 1;
 	case E_BIN:

@@ -247,6 +247,7 @@ struct Expr {
 	Kw *kws;
 	int nkws;
 	bool paren;        /* tuple written in parentheses (printing hint) */
+	int depth;         /* levels of the tree below and including this node */
 	/* set by sema */
 	Value *val;        /* compile-time value, if any */
 	int dtype;         /* dtype of a runtime scalar expression */
@@ -614,7 +615,7 @@ struct Var {
 	int64_t lo, hi;     /* known range [lo, hi); lo == hi: unknown */
 	int launch;         /* 0 or the launch id kind (IN_CTA_ID, ...) */
 	Expr *def;          /* a let-bound name: its value */
-	int64_t mult;       /* a loop variable: a known divisor of its values */
+	int64_t mult;       /* a known divisor of its values (0: none known) */
 };
 
 struct Func {

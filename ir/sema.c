@@ -461,6 +461,7 @@ static bool assign1(Sema *S, Stmt *s)
 			}
 			Var *var = new_var(s->targets[0]->str, s->targets[0]->pos, concrete(dt));
 			var->def = value;
+			var->mult = expr_multiple(value);
 			int64_t lo, hi;
 			if (expr_range(value, &lo, &hi) && hi < INT64_MAX) {
 				var->lo = lo;

@@ -26,9 +26,15 @@ enum { KNOWN, UNIFORM, MIXED };
 
 /* The value of an integer or boolean expression for thread `tid`: KNOWN,
  * UNIFORM (the same for every thread of the CTA, but not known here: the
- * CTA index, a loop variable) or MIXED. */
-static int thread_value(const Expr *e, int64_t tid, int64_t *out)
+ * CTA index, a loop variable) or MIXED. Let-bound names are followed into
+ * their definitions, within a budget of nodes (a chain of definitions that
+ * each use the previous one twice would take exponential time); past it,
+ * or on an overflow, the answer is MIXED, which refuses the op with a
+ * reason rather than guess. */
+static int thread_value(const Expr *e, int64_t tid, int64_t *out, int64_t *budget)
 {
+	if (--*budget < 0)
+		return MIXED;
 	if (e->kind == E_INT || (e->val && e->val->kind == V_INT) || e->kind == E_TRUE || e->kind == E_FALSE ||
 	    (e->val && e->val->kind == V_BOOL)) {
 		*out = e->kind == E_INT ? e->ival : e->kind == E_TRUE ? 1 : e->kind == E_FALSE ? 0 : e->val->i;
@@ -47,18 +53,20 @@ static int thread_value(const Expr *e, int64_t tid, int64_t *out)
 		case IN_WARPGROUP_ID: *out = tid / 128; return KNOWN;
 		case IN_CTA_ID: return UNIFORM;
 		}
-		return e->var->def ? thread_value(e->var->def, tid, out) : UNIFORM;
+		return e->var->def ? thread_value(e->var->def, tid, out, budget) : UNIFORM;
 	case E_NOT:
-		ka = thread_value(e->a, tid, &a);
+		ka = thread_value(e->a, tid, &a, budget);
 		*out = !a;
 		return ka;
 	case E_UN:
-		ka = thread_value(e->a, tid, &a);
+		ka = thread_value(e->a, tid, &a, budget);
+		if (ka == KNOWN && e->op == OP_NEG && a == INT64_MIN)
+			return MIXED;
 		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
 		return ka;
 	case E_BIN: case E_CMP: case E_AND: case E_OR:
-		ka = thread_value(e->a, tid, &a);
-		kb = thread_value(e->b, tid, &b);
+		ka = thread_value(e->a, tid, &a, budget);
+		kb = thread_value(e->b, tid, &b, budget);
 		if (ka == MIXED || kb == MIXED)
 			return MIXED;
 		if (ka == UNIFORM || kb == UNIFORM)
@@ -68,16 +76,30 @@ static int thread_value(const Expr *e, int64_t tid, int64_t *out)
 			return KNOWN;
 		}
 		switch (e->op) {
-		case OP_ADD: *out = a + b; break;
-		case OP_SUB: *out = a - b; break;
-		case OP_MUL: *out = a * b; break;
-		case OP_FLOORDIV: if (!b) return MIXED; *out = a / b - ((a % b) && ((a < 0) != (b < 0))); break;
-		case OP_MOD: if (!b) return MIXED; *out = ((a % b) + b) % b; break;
+		case OP_ADD: return add_ok(a, b, out) ? KNOWN : MIXED;
+		case OP_SUB: return __builtin_sub_overflow(a, b, out) ? MIXED : KNOWN;
+		case OP_MUL: return mul_ok(a, b, out) ? KNOWN : MIXED;
+		case OP_FLOORDIV:
+			if (!b || (a == INT64_MIN && b == -1))
+				return MIXED;
+			*out = a / b - ((a % b) && ((a < 0) != (b < 0)));
+			break;
+		case OP_MOD:
+			if (!b || (a == INT64_MIN && b == -1))
+				return MIXED;
+			*out = a % b;
+			if (*out && ((*out < 0) != (b < 0)))
+				*out += b;
+			break;
 		case OP_BITAND: *out = a & b; break;
 		case OP_BITOR: *out = a | b; break;
 		case OP_BITXOR: *out = a ^ b; break;
 		case OP_SHR: *out = b >= 0 && b < 63 ? a >> b : 0; break;
-		case OP_SHL: *out = b >= 0 && b < 32 ? a << b : 0; break;
+		case OP_SHL:
+			if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b))
+				return MIXED;
+			*out = a << b;
+			break;
 		case OP_LT: *out = a < b; break;
 		case OP_LE: *out = a <= b; break;
 		case OP_GT: *out = a > b; break;
@@ -103,7 +125,8 @@ static const char *all_threads_active(Try *t)
 		on[tid] = true;
 		for (int c = 0; c < o->nconds; c++) {
 			int64_t v;
-			int k = thread_value(o->conds[c], tid, &v);
+			int64_t budget = 20000;
+			int k = thread_value(o->conds[c], tid, &v, &budget);
 			if (k == MIXED)
 				return xprintf("cannot tell which threads run it (condition '%s')", expr_str(o->conds[c]));
 			if (k == KNOWN && (v != 0) == o->negs[c])

@@ -246,11 +246,12 @@ typedef struct Env {
 	int64_t vals[16];
 	int nvars;
 	bool high;
+	int64_t budget;     /* nodes left to visit: definitions can nest exponentially */
 } Env;
 
 static void sample_vars(Env *env, const Expr *e)
 {
-	if (!e)
+	if (!e || --env->budget < 0)
 		return;
 	if (e->kind == E_NAME && e->var && e->var->launch != IN_THREAD_ID) {
 		Var *v = e->var;
@@ -273,9 +274,11 @@ static void sample_vars(Env *env, const Expr *e)
 		sample_vars(env, e->args[i]);
 }
 
-static bool ev(const Expr *e, const Env *env, int64_t *out)
+static bool ev(const Expr *e, Env *env, int64_t *out)
 {
 	int64_t a, b;
+	if (--env->budget < 0)
+		return false;
 	if (e->kind == E_INT) {
 		*out = e->ival;
 		return true;
@@ -310,7 +313,7 @@ static bool ev(const Expr *e, const Env *env, int64_t *out)
 			}
 		return false;
 	case E_UN:
-		if (!ev(e->a, env, &a))
+		if (!ev(e->a, env, &a) || (e->op == OP_NEG && a == INT64_MIN))
 			return false;
 		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
 		return true;
@@ -318,9 +321,9 @@ static bool ev(const Expr *e, const Env *env, int64_t *out)
 		if (!ev(e->a, env, &a) || !ev(e->b, env, &b))
 			return false;
 		switch (e->op) {
-		case OP_ADD: *out = a + b; return true;
-		case OP_SUB: *out = a - b; return true;
-		case OP_MUL: *out = a * b; return true;
+		case OP_ADD: return add_ok(a, b, out);
+		case OP_SUB: return !__builtin_sub_overflow(a, b, out);
+		case OP_MUL: return mul_ok(a, b, out);
 		case OP_FLOORDIV: case OP_MOD:
 			if (b <= 0 || a < 0)
 				return false;
@@ -329,13 +332,28 @@ static bool ev(const Expr *e, const Env *env, int64_t *out)
 		case OP_BITAND: *out = a & b; return true;
 		case OP_BITOR: *out = a | b; return true;
 		case OP_BITXOR: *out = a ^ b; return true;
-		case OP_SHL: *out = a << b; return true;
-		case OP_SHR: *out = a >> b; return true;
+		case OP_SHL:
+			if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b))
+				return false;
+			*out = a << b;
+			return true;
+		case OP_SHR:
+			if (b < 0 || b > 63)
+				return false;
+			*out = a >> b;
+			return true;
 		}
 		return false;
 	default:
 		return false;
 	}
+}
+
+/* One address or start, with a fresh budget. */
+static bool evaluate(const Expr *e, Env *env, int64_t *out)
+{
+	env->budget = 100000;
+	return ev(e, env, out);
 }
 
 typedef struct Access { int64_t thread, a, b; } Access;
@@ -388,7 +406,7 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 	int64_t start[2][LAYOUT_MAX_ITERS];
 	for (int s = 0; s < 2; s++)
 		for (int d = 0; d < side[s]->ndim; d++)
-			if (!ev(side[s]->starts[d], env, &start[s][d]))
+			if (!evaluate(side[s]->starts[d], env, &start[s][d]))
 				return vfail(L, o, "verify: cannot evaluate a region start");
 	for (int64_t e = 0; e < n; e++) {
 		int64_t off[2], thread = 0;
@@ -417,7 +435,7 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 			env->fval = fi;
 			int64_t a, b;
 			env->f = f;
-			if (!ev(da, env, &a) || !ev(sa, env, &b))
+			if (!evaluate(da, env, &a) || !evaluate(sa, env, &b))
 				return vfail(L, o, "verify: cannot evaluate an address");
 			if (a % p->vec || b % p->vec)
 				bad_align++;
@@ -443,7 +461,7 @@ static bool verify(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *ds
                    Expr *sa, const char *f)
 {
 	for (int high = 0; high < 2; high++) {
-		Env env = { .tid = L->tid, .high = high };
+		Env env = { .tid = L->tid, .high = high, .budget = 100000 };
 		for (int s = 0; s < 2; s++) {
 			const Value *r = s ? src : dst;
 			for (int d = 0; d < r->ndim; d++)

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Hostile sizes: every way of growing an expression tree or the parser's
+# stack, at 500,000 terms (ten times the 50,000 that once overflowed the C
+# stack through the recursive walks), fed to every program that reads text
+# or IR. Each must refuse with a clear error and exit status 1: never a
+# signal, never an abort, never a sanitizer report.
+. "$(dirname "$0")/lib.sh"
+N=${LIMITS_TERMS:-500000}
+progs="txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower txc-cuda txc-emu txc-run"
+
+# gen KIND: a module whose one statement is the chain
+gen() {
+  perl -e '
+    my ($k, $n) = @ARGV;
+    my %bin = (add => "+", sub => "-", mul => "*", floordiv => "//", mod => "%", shl => "<<", shr => ">>",
+               bitor => "|", bitxor => "^", bitand => "&", matmul => "@", and => " and ", or => " or ");
+    my $e;
+    if (exists $bin{$k}) { $e = join($bin{$k}, ("1") x $n) }
+    elsif ($k eq "attr") { $e = "a" . (".b" x $n) }
+    elsif ($k eq "index") { $e = "a" . ("[0]" x $n) }
+    elsif ($k eq "slice") { $e = "a" . ("[0:1]" x $n) }
+    elsif ($k eq "call") { $e = "f" . ("()" x $n) }
+    elsif ($k eq "pow") { $e = join("**", ("2") x $n) }
+    elsif ($k eq "neg") { $e = ("-" x $n) . "1" }
+    elsif ($k eq "not") { $e = ("not " x $n) . "1" }
+    elsif ($k eq "cond") { $e = ("1 if 1 else " x $n) . "1" }
+    elsif ($k eq "elif") {
+      print "if 1:\n    pass\n", ("elif 1:\n    pass\n" x $n);
+      exit 0;
+    }
+    print "x = $e\n";
+  ' "$1" "$N"
+}
+
+kinds="add sub mul floordiv mod shl shr bitor bitxor bitand matmul and or attr index slice call pow neg not cond elif"
+for k in $kinds; do
+  gen "$k" >"$TMP/$k.tx"
+  for p in $progs; do
+    args=()
+    [ "$p" = txc-run ] && args=(--cubin /dev/null)
+    "$TXC_BIN/$p" "${args[@]}" "$TMP/$k.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    if [ $rc = 1 ] && grep -q '^[^ ]*:[0-9]*:[0-9]*: error: \(expression too deep\|nesting too deep\)' "$TMP/err" &&
+       ! grep -q 'Sanitizer\|runtime error\|internal error' "$TMP/err"; then
+      ok "$k x $N: $p refuses it"
+    else
+      not_ok "$k x $N: $p refuses it (exit $rc)"; head -c 2000 "$TMP/err" | diag
+    fi
+  done
+done
+
+# txc-layout reads a layout expression
+for k in add mul attr index call; do
+  case $k in
+    add) perl -e 'print "S[(" . join("+", ("1") x $ARGV[0]) . ", 8) : (8, 1)]\n"' "$N" ;;
+    mul) perl -e 'print "S[(" . join("*", ("1") x $ARGV[0]) . ", 8) : (8, 1)]\n"' "$N" ;;
+    attr) perl -e 'print "S[(a" . (".b" x $ARGV[0]) . ", 8) : (8, 1)]\n"' "$N" ;;
+    index) perl -e 'print "S[(a" . ("[0]" x $ARGV[0]) . ", 8) : (8, 1)]\n"' "$N" ;;
+    call) perl -e 'print "S[(f" . ("()" x $ARGV[0]) . ", 8) : (8, 1)]\n"' "$N" ;;
+  esac >"$TMP/layout.txt"
+  "$TXC_BIN/txc-layout" - <"$TMP/layout.txt" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  if [ $rc = 1 ] && grep -q 'error: expression too deep' "$TMP/err"; then
+    ok "$k x $N: txc-layout refuses it"
+  else
+    not_ok "$k x $N: txc-layout refuses it (exit $rc)"; head -c 2000 "$TMP/err" | diag
+  fi
+done
+
+# The driver stops at its first pass with the same error.
+"$TXC_BIN/txc" "$TMP/add.tx" -o "$TMP/out.cu" >/dev/null 2>"$TMP/err"; rc=$?
+if [ $rc = 1 ] && grep -q 'error: expression too deep' "$TMP/err" && [ ! -e "$TMP/out.cu" ]; then
+  ok "add x $N: the driver refuses it, no output"
+else
+  not_ok "add x $N: the driver refuses it, no output (exit $rc)"; diag <"$TMP/err"
+fi
+
+# Definitions that each use the previous one twice: following them naively
+# takes 2^60 steps. The driver must finish, and lowering still be right.
+perl -e '
+  print "from tvm.script import tir as T\nfrom tvm.script import tirx as Tx\n\n\@T.prim_func\n",
+        "def k(A_ptr: T.handle, B_ptr: T.handle):\n",
+        "    A = T.match_buffer(A_ptr, (4096, 64), \"float16\")\n",
+        "    B = T.match_buffer(B_ptr, (4096, 64), \"float16\")\n",
+        "    T.device_entry()\n    bx = T.cta_id([32])\n    T.thread_id([128])\n    r0 = bx + 0\n";
+  print "    r$_ = r" . ($_ - 1) . " + r" . ($_ - 1) . " * 0\n" for 1 .. 60;
+  print "    A_smem = T.alloc_shared((128, 64), \"float16\")\n",
+        "    Tx.cta.copy(A_smem[:, :], A[r60 * 128 : r60 * 128 + 128, :])\n",
+        "    T.cuda.cta_sync()\n",
+        "    Tx.cta.copy(B[r60 * 128 : r60 * 128 + 128, :], A_smem[:, :])\n";
+' >"$TMP/defs.tx"
+if timeout 60 "$TXC_BIN/txc" --emit=ir "$TMP/defs.tx" -o "$TMP/defs.out" 2>"$TMP/err" &&
+   grep -q 'T.cuda.copy_bytes(s_ptr, g_ptr, 16)' "$TMP/defs.out"; then
+  ok "60 doubly-used definitions: lowered in time, 16-byte copies"
+else
+  not_ok "60 doubly-used definitions: lowered in time, 16-byte copies"; diag <"$TMP/err"
+fi
+
+# Just under the limit is accepted: 999 additions.
+perl -e 'print "from tvm.script import tirx as T\nx = " . join("+", ("1") x 1000) .
+  "\n\@T.prim_func\ndef k():\n    T.device_entry()\n"' >"$TMP/ok.tx"
+check "1,000 terms (999 levels) parse" "$TXC_BIN/txc-parse" "$TMP/ok.tx" -o "$TMP/ok.out"
+done_testing
