@@ -31,6 +31,7 @@ typedef struct Bind {
 	bool is_int, is_str;
 	int64_t ival;
 	const char *str;
+	int hidden;          /* the bind of the same name it hides, + 1 (0: none) */
 } Bind;
 
 typedef struct Helper { const char *name, *text; } Helper;
@@ -41,8 +42,9 @@ typedef struct Gen {
 	Func *f;
 	Buf *out;
 	int indent;
-	Bind *binds;
+	Bind *binds;         /* a stack, popped with unbind() at the end of a block */
 	int nbinds;
+	Map top;             /* name -> index + 1 of its innermost bind */
 	bool counting;   /* the first pass over a kernel: record uses only */
 	bool *buf_used;  /* per f->bufs entry */
 	Var **vars;      /* launch ids used */
@@ -179,16 +181,25 @@ static const char *fp8_helper(Gen *g, int dt, bool to)
 
 static Bind *lookup(Gen *g, const char *name)
 {
-	for (int i = g->nbinds - 1; i >= 0; i--)
-		if (strcmp(g->binds[i].name, name) == 0)
-			return &g->binds[i];
-	return NULL;
+	intptr_t i = (intptr_t)map_get(&g->top, name);
+	return i ? &g->binds[i - 1] : NULL;
 }
 
 static Bind *bind(Gen *g, const char *name, Buffer *b)
 {
-	vpush(g->binds, g->nbinds, ((Bind){ .name = name, .buf = b }));
+	int hidden = (int)(intptr_t)map_get(&g->top, name);
+	vpush(g->binds, g->nbinds, ((Bind){ .name = name, .buf = b, .hidden = hidden }));
+	map_put(&g->top, name, (void *)(intptr_t)g->nbinds);
 	return &g->binds[g->nbinds - 1];
+}
+
+/* Pops the binds made since mark: each name means again what it meant. */
+static void unbind(Gen *g, int mark)
+{
+	while (g->nbinds > mark) {
+		Bind *b = &g->binds[--g->nbinds];
+		map_put(&g->top, b->name, (void *)(intptr_t)b->hidden);
+	}
 }
 
 /* The builtin a callee names (-1: none; *dt: a dtype constructor T.float16),
@@ -606,7 +617,7 @@ static void block(Gen *g, Stmt **v, int n)
 	for (int i = 0; i < n; i++)
 		stmt(g, v[i]);
 	g->indent--;
-	g->nbinds = mark;
+	unbind(g, mark);
 }
 
 /* Keyword operand kw of call e as a constant (dflt when absent). */
@@ -1049,7 +1060,7 @@ static void for_stmt(Gen *g, Stmt *s)
 	int mark = g->nbinds;
 	bind(g, s->targets[0]->str, NULL);
 	block(g, s->body, s->nbody);
-	g->nbinds = mark;
+	unbind(g, mark);
 	line(g, "}");
 }
 
@@ -1107,7 +1118,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		body = (Buf){0};
 		g->out = &body;
 		g->counting = pass == 0;
-		g->nbinds = 0;
+		unbind(g, 0);
 		g->indent = 0;
 		g->shared = false;
 		for (int i = 0; i < f->nparams; i++)

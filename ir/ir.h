@@ -47,6 +47,14 @@ _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		(v)[(n)++] = (x);                                             \
 	} while (0)
 
+/* A map from strings to pointers (open addressing, grown by doubling): the
+ * one hash table of the library, for every lookup of a name. The keys are
+ * not copied. */
+typedef struct Map { struct MapSlot { const char *key; void *val; } *slots; int n, cap; } Map;
+unsigned str_hash(const char *s);
+void *map_get(const Map *m, const char *key);   /* NULL when absent */
+void map_put(Map *m, const char *key, void *val); /* replaces an old value */
+
 /* A string builder. */
 typedef struct Buf { char *s; size_t n, cap; } Buf;
 void bputc(Buf *b, int c);
@@ -306,6 +314,7 @@ struct Module {
 	/* set by sema: the names bound at module level, in order */
 	struct Binding { const char *name; Value *value; } *names;
 	int nnames;
+	Map byname; /* name -> its last Binding's value */
 };
 
 Expr *new_expr(enum ExprKind kind, Pos pos);
@@ -566,26 +575,26 @@ const Layout *buffer_layout(const Buffer *b);
 /* Sets (or with NULL removes) keyword `name` of a call. */
 void set_kw(Expr *call, const char *name, Expr *value);
 
-/* A tile op where it stands: its statement in its block, the conditions of
- * the ifs around it (negs[i]: in the else branch). */
+/* A tile op where it stands: its statement, the conditions of the ifs
+ * around it (negs[i]: in the else branch). */
 typedef struct OpSite {
 	Func *func;
 	Stmt *fstmt;
 	Stmt *stmt;
 	Expr *call;
-	Stmt ***body;
-	int *nbody;
-	int index;
 	Expr **conds;
 	bool *negs;
 	int nconds;
+	Stmt **repl;        /* set by op_replace */
+	int nrepl;          /* -1: the op stays */
 } OpSite;
-/* The callback returns how many statements now stand at the op's index
- * (1 when it left the op alone), or -1 after an error. */
+/* The callback returns a negative number after an error. */
 typedef int (*OpFn)(OpSite *site, void *ctx);
+/* Calls fn on every tile op of every kernel, in order; a block whose ops
+ * were replaced is rebuilt once, after its walk (linear in its length). */
 bool walk_tile_ops(Module *m, OpFn fn, void *ctx);
-/* Replaces (*body)[at] by the nrepl statements repl. */
-void stmt_splice(Stmt ***body, int *n, int at, Stmt **repl, int nrepl);
+/* From the callback: the op's statement is replaced by the n statements v. */
+void op_replace(OpSite *o, Stmt **v, int n);
 /* Inserts s before (*body)[at]. */
 void stmt_insert(Stmt ***body, int *n, int at, Stmt *s);
 

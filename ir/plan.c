@@ -217,6 +217,8 @@ typedef struct Walk {
 
 static void walk_block(Walk *w, Stmt ***body, int *n)
 {
+	Stmt **out = NULL; /* the rebuilt block, from the first replaced op on */
+	int nout = 0;
 	for (int i = 0; i < *n; i++) {
 		Stmt *s = (*body)[i];
 		switch (s->kind) {
@@ -226,17 +228,23 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 				OpSite *o = &w->site;
 				o->stmt = s;
 				o->call = s->value;
-				o->body = body;
-				o->nbody = n;
-				o->index = i;
 				o->conds = w->conds;
 				o->negs = w->negs;
 				o->nconds = w->nconds;
-				int took = w->fn(o, w->ctx);
-				if (took < 0)
+				o->repl = NULL;
+				o->nrepl = -1;
+				if (w->fn(o, w->ctx) < 0)
 					w->ok = false;
-				else if (took > 0)
-					i += took - 1;
+				if (o->nrepl >= 0) {
+					if (!out)
+						for (int k = 0; k < i; k++)
+							vpush(out, nout, (*body)[k]);
+					for (int k = 0; k < o->nrepl; k++)
+						vpush(out, nout, o->repl[k]);
+					if (!out) /* replaced by nothing, and first */
+						out = xalloc(sizeof *out);
+					continue;
+				}
 			}
 			break;
 		case S_IF:
@@ -255,7 +263,21 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 		default:
 			break;
 		}
+		if (out)
+			vpush(out, nout, s);
 	}
+	if (out) {
+		*body = out;
+		*n = nout;
+	}
+}
+
+void op_replace(OpSite *o, Stmt **v, int n)
+{
+	o->repl = xalloc(sizeof(Stmt *) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++)
+		o->repl[i] = v[i];
+	o->nrepl = n;
 }
 
 bool walk_tile_ops(Module *m, OpFn fn, void *ctx)
@@ -270,20 +292,6 @@ bool walk_tile_ops(Module *m, OpFn fn, void *ctx)
 		walk_block(&w, &s->body, &s->nbody);
 	}
 	return w.ok;
-}
-
-void stmt_splice(Stmt ***body, int *n, int at, Stmt **repl, int nrepl)
-{
-	/* a capacity of a power of two, as vpush expects */
-	size_t cap = 1;
-	while (cap < (size_t)(*n - 1 + nrepl + 1))
-		cap *= 2;
-	Stmt **v = xalloc(sizeof(Stmt *) * cap);
-	memcpy(v, *body, sizeof(Stmt *) * (size_t)at);
-	memcpy(v + at, repl, sizeof(Stmt *) * (size_t)nrepl);
-	memcpy(v + at + nrepl, *body + at + 1, sizeof(Stmt *) * (size_t)(*n - at - 1));
-	*body = v;
-	*n = *n - 1 + nrepl;
 }
 
 int64_t scope_threads(const Func *f, int es)

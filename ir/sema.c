@@ -7,14 +7,6 @@
 
 /* ---- names ----------------------------------------------------------------- */
 
-static unsigned hash(const char *s)
-{
-	unsigned h = 2166136261u;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
 void push_env(Sema *S, bool module)
 {
 	Env *e = xalloc(sizeof *e);
@@ -29,7 +21,7 @@ static Sym *find(Env *e, const char *name)
 {
 	if (!e->cap)
 		return NULL;
-	for (Sym *s = e->tab[hash(name) & (unsigned)(e->cap - 1)]; s; s = s->next)
+	for (Sym *s = e->tab[str_hash(name) & (unsigned)(e->cap - 1)]; s; s = s->next)
 		if (strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
@@ -53,14 +45,14 @@ static void insert(Env *e, Sym *s)
 		for (int i = 0; i < e->cap; i++)
 			for (Sym *x = e->tab[i], *next; x; x = next) {
 				next = x->next;
-				unsigned h = hash(x->name) & (unsigned)(cap - 1);
+				unsigned h = str_hash(x->name) & (unsigned)(cap - 1);
 				x->next = tab[h];
 				tab[h] = x;
 			}
 		e->tab = tab;
 		e->cap = cap;
 	}
-	unsigned h = hash(s->name) & (unsigned)(e->cap - 1);
+	unsigned h = str_hash(s->name) & (unsigned)(e->cap - 1);
 	s->next = e->tab[h];
 	e->tab[h] = s;
 	e->n++;
@@ -84,16 +76,15 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 	s->val = v;
 	s->pos = pos;
 	insert(S->env, s);
-	if (S->env->module)
+	if (S->env->module) {
 		vpush(S->m->names, S->m->nnames, ((struct Binding){ name, v }));
+		map_put(&S->m->byname, name, v);
+	}
 }
 
 Value *module_value(const Module *m, const char *name)
 {
-	for (int i = m->nnames - 1; i >= 0; i--)
-		if (strcmp(m->names[i].name, name) == 0)
-			return m->names[i].value;
-	return NULL;
+	return map_get(&m->byname, name);
 }
 
 static void predefine(Sema *S, const char *name, Value *v)
@@ -800,6 +791,7 @@ bool verify_module(Module *m, Diag *d)
 	S.m = m;
 	S.d = d;
 	m->nnames = 0;
+	m->byname = (Map){ 0 };
 	int errors = d->errors;
 	push_env(&S, true);
 	builtins(&S);

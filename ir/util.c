@@ -94,6 +94,46 @@ char *xprintf(const char *fmt, ...)
 	return p;
 }
 
+unsigned str_hash(const char *s)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static struct MapSlot *map_slot(struct MapSlot *slots, int cap, const char *key)
+{
+	unsigned i = str_hash(key) & (unsigned)(cap - 1);
+	while (slots[i].key && strcmp(slots[i].key, key) != 0)
+		i = (i + 1) & (unsigned)(cap - 1);
+	return &slots[i];
+}
+
+void *map_get(const Map *m, const char *key)
+{
+	return m->cap ? map_slot(m->slots, m->cap, key)->val : NULL;
+}
+
+void map_put(Map *m, const char *key, void *val)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		int cap = m->cap ? 2 * m->cap : 16;
+		struct MapSlot *slots = xalloc(sizeof *slots * (size_t)cap);
+		for (int i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				*map_slot(slots, cap, m->slots[i].key) = m->slots[i];
+		m->slots = slots;
+		m->cap = cap;
+	}
+	struct MapSlot *s = map_slot(m->slots, m->cap, key);
+	if (!s->key) {
+		s->key = key;
+		m->n++;
+	}
+	s->val = val;
+}
+
 void bputc(Buf *b, int c)
 {
 	if (b->n + 1 >= b->cap) {

@@ -16,8 +16,7 @@ typedef struct Lower {
 	Func *func;
 	Stmt *fstmt;
 	const char *tid;   /* the name bound to T.thread_id */
-	const char **names;
-	int nnames;
+	Map names;          /* every name the kernel uses */
 	bool verify;        /* --verify: check every access of every copy */
 	int access;         /* the builtin of one access of the op being lowered */
 	int verified;
@@ -26,20 +25,16 @@ typedef struct Lower {
 
 /* ---- names -------------------------------------------------------------------- */
 
-static bool taken(Lower *L, const char *s)
-{
-	for (int i = 0; i < L->nnames; i++)
-		if (strcmp(L->names[i], s) == 0)
-			return true;
-	return false;
-}
+static bool taken(Lower *L, const char *s) { return map_get(&L->names, s) != NULL; }
+
+static void take(Lower *L, const char *s) { map_put(&L->names, s, (void *)s); }
 
 static void collect_expr(Lower *L, const Expr *e)
 {
 	if (!e)
 		return;
-	if (e->kind == E_NAME && !taken(L, e->str))
-		vpush(L->names, L->nnames, e->str);
+	if (e->kind == E_NAME)
+		take(L, e->str);
 	collect_expr(L, e->a);
 	collect_expr(L, e->b);
 	collect_expr(L, e->c);
@@ -209,8 +204,8 @@ static int emit_loop(Lower *L, OpSite *o, int access, int64_t outer, const char 
 	body[n++] = copy;
 	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {
-		stmt_splice(o->body, o->nbody, o->index, body, n);
-		return n;
+		op_replace(o, body, n);
+		return 0;
 	}
 	Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
 	vpush(loop->targets, loop->ntargets, ex_name(f));
@@ -218,8 +213,8 @@ static int emit_loop(Lower *L, OpSite *o, int access, int64_t outer, const char 
 	loop->value = ex_call("range", 1, &e);
 	for (int i = 0; i < n; i++)
 		vpush(loop->body, loop->nbody, body[i]);
-	stmt_splice(o->body, o->nbody, o->index, &loop, 1);
-	return 1;
+	op_replace(o, &loop, 1);
+	return 0;
 }
 
 
@@ -569,7 +564,7 @@ static int lower_fallback(Lower *L, OpSite *o, const Value *dst, const Value *sr
 		if (dst->extents[d] > 1) {
 			ext[nl] = dst->extents[d];
 			var[nl] = fresh(L, xprintf("i%d", nl));
-			vpush(L->names, L->nnames, var[nl]);
+			take(L, var[nl]);
 			nl++;
 		}
 	for (int s = 0; s < 2; s++) {
@@ -600,8 +595,8 @@ static int lower_fallback(Lower *L, OpSite *o, const Value *dst, const Value *sr
 		st = g;
 	}
 	st->pos = o->stmt->pos;
-	stmt_splice(o->body, o->nbody, o->index, &st, 1);
-	return 1;
+	op_replace(o, &st, 1);
+	return 0;
 }
 
 static int lower_op(OpSite *o, void *ctx)
@@ -658,7 +653,7 @@ static bool pass(Module *m, Diag *d)
 			continue;
 		lower.func = f->func;
 		lower.fstmt = f;
-		lower.nnames = 0;
+		lower.names = (Map){ 0 };
 		collect(&lower, f->body, f->nbody);
 		bind_thread_index(&lower);
 		ok = walk_tile_ops(&one, lower_op, &lower) && ok;

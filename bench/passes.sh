@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# bench/passes.sh [SIZES...]: how the time of each program grows with the
+# length of a kernel. For each size N (default 10000 100000 1000000) it
+# writes one kernel of N statements (let-bound scalars, and every 100th a
+# 128 x 64 tile copy into shared memory), runs each program of the pipeline
+# on the previous one's output, and prints the seconds each took, then the
+# ratio to the size before: 10 is linear, 100 quadratic. No GPU needed.
+#
+# Environment: TXC_BIN (default bin/), LIMIT (seconds for one program,
+# default 600).
+set -u
+cd "$(dirname "$0")/.."
+BIN=${TXC_BIN:-bin}
+LIMIT=${LIMIT:-600}
+[ $# -gt 0 ] || set -- 10000 100000 1000000
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/txc-passes.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+progs="txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower txc-cuda"
+
+kernel() {
+  perl -e '
+    my $n = shift;
+    print "from tvm.script import tir as T\nfrom tvm.script import tirx as Tx\n\n\@T.prim_func\n",
+          "def k(A_ptr: T.handle, B_ptr: T.handle):\n",
+          "    A = T.match_buffer(A_ptr, (128, 64), \"float16\")\n",
+          "    B = T.match_buffer(B_ptr, (128, 64), \"float16\")\n",
+          "    T.device_entry()\n    tid = T.thread_id([128])\n",
+          "    A_smem = T.alloc_shared((128, 64), \"float16\")\n";
+    for my $i (1 .. $n) {
+      print $i % 100 ? "    v$i = tid + $i\n" : "    Tx.cta.copy(A_smem[:, :], A[:, :])\n";
+    }
+    print "    T.cuda.cta_sync()\n    Tx.cta.copy(B[:, :], A_smem[:, :])\n";
+  ' "$1"
+}
+
+now() { date +%s.%N; }
+
+printf '%-10s' statements
+for p in $progs; do printf ' %14s' "$p"; done
+printf ' %14s\n' 'txc-emu'
+declare -A last
+for n in "$@"; do
+  kernel "$n" >"$WORK/in.tx"
+  printf '%-10s' "$n"
+  prev=$WORK/in.tx
+  for p in $progs txc-emu; do
+    t0=$(now)
+    if [ "$p" = txc-emu ]; then
+      timeout "$LIMIT" "$BIN/$p" --max-steps 100000000000 "$prev" >"$WORK/$p.out" 2>"$WORK/err"
+    else
+      timeout "$LIMIT" "$BIN/$p" "$prev" -o "$WORK/$p.out" 2>"$WORK/err"
+    fi
+    rc=$?
+    t=$(echo "$(now) - $t0" | bc)
+    if [ $rc != 0 ]; then
+      printf ' %14s' "exit $rc"
+    elif [ -n "${last[$p]:-}" ]; then
+      printf ' %6.2f (x%4.1f)' "$t" "$(echo "$t / ${last[$p]}" | bc -l)"
+    else
+      printf ' %14.2f' "$t"
+    fi
+    last[$p]=$t
+    [ "$p" = txc-cuda ] || prev=$WORK/$p.out
+  done
+  printf '\n'
+done
