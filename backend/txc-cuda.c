@@ -31,7 +31,6 @@ typedef struct Bind {
 	bool is_int, is_str;
 	int64_t ival;
 	const char *str;
-	int hidden;          /* the bind of the same name it hides, + 1 (0: none) */
 } Bind;
 
 typedef struct Helper { const char *name, *text; } Helper;
@@ -42,9 +41,7 @@ typedef struct Gen {
 	Func *f;
 	Buf *out;
 	int indent;
-	Bind *binds;         /* a stack, popped with unbind() at the end of a block */
-	int nbinds;
-	Map top;             /* name -> index + 1 of its innermost bind */
+	Names binds;         /* name -> Bind, popped at the end of a block */
 	bool counting;   /* the first pass over a kernel: record uses only */
 	bool *buf_used;  /* per f->bufs entry */
 	Var **vars;      /* launch ids used */
@@ -179,27 +176,14 @@ static const char *fp8_helper(Gen *g, int dt, bool to)
 
 /* ---- what names mean --------------------------------------------------------- */
 
-static Bind *lookup(Gen *g, const char *name)
-{
-	intptr_t i = (intptr_t)map_get(&g->top, name);
-	return i ? &g->binds[i - 1] : NULL;
-}
+static Bind *lookup(Gen *g, const char *name) { return names_lookup(&g->binds, name); }
 
 static Bind *bind(Gen *g, const char *name, Buffer *b)
 {
-	int hidden = (int)(intptr_t)map_get(&g->top, name);
-	vpush(g->binds, g->nbinds, ((Bind){ .name = name, .buf = b, .hidden = hidden }));
-	map_put(&g->top, name, (void *)(intptr_t)g->nbinds);
-	return &g->binds[g->nbinds - 1];
-}
-
-/* Pops the binds made since mark: each name means again what it meant. */
-static void unbind(Gen *g, int mark)
-{
-	while (g->nbinds > mark) {
-		Bind *b = &g->binds[--g->nbinds];
-		map_put(&g->top, b->name, (void *)(intptr_t)b->hidden);
-	}
+	Bind *x = xalloc(sizeof *x);
+	*x = (Bind){ .name = name, .buf = b };
+	names_bind(&g->binds, name, x);
+	return x;
 }
 
 /* The builtin a callee names (-1: none; *dt: a dtype constructor T.float16),
@@ -612,12 +596,12 @@ static void stmt(Gen *g, Stmt *s);
 
 static void block(Gen *g, Stmt **v, int n)
 {
-	int mark = g->nbinds;
+	int mark = names_mark(&g->binds);
 	g->indent++;
 	for (int i = 0; i < n; i++)
 		stmt(g, v[i]);
 	g->indent--;
-	unbind(g, mark);
+	names_pop(&g->binds, mark);
 }
 
 /* Keyword operand kw of call e as a constant (dflt when absent). */
@@ -1057,10 +1041,10 @@ static void for_stmt(Gen *g, Stmt *s)
 			;
 	line(g, xprintf("for (%s %s = %s%s; %s < %s; %s) {", T, v, lo, end != hi ? xprintf(", %s = %s", end, hi) : "", v, end,
 	                step == 1 ? xprintf("++%s", v) : xprintf("%s += %lld", v, (long long)step)));
-	int mark = g->nbinds;
+	int mark = names_mark(&g->binds);
 	bind(g, s->targets[0]->str, NULL);
 	block(g, s->body, s->nbody);
-	unbind(g, mark);
+	names_pop(&g->binds, mark);
 	line(g, "}");
 }
 
@@ -1118,7 +1102,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		body = (Buf){0};
 		g->out = &body;
 		g->counting = pass == 0;
-		unbind(g, 0);
+		names_pop(&g->binds, 0);
 		g->indent = 0;
 		g->shared = false;
 		for (int i = 0; i < f->nparams; i++)
@@ -1191,7 +1175,7 @@ int main(int argc, char **argv)
 	if (tg <= TG_ANY)
 		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
 	Module *m = load_module(c.prog, c.input, tg, true);
-	if (!m)
+	if (!m || !find_kernel(c.prog, m, NULL))
 		return 1;
 	Diag d;
 	diag_init(&d, stderr);

@@ -122,7 +122,16 @@ static Value *member(Sema *S, Value *base, Expr *e)
 		v->s = path;
 		return v;
 	}
-	return fail(S, e->pos, "'%s' has no member '%s'", base->s, e->str);
+	/* named as the user wrote the base (Tx, T.ptx), with what would fit */
+	const char *user = expr_str(e->a);
+	if (strcmp(base->s, "T") == 0)
+		return fail(S, e->pos, "'%s' has no member '%s': the execution scopes of tile ops are %s.thread, %s.warp, "
+		            "%s.warpgroup (or %s.wg), %s.cta and %s.cluster; `txc-parse --intrinsics` lists the builtins",
+		            user, e->str, user, user, user, user, user, user);
+	if (base->i)
+		return fail(S, e->pos, "'%s' has no member '%s': the tile ops of an execution scope are copy and copy_async",
+		            user, e->str);
+	return fail(S, e->pos, "'%s' has no member '%s'", user, e->str);
 }
 
 /* ---- layouts --------------------------------------------------------------- */

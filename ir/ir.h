@@ -55,6 +55,14 @@ unsigned str_hash(const char *s);
 void *map_get(const Map *m, const char *key);   /* NULL when absent */
 void map_put(Map *m, const char *key, void *val); /* replaces an old value */
 
+/* Names bound in nested blocks, to pointers: a bind hides the same name's
+ * older bind until names_pop(mark) unbinds back to a mark (names_mark()). */
+typedef struct Names { Map top; struct NameBind { const char *name; void *val; int hidden; } *v; int n, cap; } Names;
+void names_bind(Names *s, const char *name, void *val);
+void *names_lookup(const Names *s, const char *name);  /* NULL when unbound */
+static inline int names_mark(const Names *s) { return s->n; }
+void names_pop(Names *s, int mark);
+
 /* A string builder. */
 typedef struct Buf { char *s; size_t n, cap; } Buf;
 void bputc(Buf *b, int c);

@@ -348,15 +348,17 @@ static bool is_region_expr(Sema *S, Expr *e)
 }
 
 /* After an error the names are still bound, to a value that silences the
- * errors that would follow from their absence. */
+ * errors that would follow from their absence; so also when the value
+ * failed silently, on a name poisoned by an earlier error. */
 static void assign(Sema *S, Stmt *s)
 {
-	int errors = S->d->errors;
-	if (assign1(S, s) || S->d->errors == errors)
+	if (assign1(S, s))
 		return;
-	for (int i = 0; i < s->ntargets; i++)
-		if (s->targets[i]->kind == E_NAME && !lookup(S, s->targets[i]->str))
+	for (int i = 0; i < s->ntargets; i++) {
+		Sym *old = s->targets[i]->kind == E_NAME ? lookup(S, s->targets[i]->str) : NULL;
+		if (s->targets[i]->kind == E_NAME && (!old || !old->pos.src)) /* unbound, or a builtin's name */
 			define(S, s->targets[i]->str, &verr, s->targets[i]->pos);
+	}
 }
 
 static bool assign1(Sema *S, Stmt *s)
@@ -797,7 +799,6 @@ bool verify_module(Module *m, Diag *d)
 	builtins(&S);
 	S.builtins = S.env;
 	push_env(&S, true);
-	int kernels = 0;
 	for (int i = 0; i < m->nbody; i++) {
 		Stmt *s = m->body[i];
 		switch (s->kind) {
@@ -806,7 +807,6 @@ bool verify_module(Module *m, Diag *d)
 			break;
 		case S_FUNC:
 			kernel(&S, s);
-			kernels++;
 			break;
 		case S_ASSIGN:
 			assign(&S, s);
@@ -817,9 +817,7 @@ bool verify_module(Module *m, Diag *d)
 			error_at(d, s->pos, "only imports, constants and kernels belong at module level");
 		}
 	}
-	if (!kernels && d->errors == errors) {
-		Pos p = { m->src, 1, 1, 0, 0, NULL };
-		error_at(d, p, "no kernel in this file: write one with @T.prim_func");
-	}
+	/* a module of constants, or an empty one, is valid IR: txc-cuda,
+	 * txc-emu and txc-run refuse it (find_kernel) */
 	return d->errors == errors;
 }

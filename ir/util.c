@@ -134,6 +134,31 @@ void map_put(Map *m, const char *key, void *val)
 	s->val = val;
 }
 
+void names_bind(Names *s, const char *name, void *val)
+{
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 32;
+		s->v = xrealloc(s->v, sizeof *s->v * (size_t)s->cap, sizeof *s->v * (size_t)cap);
+		s->cap = cap;
+	}
+	s->v[s->n] = (struct NameBind){ name, val, (int)(intptr_t)map_get(&s->top, name) };
+	map_put(&s->top, name, (void *)(intptr_t)++s->n);
+}
+
+void *names_lookup(const Names *s, const char *name)
+{
+	intptr_t i = (intptr_t)map_get(&s->top, name);
+	return i ? s->v[i - 1].val : NULL;
+}
+
+void names_pop(Names *s, int mark)
+{
+	while (s->n > mark) {
+		struct NameBind *b = &s->v[--s->n];
+		map_put(&s->top, b->name, (void *)(intptr_t)b->hidden);
+	}
+}
+
 void bputc(Buf *b, int c)
 {
 	if (b->n + 1 >= b->cap) {

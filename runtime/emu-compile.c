@@ -83,17 +83,8 @@ typedef struct Comp {
 	VarInfo **byname;
 	int nbyname;    /* buckets, a power of two */
 	PMap accs;      /* Buffer -> Acc */
-	Bind *env;
-	int nenv, capenv;
+	Names env;      /* name -> Bind, popped at the end of a block */
 } Comp;
-
-static unsigned shash(const char *s)
-{
-	unsigned h = 2166136261u;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
 
 static bool same_pos(Pos a, Pos b) { return a.src == b.src && a.off == b.off && a.line == b.line; }
 
@@ -101,7 +92,7 @@ static bool same_pos(Pos a, Pos b) { return a.src == b.src && a.off == b.off && 
  * the call of a launch id). */
 static VarInfo *var_at(Comp *C, const char *name, Pos p)
 {
-	for (VarInfo *v = C->byname[shash(name) & (unsigned)(C->nbyname - 1)]; v; v = v->next)
+	for (VarInfo *v = C->byname[str_hash(name) & (unsigned)(C->nbyname - 1)]; v; v = v->next)
 		if (strcmp(v->var->name, name) == 0 && same_pos(v->var->pos, p))
 			return v;
 	return NULL;
@@ -109,21 +100,12 @@ static VarInfo *var_at(Comp *C, const char *name, Pos p)
 
 static void bind(Comp *C, const char *name, Buffer *b, int64_t k)
 {
-	if (C->nenv == C->capenv) {
-		int cap = C->capenv ? 2 * C->capenv : 32;
-		C->env = xrealloc(C->env, sizeof(Bind) * (size_t)C->capenv, sizeof(Bind) * (size_t)cap);
-		C->capenv = cap;
-	}
-	C->env[C->nenv++] = (Bind){ name, b, k };
+	Bind *x = xalloc(sizeof *x);
+	*x = (Bind){ name, b, k };
+	names_bind(&C->env, name, x);
 }
 
-static Bind *lookup_name(Comp *C, const char *name)
-{
-	for (int i = C->nenv - 1; i >= 0; i--)
-		if (strcmp(C->env[i].name, name) == 0)
-			return &C->env[i];
-	return NULL;
-}
+static Bind *lookup_name(Comp *C, const char *name) { return names_lookup(&C->env, name); }
 
 static Buffer *buffer_named(Comp *C, const Expr *x)
 {
@@ -150,7 +132,7 @@ static void collect_expr(Comp *C, Expr *e)
 			p->launch[p->nlaunch++] = l;
 		}
 		pput(&C->vars, e->var, v);
-		unsigned h = shash(e->var->name) & (unsigned)(C->nbyname - 1);
+		unsigned h = str_hash(e->var->name) & (unsigned)(C->nbyname - 1);
 		v->next = C->byname[h];
 		C->byname[h] = v;
 	}
@@ -647,10 +629,10 @@ static void cfor(Comp *C, CStmt *c, Stmt *s, int depth)
 	VarInfo *vi = t->kind == E_NAME ? var_at(C, t->str, t->pos) : NULL;
 	c->slot = vi ? vi->slot : -1;
 	c->dtype = vi ? vi->var->dtype : DT_INT64;
-	int mark = C->nenv;
+	int mark = names_mark(&C->env);
 	c->body = cblock(C, s->body, s->nbody, depth + 1);
 	c->nbody = s->nbody;
-	C->nenv = mark;
+	names_pop(&C->env, mark);
 }
 
 static bool cregion(Comp *C, Expr *x, Region *r)
@@ -813,7 +795,7 @@ static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 	c->op = -1;
 	if (C->trace)
 		c->text = stmt_text(s);
-	int mark = C->nenv;
+	int mark = names_mark(&C->env);
 	switch (s->kind) {
 	case S_EXPR:
 		ccall_stmt(C, c, s->value);
@@ -834,10 +816,10 @@ static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 		c->value = cx(C, s->value);
 		c->body = cblock(C, s->body, s->nbody, depth + 1);
 		c->nbody = s->nbody;
-		C->nenv = mark;
+		names_pop(&C->env, mark);
 		c->orelse = cblock(C, s->orelse, s->norelse, depth + 1);
 		c->norelse = s->norelse;
-		C->nenv = mark;
+		names_pop(&C->env, mark);
 		break;
 	case S_FOR:
 		cfor(C, c, s, depth);

@@ -96,7 +96,7 @@ void test_sema(void)
 	rejects("    if 1 + 2:\n        pass\n", "an if condition must be a boolean");
 	rejects("    T.cuda.cta_sync\n", "this expression does nothing");
 	rejects("    T.cast(1, \"int32\")\n", "the result of T.cast() is not used");
-	rejects("    Tx.foo.copy(A, A)\n", "'T' has no member 'foo'");
+	rejects("    Tx.foo.copy(A, A)\n", "'Tx' has no member 'foo': the execution scopes");
 
 	/* the target check */
 	Module *m = parse_str(HEAD "    T.ptx.tcgen05.wait.ld()\n", NULL);

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# A module without a kernel is valid IR (doc/txir.md, sections 5 and 10):
+# txc-parse and every pass print it (an empty file prints nothing), while
+# the programs that need a kernel (txc-cuda, txc-emu, txc-run, and so the
+# driver's CUDA) refuse it, saying so.
+. "$(dirname "$0")/lib.sh"
+: >"$TMP/empty.tx"
+printf 'from tvm.script import tirx as T\n\nn = 4\n' >"$TMP/consts.tx"
+for p in txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower; do
+  "$TXC_BIN/$p" "$TMP/empty.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  check "$p: an empty file is accepted and prints nothing" [ "$rc $(wc -c <"$TMP/out") $(wc -c <"$TMP/err")" = "0 0 0" ]
+  "$TXC_BIN/$p" "$TMP/consts.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  check "$p: a module of constants prints them" [ "$rc $(grep -cx 'n = 4' "$TMP/out")" = "0 1" ]
+done
+for p in txc-cuda txc-emu; do
+  "$TXC_BIN/$p" "$TMP/empty.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  check "$p: an empty file is refused" [ "$rc $(wc -c <"$TMP/out")" = "1 0" ]
+  check "$p: as having no kernel" grep -q "^$p: error: '$TMP/empty.tx' has no kernel: write one with @T.prim_func" "$TMP/err"
+done
+"$TXC_BIN/txc" "$TMP/consts.tx" -o "$TMP/out.cu" 2>"$TMP/err"; rc=$?
+check "txc: no CUDA from a module without a kernel" [ "$rc $(ls "$TMP" | grep -c 'out\.cu')" = "1 0" ]
+check "txc: says why" grep -q "has no kernel" "$TMP/err"
+"$TXC_BIN/txc" --emit=ir "$TMP/consts.tx" -o "$TMP/out.tx" 2>"$TMP/err"; rc=$?
+check "txc --emit=ir: the constants, lowered (unchanged)" [ "$rc $(grep -cx 'n = 4' "$TMP/out.tx")" = "0 1" ]
+done_testing
