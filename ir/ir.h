@@ -189,8 +189,20 @@ int axis_lookup(const char *name); /* -1 if unknown */
 enum { ES_THREAD, ES_WARP, ES_WARPGROUP, ES_CTA, ES_CLUSTER, ES_COUNT };
 extern const char *const exec_scope_names[ES_COUNT];
 
-/* GPU targets, oldest first. */
-enum { TG_ANY, TG_SM80, TG_SM90, TG_SM90A, TG_SM100A, TG_COUNT };
+/* GPU targets, oldest first, and their limits (target.def). */
+enum {
+#define TARGET(id, name, threads, smem, local) id,
+#include "target.def"
+#undef TARGET
+	TG_COUNT
+};
+typedef struct Target {
+	const char *name;
+	int64_t threads;      /* threads per CTA */
+	int64_t smem;         /* bytes of shared memory per CTA */
+	int64_t local;        /* bytes of local memory per thread */
+} Target;
+extern const Target targets[TG_COUNT];
 extern const char *const target_names[TG_COUNT];
 int target_lookup(const char *name); /* -1 if unknown */
 bool target_has(int target, int need);
@@ -534,6 +546,10 @@ int64_t smem_plan(Func *f);
  * buffer is swizzled, since the kernel rounds its base up to 1024 bytes.
  * The backend, the launcher and the emulator all use this one rule. */
 int64_t smem_bytes(Func *f);
+/* Places the kernel's local buffers in each thread's local memory, 16-byte
+ * aligned (local_off); returns the bytes a thread needs. Sizes saturate at
+ * INT64_MAX. */
+int64_t local_plan(Func *f);
 
 /* ---- plan.c: what the passes share ------------------------------------------ */
 
@@ -622,6 +638,8 @@ struct Buffer {
 	Expr *decl;         /* the defining call */
 	bool is_param;      /* a global buffer of the signature */
 	int64_t smem_off;   /* shared: byte offset in the CTA's shared memory */
+	int64_t local_off;  /* local: byte offset in each thread's local memory */
+	bool swizzled_root; /* shared: it or a view of it is swizzled (storage.c) */
 	Layout *row_major;  /* buffer_layout's layout when it has none */
 };
 

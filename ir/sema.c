@@ -660,6 +660,43 @@ static void check_thread_axes(Sema *S, Func *f)
 	}
 }
 
+static const char *target_label(int tg) { return tg == TG_ANY ? "any target" : target_names[tg]; }
+
+/* The buffer of the kernel that takes its memory past `limit`: the first
+ * whose end does, else the last of its kind (alignment padding did it). */
+static Buffer *crossing(Func *f, bool shared, int64_t limit)
+{
+	Buffer *last = NULL;
+	for (int i = 0; i < f->nbufs; i++) {
+		Buffer *b = f->bufs[i];
+		if (b->base || (shared ? !(scopes[b->scope].flags & SCF_SHARED) : b->scope != SC_LOCAL))
+			continue;
+		int64_t end;
+		if (!mul_ok(buffer_storage(b), dtype_bytes(b->dtype), &end) ||
+		    !add_ok(end, shared ? b->smem_off : b->local_off, &end) || end > limit)
+			return b;
+		last = b;
+	}
+	return last;
+}
+
+/* The shared memory a CTA and the local memory a thread need, against the
+ * target's limits (target.def), reported at the buffer that crosses one. */
+static void check_memory_limits(Sema *S, Func *f)
+{
+	const Target *tg = &targets[S->m->target];
+	int64_t need[2] = { smem_bytes(f), local_plan(f) }, limit[2] = { tg->smem, tg->local };
+	static const char *const what[2] = { "shared memory per CTA", "local memory per thread" };
+	for (int k = 0; k < 2; k++) {
+		Buffer *b = need[k] > limit[k] ? crossing(f, k == 0, limit[k]) : NULL;
+		if (b)
+			error_at(S->d, b->pos, "kernel '%s' needs %s bytes of %s, with '%s'; %s allows at most %lld (%lld KiB)",
+			         f->name, need[k] == INT64_MAX ? "more than 2^63" : xprintf("%lld", (long long)need[k]),
+			         what[k], b->name, target_label(S->m->target), (long long)limit[k],
+			         (long long)(limit[k] >> 10));
+	}
+}
+
 static void kernel(Sema *S, Stmt *s)
 {
 	bool prim = false;
@@ -739,9 +776,12 @@ static void kernel(Sema *S, Stmt *s)
 	            S->launch[IN_WARPGROUP_ID] ? 128 * S->launch_ext[IN_WARPGROUP_ID] :
 	            S->launch[IN_LANE_ID] ? 32 : 1;
 	f->threads = n;
-	if (n > 1024)
-		error_at(S->d, S->launch_pos[S->launch[IN_WARP_ID] ? IN_WARP_ID : IN_WARPGROUP_ID],
-		         "%lld threads per CTA; at most 1024", (long long)n);
+	const Target *tg = &targets[S->m->target];
+	if (n > tg->threads)
+		error_at(S->d, S->launch_pos[S->launch[IN_THREAD_ID] ? IN_THREAD_ID : S->launch[IN_WARP_ID] ? IN_WARP_ID :
+		                             IN_WARPGROUP_ID],
+		         "%lld threads per CTA; %s allows at most %lld", (long long)n, target_label(S->m->target),
+		         (long long)tg->threads);
 	if (S->launch[IN_WARP_ID] && 32 * S->launch_ext[IN_WARP_ID] != n)
 		error_at(S->d, S->launch_pos[IN_WARP_ID], "T.warp_id([%lld]) means %lld threads, but the CTA has %lld",
 		         (long long)S->launch_ext[IN_WARP_ID], (long long)(32 * S->launch_ext[IN_WARP_ID]), (long long)n);
@@ -754,6 +794,7 @@ static void kernel(Sema *S, Stmt *s)
 		error_at(S->d, S->launch_pos[IN_LANE_ID], "T.lane_id needs whole warps, but the CTA has %lld threads",
 		         (long long)n);
 	check_thread_axes(S, f);
+	check_memory_limits(S, f);
 }
 
 static void import(Sema *S, Stmt *s)

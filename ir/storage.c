@@ -70,28 +70,47 @@ Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why)
 	return ex_swizzle(l, sum);
 }
 
-/* A shared buffer starts on 1024 bytes when it or a view of it is swizzled
- * (the hardware swizzles absolute addresses), else on 16 (the widest
- * vector access). */
-static bool swizzled_storage(const Func *f, const Buffer *root)
+/* Sums that saturate at INT64_MAX: a hostile shape must not wrap around
+ * into a size that looks small. */
+static int64_t sat_add(int64_t a, int64_t b)
 {
+	int64_t r;
+	return add_ok(a, b, &r) ? r : INT64_MAX;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	return mul_ok(a, b, &r) ? r : INT64_MAX;
+}
+
+static int64_t round_up(int64_t x, int64_t align) { return sat_mul((sat_add(x, align - 1)) / align, align); }
+
+/* Marks the roots of shared buffers that are swizzled, directly or through
+ * a view: they start on 1024 bytes (the hardware swizzles absolute
+ * addresses), the others on 16 (the widest vector access). */
+static bool *swizzled_roots(const Func *f)
+{
+	bool *sw = xalloc((size_t)f->nbufs + 1);
 	for (int i = 0; i < f->nbufs; i++)
-		if (buffer_root(f->bufs[i]) == root && f->bufs[i]->layout && f->bufs[i]->layout->swizzled)
-			return true;
-	return false;
+		if (f->bufs[i]->layout && f->bufs[i]->layout->swizzled)
+			buffer_root(f->bufs[i])->swizzled_root = true;
+	for (int i = 0; i < f->nbufs; i++)
+		sw[i] = buffer_root(f->bufs[i])->swizzled_root;
+	return sw;
 }
 
 int64_t smem_plan(Func *f)
 {
 	int64_t top = 0;
+	bool *sw = swizzled_roots(f);
 	for (int i = 0; i < f->nbufs; i++) {
 		Buffer *b = f->bufs[i];
 		if (b->base || !(scopes[b->scope].flags & SCF_SHARED))
 			continue;
-		int64_t align = swizzled_storage(f, b) ? 1024 : 16;
-		top = (top + align - 1) / align * align;
+		top = round_up(top, sw[i] ? 1024 : 16);
 		b->smem_off = top;
-		top += buffer_storage(b) * dtype_bytes(b->dtype);
+		top = sat_add(top, sat_mul(buffer_storage(b), dtype_bytes(b->dtype)));
 	}
 	for (int i = 0; i < f->nbufs; i++)
 		if (f->bufs[i]->base && (scopes[f->bufs[i]->scope].flags & SCF_SHARED))
@@ -102,8 +121,23 @@ int64_t smem_plan(Func *f)
 int64_t smem_bytes(Func *f)
 {
 	int64_t n = smem_plan(f);
+	bool *sw = swizzled_roots(f);
 	for (int i = 0; i < f->nbufs; i++)
-		if ((scopes[f->bufs[i]->scope].flags & SCF_SHARED) && swizzled_storage(f, buffer_root(f->bufs[i])))
-			return n + 1024;
+		if ((scopes[f->bufs[i]->scope].flags & SCF_SHARED) && sw[i])
+			return sat_add(n, 1024);
 	return n;
+}
+
+int64_t local_plan(Func *f)
+{
+	int64_t top = 0;
+	for (int i = 0; i < f->nbufs; i++) {
+		Buffer *b = f->bufs[i];
+		if (b->base || b->scope != SC_LOCAL)
+			continue;
+		top = round_up(top, 16);
+		b->local_off = top;
+		top = sat_add(top, sat_mul(buffer_storage(b), dtype_bytes(b->dtype)));
+	}
+	return round_up(top, 16);
 }

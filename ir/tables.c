@@ -58,9 +58,16 @@ const char *const exec_scope_names[ES_COUNT] = {
 	[ES_CTA] = "cta", [ES_CLUSTER] = "cluster",
 };
 
+const Target targets[TG_COUNT] = {
+#define TARGET(id, name, threads, smem, local) [id] = { name, threads, smem, local },
+#include "target.def"
+#undef TARGET
+};
+
 const char *const target_names[TG_COUNT] = {
-	[TG_ANY] = "any", [TG_SM80] = "sm_80", [TG_SM90] = "sm_90",
-	[TG_SM90A] = "sm_90a", [TG_SM100A] = "sm_100a",
+#define TARGET(id, name, threads, smem, local) [id] = name,
+#include "target.def"
+#undef TARGET
 };
 
 int target_lookup(const char *name)

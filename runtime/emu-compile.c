@@ -852,6 +852,7 @@ Prog *emu_compile(Module *m, Func *f, bool trace)
 	/* storage: shared buffers where smem_plan puts them, registers per
 	 * thread, each array 16-byte aligned */
 	p->smem_bytes = smem_plan(f);
+	p->local_bytes = local_plan(f);
 	for (int i = 0; i < f->nbufs; i++) {
 		Buffer *b = f->bufs[i];
 		if (b->base)
@@ -867,15 +868,12 @@ Prog *emu_compile(Module *m, Func *f, bool trace)
 		if (fl & SCF_SHARED) {
 			vpush(p->shared, p->nshared, b);
 		} else if ((fl & SCF_THREAD) && b->scope == SC_LOCAL) {
-			int64_t off = (p->local_bytes + 15) / 16 * 16;
 			p->local_off = xrealloc(p->local_off, sizeof(int64_t) * (size_t)p->nlocal,
 			                        sizeof(int64_t) * (size_t)(p->nlocal + 1));
 			vpush(p->local, p->nlocal, b);
-			p->local_off[p->nlocal - 1] = off;
-			p->local_bytes = off + bytes;
+			p->local_off[p->nlocal - 1] = b->local_off;
 		}
 	}
-	p->local_bytes = (p->local_bytes + 15) / 16 * 16;
 	if (!p->fail && (p->smem_bytes > ((int64_t)1 << 30) || p->local_bytes > ((int64_t)1 << 20)))
 		p->fail = "the kernel's shared memory or registers are too large to emulate";
 	collect(&C, f->stmt->body, f->stmt->nbody);

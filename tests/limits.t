@@ -94,6 +94,27 @@ else
   not_ok "60 doubly-used definitions: lowered in time, 16-byte copies"; diag <"$TMP/err"
 fi
 
+# Hardware limits per target (ir/target.def): 200 KiB of shared memory fits
+# sm_90a and sm_100a, not sm_80 (163 KiB); the driver passes its --arch on.
+cat >"$TMP/smem.tx" <<'EOF'
+from tvm.script import tirx as T
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128, 32), "float16")
+    T.device_entry()
+    T.thread_id([128])
+    S = T.alloc_shared((400, 256), "float16")
+EOF
+for t in sm_90 sm_90a sm_100a; do
+  check "204800 bytes of shared memory: accepted for $t" "$TXC_BIN/txc-parse" --target=$t "$TMP/smem.tx" -o "$TMP/out"
+done
+"$TXC_BIN/txc-parse" --target=sm_80 "$TMP/smem.tx" -o "$TMP/out" 2>"$TMP/err"; rc=$?
+check "204800 bytes of shared memory: refused for sm_80" [ $rc = 1 ]
+check "naming the limit, the arch and the numbers" grep -q "needs 204800 bytes of shared memory per CTA, with 'S'; sm_80 allows at most 166912 (163 KiB)" "$TMP/err"
+"$TXC_BIN/txc" --arch=sm_80 --emit=cu "$TMP/smem.tx" -o "$TMP/out.cu" 2>"$TMP/err"; rc=$?
+check "txc --arch=sm_80 refuses it too" [ "$rc $(grep -c 'sm_80 allows at most 166912' "$TMP/err")" = "1 1" ]
+
 # Just under the limit is accepted: 999 additions.
 perl -e 'print "from tvm.script import tirx as T\nx = " . join("+", ("1") x 1000) .
   "\n\@T.prim_func\ndef k():\n    T.device_entry()\n"' >"$TMP/ok.tx"
