@@ -1174,6 +1174,7 @@ int main(int argc, char **argv)
 	int tg = target_lookup(arch);
 	if (tg <= TG_ANY)
 		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
+	prove_accesses = true;
 	Module *m = load_module(c.prog, c.input, tg, true);
 	if (!m || !find_kernel(c.prog, m, NULL))
 		return 1;

@@ -26,6 +26,12 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 			return true;
 		}
 		return false;
+	case E_COND: /* b if a else c: either */
+		if (!expr_range(e->b, &a0, &a1) || !expr_range(e->c, &b0, &b1))
+			return false;
+		*lo = a0 < b0 ? a0 : b0;
+		*hi = a1 > b1 ? a1 : b1;
+		return true;
 	case E_UN:
 		if (e->op != OP_NEG || !expr_range(e->a, &a0, &a1) || a0 == INT64_MIN)
 			return false;
@@ -64,6 +70,38 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 			*lo = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? 0 : a0 % b0;
 			*hi = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? b0 - 1 : a1 % b0;
 			return true;
+		case OP_SHL:
+			if (b0 != b1 || b0 < 0 || b0 > 62 || a0 < 0 || a1 > (INT64_MAX >> b0))
+				return false;
+			*lo = a0 << b0;
+			*hi = a1 << b0;
+			return true;
+		case OP_SHR:
+			if (b0 != b1 || b0 < 0 || b0 > 63 || a0 < 0)
+				return false;
+			*lo = a0 >> b0;
+			*hi = a1 >> b0;
+			return true;
+		}
+		/* bitwise, of non-negative values */
+		if (a0 < 0 || b0 < 0)
+			return false;
+		switch (e->op) {
+		case OP_BITAND:
+			*lo = 0;
+			*hi = a1 < b1 ? a1 : b1;
+			return true;
+		case OP_BITOR: case OP_BITXOR: {
+			/* only the bits below the smaller operand's top bit change
+			 * in the larger one: a ^ b and a | b stay in its block */
+			int64_t big0 = a1 >= b1 ? a0 : b0, big1 = a1 >= b1 ? a1 : b1, small = a1 >= b1 ? b1 : a1;
+			int64_t mask = 0;
+			while (mask < small)
+				mask = mask * 2 + 1;
+			*lo = e->op == OP_BITOR ? big0 : big0 & ~mask;
+			*hi = big1 | mask;
+			return true;
+		}
 		}
 		return false;
 	default:
@@ -166,6 +204,14 @@ static int64_t gcd(int64_t a, int64_t b)
 	return a;
 }
 
+/* The largest power of two dividing m (m = 0: every power; 2^62 here). */
+static int64_t pow2_part(int64_t m)
+{
+	if (m == 0 || m == INT64_MIN)
+		return (int64_t)1 << 62;
+	return m & -m;
+}
+
 /* A number that provably divides e; 0 when e is 0 (every number divides
  * it), 1 when nothing better is known. Sums take the gcd, products the
  * product; a name has what is known of it (a loop variable steps by
@@ -173,10 +219,10 @@ static int64_t gcd(int64_t a, int64_t b)
 int64_t expr_multiple(const Expr *e)
 {
 	int64_t a, b, r;
-	if (e->kind == E_INT)
-		return e->ival < 0 ? -e->ival : e->ival;
-	if (e->val && e->val->kind == V_INT)
-		return e->val->i < 0 ? -e->val->i : e->val->i;
+	if (e->kind == E_INT || (e->val && e->val->kind == V_INT)) {
+		int64_t v = e->kind == E_INT ? e->ival : e->val->i;
+		return v == INT64_MIN ? (int64_t)1 << 62 : v < 0 ? -v : v;
+	}
 	switch (e->kind) {
 	case E_NAME:
 		/* a let-bound name carries the multiple of its value (sema.c), so
@@ -184,6 +230,8 @@ int64_t expr_multiple(const Expr *e)
 		return e->var && e->var->mult ? e->var->mult : 1;
 	case E_UN:
 		return e->op == OP_NEG ? expr_multiple(e->a) : 1;
+	case E_COND:
+		return gcd(expr_multiple(e->b), expr_multiple(e->c));
 	case E_BIN:
 		a = expr_multiple(e->a);
 		switch (e->op) {
@@ -198,6 +246,21 @@ int64_t expr_multiple(const Expr *e)
 			if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 62 && mul_ok(a, (int64_t)1 << e->b->ival, &r))
 				return r;
 			return a;
+		case OP_SHR:
+			/* the power of two in a, less the bits shifted out */
+			if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 63 && pow2_part(a) >> e->b->ival)
+				return pow2_part(a) >> e->b->ival;
+			return 1;
+		case OP_BITXOR: case OP_BITOR:
+			/* low zero bits common to both stay zero */
+			b = pow2_part(expr_multiple(e->b));
+			a = pow2_part(a);
+			return a < b ? a : b;
+		case OP_BITAND:
+			/* low zero bits of either stay zero */
+			b = pow2_part(expr_multiple(e->b));
+			a = pow2_part(a);
+			return a > b ? a : b;
 		default:
 			return 1;
 		}

@@ -194,3 +194,102 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 	return ok;
 }
 
+
+/* ---- addresses of vector accesses ------------------------------------------------- */
+
+/* The buffer and storage offset (in elements) an address operand names:
+ * a buffer, T.pointer_offset(B, e), T.address_of(B[...]), or a let-bound
+ * name of one of these. NULL with *why when it is none of them. */
+static Buffer *address(Sema *S, Expr *x, Expr **off, const char **why, int depth)
+{
+	if (depth > 8) {
+		*why = "it is bound through too many names";
+		return NULL;
+	}
+	if (x->kind == E_NAME && x->var && x->var->def)
+		return address(S, x->var->def, off, why, depth + 1);
+	Value *v = x->kind == E_NAME || (x->kind == E_CALL && x->intrin == IN_POINTER_OFFSET) ? x->val : NULL;
+	if (x->kind == E_NAME) {
+		v = eval(S, x);
+		if (v && !IS_ERR(v) && v->kind == V_BUFFER) {
+			*off = ex_int(0);
+			return v->buffer;
+		}
+	}
+	if (x->kind == E_CALL && x->intrin == IN_POINTER_OFFSET && x->nargs == 2) {
+		v = eval(S, x->args[0]);
+		if (v && !IS_ERR(v) && v->kind == V_BUFFER) {
+			*off = x->args[1];
+			return v->buffer;
+		}
+	}
+	if (x->kind == E_CALL && x->intrin == IN_ADDRESS_OF && x->nargs == 1) {
+		Expr *a = x->args[0];
+		v = eval(S, a->kind == E_INDEX ? a->a : a);
+		if (v && !IS_ERR(v) && v->kind == V_BUFFER) {
+			if (a->kind != E_INDEX) {
+				*off = ex_int(0);
+				return v->buffer;
+			}
+			if (a->nargs == v->buffer->ndim && (*off = buffer_offset_expr(v->buffer, a->args, why)))
+				return v->buffer;
+			if (a->nargs != v->buffer->ndim)
+				*why = "its index does not name one element";
+			return NULL;
+		}
+	}
+	*why = "it is not a buffer, T.pointer_offset(...), T.address_of(...) or a name bound to one";
+	return NULL;
+}
+
+/* An access of `bytes` bytes at address operand k of a call: aligned to its
+ * size and inside its buffer, for every value the names in its offset
+ * take (their ranges, through the divisibility analysis). The backend and
+ * the emulator read these addresses as they are: they are proven here. */
+void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred)
+{
+	Expr *x = call->args[k], *off = NULL;
+	const char *why = NULL;
+	Buffer *b = address(S, x, &off, &why, 0);
+	const char *what = xprintf("%s() %s", fn_name(call), k == 0 ? "writes" : "reads");
+	if (!b) {
+		error_at(S->d, x->pos, "%s %lld bytes at '%s', whose bounds txc cannot check: %s", what, (long long)bytes,
+		         expr_str(x), why);
+		return;
+	}
+	if (b->scope == SC_TMEM)
+		return;
+	int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), lo, hi, bmult;
+	if (mult < 0 || !mul_ok(mult, eb, &bmult) || (bmult % bytes && mult != 0)) {
+		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s' (%lld-byte elements), which is not provably "
+		         "a multiple of %lld bytes", what, (long long)bytes, expr_str(off), b->name, (long long)eb,
+		         (long long)bytes);
+		return;
+	}
+	/* cp.async's source: a predicate may mask the read, a source size
+	 * shortens it */
+	int64_t n;
+	if (k == 1 && pred && !(pred->val && pred->val->kind == V_INT && pred->val->i == -1))
+		return;
+	if (k == 1 && src_size) {
+		if (!(src_size->val && src_size->val->kind == V_INT) && src_size->kind != E_INT)
+			return;
+		n = src_size->kind == E_INT ? src_size->ival : src_size->val->i;
+		if (n == 0)
+			return;
+		if (n > 0 && n < bytes)
+			bytes = n;
+	}
+	int64_t size = buffer_storage(b), last;
+	if (!expr_range(off, &lo, &hi)) {
+		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound (a name without a "
+		         "known range)", what, (long long)bytes, expr_str(off), b->name);
+		return;
+	}
+	if (mult > 0 && hi >= 0)
+		hi -= hi % mult; /* a multiple of mult */
+	if (lo < 0 || !mul_ok(hi, eb, &last) || !add_ok(last, bytes, &last) || last > size * eb)
+		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which reaches bytes %lld to %lld; '%s' has %lld",
+		         what, (long long)bytes, expr_str(off), b->name, (long long)(lo * eb),
+		         (long long)(hi * eb + bytes), b->name, (long long)(size * eb));
+}

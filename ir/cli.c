@@ -31,6 +31,7 @@ void cli_usage_error(const Cli *c, const char *fmt, ...)
 
 void cli_parse(Cli *c, int argc, char **argv)
 {
+	progname = c->prog;
 	bool inputs_only = false;
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];

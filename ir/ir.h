@@ -30,6 +30,7 @@ typedef struct Intrin Intrin;
 
 /* ---- util.c ------------------------------------------------------------ */
 
+extern const char *progname;        /* for messages with no position: set by cli_parse */
 void *xalloc(size_t n);             /* zeroed, from the arena */
 void *xrealloc(void *p, size_t old, size_t n);
 char *xstrdup(const char *s);
@@ -586,6 +587,24 @@ int read_plans(const Expr *call, Plan **out);
 /* NULL when a complete plan covers the region: outer x threads x vec
  * elements, or outer x vec per thread for a register plan; else why not. */
 const char *plan_check(const Plan *p, int64_t elements, bool per_thread);
+/* Aligns dst and src into p (src, dst, src_base, dst_base): each region
+ * sliced out of its buffer's layout, a symbolic start moved into the base;
+ * the two sides split to common extents; for global <-> shared (sort) the
+ * iters ordered by the global side's strides, outermost first; iters that
+ * continue each other on both sides fused. False with why when they cannot. */
+bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst_is_global, const char **why);
+/* NULL when vec elements per access is legal for p's layouts (reg: the
+ * register side of a register plan, else NULL), with threads threads over
+ * elements elements; else why not. */
+const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements);
+/* NULL when plan p of variant va, as written (perhaps by hand), is true
+ * of the operands: its layouts reach what the buffers' layouts reach from
+ * the same starts, pairing the same elements (their iters may be ordered,
+ * split and fused otherwise), with the buffers' swizzles, and its vec is an
+ * access width of the variant that txc-vectorize's rules allow; else which
+ * claim is false. Cheap: facts about iters and divisibility, no
+ * enumeration. */
+const char *plan_prove(const Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads);
 /* The register side of a register plan (the local operand's layout). */
 const Layout *plan_registers(const Plan *p, const Value *dst);
 void write_plans(Expr *call, const Plan *v, int n);
@@ -667,6 +686,11 @@ struct Func {
 
 /* Resolves names and checks the module; returns false after reporting. */
 bool verify_module(Module *m, Diag *d);
+/* Set by the programs that emit code (txc-cuda): every vector access of
+ * T.cuda.copy_bytes and T.ptx.cp_async must be proven aligned and in
+ * bounds, or it is an error. The others leave it to the emulator's checks
+ * at run time, where the threads that go wrong can be named. */
+extern bool prove_accesses;
 /* After verify_module: what a module-level name means, or NULL. */
 Value *module_value(const Module *m, const char *name);
 

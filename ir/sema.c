@@ -5,6 +5,8 @@
 
 #include "sema.h"
 
+bool prove_accesses;
+
 /* ---- names ----------------------------------------------------------------- */
 
 void push_env(Sema *S, bool module)
@@ -284,6 +286,10 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			if (!ok)
 				error_at(S->d, e->args[2]->pos, "%s copies %s bytes, not %lld", fn_name(e),
 				         id == IN_CP_ASYNC ? "4, 8 or 16" : "1, 2, 4, 8 or 16", (long long)n);
+			else if (prove_accesses)
+				for (int k = 0; k < 2; k++)
+					check_access(S, e, k, n, id == IN_CP_ASYNC ? e->nargs > 5 ? e->args[5] : NULL : NULL,
+					             id == IN_CP_ASYNC && e->nargs > 6 ? e->args[6] : NULL);
 			const char *c = id == IN_CP_ASYNC && e->nargs > 7 && a.pos[7] ? a.pos[7]->s : "";
 			if (*c && strcmp(c, "ca") && strcmp(c, "cg"))
 				error_at(S->d, e->args[7]->pos, "the cache operator of cp.async is \"ca\" or \"cg\", not \"%s\"", c);

@@ -71,6 +71,7 @@ typedef struct Args {
 bool check_args(Sema *S, Expr *call, int id, Args *a);
 Kw *kwarg(Args *a, const char *name);
 const char *fn_name(Expr *call);
+void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred);
 
 /* buffers.c: buffers and launch ids */
 Buffer *new_buffer(const char *name, Pos pos, Expr *call);

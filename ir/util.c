@@ -11,6 +11,8 @@
 typedef struct Block { struct Block *next; size_t used, cap; max_align_t data[]; } Block;
 static Block *arena;
 
+const char *progname = "txc";
+
 void arena_free_all(void)
 {
 	while (arena) {
@@ -23,7 +25,7 @@ void arena_free_all(void)
 void die(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("txc: internal error: ", stderr);
+	fprintf(stderr, "%s: internal error: ", progname);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -39,7 +41,7 @@ void *xalloc(size_t n)
 		size_t cap = n > 65536 ? n : 65536;
 		Block *b = malloc(sizeof *b + cap);
 		if (!b) {
-			fputs("txc: error: out of memory\n", stderr);
+			fprintf(stderr, "%s: error: out of memory (asked for %zu more bytes)\n", progname, cap);
 			exit(1);
 		}
 		if (!registered) {

@@ -353,6 +353,10 @@ static bool evaluate(const Expr *e, Env *env, int64_t *out)
 
 typedef struct Access { int64_t thread, a, b; } Access;
 
+/* --verify holds two lists of accesses per copy: at most this many
+ * elements, so that it runs in bounded memory (2 x 96 MiB). */
+#define VERIFY_MAX ((int64_t)1 << 22)
+
 static int by_access(const void *x, const void *y)
 {
 	const Access *p = x, *q = y;
@@ -395,6 +399,10 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 {
 	int64_t group = scope_threads(L->func, o->call->es);
 	int64_t n = region_elements(dst);
+	if (n > VERIFY_MAX)
+		return vfail(L, o, xprintf("verify: the copy has %lld elements; --verify enumerates at most %lld (%lld MiB "
+		                          "of accesses); check a smaller tile of the same kernel", (long long)n,
+		                          (long long)VERIFY_MAX, (long long)(2 * VERIFY_MAX * (int64_t)sizeof(Access) >> 20)));
 	bool rd = dst->buffer->scope == SC_LOCAL;
 	Access *want = xalloc(sizeof(Access) * (size_t)n), *got = xalloc(sizeof(Access) * (size_t)n);
 	const Value *side[2] = { dst, src };
@@ -613,8 +621,11 @@ static int lower_op(OpSite *o, void *ctx)
 	Plan *p = find_plan(plans, n, variants[va].name);
 	const Value *dst = o->call->args[0]->val, *src = o->call->args[1]->val;
 	if (variants[va].plan != PLAN_NONE) {
+		/* the plan is a claim (a user may have edited it): proven first */
 		const char *why = !p ? "there is none" : p->why ? p->why :
 		                  plan_check(p, region_elements(dst), variants[va].plan == PLAN_REG);
+		if (!why)
+			why = plan_prove(p, &variants[va], dst, src, scope_threads(L->func, o->call->es));
 		if (why)
 			return fail(L, o, xprintf("its %s plan: %s", variants[va].name, why));
 	}

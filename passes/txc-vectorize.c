@@ -14,86 +14,6 @@
 
 #include "ir.h"
 
-/* Offsets of a side: the layout's own and the symbolic base. */
-static bool base_ok(const Layout *l, const Expr *base, int64_t vec)
-{
-	if (l->off[AX_M] % vec)
-		return false;
-	return !base || expr_divisible(base, vec);
-}
-
-/* A swizzled side: a vector may not cross a 2^M-element chunk. */
-static bool swizzle_ok(const Layout *l, int64_t vec)
-{
-	return !l->swizzled || vec <= ((int64_t)1 << l->swz_m);
-}
-
-/* Memory-axis strides other than the innermost iter's, multiples of vec;
- * for a register plan, thread strides of the memory side too. */
-static bool strides_ok(const Layout *l, int skip, int64_t vec)
-{
-	for (int i = 0; i < l->nshard; i++) {
-		if (i == skip || l->shard[i].extent == 1)
-			continue;
-		if (axes[l->shard[i].axis].kind == AXK_THREAD)
-			continue;
-		if (l->shard[i].stride % vec)
-			return false;
-	}
-	return true;
-}
-
-/* The index of the innermost iter that carries data for one thread: the
- * last iter, or for a register plan the last one the register side holds
- * on m (thread iters are spread over threads, not over one access). */
-static int innermost(const Layout *reg)
-{
-	for (int i = reg->nshard - 1; i >= 0; i--)
-		if (axes[reg->shard[i].axis].kind != AXK_THREAD)
-			return i;
-	return -1;
-}
-
-static const char *try_vec(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements)
-{
-	const Layout *d = p->dst, *s = p->src;
-	int in = reg ? innermost(reg) : d->nshard - 1;
-	if (in < 0)
-		return "no elements per thread";
-	const Iter *di = &d->shard[in], *si = &s->shard[in];
-	if (vec > 1) {
-		if (di->axis != AX_M || si->axis != AX_M || di->stride != 1 || si->stride != 1)
-			return "the innermost iter is not contiguous on both sides";
-		if (di->extent % vec)
-			return "the contiguous run is shorter than the vector";
-		if (!strides_ok(d, in, vec) || !strides_ok(s, in, vec))
-			return "a stride is not a multiple of the vector";
-		if (!base_ok(d, p->dst_base, vec) || !base_ok(s, p->src_base, vec))
-			return "an offset is not provably a multiple of the vector";
-		if (!swizzle_ok(d, vec) || !swizzle_ok(s, vec))
-			return "the vector would cross a swizzle chunk";
-		if (reg) {
-			/* every thread's memory-side start aligned: its thread strides */
-			const Layout *mem = reg == d ? s : d;
-			for (int i = 0; i < reg->nshard; i++)
-				if (axes[reg->shard[i].axis].kind == AXK_THREAD && reg->shard[i].extent > 1 &&
-				    mem->shard[i].stride % vec)
-					return "a thread's start on the memory side is not a multiple of the vector";
-		}
-	}
-	if (!reg && elements % (threads * vec))
-		return "the elements do not divide over threads x vector";
-	if (reg) {
-		int64_t per = 1;
-		for (int i = 0; i < reg->nshard; i++)
-			if (axes[reg->shard[i].axis].kind != AXK_THREAD)
-				per *= reg->shard[i].extent;
-		if (per % vec)
-			return "the elements of a thread do not divide by the vector";
-	}
-	return NULL;
-}
-
 static int vectorize_op(OpSite *o, void *ctx)
 {
 	(void)ctx;
@@ -129,10 +49,10 @@ static int vectorize_op(OpSite *o, void *ctx)
 			scalar = bitsw == 8;
 			if (bitsw % bits || bitsw < bits)
 				continue;
-			if (!(why = try_vec(p, reg, bitsw / bits, threads, elements)))
+			if (!(why = plan_vec_why(p, reg, bitsw / bits, threads, elements)))
 				p->vec = bitsw / bits;
 		}
-		if (!p->vec && scalar && (why = try_vec(p, reg, 1, threads, elements)) == NULL)
+		if (!p->vec && scalar && (why = plan_vec_why(p, reg, 1, threads, elements)) == NULL)
 			p->vec = 1;
 		if (!p->vec)
 			p->why = xprintf("%s (widths of %s bits)", why, variants[va].vbits);

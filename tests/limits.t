@@ -115,6 +115,27 @@ check "naming the limit, the arch and the numbers" grep -q "needs 204800 bytes o
 "$TXC_BIN/txc" --arch=sm_80 --emit=cu "$TMP/smem.tx" -o "$TMP/out.cu" 2>"$TMP/err"; rc=$?
 check "txc --arch=sm_80 refuses it too" [ "$rc $(grep -c 'sm_80 allows at most 166912' "$TMP/err")" = "1 1" ]
 
+# --verify enumerates in bounded memory: a copy of 2^23 elements (a warp's
+# 256 KiB of registers per lane) is refused at the op's line, not run.
+cat >"$TMP/big.tx" <<'EOF'
+from tvm.script import tirx as T
+from tvm.script import tirx as Tx
+from tvm.tirx.layout import S, TileLayout, laneid
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 262144), "float8_e4m3fn")
+    T.device_entry()
+    tid = T.thread_id([32])
+    R = T.alloc_local((32, 262144), "float8_e4m3fn", layout=TileLayout(S[(32, 262144) : (1 @ laneid, 1)]))
+    Tx.warp.copy(R[:, :], A[:, :])
+EOF
+"$TXC_BIN/txc" --stop-after=dispatch "$TMP/big.tx" -o "$TMP/bigd.tx"
+"$TXC_BIN/txc-lower" --verify "$TMP/bigd.tx" >/dev/null 2>"$TMP/err"; rc=$?
+check "--verify refuses 2^23 elements" [ "$rc $(grep -c 'bigd.tx:12:5: error: cannot lower Tx.warp.copy: verify: the copy has 8388608 elements; --verify enumerates at most 4194304' "$TMP/err")" = "1 1" ]
+"$TXC_BIN/txc-lower" "$TMP/bigd.tx" -o "$TMP/low.tx" 2>"$TMP/err"; rc=$?
+check "without --verify it lowers" [ $rc = 0 ]
+
 # Just under the limit is accepted: 999 additions.
 perl -e 'print "from tvm.script import tirx as T\nx = " . join("+", ("1") x 1000) .
   "\n\@T.prim_func\ndef k():\n    T.device_entry()\n"' >"$TMP/ok.tx"
