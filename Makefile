@@ -98,7 +98,7 @@ $(BIN)/txc-run: $(BUILD)/runtime/txc-run.o $(RT) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lm
 
-$(BIN)/txc: $(BUILD)/driver/txc.o
+$(BIN)/txc: $(BUILD)/driver/txc.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
