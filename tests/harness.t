@@ -9,8 +9,10 @@
 # fake DIR PROG BODY: DIR holds the programs under test, but PROG is a shell
 # script with BODY (which may run the real one as $REAL).
 fake() {
-  mkdir -p "$1"
-  for p in "$TXC_BIN"/txc*; do ln -s "$p" "$1/"; done
+  if [ ! -d "$1" ]; then
+    mkdir -p "$1"
+    for p in "$TXC_BIN"/txc*; do ln -s "$p" "$1/"; done
+  fi
   rm "$1/$2"
   printf '#!/bin/sh\nREAL=%s\n%s\n' "$TXC_BIN/$2" "$3" >"$1/$2"
   chmod +x "$1/$2"
@@ -30,6 +32,8 @@ TXC_BIN=$TMP/loc bash "$TOP/tests/roundtrip.t" >"$TMP/out" 2>&1
 check "roundtrip.t: txc-parse --locations failing is a failing test point" \
   has "^not ok .*printing with locations is a fixed point"
 
+# txc-dispatch passes every mutation on, so that each reaches txc-lower
+fake "$TMP/segv" txc-dispatch 'exec cat "$@"'
 fake "$TMP/segv" txc-lower 'ulimit -c 0; kill -SEGV $$'
 TXC_BIN=$TMP/segv FUZZ_ROUNDS=1 perl "$TOP/tests/fuzz-passes.t" >"$TMP/out" 2>&1
 check "fuzz-passes.t: a SIGSEGV in the middle of txc-dispatch | txc-lower | txc-cuda is a crash" \
