@@ -98,13 +98,38 @@ $(BIN)/txc-run: $(BUILD)/runtime/txc-run.o $(RT) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lm
 
-$(BIN)/txc: $(BUILD)/driver/txc.o
+$(BIN)/txc: $(BUILD)/driver/txc.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BIN)/txc-unittest: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the programs (txc finds the
+# passes next to itself), the documentation in the shape of the tree, so
+# that its links hold, and the examples.
+PREFIX  ?= /usr/local
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/txc
+EXDIR   := $(DESTDIR)$(PREFIX)/share/txc/examples
+INSTALL_PROGS := $(filter-out $(BIN)/txc-unittest,$(PROGS))
+DOCS    := $(wildcard doc/*.md)
+IMGS    := $(wildcard doc/img/*.svg)
+EXAMPLES := $(wildcard examples/*.tx)
+
+install: $(INSTALL_PROGS)
+	install -d $(BINDIR) $(DOCDIR)/doc/img $(EXDIR)
+	install -m 755 $(INSTALL_PROGS) $(BINDIR)
+	install -m 644 README.md $(DOCDIR)
+	install -m 644 $(DOCS) $(DOCDIR)/doc
+	install -m 644 $(IMGS) $(DOCDIR)/doc/img
+	install -m 644 $(EXAMPLES) $(EXDIR)
+
+uninstall:
+	rm -f $(addprefix $(BINDIR)/,$(notdir $(INSTALL_PROGS)))
+	rm -f $(DOCDIR)/README.md $(addprefix $(DOCDIR)/,$(DOCS) $(IMGS)) $(addprefix $(EXDIR)/,$(notdir $(EXAMPLES)))
+	rmdir --ignore-fail-on-non-empty $(DOCDIR)/doc/img $(DOCDIR)/doc $(DOCDIR) $(EXDIR) $(dir $(EXDIR))
 
 test: all
 	prove tests/
@@ -117,5 +142,5 @@ check: all
 clean:
 	rm -rf build build-san bin
 
-.PHONY: all test check clean
+.PHONY: all test check clean install uninstall
 .DELETE_ON_ERROR:

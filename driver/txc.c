@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ir.h"
+
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXSTAGES 16
 
@@ -42,7 +44,7 @@ struct proc {
 static struct stage stages[MAXSTAGES];
 static size_t nstages, nrun;
 static char *pipelinebuf, *paths[MAXSTAGES], *dumps[MAXSTAGES];
-static int dumpfds[MAXSTAGES];
+static Output dumpfiles[MAXSTAGES];
 /* Each stage's diagnostics wait in a file: once a stage fails, what the
  * stages after it say about their truncated input is noise. */
 static int errfds[MAXSTAGES];
@@ -51,12 +53,13 @@ static struct proc procs[2 * MAXSTAGES];
 static size_t nprocs;
 
 static const char *infile, *outpath, *dumpdir;
-/* After the passes: nvcc turns the CUDA into PTX or a cubin. */
+/* After the passes: nvcc turns the CUDA into PTX or a cubin. Both files are
+ * in a directory of our own (workdir); the result is copied to finalpath. */
 static const char *arch = "sm_90a", *emit, *finalpath;
 static void shquote(const char *s);
-static char *archopt, *targetopt, *cutmp;
+static char *archopt, *targetopt, *workdir, *cutmp, *nvccout;
 static bool explain;
-static char *tmppath;
+static Output outfile, objfile;
 static int outfd = 1;
 static bool verbose;
 
@@ -244,25 +247,68 @@ parseargs(int argc, char *argv[])
 			usageerr("--emit=%s runs every pass; it cannot stop after '%s'", emit, stopafter);
 		if (!outpath)
 			usageerr("--emit=%s needs an output file (-o FILE)", emit);
-		/* the passes write the CUDA next to the output; nvcc reads it */
 		finalpath = outpath;
-		outpath = cutmp = strfmt("%s.txc-%ld.cu", finalpath, (long)getpid());
 	}
 }
 
-/* nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o OUT FILE.cu (or -ptx):
- * the output goes to a temporary name, renamed when nvcc succeeds. */
+/* Where the passes write the CUDA that nvcc reads. */
+static bool
+makeworkdir(void)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	workdir = strfmt("%s/txc-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(workdir)) {
+		errf("cannot create a directory '%s': %s", workdir, strerror(errno));
+		free(workdir);
+		workdir = NULL;
+		return false;
+	}
+	outpath = cutmp = strfmt("%s/kernel.cu", workdir);
+	nvccout = strfmt("%s/kernel.%s", workdir, emit);
+	return true;
+}
+
+/* Copies nvcc's output to the output file. */
+static bool
+copyout(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd = open(nvccout, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		errf("cannot read '%s': %s", nvccout, strerror(errno));
+		return false;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			errf("cannot read '%s': %s", nvccout, strerror(errno));
+			break;
+		}
+		if (!output_write(&objfile, buf, n)) {
+			errf("%s", objfile.err);
+			break;
+		}
+	}
+	close(fd);
+	return n == 0;
+}
+
+/* nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o OUT FILE.cu (or -ptx),
+ * then OUT copied to the output file. */
 static int
 runnvcc(void)
 {
 	const char *cuda = getenv("CUDA_HOME");
 	char *nvcc = strfmt("%s/bin/nvcc", cuda && *cuda ? cuda : "/usr/local/cuda");
-	char *tmp = strfmt("%s.txc-%ld.tmp", finalpath, (long)getpid());
 	const char *num = arch + 3;
 	char *gencode = !strcmp(emit, "ptx") ? strfmt("-gencode=arch=compute_%s,code=compute_%s", num, num) :
 	                                       strfmt("-gencode=arch=compute_%s,code=%s", num, arch);
 	const char *argv[] = {access(nvcc, X_OK) == 0 ? nvcc : "nvcc", gencode, !strcmp(emit, "ptx") ? "-ptx" : "-cubin",
-	                      "-o", tmp, cutmp, NULL};
+	                      "-o", nvccout, cutmp, NULL};
 	int rc = 1, status;
 
 	if (verbose) {
@@ -278,19 +324,14 @@ runnvcc(void)
 		errf("cannot run '%s': %s", argv[0], strerror(errno));
 		_exit(1);
 	}
-	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		if (rename(tmp, finalpath) == 0)
-			rc = 0;
-		else
-			errf("cannot rename '%s' to '%s': %s", tmp, finalpath, strerror(errno));
-	} else if (pid > 0) {
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		rc = copyout() ? 0 : 1;
+	else if (pid > 0)
 		errf("nvcc failed on the CUDA that txc-cuda wrote (kept in '%s')", cutmp);
-	}
-	unlink(tmp);
+	unlink(nvccout);
 	if (rc == 0)
 		unlink(cutmp);
 	free(nvcc);
-	free(tmp);
 	free(gencode);
 	return rc;
 }
@@ -350,7 +391,7 @@ printpipeline(void)
 	fputc('\n', stderr);
 }
 
-/* Finds the programs and creates the dump and output files. */
+/* Finds the programs and opens the dump and output files. */
 static bool
 prepare(void)
 {
@@ -386,6 +427,12 @@ prepare(void)
 		unlink(name);
 		fcntl(errfds[i], F_SETFD, FD_CLOEXEC);
 	}
+	if (finalpath && !output_open(&objfile, finalpath)) {
+		errf("%s", objfile.err);
+		return false;
+	}
+	if (finalpath && !makeworkdir())
+		return false;
 	if (verbose)
 		printpipeline();
 	if (dumpdir && mkdir(dumpdir, 0777) < 0 && errno != EEXIST) {
@@ -393,28 +440,18 @@ prepare(void)
 		return false;
 	}
 	for (; dumpdir && ndumps < nrun; ++ndumps) {
-		dumpfds[ndumps] = open(dumps[ndumps], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (dumpfds[ndumps] < 0) {
-			errf("cannot create '%s': %s", dumps[ndumps], strerror(errno));
+		if (!output_open(&dumpfiles[ndumps], dumps[ndumps])) {
+			errf("%s", dumpfiles[ndumps].err);
+			output_close(&dumpfiles[ndumps], false);
 			return false;
 		}
 	}
-	if (outpath) {
-		mode_t mask = umask(0);
-
-		umask(mask);
-		tmppath = strfmt("%s.XXXXXX", outpath);
-		outfd = mkstemp(tmppath);
-		if (outfd < 0) {
-			errf("cannot create a file next to '%s': %s", outpath, strerror(errno));
-			free(tmppath);
-			tmppath = NULL;
-			return false;
-		}
-		/* mkstemp makes the file private; give it the mode open would. */
-		fcntl(outfd, F_SETFD, FD_CLOEXEC);
-		fchmod(outfd, 0666 & ~mask);
+	if (outpath && !output_open(&outfile, outpath)) {
+		errf("%s", outfile.err);
+		return false;
 	}
+	if (outpath)
+		outfd = outfile.fd;
 	return true;
 }
 
@@ -467,7 +504,7 @@ copy(size_t i, int in, int out, const char *outname)
 			errf("cannot read the output of pass '%s': %s", stages[i].pass, strerror(errno));
 			_exit(1);
 		}
-		if (!writeall(dumpfds[i], buf, n)) {
+		if (!writeall(dumpfiles[i].fd, buf, n)) {
 			errf("cannot write '%s': %s", dumps[i], strerror(errno));
 			_exit(1);
 		}
@@ -685,8 +722,21 @@ run(void)
 	return 1;
 }
 
+/* Closes an output file, keeping it or not; a failure to keep it fails the run. */
+static int
+closeout(Output *o, bool keep, int rc)
+{
+	if (!output_close(o, keep) && keep) {
+		errf("%s", o->err);
+		return 1;
+	}
+	return rc;
+}
+
 /* Keeps the output if all went well, and the complete dumps: those whose
- * tee read to the end and whose pass and earlier passes did not fail. */
+ * tee read to the end and whose pass and earlier passes did not fail. An
+ * unfinished dump is removed, so that no dump of an earlier run is left
+ * among those of this one. */
 static int
 finish(int rc)
 {
@@ -696,24 +746,16 @@ finish(int rc)
 	       exitedok(procs[2 * nkeep + 1].status))
 		++nkeep;
 	for (size_t i = 0; i < ndumps; ++i) {
-		close(dumpfds[i]);
+		rc = closeout(&dumpfiles[i], i < nkeep, rc);
 		if (i >= nkeep)
 			unlink(dumps[i]);
 	}
-	if (tmppath) {
-		close(outfd);
-		if (rc == 0 && rename(tmppath, outpath) < 0) {
-			errf("cannot rename '%s' to '%s': %s", tmppath, outpath, strerror(errno));
-			rc = 1;
-		}
-		if (rc != 0)
-			unlink(tmppath);
-	}
+	if (outfile.name)
+		rc = closeout(&outfile, rc == 0, rc);
 	for (size_t i = 0; i < nrun; ++i) {
 		free(paths[i]);
 		free(dumps[i]);
 	}
-	free(tmppath);
 	free(pipelinebuf);
 	return rc;
 }
@@ -729,9 +771,15 @@ main(int argc, char *argv[])
 	rc = finish(prepare() ? run() : 1);
 	if (rc == 0 && finalpath && !interrupted)
 		rc = runnvcc();
+	if (objfile.name)
+		rc = closeout(&objfile, rc == 0 && !interrupted, rc);
+	if (workdir)
+		rmdir(workdir);
 	free(archopt);
 	free(targetopt);
+	free(workdir);
 	free(cutmp);
+	free(nvccout);
 	if (interrupted) {
 		signal(interrupted, SIG_DFL);
 		raise(interrupted);

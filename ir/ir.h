@@ -101,8 +101,30 @@ void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap);
 /* Reading a whole file (NULL name or "-": stdin); returns false and prints
  * `prog: error: cannot read ...` on failure. */
 bool read_file(const char *prog, const char *name, Src *src);
-/* Writing a whole output atomically: to a temporary file renamed into place,
- * so a failure never leaves a partial file. NULL or "-": stdout. */
+
+/* ---- output.c: writing output files --------------------------------------- */
+
+/* A file being written, by the same rules for every program: where nothing
+ * or a regular file is, the output goes to a temporary file in the same
+ * directory, renamed into place by output_close (a failed run leaves what
+ * was there; the mode of a replaced file is kept). A device, FIFO or socket
+ * is written in place. A symbolic link is followed and the file it names is
+ * written by these rules; the link stays. A directory, and a file whose
+ * mode has no w bit (e.g. 0444), are refused, even when root runs it. */
+typedef struct Output {
+	const char *name;  /* as given */
+	char *path;        /* the file written: name with its links followed */
+	char *tmp;         /* the temporary file; NULL when writing in place */
+	int fd;            /* close-on-exec */
+	char *err;         /* after a failure: "cannot write 'NAME': why" */
+} Output;
+bool output_open(Output *o, const char *name);
+bool output_write(Output *o, const void *data, size_t n);
+/* keep: renames the temporary file into place; else removes it (what went
+ * into a device stays). Returns false, with o->err, unless kept. */
+bool output_close(Output *o, bool keep);
+/* A whole output (NULL name or "-": stdout); prints `prog: error: ...` and
+ * returns false on failure. */
 bool write_file(const char *prog, const char *name, const char *text, size_t len);
 
 /* ---- cli.c: the command line every program shares ------------------------ */

@@ -1,8 +1,7 @@
-/* Memory, strings, diagnostics and whole-file input/output. */
+/* Memory, strings, diagnostics and reading whole files. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ir.h"
 
@@ -315,32 +314,5 @@ bool read_file(const char *prog, const char *name, Src *src)
 	src->name = std ? "<stdin>" : name;
 	src->text = b.s;
 	src->len = b.n;
-	return true;
-}
-
-bool write_file(const char *prog, const char *name, const char *text, size_t len)
-{
-	if (!text)
-		text = "", len = 0;
-	if (!name || strcmp(name, "-") == 0) {
-		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-			fprintf(stderr, "%s: error: cannot write output: %s\n", prog, strerror(errno));
-			return false;
-		}
-		return true;
-	}
-	char *tmp = xprintf("%s.tmp.%ld", name, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
-		fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, name, strerror(errno));
-		return false;
-	}
-	bool ok = fwrite(text, 1, len, f) == len;
-	ok = (fclose(f) == 0) && ok;
-	if (!ok || rename(tmp, name) != 0) {
-		fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, name, strerror(errno));
-		remove(tmp);
-		return false;
-	}
 	return true;
 }

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "npy.h"
 
@@ -255,27 +254,11 @@ bool npy_write(const char *path, int dtype, const int64_t *shape, int ndim, cons
 	for (size_t k = 0; k < pre - 8; k++)
 		head[8 + k] = (unsigned char)(h.n >> (8 * k));
 
-	/* like write_file: a temporary file renamed into place */
-	char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
-		*err = xprintf("cannot write '%s': %s", path, strerror(errno));
-		return false;
-	}
 	size_t bytes = (size_t)n * (size_t)dtype_bytes(dtype);
-	bool ok = fwrite(head, 1, pre, f) == pre && fwrite(h.s, 1, h.n, f) == h.n && fwrite(data, 1, bytes, f) == bytes;
-	int e = errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		ok = false;
-		e = errno;
-	}
-	if (!ok) {
-		unlink(tmp);
-		*err = xprintf("cannot write '%s': %s", path, strerror(e));
-	}
+	Output o;
+	bool ok = output_open(&o, path) && output_write(&o, head, pre) && output_write(&o, h.s, h.n) &&
+	          output_write(&o, data, bytes);
+	if (!output_close(&o, ok))
+		*err = o.err;
 	return ok;
 }

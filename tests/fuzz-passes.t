@@ -4,6 +4,8 @@
 # txc-lower --verify and txc-cuda, and lowered IR into txc-cuda and
 # txc-emu. Whatever the input, each exits 0 or 1, never crashes or trips a
 # sanitizer, and a rejection says "error:". Fixed seed, small programs.
+# A chain of programs runs one program at a time, each on the output of the
+# one before, so that a crash anywhere in it is seen.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -45,16 +47,38 @@ sub slurp { local (@ARGV, $/) = @_; return <> // '' }
 
 my @inputs = (glob("$top/tests/layouts/*.tx"), "$top/examples/reg_roundtrip.tx", glob("$top/tests/check/seed00*.tx"));
 my @stages = (
-    ['partition', 'txc-dispatch', "'$bin/txc-dispatch' IN | '$bin/txc-lower' --verify | '$bin/txc-cuda'"],
-    ['partition', 'txc-lower', "'$bin/txc-lower' --verify IN"],
-    ['lower', 'txc-cuda', "'$bin/txc-cuda' IN"],
-    ['lower', 'txc-emu', "'$bin/txc-emu' --max-steps 2000000 IN"],
+    ['partition', 'txc-dispatch', ['txc-dispatch'], ['txc-lower', '--verify'], ['txc-cuda']],
+    ['partition', 'txc-lower', ['txc-lower', '--verify']],
+    ['lower', 'txc-cuda', ['txc-cuda']],
+    ['lower', 'txc-emu', ['txc-emu', '--max-steps', '2000000']],
 );
+
+sub crashed {
+    my ($status, $err) = @_;
+    return ($status & 127) || ($status >> 8) > 1 || $err =~ /Sanitizer|runtime error|internal error/;
+}
+
+# Runs the chain of programs on the file in: each on the output of the one
+# before, until one fails or crashes. Returns that program's name, its wait
+# status and its stderr, or the last one's.
+sub run_chain {
+    my ($in, @chain) = @_;
+    my ($prog, $status, $err);
+    for my $i (0 .. $#chain) {
+        my ($p, @args) = @{$chain[$i]};
+        my $out = "$tmp/out$i.tx";
+        system(join(' ', map { "'$_'" } "$bin/$p", @args, $in) . " >'$out' 2>'$tmp/err'");
+        ($prog, $status, $err) = ($p, $?, slurp("$tmp/err"));
+        last if $status != 0 || crashed($status, $err);
+        $in = $out;
+    }
+    return ($prog, $status, $err);
+}
 my $n = 0;
 for my $in (@inputs) {
     my $name = $in =~ s{.*/}{}r;
     for my $s (@stages) {
-        my ($after, $what, $cmd) = @$s;
+        my ($after, $what, @chain) = @$s;
         next if system("'$bin/txc' --stop-after=$after '$in' -o '$tmp/base.tx' 2>/dev/null") != 0;
         my $orig = slurp("$tmp/base.tx");
         my ($crash, $silent, $first) = (0, 0, '');
@@ -62,14 +86,12 @@ for my $in (@inputs) {
             open my $fh, '>', "$tmp/m.tx" or die;
             print $fh mutate($orig);
             close $fh;
-            (my $c = $cmd) =~ s/IN/'$tmp\/m.tx'/;
-            system("($c) >/dev/null 2>'$tmp/err'");
-            my $rc = $? >> 8;
-            my $sig = $? & 127;
-            my $err = slurp("$tmp/err");
-            if ($sig || $rc > 1 || $err =~ /Sanitizer|runtime error|internal error/) {
+            my ($prog, $status, $err) = run_chain("$tmp/m.tx", @chain);
+            my $rc = $status >> 8;
+            my $sig = $status & 127;
+            if (crashed($status, $err)) {
                 $crash++;
-                $first ||= "round $r (exit $rc, signal $sig):\n$err";
+                $first ||= "round $r: $prog (exit $rc, signal $sig):\n$err";
                 system("cp '$tmp/m.tx' '$tmp/crash-$name-$what.tx'");
             } elsif ($rc == 1 && $err !~ /error/) {
                 $silent++;

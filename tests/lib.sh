@@ -19,12 +19,17 @@ skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 diag() { sed 's/^/# /' ; }
 # check NAME CMD...: one test point, passing when CMD exits 0.
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
-# same_file NAME EXPECTED ACTUAL: passes when the files are equal, else shows
-# a diff; with UPDATE=1 it rewrites EXPECTED from ACTUAL instead.
+# same_text NAME EXPECTED ACTUAL: passes when the files are equal, else shows
+# a diff. For expectations written by hand: nothing rewrites EXPECTED.
+same_text() {
+  if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff -u "$2" "$3" | head -40 | diag; fi
+}
+# same_file NAME GOLDEN ACTUAL: same_text for a golden file made from a
+# program's output; with UPDATE=1 it rewrites GOLDEN from ACTUAL instead.
 same_file() {
   if [ "${UPDATE:-0}" = 1 ] && ! cmp -s "$2" "$3"; then
     cp "$3" "$2"; ok "$1 (updated $2)"; return
   fi
-  if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff -u "$2" "$3" | head -40 | diag; fi
+  same_text "$@"
 }
 done_testing() { echo "1..$_n"; [ "$_failed" = 0 ]; }

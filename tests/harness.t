@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The test scripts themselves: the failure a script exists to catch makes
+# it print "not ok", never a missing test point or a SKIP, and UPDATE=1
+# never rewrites an expectation written by hand. Each script runs here on
+# programs made to fail: a TXC_BIN directory in which one program is a
+# shell script.
+. "$(dirname "$0")/lib.sh"
+
+# fake DIR PROG BODY: DIR holds the programs under test, but PROG is a shell
+# script with BODY (which may run the real one as $REAL).
+fake() {
+  if [ ! -d "$1" ]; then
+    mkdir -p "$1"
+    for p in "$TXC_BIN"/txc*; do ln -s "$p" "$1/"; done
+  fi
+  rm "$1/$2"
+  printf '#!/bin/sh\nREAL=%s\n%s\n' "$TXC_BIN/$2" "$3" >"$1/$2"
+  chmod +x "$1/$2"
+}
+# has PATTERN: the last script's output has a line matching PATTERN.
+has() {
+  grep -q "$1" "$TMP/out" && return
+  { echo "no line matches: $1"; tail -20 "$TMP/out"; } | diag
+  return 1
+}
+
+fake "$TMP/loc" txc-parse 'for a; do
+  [ "$a" = --locations ] && { echo "txc-parse: error: made to fail" >&2; exit 1; }
+done
+exec "$REAL" "$@"'
+TXC_BIN=$TMP/loc bash "$TOP/tests/roundtrip.t" >"$TMP/out" 2>&1
+check "roundtrip.t: txc-parse --locations failing is a failing test point" \
+  has "^not ok .*printing with locations is a fixed point"
+
+# txc-dispatch passes every mutation on, so that each reaches txc-lower
+fake "$TMP/segv" txc-dispatch 'exec cat "$@"'
+fake "$TMP/segv" txc-lower 'ulimit -c 0; kill -SEGV $$'
+TXC_BIN=$TMP/segv FUZZ_ROUNDS=1 perl "$TOP/tests/fuzz-passes.t" >"$TMP/out" 2>&1
+check "fuzz-passes.t: a SIGSEGV in the middle of txc-dispatch | txc-lower | txc-cuda is a crash" \
+  has "^not ok .* after partition -> txc-dispatch: 1 mutations, no crash"
+
+CC=false CUDA=/nonexistent PATH=/usr/bin:/bin bash "$TOP/tests/run.t" >"$TMP/out" 2>&1
+check "run.t: a fake CUDA driver that does not build is a failure" has "^not ok .*fake driver: tests/run/fakecuda.c builds"
+check "run.t: and not a skip" eval '! grep -q "SKIP.*fake driver" "$TMP/out"'
+
+# errors.t runs on a copy of its files, so that a regression cannot damage them.
+mkdir -p "$TMP/tree/tests"
+cp -R "$TOP/tests/lib.sh" "$TOP/tests/errors.t" "$TOP/tests/errors" "$TMP/tree/tests/"
+fake "$TMP/wrong" txc-parse 'echo "txc-parse: error: not the expected text" >&2; exit 1'
+UPDATE=1 TXC_BIN=$TMP/wrong bash "$TMP/tree/tests/errors.t" >"$TMP/out" 2>&1
+check "errors.t with UPDATE=1: other diagnostics fail" has "^not ok .*: diagnostics"
+if diff -rq "$TOP/tests/errors" "$TMP/tree/tests/errors" >"$TMP/diff"; then
+  ok "errors.t with UPDATE=1: the .err files written by hand stay as they are"
+else
+  not_ok "errors.t with UPDATE=1: the .err files written by hand stay as they are"; head -10 "$TMP/diff" | diag
+fi
+done_testing
