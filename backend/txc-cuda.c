@@ -951,7 +951,8 @@ static void declare(Gen *g, Buffer *b)
 		line(g, xprintf("%s* %s = (%s*)(smem + %lld);", T, n, T, (long long)b->smem_off));
 	} else if (b->scope == SC_LOCAL) {
 		int64_t k = buffer_storage(b);
-		line(g, xprintf("__align__(16) %s %s[%lld];", T, n, (long long)(k > 0 ? k : 1)));
+		line(g, xprintf("__align__(%lld) %s %s[%lld];", (long long)(b->align > 16 ? b->align : 16), T, n,
+		                (long long)(k > 0 ? k : 1)));
 	} else {
 		error_at(g->d, b->pos, "buffer '%s' in %s memory has no CUDA form", b->name, scopes[b->scope].name);
 	}
@@ -1121,7 +1122,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	if (g->shared) {
 		bputs(out, "  extern __shared__ __align__(1024) unsigned char smem_raw[];\n");
 		if (bytes > plan)
-			bputs(out, "  // swizzled buffers: the hardware swizzles absolute addresses, so start on 1024 bytes\n"
+			bputs(out, "  // swizzled buffers (the hardware swizzles absolute addresses) or align= above 16: start on 1024 bytes\n"
 			           "  unsigned char* smem = smem_raw + ((1024 - (__cvta_generic_to_shared(smem_raw) & 1023)) & 1023);\n");
 		else
 			bputs(out, "  unsigned char* smem = smem_raw;\n");

@@ -233,6 +233,19 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 	}
 	if (!set_layout(S, b, kwarg(&a, "layout")))
 		return NULL;
+	Kw *align = kwarg(&a, "align");
+	if (align) {
+		/* the byte alignment of the buffer's start, as TVM's align= */
+		int64_t n;
+		if (!eval_int(S, align->value, "align=", &n))
+			return NULL;
+		if (n < 1 || n > 1024 || (n & (n - 1))) {
+			error_at(S->d, align->value->pos, "align= is the byte alignment of the buffer's start: a power of two "
+			         "from 1 to 1024, not %lld", (long long)n);
+			return NULL;
+		}
+		b->align = n;
+	}
 	if (b->base) {
 		int64_t need, have;
 		if (storage(b, &need) && storage(b->base, &have) && need > have) {

@@ -566,8 +566,9 @@ Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why);
 /* Places the kernel's shared buffers (smem_off); returns the bytes used. */
 int64_t smem_plan(Func *f);
 /* The dynamic shared memory a launch needs: smem_plan, plus 1024 when a
- * buffer is swizzled, since the kernel rounds its base up to 1024 bytes.
- * The backend, the launcher and the emulator all use this one rule. */
+ * buffer is swizzled or has align= above 16, since the kernel rounds its
+ * base up to 1024 bytes. The backend, the launcher and the emulator all
+ * use this one rule. */
 int64_t smem_bytes(Func *f);
 /* Places the kernel's local buffers in each thread's local memory, 16-byte
  * aligned (local_off); returns the bytes a thread needs. Sizes saturate at
@@ -681,6 +682,7 @@ struct Buffer {
 	int64_t smem_off;   /* shared: byte offset in the CTA's shared memory */
 	int64_t local_off;  /* local: byte offset in each thread's local memory */
 	bool swizzled_root; /* shared: it or a view of it is swizzled (storage.c) */
+	int64_t align;      /* align=: the byte alignment of its start (0: the default) */
 	Layout *row_major;  /* buffer_layout's layout when it has none */
 };
 

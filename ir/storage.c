@@ -86,29 +86,31 @@ static int64_t sat_mul(int64_t a, int64_t b)
 
 static int64_t round_up(int64_t x, int64_t align) { return sat_mul((sat_add(x, align - 1)) / align, align); }
 
-/* Marks the roots of shared buffers that are swizzled, directly or through
- * a view: they start on 1024 bytes (the hardware swizzles absolute
- * addresses), the others on 16 (the widest vector access). */
-static bool *swizzled_roots(const Func *f)
+/* The byte alignment of a shared root's start, per buffer of f: 1024 when
+ * it or a view of it is swizzled (the hardware swizzles absolute
+ * addresses), else its align= or 16 (the widest vector access). */
+static int64_t *smem_aligns(const Func *f)
 {
-	bool *sw = xalloc((size_t)f->nbufs + 1);
+	int64_t *al = xalloc(sizeof(int64_t) * ((size_t)f->nbufs + 1));
 	for (int i = 0; i < f->nbufs; i++)
 		if (f->bufs[i]->layout && f->bufs[i]->layout->swizzled)
 			buffer_root(f->bufs[i])->swizzled_root = true;
-	for (int i = 0; i < f->nbufs; i++)
-		sw[i] = buffer_root(f->bufs[i])->swizzled_root;
-	return sw;
+	for (int i = 0; i < f->nbufs; i++) {
+		Buffer *r = buffer_root(f->bufs[i]);
+		al[i] = r->swizzled_root ? 1024 : r->align > 16 ? r->align : 16;
+	}
+	return al;
 }
 
 int64_t smem_plan(Func *f)
 {
 	int64_t top = 0;
-	bool *sw = swizzled_roots(f);
+	int64_t *al = smem_aligns(f);
 	for (int i = 0; i < f->nbufs; i++) {
 		Buffer *b = f->bufs[i];
 		if (b->base || !(scopes[b->scope].flags & SCF_SHARED))
 			continue;
-		top = round_up(top, sw[i] ? 1024 : 16);
+		top = round_up(top, al[i]);
 		b->smem_off = top;
 		top = sat_add(top, sat_mul(buffer_storage(b), dtype_bytes(b->dtype)));
 	}
@@ -118,12 +120,15 @@ int64_t smem_plan(Func *f)
 	return top;
 }
 
+/* A launch's dynamic shared memory starts only 16-byte aligned: a buffer
+ * that needs more has the kernel round its base up to 1024 bytes, in the
+ * 1024 bytes more it asks for. */
 int64_t smem_bytes(Func *f)
 {
 	int64_t n = smem_plan(f);
-	bool *sw = swizzled_roots(f);
+	int64_t *al = smem_aligns(f);
 	for (int i = 0; i < f->nbufs; i++)
-		if ((scopes[f->bufs[i]->scope].flags & SCF_SHARED) && sw[i])
+		if ((scopes[f->bufs[i]->scope].flags & SCF_SHARED) && al[i] > 16)
 			return sat_add(n, 1024);
 	return n;
 }
@@ -135,7 +140,7 @@ int64_t local_plan(Func *f)
 		Buffer *b = f->bufs[i];
 		if (b->base || b->scope != SC_LOCAL)
 			continue;
-		top = round_up(top, 16);
+		top = round_up(top, b->align > 16 ? b->align : 16);
 		b->local_off = top;
 		top = sat_add(top, sat_mul(buffer_storage(b), dtype_bytes(b->dtype)));
 	}
