@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench/passes.sh [SIZES...]: how the time of each program grows with the
 # length of a kernel. For each size N (default 10000 100000 1000000) it
-# writes one kernel of N statements (let-bound scalars, and every 100th a
-# 128 x 64 tile copy into shared memory), runs each program of the pipeline
-# on the previous one's output, and prints the seconds each took, then the
-# ratio to the size before: 10 is linear, 100 quadratic. No GPU needed.
+# writes one kernel of N statements (bench/long_kernel.pl), runs each
+# program of the pipeline on the previous one's output, and prints the
+# seconds each took, then the ratio to the size before: 10 is linear, 100
+# quadratic. No GPU needed.
 #
 # Environment: TXC_BIN (default bin/), LIMIT (seconds for one program,
 # default 600).
@@ -17,21 +17,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/txc-passes.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 progs="txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower txc-cuda"
 
-kernel() {
-  perl -e '
-    my $n = shift;
-    print "from tvm.script import tir as T\nfrom tvm.script import tirx as Tx\n\n\@T.prim_func\n",
-          "def k(A_ptr: T.handle, B_ptr: T.handle):\n",
-          "    A = T.match_buffer(A_ptr, (128, 64), \"float16\")\n",
-          "    B = T.match_buffer(B_ptr, (128, 64), \"float16\")\n",
-          "    T.device_entry()\n    tid = T.thread_id([128])\n",
-          "    A_smem = T.alloc_shared((128, 64), \"float16\")\n";
-    for my $i (1 .. $n) {
-      print $i % 100 ? "    v$i = tid + $i\n" : "    Tx.cta.copy(A_smem[:, :], A[:, :])\n";
-    }
-    print "    T.cuda.cta_sync()\n    Tx.cta.copy(B[:, :], A_smem[:, :])\n";
-  ' "$1"
-}
+kernel() { perl bench/long_kernel.pl "$1"; }
 
 now() { date +%s.%N; }
 

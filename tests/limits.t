@@ -138,16 +138,7 @@ check "without --verify it lowers" [ $rc = 0 ]
 
 # Linear passes: a kernel of 100,000 statements (every 100th a tile copy)
 # through every program in well under the 26 s txc-lower once took alone.
-perl -e '
-  print "from tvm.script import tir as T\nfrom tvm.script import tirx as Tx\n\n\@T.prim_func\n",
-        "def k(A_ptr: T.handle, B_ptr: T.handle):\n",
-        "    A = T.match_buffer(A_ptr, (128, 64), \"float16\")\n",
-        "    B = T.match_buffer(B_ptr, (128, 64), \"float16\")\n",
-        "    T.device_entry()\n    tid = T.thread_id([128])\n",
-        "    A_smem = T.alloc_shared((128, 64), \"float16\")\n";
-  print $_ % 100 ? "    v$_ = tid + $_\n" : "    Tx.cta.copy(A_smem[:, :], A[:, :])\n" for 1 .. 100000;
-  print "    T.cuda.cta_sync()\n    Tx.cta.copy(B[:, :], A_smem[:, :])\n";
-' >"$TMP/long.tx"
+perl "$TOP/bench/long_kernel.pl" 100000 >"$TMP/long.tx"
 prev=$TMP/long.tx
 for p in txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower txc-cuda; do
   timeout 20 "$TXC_BIN/$p" "$prev" -o "$TMP/long-$p.tx" 2>"$TMP/err"; rc=$?
