@@ -13,8 +13,8 @@ ifeq ($(FUZZ),1)
 # afl-clang-fast, with AddressSanitizer, and UBSan trapping on the first error.
 BUILD   := build-fuzz
 BIN     := build-fuzz/bin
-CC      := afl-clang-fast
-CFLAGS  := -O2 -g -fno-omit-frame-pointer
+override CC     := afl-clang-fast
+override CFLAGS := -O2 -g -fno-omit-frame-pointer
 export AFL_USE_ASAN := 1
 export AFL_USE_UBSAN := 1
 export AFL_QUIET := 1

@@ -122,7 +122,7 @@ for n in $names; do
     echo "# make fuzz: the final statistics of afl-fuzz on one target (tests/fuzz/targets)"
     echo "target:          $n"
     echo "command:         $prog $* (input: $(case " $* " in *" @@ "*) echo file ;; *) echo stdin ;; esac))"
-    echo "fuzzer:          afl-fuzz $(field "$stats" afl_version), ASan + UBSan, dictionary tests/fuzz/txc.dict"
+    echo "fuzzer:          AFL++ $(field "$stats" afl_version | sed "s/^++//"), ASan + UBSan, dictionary tests/fuzz/txc.dict"
     echo "finished:        $(date -u -d "@$(field "$stats" last_update)" '+%Y-%m-%d %H:%M UTC')"
     echo "run time:        $(field "$stats" run_time) s"
     echo "execs:           $(field "$stats" execs_done)"
