@@ -1,13 +1,24 @@
 # txc: `make` builds the programs into bin/; `make check` runs every test,
 # then builds with AddressSanitizer and UndefinedBehaviorSanitizer into
-# build-san/ and runs every test again.
+# build-san/ and runs every test again. `make fuzz` (not part of check)
+# builds the programs for AFL++ into build-fuzz/ and fuzzes each of them.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 SAN     ?= 0
 
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# The programs as AFL++ runs them (make fuzz): instrumented for coverage by
+# afl-clang-fast, with AddressSanitizer, and UBSan trapping on the first error.
+BUILD   := build-fuzz
+BIN     := build-fuzz/bin
+override CC     := afl-clang-fast
+override CFLAGS := -O2 -g -fno-omit-frame-pointer
+export AFL_USE_ASAN := 1
+export AFL_USE_UBSAN := 1
+export AFL_QUIET := 1
+else ifeq ($(SAN),1)
 BUILD   := build-san
 BIN     := build-san/bin
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -139,8 +150,24 @@ check: all
 	$(MAKE) SAN=1 all
 	TXC_BIN=build-san/bin prove tests/
 
-clean:
-	rm -rf build build-san bin
+# make fuzz [FUZZ_PROGS='txc-parse txc-emu'] [FUZZ_TIME=S] [FUZZ_OUT=DIR]
+# fuzzes each target of tests/fuzz/targets for FUZZ_TIME seconds, one after
+# another (FUZZ_TIMEOUT: milliseconds of a run that count as a hang), and
+# writes the final statistics to FUZZ_STATS (README.md, Tests).
+FUZZ_PROGS   ?=
+FUZZ_TIME    ?= 1200
+FUZZ_TIMEOUT ?= 1000
+FUZZ_OUT     ?= build-fuzz/out
+FUZZ_STATS   ?= tests/fuzz/stats
+FUZZ_BUILD   := txc txc-parse $(notdir $(PASSES)) txc-cuda txc-emu txc-layout
 
-.PHONY: all test check clean install uninstall
+fuzz:
+	$(MAKE) FUZZ=1 $(addprefix build-fuzz/bin/,$(FUZZ_BUILD))
+	sh tests/fuzz/run.sh --bin build-fuzz/bin --out $(FUZZ_OUT) --stats $(FUZZ_STATS) --time $(FUZZ_TIME) \
+		--timeout $(FUZZ_TIMEOUT) $(FUZZ_PROGS)
+
+clean:
+	rm -rf build build-san build-fuzz bin
+
+.PHONY: all test check clean install uninstall fuzz
 .DELETE_ON_ERROR:
