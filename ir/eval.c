@@ -331,10 +331,10 @@ static Value *arith(Sema *S, Expr *e, Value *a, Value *b)
 				ok = !__builtin_mul_overflow(r, x, &r);
 			break;
 		case OP_SHL:
-			if (y < 0 || y > 62 || (x << y) >> y != x)
+			/* x * 2^y, as Python has it, when it fits (a shift that overflows
+			 * is undefined in C, so it is not tried) */
+			if (y < 0 || y > 62 || !mul_ok(x, (int64_t)1 << y, &r))
 				ok = false;
-			else
-				r = x << y;
 			break;
 		case OP_SHR:
 			if (y < 0)

@@ -328,7 +328,17 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 		print_expr(b, s->value);
 		break;
 	case S_ASSIGN:
-		for (int i = 0; i < s->ntargets; i++) {
+		if (s->ntargets == 1 && s->targets[0]->kind == E_TUPLE && !s->targets[0]->paren) {
+			/* `a, = x` (and `a, b, = x`): unpacking, which parentheses would make
+			 * a tuple target */
+			for (int i = 0; i < s->targets[0]->nargs; i++) {
+				expr(b, s->targets[0]->args[i], P_COND);
+				bputs(b, ",");
+				if (i + 1 < s->targets[0]->nargs)
+					bputc(b, ' ');
+			}
+		}
+		for (int i = 0; i < s->ntargets && s->targets[0]->kind != E_TUPLE; i++) {
 			if (i)
 				bputs(b, ", ");
 			expr(b, s->targets[i], P_COND);

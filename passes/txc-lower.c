@@ -81,8 +81,11 @@ static void bind_thread_index(Lower *L)
 			entry = i;
 		if (!call || call->kind != E_CALL || call->intrin != IN_THREAD_ID)
 			continue;
-		if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME) {
-			L->tid = s->targets[0]->str;
+		Expr *t = s->kind == S_ASSIGN && s->ntargets == 1 ? s->targets[0] : NULL;
+		if (t && t->kind == E_TUPLE && !t->paren && t->nargs == 1) /* tid, = T.thread_id([n]) */
+			t = t->args[0];
+		if (t && t->kind == E_NAME) {
+			L->tid = t->str;
 			return;
 		}
 		if (s->kind == S_EXPR) {

@@ -30,6 +30,7 @@ void test_print(void)
 	canonical("x=1 if a else 2 if b else 3\n", "x = 1 if a else 2 if b else 3\n");
 	canonical("x=(1,)\ny=1,\nz=()\nw=[]\n", "x = (1,)\ny = 1,\nz = ()\nw = []\n");
 	canonical("a,b=(1,2),'s'\n", "a, b = (1, 2), \"s\"\n");
+	canonical("a,=x\nb,c,=y\n", "a, = x\nb, c = y\n"); /* unpacking one name: not (a,) = x */
 	canonical("f(a,b=(1,2))\n", "f(a, b=(1, 2))\n");
 	canonical("l=S[(1,2):(3@laneid,4)]\n", "l = S[(1, 2) : (3 @ laneid, 4)]\n");
 	canonical("l=S[8:4@laneid]+1@laneid\n", "l = S[8 : 4 @ laneid] + 1 @ laneid\n");
