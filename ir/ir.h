@@ -661,6 +661,12 @@ typedef int (*OpFn)(OpSite *site, void *ctx);
 bool walk_tile_ops(Module *m, OpFn fn, void *ctx);
 /* From the callback: the op's statement is replaced by the n statements v. */
 void op_replace(OpSite *o, Stmt **v, int n);
+
+/* ---- dispatch.c: the variants' predicates ------------------------------------------ */
+
+/* NULL when variant va can run the tile op at o with plan (NULL: none),
+ * else the first of its predicates that fails, as "name: reason". */
+const char *variant_verdict(OpSite *o, const Variant *va, Plan *plan);
 /* Inserts s before (*body)[at]. */
 void stmt_insert(Stmt ***body, int *n, int at, Stmt *s);
 

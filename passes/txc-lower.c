@@ -617,21 +617,28 @@ static int lower_op(OpSite *o, void *ctx)
 		die("txc-lower: a kernel was not prepared");
 	Kw *k = call_kw(o->call, "dispatch");
 	int va = k ? variant_lookup(o->call->intrin, k->value->str) : -1;
+	if (va < 0 && k) {
+		Buf names = {0};
+		for (int v = 0; v < VA_COUNT; v++)
+			if (variants[v].op == o->call->intrin)
+				bprintf(&names, "%s%s", names.n ? ", " : "", variants[v].name);
+		return fail(L, o, xprintf("dispatch=\"%s\" is not a variant of %s (its variants: %s)", k->value->str,
+		                          intrins[o->call->intrin].path + 2, names.n ? names.s : "none"));
+	}
 	if (va < 0)
-		return fail(L, o, k ? "its variant is unknown" : "it has no dispatch= (run txc-dispatch first)");
+		return fail(L, o, "it has no dispatch= (run txc-dispatch first)");
 	Plan *plans;
 	int n = read_plans(o->call, &plans);
 	Plan *p = find_plan(plans, n, variants[va].name);
 	const Value *dst = o->call->args[0]->val, *src = o->call->args[1]->val;
-	if (variants[va].plan != PLAN_NONE) {
-		/* the plan is a claim (a user may have edited it): proven first */
-		const char *why = !p ? "there is none" : p->why ? p->why :
-		                  plan_check(p, region_elements(dst), variants[va].plan == PLAN_REG);
-		if (!why)
-			why = plan_prove(p, &variants[va], dst, src, scope_threads(L->func, o->call->es));
-		if (why)
-			return fail(L, o, xprintf("its %s plan: %s", variants[va].name, why));
-	}
+	/* dispatch= and the plan are claims (a user may have written them):
+	 * the variant's predicates hold again, then the plan is proven */
+	const char *why = variant_verdict(o, &variants[va], p);
+	if (why)
+		return fail(L, o, xprintf("it is dispatched to %s, but %s", variants[va].name, why));
+	if (variants[va].plan != PLAN_NONE &&
+	    (why = plan_prove(p, &variants[va], dst, src, scope_threads(L->func, o->call->es))))
+		return fail(L, o, xprintf("its %s plan: %s", variants[va].name, why));
 	L->access = variants[va].access;
 	switch (variants[va].plan) {
 	case PLAN_GS: return lower_gs(L, o, p, dst, src);

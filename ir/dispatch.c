@@ -1,0 +1,267 @@
+/* Whether a variant can run a tile op: the predicates that ir/variant.def
+ * names for each variant (which threads run the op, the scopes it moves
+ * between, the register layout, the plan, ...). txc-dispatch asks them of
+ * every candidate to choose one; txc-lower asks them again of the variant
+ * an op was dispatched to, since a user may have written dispatch= by
+ * hand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+typedef struct Try {
+	OpSite *site;
+	Expr *call;
+	const Value *dst, *src;
+	Plan *plan;       /* this variant's plan, or NULL */
+	const Variant *va;
+} Try;
+
+/* ---- which threads run the op ----------------------------------------------- */
+
+enum { KNOWN, UNIFORM, MIXED };
+
+/* The value of an integer or boolean expression for thread `tid`: KNOWN,
+ * UNIFORM (the same for every thread of the CTA, but not known here: the
+ * CTA index, a loop variable) or MIXED. Let-bound names are followed into
+ * their definitions, within a budget of nodes (a chain of definitions that
+ * each use the previous one twice would take exponential time); past it,
+ * or on an overflow, the answer is MIXED, which refuses the op with a
+ * reason rather than guess. */
+static int thread_value(const Expr *e, int64_t tid, int64_t *out, int64_t *budget)
+{
+	if (--*budget < 0)
+		return MIXED;
+	if (e->kind == E_INT || (e->val && e->val->kind == V_INT) || e->kind == E_TRUE || e->kind == E_FALSE ||
+	    (e->val && e->val->kind == V_BOOL)) {
+		*out = e->kind == E_INT ? e->ival : e->kind == E_TRUE ? 1 : e->kind == E_FALSE ? 0 : e->val->i;
+		return KNOWN;
+	}
+	int64_t a, b;
+	int ka, kb;
+	switch (e->kind) {
+	case E_NAME:
+		if (!e->var)
+			return MIXED;
+		switch (e->var->launch) {
+		case IN_THREAD_ID: *out = tid; return KNOWN;
+		case IN_WARP_ID: *out = tid / 32; return KNOWN;
+		case IN_LANE_ID: *out = tid % 32; return KNOWN;
+		case IN_WARPGROUP_ID: *out = tid / 128; return KNOWN;
+		case IN_CTA_ID: return UNIFORM;
+		}
+		return e->var->def ? thread_value(e->var->def, tid, out, budget) : UNIFORM;
+	case E_NOT:
+		ka = thread_value(e->a, tid, &a, budget);
+		*out = !a;
+		return ka;
+	case E_UN:
+		ka = thread_value(e->a, tid, &a, budget);
+		if (ka == KNOWN && e->op == OP_NEG && a == INT64_MIN)
+			return MIXED;
+		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
+		return ka;
+	case E_BIN: case E_CMP: case E_AND: case E_OR:
+		ka = thread_value(e->a, tid, &a, budget);
+		kb = thread_value(e->b, tid, &b, budget);
+		if (ka == MIXED || kb == MIXED)
+			return MIXED;
+		if (ka == UNIFORM || kb == UNIFORM)
+			return UNIFORM;
+		if (e->kind == E_AND || e->kind == E_OR) {
+			*out = e->kind == E_AND ? (a && b) : (a || b);
+			return KNOWN;
+		}
+		switch (e->op) {
+		case OP_ADD: return add_ok(a, b, out) ? KNOWN : MIXED;
+		case OP_SUB: return __builtin_sub_overflow(a, b, out) ? MIXED : KNOWN;
+		case OP_MUL: return mul_ok(a, b, out) ? KNOWN : MIXED;
+		case OP_FLOORDIV:
+			if (!b || (a == INT64_MIN && b == -1))
+				return MIXED;
+			*out = a / b - ((a % b) && ((a < 0) != (b < 0)));
+			break;
+		case OP_MOD:
+			if (!b || (a == INT64_MIN && b == -1))
+				return MIXED;
+			*out = a % b;
+			if (*out && ((*out < 0) != (b < 0)))
+				*out += b;
+			break;
+		case OP_BITAND: *out = a & b; break;
+		case OP_BITOR: *out = a | b; break;
+		case OP_BITXOR: *out = a ^ b; break;
+		case OP_SHR: *out = b >= 0 && b < 63 ? a >> b : 0; break;
+		case OP_SHL:
+			if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b))
+				return MIXED;
+			*out = a << b;
+			break;
+		case OP_LT: *out = a < b; break;
+		case OP_LE: *out = a <= b; break;
+		case OP_GT: *out = a > b; break;
+		case OP_GE: *out = a >= b; break;
+		case OP_EQ: *out = a == b; break;
+		case OP_NE: *out = a != b; break;
+		default: return MIXED;
+		}
+		return KNOWN;
+	default:
+		return MIXED;
+	}
+}
+
+static const char *all_threads_active(Try *t)
+{
+	OpSite *o = t->site;
+	int64_t n = o->func->threads, group = scope_threads(o->func, t->call->es);
+	if (group == 1)
+		return NULL;
+	bool *on = xalloc((size_t)n);
+	for (int64_t tid = 0; tid < n; tid++) {
+		on[tid] = true;
+		for (int c = 0; c < o->nconds; c++) {
+			int64_t v;
+			int64_t budget = 20000;
+			int k = thread_value(o->conds[c], tid, &v, &budget);
+			if (k == MIXED)
+				return xprintf("cannot tell which threads run it (condition '%s')", expr_str(o->conds[c]));
+			if (k == KNOWN && (v != 0) == o->negs[c])
+				on[tid] = false;
+		}
+	}
+	int64_t active = 0;
+	for (int64_t g = 0; g < n; g += group) {
+		int64_t k = 0;
+		for (int64_t i = g; i < g + group && i < n; i++)
+			k += on[i];
+		if (k && k < group)
+			return xprintf("only %lld of the %lld threads of %s %lld run it", (long long)k, (long long)group,
+			               exec_scope_names[t->call->es], (long long)(g / group));
+		active += k;
+	}
+	return active ? NULL : "no thread runs it";
+}
+
+/* ---- the predicates ------------------------------------------------------------ */
+
+static const char *exec_scope(Try *t)
+{
+	int es = t->call->es;
+	if (es == ES_CLUSTER)
+		return xprintf("%s does not run at cluster scope", t->va->name);
+	return NULL;
+}
+
+static const char *valid_copy(Try *t)
+{
+	if (t->dst->buffer->scope == SC_TMEM || t->src->buffer->scope == SC_TMEM)
+		return "an operand is in tensor memory, which only the tcgen05 variants of copy_async reach";
+	return NULL;
+}
+
+static const char *storage_scope(Try *t)
+{
+	if (variant_moves(t->va, t->src->buffer->scope, t->dst->buffer->scope))
+		return NULL;
+	Buf pairs = {0};
+	for (const char *p = t->va->pairs; *p;) {
+		size_t k = strcspn(p, " "), g = strcspn(p, ">");
+		bprintf(&pairs, "%s%.*s -> %.*s", pairs.n ? ", " : "", (int)g, p, (int)(k - g - 1), p + g + 1);
+		p += k;
+		p += strspn(p, " ");
+	}
+	return xprintf("%s -> %s: %s moves only %s", scopes[t->src->buffer->scope].name,
+	               scopes[t->dst->buffer->scope].name, t->va->name, pairs.s);
+}
+
+static const char *no_mbarrier(Try *t)
+{
+	if (call_kw(t->call, "mbar"))
+		return "mbar= asks for a TMA load that completes on the mbarrier; cp.async would drop it";
+	return NULL;
+}
+
+static const char *register_layout(Try *t)
+{
+	const Buffer *r = t->dst->buffer->scope == SC_LOCAL ? t->dst->buffer : t->src->buffer;
+	static const int allowed[ES_COUNT][AX_COUNT] = {
+		[ES_WARP] = { [AX_LANEID] = 1 },
+		[ES_WARPGROUP] = { [AX_TIDINWG] = 1, [AX_WIDINWG] = 1, [AX_LANEID] = 1 },
+		[ES_CTA] = { [AX_TX] = 1, [AX_WARPID] = 1, [AX_LANEID] = 1, [AX_WGID] = 1, [AX_TIDINWG] = 1,
+		             [AX_WIDINWG] = 1 },
+	};
+	const Layout *l = r->layout;
+	if (!l)
+		return t->call->es == ES_THREAD ? NULL :
+		       xprintf("register buffer '%s' has no thread axes: a %s copy needs its layout to say which thread "
+		               "holds which element", r->name, exec_scope_names[t->call->es]);
+	if (l->nrep)
+		return xprintf("register layout of '%s' has replicas (R[...]); the register copy does not replicate", r->name);
+	for (int i = 0; i < l->nshard; i++) {
+		int a = l->shard[i].axis;
+		if (axes[a].kind == AXK_THREAD && l->shard[i].extent > 1 && !allowed[t->call->es][a])
+			return xprintf("register layout of '%s' uses thread axis %s, which a %s copy does not have", r->name,
+			               axes[a].name, exec_scope_names[t->call->es]);
+	}
+	return NULL;
+}
+
+static const char *plan(Try *t)
+{
+	Plan *p = t->plan;
+	if (!p)
+		return "no plan: run txc-align, txc-vectorize and txc-partition first";
+	if (p->why)
+		return p->why;
+	return plan_check(p, region_elements(t->dst), t->va->plan == PLAN_REG);
+}
+
+static const char *element_access(Try *t)
+{
+	const Value *v[2] = { t->dst, t->src };
+	for (int i = 0; i < 2; i++)
+		if (v[i]->buffer->layout && layout_uses_axis_kind(v[i]->buffer->layout, AXK_THREAD))
+			return xprintf("the elements of '%s' are spread over threads; one thread cannot reach them",
+			               v[i]->buffer->name);
+	return NULL;
+}
+
+static const struct { const char *name; const char *(*fn)(Try *); } preds[] = {
+	{ "exec_scope", exec_scope },
+	{ "all_threads_active", all_threads_active },
+	{ "valid_copy", valid_copy },
+	{ "storage_scope", storage_scope },
+	{ "register_layout", register_layout },
+	{ "plan", plan },
+	{ "element_access", element_access },
+	{ "no_mbarrier", no_mbarrier },
+};
+
+static const char *verdict(Try *t);
+
+const char *variant_verdict(OpSite *o, const Variant *va, Plan *plan)
+{
+	Try t = { o, o->call, o->call->args[0]->val, o->call->args[1]->val, plan, va };
+	return verdict(&t);
+}
+
+static const char *verdict(Try *t)
+{
+	const char *s = t->va->preds;
+	while (*s) {
+		size_t n = strcspn(s, " ");
+		size_t k = 0;
+		while (k < sizeof preds / sizeof preds[0] && (strlen(preds[k].name) != n || strncmp(preds[k].name, s, n)))
+			k++;
+		if (k == sizeof preds / sizeof preds[0])
+			die("variant %s names an unknown predicate %.*s", t->va->name, (int)n, s);
+		const char *why = preds[k].fn(t);
+		if (why)
+			return xprintf("%s: %s", preds[k].name, why);
+		s += n;
+		s += strspn(s, " ");
+	}
+	return NULL;
+}
+
