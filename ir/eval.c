@@ -434,8 +434,8 @@ static Value *const_call(Sema *S, Expr *e, Value *fn)
 		for (int i = 0; i < 3; i++) {
 			if (p[i] && p[i]->kind == V_NONE)
 				p[i] = NULL;
-			if (p[i] && p[i]->kind != V_INT)
-				return fail(S, e->args[i]->pos, "slice bounds must be integer constants");
+			if (p[i] && p[i]->kind != V_INT) /* slice(hi) has its one operand at 1 */
+				return fail(S, e->args[a.npos == 1 ? 0 : i]->pos, "slice bounds must be integer constants");
 			s->elts[i] = p[i];
 		}
 		return s;
