@@ -1025,11 +1025,9 @@ static bool has_load(const Expr *e)
 static void for_stmt(Gen *g, Stmt *s)
 {
 	Expr *it = s->value;
-	int dt = DT_INT32, id = call_id(g, it);
+	/* sema's dtype of the variable: the bounds', int64 past int32 */
+	int dt = s->targets[0]->var ? s->targets[0]->var->dtype : DT_INT32, id = call_id(g, it);
 	int64_t step = 1;
-	for (int i = 0; i < it->nargs; i++)
-		if (is_intdt(it->args[i]->dtype))
-			dt = it->args[i]->dtype;
 	if (it->nargs == 3)
 		step = arg_int(g, it, 2, 1);
 	const char *lo = it->nargs > 1 ? cx(g, it->args[0], dt).s : "0";

@@ -502,10 +502,14 @@ static void for_stmt(Sema *S, Stmt *s)
 		return;
 	}
 	int dt = DT_INT32;
+	bool wide = false; /* a literal bound past int32: the variable is int64 */
 	for (int i = 0; i < it->nargs; i++) {
 		int d = it->args[i]->dtype;
-		if (d == DT_WEAK_INT)
+		Value *c = it->args[i]->val;
+		if (d == DT_WEAK_INT) {
+			wide |= c && c->kind == V_INT && (c->i < INT32_MIN || c->i > INT32_MAX);
 			continue;
+		}
 		if (d < DT_COUNT && (dtypes[d].kind == DK_INT || dtypes[d].kind == DK_UINT)) {
 			dt = d;
 			continue;
@@ -513,7 +517,10 @@ static void for_stmt(Sema *S, Stmt *s)
 		error_at(S->d, it->args[i]->pos, "loop bounds must be integers, not %s", dtype_str(d));
 		return;
 	}
+	if (wide && dt == DT_INT32)
+		dt = DT_INT64;
 	Var *v = new_var(t->str, t->pos, dt);
+	t->var = v; /* the backend declares it with this dtype */
 	Expr *lo = it->nargs > 1 ? it->args[0] : NULL, *hi = it->args[it->nargs > 1 ? 1 : 0];
 	if (it->nargs == 3) {
 		int64_t step;
