@@ -459,6 +459,7 @@ static bool assign1(Sema *S, Stmt *s)
 				return false;
 			}
 			Var *var = new_var(s->targets[0]->str, s->targets[0]->pos, concrete(dt));
+			s->targets[0]->var = var; /* the programs find it at its definition */
 			var->def = value;
 			var->mult = expr_multiple(value);
 			int64_t lo, hi;

@@ -80,19 +80,26 @@ typedef struct Comp {
 	Prog *p;
 	bool trace;
 	PMap vars;      /* Var -> VarInfo */
-	VarInfo **byname;
-	int nbyname;    /* buckets, a power of two */
+	Map byname;     /* name -> the VarInfos of that name, chained by next */
 	PMap accs;      /* Buffer -> Acc */
 	Names env;      /* name -> Bind, popped at the end of a block */
 } Comp;
 
 static bool same_pos(Pos a, Pos b) { return a.src == b.src && a.off == b.off && a.line == b.line; }
 
+/* The VarInfo of a definition's target: the Var sema recorded on it (a
+ * let-bound or loop variable), else found by name and position. */
+static VarInfo *var_at(Comp *C, const char *name, Pos p);
+static VarInfo *target_var(Comp *C, const Expr *t)
+{
+	return t->var ? pget(&C->vars, t->var) : var_at(C, t->str, t->pos);
+}
+
 /* The Var named `name` that sema created at p (a let or loop target, or
  * the call of a launch id). */
 static VarInfo *var_at(Comp *C, const char *name, Pos p)
 {
-	for (VarInfo *v = C->byname[str_hash(name) & (unsigned)(C->nbyname - 1)]; v; v = v->next)
+	for (VarInfo *v = map_get(&C->byname, name); v; v = v->next)
 		if (strcmp(v->var->name, name) == 0 && same_pos(v->var->pos, p))
 			return v;
 	return NULL;
@@ -132,9 +139,8 @@ static void collect_expr(Comp *C, Expr *e)
 			p->launch[p->nlaunch++] = l;
 		}
 		pput(&C->vars, e->var, v);
-		unsigned h = str_hash(e->var->name) & (unsigned)(C->nbyname - 1);
-		v->next = C->byname[h];
-		C->byname[h] = v;
+		v->next = map_get(&C->byname, e->var->name);
+		map_put(&C->byname, e->var->name, v);
 	}
 	collect_expr(C, e->a);
 	collect_expr(C, e->b);
@@ -600,7 +606,7 @@ static void cassign(Comp *C, CStmt *c, Stmt *s)
 	}
 	if (nt != 1 || (v->val && v->val->kind == V_REGION))
 		return;
-	VarInfo *vi = var_at(C, t[0]->str, t[0]->pos);
+	VarInfo *vi = target_var(C, t[0]);
 	if (vi || (v->dtype != DT_NONE && v->dtype != DT_ERROR)) {
 		/* a runtime scalar; one nobody reads is still evaluated */
 		c->kind = C_LET;
@@ -626,7 +632,7 @@ static void cfor(Comp *C, CStmt *c, Stmt *s, int depth)
 	c->lo = n > 1 ? cx(C, it->args[0]) : const_int(it->pos, 0);
 	c->hi = cx(C, it->args[n > 1 ? 1 : 0]);
 	c->step = n == 3 ? cx(C, it->args[2]) : const_int(it->pos, 1);
-	VarInfo *vi = t->kind == E_NAME ? var_at(C, t->str, t->pos) : NULL;
+	VarInfo *vi = t->kind == E_NAME ? target_var(C, t) : NULL;
 	c->slot = vi ? vi->slot : -1;
 	c->dtype = vi ? vi->var->dtype : DT_INT64;
 	int mark = names_mark(&C->env);
@@ -847,8 +853,6 @@ Prog *emu_compile(Module *m, Func *f, bool trace)
 	Prog *p = xalloc(sizeof *p);
 	p->f = f;
 	Comp C = { .m = m, .f = f, .p = p, .trace = trace };
-	C.nbyname = 256;
-	C.byname = xalloc(sizeof(VarInfo *) * (size_t)C.nbyname);
 	/* storage: shared buffers where smem_plan puts them, registers per
 	 * thread, each array 16-byte aligned */
 	p->smem_bytes = smem_plan(f);
