@@ -849,6 +849,7 @@ static void call_stmt(Gen *g, const Expr *e)
 		call_stmt(g, e->args[0]);
 		return;
 	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
+	case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
 		return;
 	case IN_COPY: case IN_COPY_ASYNC:
 		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
@@ -971,14 +972,13 @@ static void assign(Gen *g, Stmt *s)
 		return;
 	}
 	int id = v->kind == E_CALL ? resolve(g, v, &dt) : -1;
-	if (id == IN_CTA_ID || id == IN_THREAD_ID || id == IN_WARP_ID || id == IN_LANE_ID || id == IN_WARPGROUP_ID) {
+	if (is_launch_id(id)) {
 		for (int i = 0; i < nt; i++) {
 			bool used = g->counting;
 			for (int k = 0; k < g->nvars; k++)
 				used |= g->vars[k]->launch == id && strcmp(g->vars[k]->name, t[i]->str) == 0;
 			bind(g, t[i]->str, NULL);
-			const char *rhs = id == IN_CTA_ID ? xprintf("blockIdx.%c", "xyz"[i]) : id == IN_THREAD_ID ? "threadIdx.x" :
-			                  id == IN_WARP_ID ? "threadIdx.x / 32" : id == IN_LANE_ID ? "threadIdx.x % 32" : "threadIdx.x / 128";
+			const char *rhs = id == IN_CTA_ID ? xprintf("blockIdx.%c", "xyz"[i]) : thread_launch(id)->cuda;
 			if (used)
 				line(g, xprintf("const int %s = %s;", cname(t[i]->str), rhs));
 		}

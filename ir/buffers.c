@@ -332,8 +332,10 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 	int64_t total = 1;
 	for (int i = 0; i < n; i++) {
 		int64_t x = l->elts[i]->i;
-		int64_t lim = id == IN_CTA_ID ? (i == 0 ? 2147483647 : 65535) : id == IN_LANE_ID ? 32 :
-		              targets[S->m->target].threads;
+		/* the grid's limits; a thread id within a warp or warpgroup at most
+		 * what one holds; the threads per CTA are checked with the kernel */
+		const LaunchId *tl = thread_launch(id);
+		int64_t lim = id == IN_CTA_ID ? (i == 0 ? 2147483647 : 65535) : tl->mod ? tl->mod / tl->div : INT32_MAX;
 		if (x <= 0 || x > lim) {
 			error_at(S->d, call->args[0]->pos, "%s() extent %lld is out of range (1 to %lld)", fn_name(call),
 			         (long long)x, (long long)lim);

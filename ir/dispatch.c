@@ -43,12 +43,11 @@ static int thread_value(const Expr *e, int64_t tid, int64_t *out, int64_t *budge
 	case E_NAME:
 		if (!e->var)
 			return MIXED;
-		switch (e->var->launch) {
-		case IN_THREAD_ID: *out = tid; return KNOWN;
-		case IN_WARP_ID: *out = tid / 32; return KNOWN;
-		case IN_LANE_ID: *out = tid % 32; return KNOWN;
-		case IN_WARPGROUP_ID: *out = tid / 128; return KNOWN;
-		case IN_CTA_ID: return UNIFORM;
+		if (e->var->launch == IN_CTA_ID)
+			return UNIFORM;
+		if (thread_launch(e->var->launch)) {
+			*out = launch_value(thread_launch(e->var->launch), tid);
+			return KNOWN;
 		}
 		return e->var->def ? thread_value(e->var->def, tid, out, budget) : UNIFORM;
 	case E_NOT:

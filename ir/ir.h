@@ -226,6 +226,21 @@ typedef struct Target {
 	int64_t local;        /* bytes of local memory per thread */
 } Target;
 extern const Target targets[TG_COUNT];
+
+/* The launch ids that name a thread (launch.def). */
+typedef struct LaunchId {
+	int id;
+	int64_t mod, div;     /* the value of thread t: t % mod / div (mod 0: t / div) */
+	const char *cuda;     /* the same in CUDA C */
+} LaunchId;
+/* The row of a thread launch id, or NULL (T.cta_id, anything else). */
+const LaunchId *thread_launch(int id);
+/* Any launch id: T.cta_id or a thread one. */
+bool is_launch_id(int id);
+/* The value of a thread launch id for thread t of the CTA. */
+int64_t launch_value(const LaunchId *l, int64_t t);
+/* The extent a CTA of n threads declares for it. */
+int64_t launch_extent(const LaunchId *l, int64_t n);
 extern const char *const target_names[TG_COUNT];
 int target_lookup(const char *name); /* -1 if unknown */
 bool target_has(int target, int need);

@@ -214,11 +214,7 @@ static bool is_buffer_maker(int id)
 	       id == IN_ALLOC_LOCAL || id == IN_DECL_BUFFER;
 }
 
-static bool is_launch(int id)
-{
-	return id == IN_CTA_ID || id == IN_THREAD_ID || id == IN_WARP_ID || id == IN_LANE_ID ||
-	       id == IN_WARPGROUP_ID;
-}
+static bool is_launch(int id) { return is_launch_id(id); }
 
 /* A call used as a statement. */
 static void call_stmt(Sema *S, Expr *e, Stmt *s)
@@ -784,29 +780,41 @@ static void kernel(Sema *S, Stmt *s)
 		error_at(S->d, s->pos, "kernel '%s' has no T.device_entry()", s->name);
 		return;
 	}
-	/* the thread count, and the launch ids that must agree with it */
-	int64_t n = S->launch[IN_THREAD_ID] ? S->launch_ext[IN_THREAD_ID] :
-	            S->launch[IN_WARP_ID] ? 32 * S->launch_ext[IN_WARP_ID] :
-	            S->launch[IN_WARPGROUP_ID] ? 128 * S->launch_ext[IN_WARPGROUP_ID] :
-	            S->launch[IN_LANE_ID] ? 32 : 1;
+	/* the thread count, from the first of thread_id, warp_id, warpgroup_id
+	 * declared, else from the ids within a warpgroup or warp; then every
+	 * thread launch id must declare the extent that count gives it */
+	static const int order[] = { IN_THREAD_ID, IN_WARP_ID, IN_WARPGROUP_ID, IN_THREAD_ID_IN_WG, IN_WARP_ID_IN_WG,
+	                             IN_LANE_ID };
+	int64_t n = 1;
+	int from = -1;
+	for (size_t i = 0; i < sizeof order / sizeof order[0] && from < 0; i++)
+		if (S->launch[order[i]]) {
+			from = order[i];
+			n = S->launch_ext[from] * thread_launch(from)->div;
+		}
 	f->threads = n;
 	const Target *tg = &targets[S->m->target];
 	if (n > tg->threads)
-		error_at(S->d, S->launch_pos[S->launch[IN_THREAD_ID] ? IN_THREAD_ID : S->launch[IN_WARP_ID] ? IN_WARP_ID :
-		                             IN_WARPGROUP_ID],
-		         "%lld threads per CTA; %s allows at most %lld", (long long)n, target_label(S->m->target),
-		         (long long)tg->threads);
-	if (S->launch[IN_WARP_ID] && 32 * S->launch_ext[IN_WARP_ID] != n)
-		error_at(S->d, S->launch_pos[IN_WARP_ID], "T.warp_id([%lld]) means %lld threads, but the CTA has %lld",
-		         (long long)S->launch_ext[IN_WARP_ID], (long long)(32 * S->launch_ext[IN_WARP_ID]), (long long)n);
-	if (S->launch[IN_WARPGROUP_ID] && 128 * S->launch_ext[IN_WARPGROUP_ID] != n)
-		error_at(S->d, S->launch_pos[IN_WARPGROUP_ID],
-		         "T.warpgroup_id([%lld]) means %lld threads, but the CTA has %lld",
-		         (long long)S->launch_ext[IN_WARPGROUP_ID], (long long)(128 * S->launch_ext[IN_WARPGROUP_ID]),
-		         (long long)n);
-	if (S->launch[IN_LANE_ID] && n % 32)
-		error_at(S->d, S->launch_pos[IN_LANE_ID], "T.lane_id needs whole warps, but the CTA has %lld threads",
-		         (long long)n);
+		error_at(S->d, S->launch_pos[from], "%lld threads per CTA; %s allows at most %lld", (long long)n,
+		         target_label(S->m->target), (long long)tg->threads);
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		int id = order[i];
+		const LaunchId *l = thread_launch(id);
+		int64_t want = launch_extent(l, n);
+		if (id == IN_LANE_ID && S->launch[id] && n % 32)
+			error_at(S->d, S->launch_pos[id], "T.lane_id needs whole warps, but the CTA has %lld threads",
+			         (long long)n);
+		if (!S->launch[id] || id == from || id == IN_LANE_ID || S->launch_ext[id] == want)
+			continue;
+		if (!l->mod)
+			error_at(S->d, S->launch_pos[id], "%s([%lld]) means %lld threads, but the CTA has %lld",
+			         intrins[id].path, (long long)S->launch_ext[id], (long long)(S->launch_ext[id] * l->div),
+			         (long long)n);
+		else
+			error_at(S->d, S->launch_pos[id], "%s([%lld]): a CTA of %lld threads has %lld %s in a warpgroup",
+			         intrins[id].path, (long long)S->launch_ext[id], (long long)n, (long long)want,
+			         l->div == 32 ? "warps" : "threads");
+	}
 	check_thread_axes(S, f);
 	check_memory_limits(S, f);
 }

@@ -88,6 +88,26 @@ bool target_has(int target, int need)
 	return target >= need;
 }
 
+static const LaunchId launch_ids[] = {
+#define LAUNCH(id, mod, div, cuda) { id, mod, div, cuda },
+#include "launch.def"
+#undef LAUNCH
+};
+
+const LaunchId *thread_launch(int id)
+{
+	for (size_t i = 0; i < sizeof launch_ids / sizeof launch_ids[0]; i++)
+		if (launch_ids[i].id == id)
+			return &launch_ids[i];
+	return NULL;
+}
+
+bool is_launch_id(int id) { return id == IN_CTA_ID || thread_launch(id); }
+
+int64_t launch_value(const LaunchId *l, int64_t t) { return (l->mod ? t % l->mod : t) / l->div; }
+
+int64_t launch_extent(const LaunchId *l, int64_t n) { return (l->mod && n > l->mod ? l->mod : n) / l->div; }
+
 const Intrin intrins[IN_COUNT] = {
 #define INTRIN(id, path, args, kws, target, doc) [id] = { path, args, kws, target, doc },
 #include "intrin.def"

@@ -297,9 +297,8 @@ static bool ev(const Expr *e, Env *env, int64_t *out)
 		}
 		if (!e->var)
 			return false;
-		if (e->var->launch == IN_WARP_ID || e->var->launch == IN_LANE_ID || e->var->launch == IN_WARPGROUP_ID) {
-			int64_t t = env->tidval;
-			*out = e->var->launch == IN_WARP_ID ? t / 32 : e->var->launch == IN_LANE_ID ? t % 32 : t / 128;
+		if (thread_launch(e->var->launch)) {
+			*out = launch_value(thread_launch(e->var->launch), env->tidval);
 			return true;
 		}
 		if (e->var->def)

@@ -204,11 +204,7 @@ static Callee resolve(const Expr *call)
 	return k;
 }
 
-static bool is_launch(int id)
-{
-	return id == IN_CTA_ID || id == IN_THREAD_ID || id == IN_WARP_ID || id == IN_LANE_ID ||
-	       id == IN_WARPGROUP_ID;
-}
+static bool is_launch(int id) { return is_launch_id(id); }
 
 /* ---- expressions ----------------------------------------------------------------------- */
 

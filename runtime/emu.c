@@ -458,9 +458,7 @@ static bool run_cta(Emu *E, const int *all)
 		const LaunchVar *l = &p->launch[i];
 		for (int t = 0; t < n; t++) {
 			int64_t v = l->launch == IN_CTA_ID ? E->cta[l->dim < 3 ? l->dim : 0] :
-			            l->launch == IN_WARP_ID ? t / 32 :
-			            l->launch == IN_LANE_ID ? t % 32 :
-			            l->launch == IN_WARPGROUP_ID ? t / 128 : t;
+			            launch_value(thread_launch(l->launch), t);
 			E->slots[(size_t)t * (size_t)p->nslots + (size_t)l->slot] = (EVal){ v, NULL };
 		}
 	}

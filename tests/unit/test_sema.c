@@ -71,7 +71,9 @@ void test_sema(void)
 	rejects("    i = T.thread_id([64])\n    Tx.cta.copy(A[i:2 * i, 0:32], A[0:64, 0:32])\n", "is not a compile-time constant");
 	rejects("    T.thread_id([64])\n    T.warp_id([4])\n", "T.warp_id([4]) means 128 threads, but the CTA has 64");
 	rejects("    T.lane_id([16])\n", "a warp has 32 lanes");
-	rejects("    T.thread_id([2048])\n", "extent 2048 is out of range (1 to 1024)");
+	rejects("    T.thread_id([2048])\n", "2048 threads per CTA; any target allows at most 1024");
+	rejects("    T.thread_id([64])\n    T.warp_id_in_wg([4])\n", "T.warp_id_in_wg([4]): a CTA of 64 threads has 2 warps in a warpgroup");
+	rejects("    T.thread_id_in_wg([256])\n", "T.thread_id_in_wg() extent 256 is out of range (1 to 128)");
 	rejects("    T.thread_id([32])\n    T.thread_id([32])\n", "is declared twice");
 	rejects("    X = T.alloc_buffer((4, 4), \"float32\")\n", "needs scope=\"shared\" or scope=\"local\"");
 	rejects("    X = T.alloc_buffer((4, 4), \"float32\", scope=\"tmem\")\n", "tensor memory is allocated with T.ptx.tcgen05.alloc");
