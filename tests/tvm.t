@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Kernels written the way TVM's own tests write them (tests/tvm/*.tx, each
-# ours, in TVM's spelling): txc-parse accepts each unchanged; each is
-# emulated before and after the whole pipeline with the same result, and,
-# where nvcc is installed, its CUDA compiles.
+# Kernels written the way TVM's own tests write them (each ours, in TVM's
+# spelling):
+# - tests/tvm/*.tx: txc-parse accepts each unchanged; a kernel is emulated
+#   before and after the whole pipeline with the same result, and, where
+#   nvcc is installed, its CUDA compiles.
+# - tests/tvm/parse/*.tx: constructs txc cannot lower yet (Blackwell, TMA):
+#   txc-parse --target sm_100a accepts each unchanged.
+# - tests/tvm/same/NAME.tvm.tx and NAME.txc.tx: TVM's spelling and txc's own
+#   spelling of one kernel lower to the same CUDA.
 . "$(dirname "$0")/lib.sh"
 export PATH=$PATH:/usr/local/cuda/bin
 for f in "$TOP"/tests/tvm/*.tx; do
@@ -18,11 +23,31 @@ for f in "$TOP"/tests/tvm/*.tx; do
   ok "$name: lowers"
   "$TXC_BIN/txc-emu" "$f" >"$TMP/a" 2>"$TMP/err" || { not_ok "$name: emulated"; diag <"$TMP/err"; continue; }
   "$TXC_BIN/txc-emu" "$TMP/$name.low" >"$TMP/b" 2>>"$TMP/err" || { not_ok "$name: lowered, emulated"; diag <"$TMP/err"; continue; }
-  same_file "$name: the same result before and after lowering" "$TMP/a" "$TMP/b"
+  same_text "$name: the same result before and after lowering" "$TMP/a" "$TMP/b"
   if command -v nvcc >/dev/null; then
     check "$name: nvcc compiles its CUDA" "$TXC_BIN/txc" --emit=ptx "$f" -o "$TMP/$name.ptx"
   else
     skip "$name: nvcc compiles its CUDA" "no nvcc"
   fi
+done
+for f in "$TOP"/tests/tvm/parse/*.tx; do
+  [ -e "$f" ] || continue
+  name=parse/$(basename "$f" .tx)
+  if "$TXC_BIN/txc-parse" --target sm_100a "$f" -o "$TMP/out.tx" 2>"$TMP/err"; then
+    ok "$name: parses and verifies for sm_100a"
+  else
+    not_ok "$name: parses and verifies for sm_100a"; diag <"$TMP/err"
+  fi
+done
+for f in "$TOP"/tests/tvm/same/*.tvm.tx; do
+  [ -e "$f" ] || continue
+  base=${f%.tvm.tx}; name=same/$(basename "$base")
+  if ! "$TXC_BIN/txc" --emit=cu "$f" -o "$TMP/tvm.cu" 2>"$TMP/err" ||
+     ! "$TXC_BIN/txc" --emit=cu "$base.txc.tx" -o "$TMP/txc.cu" 2>>"$TMP/err"; then
+    not_ok "$name: both spellings compile"; diag <"$TMP/err"; continue
+  fi
+  # the file names in comments differ; the code must not
+  sed -i '/^\/\/ /d' "$TMP/tvm.cu" "$TMP/txc.cu"
+  same_text "$name: TVM's spelling and txc's lower to the same CUDA" "$TMP/txc.cu" "$TMP/tvm.cu"
 done
 done_testing
