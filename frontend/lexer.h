@@ -25,9 +25,17 @@ typedef struct Lexer {
 	const char *dir_file;     /* the last #@ FILE:LINE comment */
 	int dir_line, dir_phys;
 	Module *module;           /* the parser's result */
+	/* a sub-lexer over one replacement field of an f-string: it starts
+	 * inside a bracket and gives the parser FEXPR first */
+	bool sub, sub_started;
+	Expr *result;
 } Lexer;
 
 bool lexer_open(Lexer *lx, const Src *src, Diag *d);
 void lexer_close(Lexer *lx);
+bool lexer_open_field(Lexer *lx, const Lexer *outer, int off, int len, int line, int col);
+/* The expression of an f-string's field: the len bytes of the source at
+ * byte off, physical line `line`, column col; NULL after an error. */
+Expr *parse_field(Lexer *outer, int off, int len, int line, int col);
 
 #endif

@@ -141,13 +141,17 @@ static Expr *call(Lexer *lx, Pos p, Expr *fn, List *args)
 		Arg *a = args->v[i];
 		if (a->kw) {
 			for (int k = 0; k < e->nkws; k++)
-				if (strcmp(e->kws[k].name, a->kw) == 0) {
+				if (strcmp(a->kw, KW_SPLAT) != 0 && strcmp(e->kws[k].name, a->kw) == 0) {
 					error_at(lx->diag, a->pos, "keyword argument '%s' repeated", a->kw);
 					lx->failed = true;
 				}
 			call_add_kw(e, a->kw, a->value, a->pos);
 		} else if (e->nkws) {
-			error_at(lx->diag, a->value->pos, "positional argument follows keyword argument");
+			bool splat = false;
+			for (int k = 0; k < e->nkws; k++)
+				splat |= strcmp(e->kws[k].name, KW_SPLAT) == 0;
+			error_at(lx->diag, a->value->pos, "%s", splat ? "positional argument follows keyword argument unpacking"
+			                                                : "positional argument follows keyword argument");
 			lx->failed = true;
 		} else {
 			call_add_arg(e, a->value);
@@ -188,6 +192,61 @@ static List *concat(List *a, List *b)
 	return a;
 }
 
+static Expr *star(Pos p, int op, Expr *a)
+{
+	Expr *e = new_expr(E_STAR, p);
+	e->op = op;
+	e->a = a;
+	return e;
+}
+
+static Expr *comp(Pos p, int kind, Expr *elt, List *clauses)
+{
+	Expr *e = new_expr(E_COMP, p);
+	e->op = kind;
+	e->a = elt;
+	e->args = (Expr **)clauses->v;
+	e->nargs = clauses->n;
+	return e;
+}
+
+/* Adjacent strings: one string, or one f-string when any piece is one. */
+static Expr *join_strings(Pos p, List *l)
+{
+	bool f = false;
+	for (int i = 0; i < l->n; i++)
+		f |= ((Expr *)l->v[i])->kind == E_FSTR;
+	Buf b = {0};
+	bputc(&b, 0);
+	b.n = 0;
+	if (!f) {
+		for (int i = 0; i < l->n; i++)
+			bputs(&b, ((Expr *)l->v[i])->str);
+		Expr *e = new_expr(E_STR, p);
+		e->str = b.s;
+		return e;
+	}
+	Expr *e = new_expr(E_FSTR, p);
+	for (int i = 0; i < l->n; i++) {
+		Expr *x = l->v[i];
+		Expr **v = x->kind == E_FSTR ? x->args : &x;
+		int n = x->kind == E_FSTR ? x->nargs : 1;
+		for (int k = 0; k < n; k++) {
+			Expr *last = e->nargs ? e->args[e->nargs - 1] : NULL;
+			if (v[k]->kind == E_STR && !*v[k]->str)
+				continue;
+			if (v[k]->kind == E_STR && last && last->kind == E_STR) {
+				Expr *m = new_expr(E_STR, last->pos);
+				m->str = xprintf("%s%s", last->str, v[k]->str);
+				e->args[e->nargs - 1] = m;
+			} else {
+				vpush(e->args, e->nargs, v[k]);
+			}
+		}
+	}
+	return e;
+}
+
 static int augop(const char *s)
 {
 	for (int op = 0; op < OP_COUNT; op++)
@@ -208,6 +267,8 @@ static int augop(const char *s)
 }
 
 %token <str> NAME "name" STRING "string" AUGASSIGN "augmented assignment"
+%token <expr> FSTRING "f-string"
+%token FEXPR "start of an f-string field"
 %token <ival> INT "integer"
 %token <fval> FLOAT "float"
 %token NEWLINE "end of line" INDENT "indent" DEDENT "dedent"
@@ -220,11 +281,11 @@ static int augop(const char *s)
 
 %type <list> stmts stmt simple_stmt small_stmts suite elif_part decorators
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
-%type <list> subscripts strings list_items
+%type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
 %type <expr> expr or_test and_test not_test comparison bor bxor band shift
 %type <expr> arith term factor power primary atom exprlist subscript ret_type
-%type <expr> expr_opt
+%type <expr> expr_opt item dict_item
 %type <op> cmpop shiftop addop mulop
 %type <str> dotted
 %type <stmt> alias param
@@ -234,6 +295,7 @@ static int augop(const char *s)
 module
 	: %empty         { lx->module->body = NULL; }
 	| stmts          { lx->module->body = (Stmt **)$1->v; lx->module->nbody = $1->n; }
+	| FEXPR exprlist { lx->result = $2; }
 	;
 
 stmts
@@ -431,12 +493,18 @@ suite
 exprlist
 	: expr                      { $$ = $1; }
 	| exprs_comma               { $$ = tuple($1->n ? ((Expr *)$1->v[0])->pos : @$, $1, false); DEEP($$); }
-	| exprs_comma expr          { lpush($1, $2); $$ = tuple(((Expr *)$1->v[0])->pos, $1, false); DEEP($$); }
+	| exprs_comma item          { lpush($1, $2); $$ = tuple(((Expr *)$1->v[0])->pos, $1, false); DEEP($$); }
 	;
 
 exprs_comma
-	: expr ','                  { $$ = list1($1); }
-	| exprs_comma expr ','      { $$ = lpush($1, $2); }
+	: item ','                  { $$ = list1($1); }
+	| exprs_comma item ','      { $$ = lpush($1, $2); }
+	;
+
+/* An item of a tuple, list, call or subscript: an expression or *x. */
+item
+	: expr                      { $$ = $1; }
+	| '*' bor                   { $$ = star(@1, 1, $2); DEEP($$); }
 	;
 
 expr
@@ -540,6 +608,11 @@ primary
 		DEEP($$);
 	}
 	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
+	| primary '(' expr comp_for ')' {
+		$$ = call(lx, callee_pos($1), $1, list1(arg(comp(@3, COMP_GEN, $3, $4), NULL, $3->pos)));
+		DEEP($$->args[0]);
+		DEEP($$);
+	}
 	| primary '[' subscripts ']' {
 		$$ = new_expr(E_INDEX, expr_start($1));
 		$$->a = $1;
@@ -556,10 +629,41 @@ args
 	;
 
 arg_list
-	: expr                      { $$ = list1(arg($1, NULL, $1->pos)); }
+	: item                      { $$ = list1(arg($1, NULL, $1->pos)); }
 	| NAME '=' expr             { $$ = list1(arg($3, $1, @1)); }
-	| arg_list ',' expr         { $$ = lpush($1, arg($3, NULL, $3->pos)); }
+	| POW expr                  { $$ = list1(arg($2, KW_SPLAT, @1)); }
+	| arg_list ',' item         { $$ = lpush($1, arg($3, NULL, $3->pos)); }
 	| arg_list ',' NAME '=' expr { $$ = lpush($1, arg($5, $3, @3)); }
+	| arg_list ',' POW expr     { $$ = lpush($1, arg($4, KW_SPLAT, @3)); }
+	;
+
+/* for x in s if c ...: the clauses of a comprehension */
+comp_for
+	: FOR exprlist IN or_test comp_iters {
+		Expr *c = new_expr(E_COMPFOR, @1);
+		c->a = $2;
+		c->b = $4;
+		c->args = (Expr **)$5->v;
+		c->nargs = $5->n;
+		$5->v = NULL;
+		$5->n = 0;
+		DEEP(c);
+		$$ = list1(c);
+	}
+	| FOR exprlist IN or_test comp_iters comp_for {
+		Expr *c = new_expr(E_COMPFOR, @1);
+		c->a = $2;
+		c->b = $4;
+		c->args = (Expr **)$5->v;
+		c->nargs = $5->n;
+		DEEP(c);
+		$$ = concat(list1(c), $6);
+	}
+	;
+
+comp_iters
+	: %empty                    { $$ = xalloc(sizeof(List)); }
+	| comp_iters IF or_test     { $$ = lpush($1, $3); }
 	;
 
 subscripts
@@ -569,6 +673,7 @@ subscripts
 
 subscript
 	: expr                      { $$ = $1; }
+	| '*' bor                   { $$ = star(@1, 1, $2); DEEP($$); }
 	| expr_opt ':' expr_opt     {
 		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
 		$$->a = $1;
@@ -593,21 +698,37 @@ atom
 	: NAME                      { $$ = new_name(@1, $1); }
 	| INT                       { $$ = new_int(@1, $1); }
 	| FLOAT                     { $$ = new_expr(E_FLOAT, @1); $$->fval = $1; }
-	| strings                   {
-		$$ = new_expr(E_STR, @$);
-		Buf b = {0};
-		bputs(&b, "");
-		for (int i = 0; i < $1->n; i++)
-			bputs(&b, $1->v[i]);
-		$$->str = b.s ? b.s : "";
-	}
+	| strings                   { $$ = join_strings(@$, $1); DEEP($$); }
 	| TRUE                      { $$ = new_expr(E_TRUE, @1); }
 	| FALSE                     { $$ = new_expr(E_FALSE, @1); }
 	| NONE                      { $$ = new_expr(E_NONE, @1); }
 	| '(' ')'                   { $$ = tuple(@1, NULL, true); }
 	| '(' expr ')'              { $$ = $2; }
 	| '(' exprs_comma ')'       { $$ = tuple(@1, $2, true); DEEP($$); }
-	| '(' exprs_comma expr ')'  { $$ = tuple(@1, lpush($2, $3), true); DEEP($$); }
+	| '(' exprs_comma item ')'  { $$ = tuple(@1, lpush($2, $3), true); DEEP($$); }
+	| '(' expr comp_for ')'     { $$ = comp(@1, COMP_GEN, $2, $3); DEEP($$); }
+	| '[' expr comp_for ']'     { $$ = comp(@1, COMP_LIST, $2, $3); DEEP($$); }
+	| '{' '}'                   { $$ = new_expr(E_DICT, @1); }
+	| '{' dict_items '}'        {
+		$$ = new_expr(E_DICT, @1);
+		$$->args = (Expr **)$2->v;
+		$$->nargs = $2->n;
+		DEEP($$);
+	}
+	| '{' dict_items ',' '}'    {
+		$$ = new_expr(E_DICT, @1);
+		$$->args = (Expr **)$2->v;
+		$$->nargs = $2->n;
+		DEEP($$);
+	}
+	| '{' expr ':' expr comp_for '}' {
+		Expr *p = new_expr(E_PAIR, $2->pos);
+		p->a = $2;
+		p->b = $4;
+		DEEP(p);
+		$$ = comp(@1, COMP_DICT, p, $5);
+		DEEP($$);
+	}
 	| '[' ']'                   { $$ = new_expr(E_LIST, @1); }
 	| '[' list_items ']'        {
 		$$ = new_expr(E_LIST, @1);
@@ -624,13 +745,30 @@ atom
 	;
 
 list_items
-	: expr                      { $$ = list1($1); }
-	| list_items ',' expr       { $$ = lpush($1, $3); }
+	: item                      { $$ = list1($1); }
+	| list_items ',' item       { $$ = lpush($1, $3); }
+	;
+
+dict_items
+	: dict_item                 { $$ = list1($1); }
+	| dict_items ',' dict_item  { $$ = lpush($1, $3); }
+	;
+
+dict_item
+	: expr ':' expr             { $$ = new_expr(E_PAIR, $1->pos); $$->a = $1; $$->b = $3; DEEP($$); }
+	| POW bor                   { $$ = star(@1, 2, $2); DEEP($$); }
+	| expr                      {
+		error_at(lx->diag, expr_start($1), "sets are not supported in txc programs; a brace makes a dict {key: value}");
+		lx->failed = true;
+		YYABORT;
+	}
 	;
 
 strings
-	: STRING                    { $$ = list1((void *)$1); }
-	| strings STRING            { $$ = lpush($1, (void *)$2); }
+	: STRING                    { Expr *e = new_expr(E_STR, @1); e->str = $1; $$ = list1(e); }
+	| FSTRING                   { $$ = list1($1); }
+	| strings STRING            { Expr *e = new_expr(E_STR, @2); e->str = $2; $$ = lpush($1, e); }
+	| strings FSTRING           { $$ = lpush($1, $2); }
 	;
 
 %%
@@ -648,4 +786,16 @@ Module *parse_module(const Src *src, Diag *d)
 	if (rc != 0 || lx.failed)
 		return NULL;
 	return m;
+}
+
+Expr *parse_field(Lexer *outer, int off, int len, int line, int col)
+{
+	Lexer lx;
+	if (!lexer_open_field(&lx, outer, off, len, line, col))
+		die("cannot start the scanner");
+	int rc = txparse(&lx);
+	lexer_close(&lx);
+	if (rc != 0 || lx.failed || !lx.result)
+		return NULL;
+	return lx.result;
 }

@@ -42,6 +42,8 @@ const char *value_kind_name(const Value *v)
 	case V_VAR: return "a runtime value";
 	case V_HANDLE: return "a handle";
 	case V_PRIMFUNC: return "a kernel";
+	case V_DICT: return "a dict";
+	case V_OPAQUE: return "a name from a module txc does not know";
 	}
 	return "a value";
 }
@@ -293,8 +295,31 @@ static Value *arith(Sema *S, Expr *e, Value *a, Value *b)
 	if (op == OP_ADD && (a->kind == V_STRIDE || a->kind == V_AXIS || b->kind == V_STRIDE || b->kind == V_AXIS))
 		return fail(S, e->pos, "an offset 'n @ axis' is added to a layout, not to %s",
 		            value_kind_name(a->kind == V_STRIDE || a->kind == V_AXIS ? b : a));
-	if (op == OP_ADD && a->kind == V_TUPLE && b->kind == V_TUPLE) {
+	if (op == OP_ADD && a->kind == V_STR && b->kind == V_STR) {
+		Value *v = vnew(V_STR);
+		v->s = xprintf("%s%s", a->s, b->s);
+		return v;
+	}
+	if (op == OP_MUL && (a->kind == V_TUPLE || b->kind == V_TUPLE) && (a->kind == V_INT || b->kind == V_INT)) {
+		Value *t = a->kind == V_TUPLE ? a : b;
+		int64_t n = a->kind == V_INT ? a->i : b->i, total;
+		if (n < 0)
+			n = 0;
+		if (!mul_ok(n, t->nelts, &total) || total > (1 << 20))
+			return fail(S, e->pos, "a constant sequence has at most %d elements", 1 << 20);
 		Value *v = vnew(V_TUPLE);
+		v->list = t->list;
+		v->nelts = (int)total;
+		v->elts = xalloc(sizeof(Value *) * (size_t)(total + 1));
+		for (int64_t i = 0; i < total; i++)
+			v->elts[i] = t->elts[i % t->nelts];
+		return v;
+	}
+	if (op == OP_ADD && a->kind == V_TUPLE && b->kind == V_TUPLE) {
+		if (a->list != b->list)
+			return fail(S, e->pos, "cannot add a tuple and a list");
+		Value *v = vnew(V_TUPLE);
+		v->list = a->list;
 		v->nelts = a->nelts + b->nelts;
 		v->elts = xalloc(sizeof(Value *) * (size_t)(v->nelts + 1));
 		memcpy(v->elts, a->elts, sizeof(Value *) * (size_t)a->nelts);
@@ -381,6 +406,30 @@ static Value *compare(Sema *S, Expr *e, Value *a, Value *b)
 			x = a->i < b->i ? -1 : a->i > b->i, y = 0;
 	} else if (a->kind == V_STR && b->kind == V_STR) {
 		x = strcmp(a->s, b->s), y = 0;
+	} else if ((a->kind == V_BOOL || a->kind == V_INT) && (b->kind == V_BOOL || b->kind == V_INT)) {
+		x = a->i < b->i ? -1 : a->i > b->i, y = 0;
+	} else if ((e->op == OP_EQ || e->op == OP_NE) && (a->kind == V_NONE || b->kind == V_NONE ||
+	           (a->kind == V_TUPLE && b->kind == V_TUPLE))) {
+		bool eq = a->kind == b->kind;
+		for (int i = 0; eq && a->kind == V_TUPLE && i <= a->nelts; i++) {
+			if (i == a->nelts) {
+				eq = a->nelts == b->nelts;
+				break;
+			}
+			if (i >= b->nelts) {
+				eq = false;
+				break;
+			}
+			Expr sub = *e;
+			sub.op = OP_EQ;
+			Value *r = compare(S, &sub, a->elts[i], b->elts[i]);
+			if (IS_ERR(r))
+				return r;
+			eq = r->i != 0;
+		}
+		Value *v = vnew(V_BOOL);
+		v->i = eq == (e->op == OP_EQ);
+		return v;
 	} else {
 		return fail(S, e->pos, "cannot compare %s with %s", value_kind_name(a), value_kind_name(b));
 	}
@@ -547,9 +596,18 @@ Value *eval(Sema *S, Expr *e)
 		Sym *s = lookup(S, e->str);
 		if (!s)
 			return fail(S, e->pos, "name '%s' is not defined", e->str);
+		if (s->val->kind == V_OPAQUE)
+			return opaque_use(S, e, s->val);
 		return s->val;
 	}
-	case E_ATTR:
+	case E_ATTR: {
+		Expr *root = e->a;
+		while (root->kind == E_ATTR)
+			root = root->a;
+		Sym *s = root->kind == E_NAME ? lookup(S, root->str) : NULL;
+		if (s && s->val->kind == V_OPAQUE)
+			return opaque_use(S, e, s->val); /* named in full: np.float16 */
+	}
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;
@@ -588,7 +646,11 @@ Value *eval(Sema *S, Expr *e)
 		}
 		return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 	case E_TUPLE: case E_LIST:
+		for (int i = 0; i < e->nargs; i++)
+			if (e->args[i]->kind == E_STAR)
+				return eval_items(S, e->args, e->nargs, e->kind == E_LIST);
 		v = vnew(V_TUPLE);
+		v->list = e->kind == E_LIST;
 		v->nelts = e->nargs;
 		v->elts = xalloc(sizeof(Value *) * (size_t)(e->nargs + 1));
 		for (int i = 0; i < e->nargs; i++) {
@@ -654,27 +716,33 @@ Value *eval(Sema *S, Expr *e)
 			return a;
 		if (a->kind == V_FUNC && (a->intrin == IN_S || a->intrin == IN_R))
 			return iters(S, e, a->intrin == IN_R);
-		if (a->kind == V_TUPLE) {
-			int64_t i;
-			if (e->nargs != 1 || e->args[0]->kind == E_SLICE)
-				return fail(S, e->pos, "a tuple takes one integer index");
-			if (!eval_int(S, e->args[0], "a tuple index", &i))
-				return &verr;
-			if (i < -a->nelts || i >= a->nelts)
-				return fail(S, e->args[0]->pos, "tuple index %lld out of range for a tuple of %d",
-				            (long long)i, a->nelts);
-			return a->elts[i < 0 ? i + a->nelts : i];
-		}
+		if (a->kind == V_TUPLE || a->kind == V_STR || a->kind == V_DICT)
+			return index_const(S, e, a);
 		return NULL; /* a buffer element: a runtime value */
 	case E_CALL:
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;
+		if (!expand_call(S, e)) /* f(*a, **d) written out */
+			return &verr;
+		if (a->kind == V_FUNC && (is_py_builtin(a->intrin) || a->intrin == IN_RANGE))
+			return py_call(S, e, a->intrin);
 		if (a->kind == V_FUNC)
 			return const_call(S, e, a);
 		return NULL;
 	case E_SLICE:
 		return fail(S, e->pos, "a slice is only valid inside [...]");
+	case E_STAR:
+		return fail(S, e->pos, e->op == 1 ? "'*' unpacks a sequence into a call, a tuple, a list or a subscript"
+		                                  : "'**' unpacks a dict into a call's keywords or a dict");
+	case E_DICT:
+		return eval_dict(S, e);
+	case E_COMP:
+		return eval_comp(S, e);
+	case E_FSTR:
+		return eval_fstr(S, e);
+	case E_PAIR: case E_COMPFOR: case E_FIELD:
+		return fail(S, e->pos, "this part of an expression has no value alone");
 	}
 	return NULL;
 }

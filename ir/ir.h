@@ -283,7 +283,19 @@ enum ExprKind {
 	E_CMP,   /* a op b (chains are rejected by the parser) */
 	E_AND, E_OR, E_NOT,
 	E_COND,  /* b if a else c */
+	E_STAR,  /* *a (op 1) in a call, tuple, list or subscript; **a (op 2) in a dict */
+	E_DICT,  /* {k: v, **d}: args are E_PAIR or E_STAR items */
+	E_PAIR,  /* a: b, an item of a dict */
+	E_COMP,  /* a comprehension: op is COMP_*; a the element (an E_PAIR for a
+	          * dict); args its E_COMPFOR clauses */
+	E_COMPFOR, /* for a in b if args[0] if args[1] ... */
+	E_FSTR,  /* f"...": args are E_STR pieces and E_FIELD fields */
+	E_FIELD, /* {a!op:str} of an f-string: op the conversion ('r', 's' or 0),
+	          * str the format spec (NULL: none) */
 };
+enum { COMP_LIST, COMP_GEN, COMP_DICT };
+/* The keyword name of `**x` in a call's keywords. */
+#define KW_SPLAT "**"
 /* Binary/unary/comparison operators, with their spelling and precedence. */
 enum {
 	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_MATMUL, OP_POW,
@@ -426,6 +438,9 @@ enum ValueKind {
 	V_VAR,     /* a runtime scalar */
 	V_HANDLE,  /* a T.handle parameter */
 	V_PRIMFUNC,
+	V_DICT,    /* elts: the keys, vals: the values, nelts entries */
+	V_OPAQUE,  /* a name from a module txc does not know: s the module;
+	            * i 1 when txc knows the module but not the name */
 };
 
 struct Value {
@@ -436,8 +451,11 @@ struct Value {
 	int axis;       /* V_STRIDE */
 	int dtype;      /* V_DTYPE */
 	int intrin;     /* V_FUNC */
-	Value **elts;   /* V_TUPLE; V_SLICE: lo, hi, step */
+	Value **elts;   /* V_TUPLE; V_SLICE: lo, hi, step; V_DICT: keys */
 	int nelts;
+	Value **vals;   /* V_DICT: values */
+	bool list;      /* V_TUPLE: written as a list */
+	const char *name; /* V_OPAQUE: the name imported from module s */
 	Layout *layout;
 	Buffer *buffer;
 	Var *var;

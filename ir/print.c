@@ -42,13 +42,25 @@ static int prec(const Expr *e)
 	}
 }
 
-static void print_string(Buf *b, const char *s)
+/* Inside the field of an f-string, strings take single quotes. */
+static int in_field;
+
+/* The text of a string; in an f-string, braces doubled. */
+static void string_text(Buf *b, const char *s, char q, bool braces)
 {
-	bputc(b, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		if (c == q || (in_field && c == '"')) {
+			bputc(b, '\\');
+			bputc(b, c);
+			continue;
+		}
+		if (braces && (c == '{' || c == '}')) {
+			bputc(b, c);
+			bputc(b, c);
+			continue;
+		}
 		switch (c) {
-		case '"': bputs(b, "\\\""); break;
 		case '\\': bputs(b, "\\\\"); break;
 		case '\n': bputs(b, "\\n"); break;
 		case '\t': bputs(b, "\\t"); break;
@@ -60,7 +72,14 @@ static void print_string(Buf *b, const char *s)
 				bputc(b, c);
 		}
 	}
-	bputc(b, '"');
+}
+
+static void print_string(Buf *b, const char *s)
+{
+	char q = in_field ? '\'' : '"';
+	bputc(b, q);
+	string_text(b, s, q, false);
+	bputc(b, q);
 }
 
 /* The shortest decimal that reads back as the same double, written as
@@ -143,6 +162,56 @@ static void items(Buf *b, Expr *const *v, int n)
 	}
 }
 
+static void clauses(Buf *b, const Expr *e)
+{
+	for (int i = 0; i < e->nargs; i++) {
+		const Expr *c = e->args[i];
+		bputs(b, " for ");
+		if (c->a->kind == E_TUPLE && !c->a->paren)
+			items(b, c->a->args, c->a->nargs);
+		else
+			expr(b, c->a, P_COND);
+		bputs(b, " in ");
+		expr(b, c->b, P_OR);
+		for (int k = 0; k < c->nargs; k++) {
+			bputs(b, " if ");
+			expr(b, c->args[k], P_OR);
+		}
+	}
+}
+
+static void fstring(Buf *b, const Expr *e)
+{
+	char q = in_field ? '\'' : '"';
+	bputc(b, 'f');
+	bputc(b, q);
+	for (int i = 0; i < e->nargs; i++) {
+		const Expr *x = e->args[i];
+		if (x->kind == E_STR) {
+			string_text(b, x->str, q, true);
+			continue;
+		}
+		Buf f = {0};
+		bputc(&f, 0);
+		f.n = 0;
+		in_field++;
+		expr(&f, x->a, P_COND);
+		in_field--;
+		bputc(b, '{');
+		if (f.s[0] == '{')
+			bputc(b, ' '); /* not an escaped brace */
+		bputs(b, f.s);
+		if (f.s[f.n - 1] == '}')
+			bputc(b, ' ');
+		if (x->op)
+			bprintf(b, "!%c", x->op);
+		if (x->str)
+			bprintf(b, ":%s", x->str);
+		bputc(b, '}');
+	}
+	bputc(b, q);
+}
+
 static void expr(Buf *b, const Expr *e, int min)
 {
 	bool paren = prec(e) < min;
@@ -177,12 +246,20 @@ static void expr(Buf *b, const Expr *e, int min)
 		break;
 	case E_CALL:
 		expr(b, e->a, P_ATOM);
+		if (e->nargs == 1 && !e->nkws && e->args[0]->kind == E_COMP && e->args[0]->op == COMP_GEN) {
+			/* f(x for x in s): the generator's own parentheses */
+			expr(b, e->args[0], P_COND);
+			break;
+		}
 		bputc(b, '(');
 		items(b, e->args, e->nargs);
 		for (int i = 0; i < e->nkws; i++) {
 			if (i || e->nargs)
 				bputs(b, ", ");
-			bprintf(b, "%s=", e->kws[i].name);
+			if (strcmp(e->kws[i].name, KW_SPLAT) == 0)
+				bputs(b, "**");
+			else
+				bprintf(b, "%s=", e->kws[i].name);
 			expr(b, e->kws[i].value, P_COND);
 		}
 		bputc(b, ')');
@@ -218,6 +295,31 @@ static void expr(Buf *b, const Expr *e, int min)
 		bputc(b, '[');
 		items(b, e->args, e->nargs);
 		bputc(b, ']');
+		break;
+	case E_STAR:
+		bputs(b, e->op == 2 ? "**" : "*");
+		expr(b, e->a, P_BITOR);
+		break;
+	case E_DICT:
+		bputc(b, '{');
+		items(b, e->args, e->nargs);
+		bputc(b, '}');
+		break;
+	case E_PAIR:
+		expr(b, e->a, P_COND);
+		bputs(b, ": ");
+		expr(b, e->b, P_COND);
+		break;
+	case E_COMP:
+		bputc(b, e->op == COMP_LIST ? '[' : e->op == COMP_DICT ? '{' : '(');
+		expr(b, e->a, P_COND);
+		clauses(b, e);
+		bputc(b, e->op == COMP_LIST ? ']' : e->op == COMP_DICT ? '}' : ')');
+		break;
+	case E_COMPFOR: case E_FIELD:
+		die("print: a part of an expression printed alone");
+	case E_FSTR:
+		fstring(b, e);
 		break;
 	case E_BIN: {
 		int p = binprec(e->op);
@@ -275,7 +377,8 @@ void print_expr(Buf *b, const Expr *e)
 char *expr_str(const Expr *e)
 {
 	Buf b = {0};
-	bputs(&b, "");
+	bputc(&b, 0);
+	b.n = 0;
 	print_expr(&b, e);
 	return b.s;
 }

@@ -84,6 +84,15 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 	}
 }
 
+void bind_name(Sema *S, const char *name, Value *v, Pos pos)
+{
+	Sym *s = xalloc(sizeof *s);
+	s->name = name;
+	s->val = v;
+	s->pos = pos;
+	insert(S->env, s);
+}
+
 Value *module_value(const Module *m, const char *name)
 {
 	return map_get(&m->byname, name);
@@ -144,6 +153,14 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		return;
 	}
 	call->es = (int)fn->i;
+	Kw *d = kwarg(&a, "dispatch");
+	if (d && d->value->kind != E_STR && d->value->val && d->value->val->kind == V_STR) {
+		/* dispatch=variant, a constant: the passes read the name itself */
+		Expr *name = new_expr(E_STR, d->value->pos);
+		name->str = d->value->val->s;
+		name->val = d->value->val;
+		d->value = name;
+	}
 	Kw *plans = kwarg(&a, "plans");
 	if (plans) {
 		Expr *l = plans->value;
@@ -550,8 +567,32 @@ static void for_stmt(Sema *S, Stmt *s)
 	pop_env(S);
 }
 
+/* The Python of a statement's expressions rewritten into the text it
+ * means (pyconst.c); false after an error. */
+static bool desugar_stmt(Sema *S, Stmt *s)
+{
+	switch (s->kind) {
+	case S_EXPR: case S_IF: case S_FOR:
+		return desugar(S, &s->value);
+	case S_ASSIGN: case S_AUGASSIGN:
+		for (int i = 0; i < s->ntargets; i++)
+			if (s->targets[i]->kind != E_NAME && !desugar(S, &s->targets[i]))
+				return false;
+		return desugar(S, &s->value);
+	default:
+		return true;
+	}
+}
+
 static void stmt(Sema *S, Stmt *s)
 {
+	if (!desugar_stmt(S, s)) {
+		if (s->kind == S_ASSIGN)
+			for (int i = 0; i < s->ntargets; i++) /* silence the errors that would follow */
+				if (s->targets[i]->kind == E_NAME && !lookup(S, s->targets[i]->str))
+					define(S, s->targets[i]->str, &verr, s->targets[i]->pos);
+		return;
+	}
 	switch (s->kind) {
 	case S_PASS:
 		return;
@@ -724,8 +765,8 @@ static void kernel(Sema *S, Stmt *s)
 		error_at(S->d, s->pos, "function '%s' is not a @T.prim_func kernel", s->name);
 		return;
 	}
-	if (s->ret)
-		error_at(S->d, s->ret->pos, "a kernel returns nothing");
+	if (s->ret && s->ret->kind != E_NONE)
+		error_at(S->d, s->ret->pos, "a kernel returns nothing: its return annotation is '-> None' or none");
 	Func *f = xalloc(sizeof *f);
 	f->name = s->name;
 	f->stmt = s;
@@ -741,7 +782,8 @@ static void kernel(Sema *S, Stmt *s)
 	memset(S->launch, 0, sizeof S->launch);
 	push_env(S, false);
 	for (int i = 0; i < s->nparams; i++)
-		param(S, &s->params[i]);
+		if (!s->params[i].type || desugar(S, &s->params[i].type))
+			param(S, &s->params[i]);
 	int errors = S->d->errors;
 	stmts(S, s->body, s->nbody);
 	/* handles without a shape (unless a failed match_buffer explains it) */
@@ -819,34 +861,57 @@ static void kernel(Sema *S, Stmt *s)
 	check_memory_limits(S, f);
 }
 
+/* A name from a module txc does not know, or that txc knows but not the
+ * name: an error only where it is used (opaque_use). */
+static Value *opaque(const char *module, const char *name, bool known)
+{
+	Value *v = vnew(V_OPAQUE);
+	v->s = module;
+	v->name = name;
+	v->i = known;
+	return v;
+}
+
+static bool same_meaning(const Value *a, const Value *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case V_OPAQUE: return !strcmp(a->s, b->s) && !a->name == !b->name && (!a->name || !strcmp(a->name, b->name));
+	case V_NAMESPACE: return !strcmp(a->s, b->s);
+	case V_FUNC: return a->intrin == b->intrin;
+	case V_AXIS: return a->axis == b->axis;
+	default: return false;
+	}
+}
+
+/* Imports bind names once, but as in Python an import may bind a name
+ * again to what it means already (`import tvm` then `import tvm.testing`). */
+static void bind_import(Sema *S, const char *name, Value *v, Pos pos)
+{
+	Sym *old = find(S->env, name);
+	if (old && old->pos.src && same_meaning(old->val, v))
+		return;
+	define(S, name, v, pos);
+}
+
 static void import(Sema *S, Stmt *s)
 {
 	if (!s->from) {
-		if (strcmp(s->module, "tvm") != 0 && strncmp(s->module, "tvm.", 4) != 0) {
-			error_at(S->d, s->pos, "unknown module '%s'; txc programs import from tvm.script and tvm.tirx.layout",
-			         s->module);
-			return;
-		}
-		const char *name = s->name ? s->name : xstrndup(s->module, strcspn(s->module, "."));
-		Value *v = vnew(V_NAMESPACE);
-		v->s = name;
-		define(S, name, v, s->pos);
+		/* `import a.b.c` binds a (the package), `import a.b.c as x` the module */
+		const char *module = s->name ? s->module : xstrndup(s->module, strcspn(s->module, "."));
+		bool known;
+		const char *dot = strrchr(module, '.');
+		const char *path = dot ? import_lookup(xstrndup(module, (size_t)(dot - module)), dot + 1, &known) : NULL;
+		Value *v = path && strcmp(path, "T") == 0 ? meaning(path) : opaque(module, NULL, false);
+		bind_import(S, s->name ? s->name : module, v, s->pos);
 		return;
 	}
 	for (int i = 0; i < s->naliases; i++) {
 		Alias *a = &s->aliases[i];
 		bool known;
 		const char *path = import_lookup(s->module, a->name, &known);
-		if (!known) {
-			error_at(S->d, s->pos, "unknown module '%s'; txc programs import from tvm.script and tvm.tirx.layout",
-			         s->module);
-			return;
-		}
-		if (!path) {
-			error_at(S->d, a->pos, "module '%s' has no name '%s' that txc knows", s->module, a->name);
-			continue;
-		}
-		define(S, a->as ? a->as : a->name, meaning(path), a->pos);
+		bind_import(S, a->as ? a->as : a->name, path ? meaning(path) : opaque(s->module, a->name, known), a->pos);
 	}
 }
 

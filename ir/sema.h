@@ -57,6 +57,20 @@ int unify(Sema *S, Pos p, const char *op, int a, int b);
 const char *dtype_str(int dt);
 Value *region(Sema *S, Expr *e);
 
+/* pyconst.c: Python's subset over constants */
+void bind_name(Sema *S, const char *name, Value *v, Pos pos); /* (sema.c) in the innermost block, unchecked */
+Value *eval_items(Sema *S, Expr **args, int n, bool list);
+Value *eval_dict(Sema *S, Expr *e);
+Value *eval_comp(Sema *S, Expr *e);
+Value *eval_fstr(Sema *S, Expr *e);
+Value *index_const(Sema *S, Expr *e, Value *a);
+Value *py_call(Sema *S, Expr *e, int id);
+bool is_py_builtin(int id);
+Value *opaque_use(Sema *S, Expr *e, const Value *v);
+Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript);
+bool expand_call(Sema *S, Expr *call);
+bool desugar(Sema *S, Expr **slot);
+
 /* calls.c: calls of builtins */
 /* tcgen05.ld/st take 6 operands and up to 128 registers */
 #define MAX_OPERANDS 136

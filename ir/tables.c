@@ -136,6 +136,7 @@ bool intrin_is_prefix(const char *path)
 static const ModuleName imports[] = {
 	{ "tvm.script", "tirx", "T" },
 	{ "tvm.script", "tir", "T" },
+	{ "tvm.script.tirx", "tile", "T" },
 	{ "tvm.script.tirx", "*", "T." },
 	{ "tvm.tirx.layout", "*", "layout." },
 	{ "tvm.tir.layout", "*", "layout." },
