@@ -850,6 +850,7 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
 	case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
+	case IN_ATTR: /* its meaning is in smem_bytes */
 		return;
 	case IN_COPY: case IN_COPY_ASYNC:
 		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
@@ -1090,7 +1091,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 {
 	Func *f = s->func;
 	/* the library's rule: the plan, plus 1024 when the base must be rounded */
-	int64_t bytes = smem_bytes(f), plan = smem_plan(f);
+	int64_t bytes = smem_bytes(f);
 	Buf body = {0};
 	g->f = f;
 	if (strcmp(cname(f->name), f->name) != 0) /* the launcher finds the kernel by its IR name */
@@ -1119,7 +1120,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	bputs(out, ")\n{\n");
 	if (g->shared) {
 		bputs(out, "  extern __shared__ __align__(1024) unsigned char smem_raw[];\n");
-		if (bytes > plan)
+		if (smem_rounds_base(f))
 			bputs(out, "  // swizzled buffers (the hardware swizzles absolute addresses) or align= above 16: start on 1024 bytes\n"
 			           "  unsigned char* smem = smem_raw + ((1024 - (__cvta_generic_to_shared(smem_raw) & 1023)) & 1023);\n");
 		else

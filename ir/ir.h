@@ -600,9 +600,12 @@ Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why);
 int64_t smem_plan(Func *f);
 /* The dynamic shared memory a launch needs: smem_plan, plus 1024 when a
  * buffer is swizzled or has align= above 16, since the kernel rounds its
- * base up to 1024 bytes. The backend, the launcher and the emulator all
- * use this one rule. */
+ * base up to 1024 bytes; at least what T.attr({"tirx.dyn_smem_bytes": N})
+ * asks for. The backend, the launcher and the emulator all use this one
+ * rule. */
 int64_t smem_bytes(Func *f);
+/* Whether the kernel rounds its shared memory base up to 1024 bytes. */
+bool smem_rounds_base(Func *f);
 /* Places the kernel's local buffers in each thread's local memory, 16-byte
  * aligned (local_off); returns the bytes a thread needs. Sizes saturate at
  * INT64_MAX. */
@@ -745,6 +748,10 @@ struct Func {
 	int64_t grid[3];
 	int64_t threads;    /* per CTA */
 	bool device_entry;
+	/* T.attr({"tirx.dyn_smem_bytes": N}): the launch asks for at least N
+	 * bytes of dynamic shared memory (0: no such statement), at dyn_smem_at */
+	int64_t dyn_smem;
+	Pos dyn_smem_at;
 };
 
 /* Resolves names and checks the module; returns false after reporting. */

@@ -573,7 +573,8 @@ Value *index_const(Sema *S, Expr *e, Value *a)
 		if (!eval_int(S, x, a->kind == V_STR ? "a string index" : "a tuple index", &i))
 			return &verr;
 		if (i < -n || i >= n)
-			return fail(S, x->pos, "index %lld out of range for %s of %d", (long long)i,
+			return fail(S, x->pos, "%s index %lld out of range for %s of %d",
+			            a->kind == V_STR ? "string" : a->list ? "list" : "tuple", (long long)i,
 			            a->kind == V_STR ? "a string" : a->list ? "a list" : "a tuple", n);
 		return it[i < 0 ? i + n : i];
 	}

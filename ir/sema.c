@@ -233,6 +233,49 @@ static bool is_buffer_maker(int id)
 
 static bool is_launch(int id) { return is_launch_id(id); }
 
+/* T.attr({key: value}): TVM's annotation of a kernel. txc gives
+ * "tirx.dyn_smem_bytes" its meaning; any other key is refused. */
+static void kernel_attr(Sema *S, Expr *e)
+{
+	e->intrin = IN_ATTR;
+	if (e->nargs != 1 || e->nkws) {
+		error_at(S->d, e->pos, e->nargs == 3 ? "not supported yet: T.attr(node, key, value), TIR's attribute statement; "
+		         "txc takes a kernel's annotations as T.attr({key: value})" : "T.attr() takes one dict {key: value}");
+		return;
+	}
+	Value *d = eval_const(S, e->args[0], "the dict of T.attr");
+	if (IS_ERR(d))
+		return;
+	if (d->kind != V_DICT) {
+		error_at(S->d, e->args[0]->pos, "T.attr() takes a dict {key: value}, not %s", value_kind_name(d));
+		return;
+	}
+	if (S->env->up && !S->env->up->module) {
+		error_at(S->d, e->pos, "T.attr() annotates the kernel: write it in the kernel's body, not in a loop or branch");
+		return;
+	}
+	for (int i = 0; i < d->nelts; i++) {
+		Value *k = d->elts[i], *v = d->vals[i];
+		if (k->kind != V_STR || strcmp(k->s, "tirx.dyn_smem_bytes") != 0) {
+			error_at(S->d, e->args[0]->pos, "not supported yet: the kernel annotation %s%s%s; txc knows "
+			         "\"tirx.dyn_smem_bytes\"", k->kind == V_STR ? "\"" : "", k->kind == V_STR ? k->s : value_kind_name(k),
+			         k->kind == V_STR ? "\"" : "");
+			continue;
+		}
+		if (v->kind != V_INT || v->i < 0) {
+			error_at(S->d, e->args[0]->pos, "\"tirx.dyn_smem_bytes\" is a number of bytes, not %s",
+			         v->kind == V_INT ? xprintf("%lld", (long long)v->i) : value_kind_name(v));
+			continue;
+		}
+		if (S->func->dyn_smem) {
+			error_at(S->d, e->pos, "\"tirx.dyn_smem_bytes\" is given twice");
+			continue;
+		}
+		S->func->dyn_smem = v->i;
+		S->func->dyn_smem_at = e->pos;
+	}
+}
+
 /* A call used as a statement. */
 static void call_stmt(Sema *S, Expr *e, Stmt *s)
 {
@@ -267,6 +310,9 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	case IN_COPY: case IN_COPY_ASYNC:
 		copy(S, e, fn);
 		return;
+	case IN_ATTR:
+		kernel_attr(S, e);
+		return;
 	case IN_EVALUATE:
 		e->intrin = IN_EVALUATE;
 		if (e->nargs != 1) {
@@ -281,7 +327,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			return;
 		}
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
-		    id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
+		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
 		    id == IN_POINTER_OFFSET || id == IN_PLAN ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
@@ -858,7 +904,15 @@ static void kernel(Sema *S, Stmt *s)
 			         l->div == 32 ? "warps" : "threads");
 	}
 	check_thread_axes(S, f);
-	check_memory_limits(S, f);
+	int64_t used = smem_plan(f);
+	if (f->dyn_smem && f->dyn_smem < used)
+		error_at(S->d, f->dyn_smem_at, "T.attr gives the kernel %lld bytes of dynamic shared memory, but its shared "
+		         "buffers take %lld", (long long)f->dyn_smem, (long long)used);
+	else if (f->dyn_smem > targets[S->m->target].smem)
+		error_at(S->d, f->dyn_smem_at, "T.attr asks for %lld bytes of dynamic shared memory; %s allows at most %lld",
+		         (long long)f->dyn_smem, target_label(S->m->target), (long long)targets[S->m->target].smem);
+	else
+		check_memory_limits(S, f);
 }
 
 /* A name from a module txc does not know, or that txc knows but not the

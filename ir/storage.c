@@ -123,14 +123,21 @@ int64_t smem_plan(Func *f)
 /* A launch's dynamic shared memory starts only 16-byte aligned: a buffer
  * that needs more has the kernel round its base up to 1024 bytes, in the
  * 1024 bytes more it asks for. */
-int64_t smem_bytes(Func *f)
+bool smem_rounds_base(Func *f)
 {
-	int64_t n = smem_plan(f);
 	int64_t *al = smem_aligns(f);
 	for (int i = 0; i < f->nbufs; i++)
 		if ((scopes[f->bufs[i]->scope].flags & SCF_SHARED) && al[i] > 16)
-			return sat_add(n, 1024);
-	return n;
+			return true;
+	return false;
+}
+
+int64_t smem_bytes(Func *f)
+{
+	int64_t n = smem_plan(f);
+	if (smem_rounds_base(f))
+		n = sat_add(n, 1024);
+	return n > f->dyn_smem ? n : f->dyn_smem; /* T.attr may ask for more */
 }
 
 int64_t local_plan(Func *f)

@@ -779,6 +779,8 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		return;
 	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
 		return; /* fences order memory; lockstep needs no ordering */
+	case IN_ATTR:
+		return; /* more dynamic shared memory than the buffers use changes nothing here */
 	default:
 		if (is_launch(k.id))
 			return;
