@@ -1014,11 +1014,20 @@ static bool splat(Sema *S, Expr *x, bool subscript, Expr ***out, int *n)
 		return true;
 	}
 	if (in->kind == E_COMP && in->op != COMP_DICT) {
+		/* each element written out with the names' values; a constant
+		 * one as its value (in a subscript, a slice as lo:hi) */
 		Comp c = { .e = in, .exprs = true };
 		if (!comp_clause(S, &c, 0))
 			return false;
-		for (int i = 0; i < c.nout; i++)
-			vpush(*out, *n, c.out[i]);
+		for (int i = 0; i < c.nout; i++) {
+			Expr *y = c.out[i];
+			Value *v = eval(S, y);
+			if (IS_ERR(v))
+				return false;
+			if (is_const(v) && !(y = value_expr(S, v, y->pos, subscript)))
+				return false;
+			vpush(*out, *n, y);
+		}
 		return true;
 	}
 	Value *v = eval(S, in);
