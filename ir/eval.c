@@ -28,7 +28,7 @@ const char *value_kind_name(const Value *v)
 	case V_STR: return "a string";
 	case V_BOOL: return "a boolean";
 	case V_NONE: return "None";
-	case V_TUPLE: return "a tuple";
+	case V_TUPLE: return v->list ? "a list" : "a tuple";
 	case V_SLICE: return "a slice";
 	case V_STRIDE: return "a stride (n @ axis)";
 	case V_AXIS: return "an axis";

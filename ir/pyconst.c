@@ -143,6 +143,31 @@ static bool value_text(Buf *b, const Value *v, bool repr)
 			bputc(b, ',');
 		bputc(b, v->list ? ']' : ')');
 		return true;
+	case V_DICT:
+		bputc(b, '{');
+		for (int i = 0; i < v->nelts; i++) {
+			if (i)
+				bputs(b, ", ");
+			if (!value_text(b, v->elts[i], true))
+				return false;
+			bputs(b, ": ");
+			if (!value_text(b, v->vals[i], true))
+				return false;
+		}
+		bputc(b, '}');
+		return true;
+	case V_SLICE:
+		bputs(b, "slice(");
+		for (int i = 0; i < 3; i++) {
+			if (i)
+				bputs(b, ", ");
+			if (!v->elts[i])
+				bputs(b, "None");
+			else if (!value_text(b, v->elts[i], true))
+				return false;
+		}
+		bputc(b, ')');
+		return true;
 	default:
 		return false;
 	}
@@ -863,13 +888,14 @@ bool is_py_builtin(int id)
 Value *opaque_use(Sema *S, Expr *e, const Value *v)
 {
 	const char *what = expr_str(e);
+	Pos p = expr_start(e); /* under all of np.float16 */
+	if (p.line == e->pos.line && e->pos.off + e->pos.len > p.off)
+		p.len = e->pos.off + e->pos.len - p.off;
 	if (v->i)
-		return fail(S, expr_start(e).line == e->pos.line ? expr_start(e) : e->pos,
-		            "'%s' comes from '%s', which has no name '%s' that txc knows; `txc-parse --intrinsics` lists "
-		            "what it knows", what, v->s, v->name);
-	return fail(S, expr_start(e).line == e->pos.line ? expr_start(e) : e->pos,
-	            "'%s' comes from module '%s', which txc does not know; txc gives a meaning to tvm.script (T, Tx), "
-	            "tvm.tirx.layout and Python's builtins over constants", what, v->s);
+		return fail(S, p, "'%s' comes from '%s', which has no name '%s' that txc knows; `txc-parse --intrinsics` "
+		            "lists what it knows", what, v->s, v->name);
+	return fail(S, p, "'%s' comes from module '%s', which txc does not know; txc gives a meaning to tvm.script "
+	            "(T, Tx), tvm.tirx.layout and Python's builtins over constants", what, v->s);
 }
 
 /* ---- written out as text ------------------------------------------------------------------ */

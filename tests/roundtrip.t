@@ -34,4 +34,19 @@ for g in "$TOP"/tests/golden/*.tx; do
     not_ok "golden $name: parses"; diag <"$TMP/err"
   fi
 done
+# TVM's spellings (tests/tvm): printed as written (--no-verify), and as
+# sema rewrites them (splats, getattr, builtins and f-strings in kernels
+# written out), both are fixed points.
+for f in "$TOP"/tests/tvm/*.tx "$TOP"/tests/tvm/*/*.tx; do
+  [ -e "$f" ] || continue
+  name=tvm/${f#"$TOP"/tests/tvm/}
+  for mode in --no-verify --target=sm_100a; do
+    if "$TXC_BIN/txc-parse" $mode "$f" -o "$TMP/p1.tx" 2>"$TMP/err" &&
+      "$TXC_BIN/txc-parse" $mode "$TMP/p1.tx" -o "$TMP/p2.tx" 2>"$TMP/err"; then
+      check "$name: printing ($mode) is a fixed point" cmp -s "$TMP/p1.tx" "$TMP/p2.tx"
+    else
+      not_ok "$name: printing ($mode) is a fixed point (txc-parse failed)"; diag <"$TMP/err"
+    fi
+  done
+done
 done_testing
