@@ -49,8 +49,8 @@ for my $line (split /\n/, $rules) {
 }
 add('frontend/lex.l: keywords', @kw);
 add('frontend/lex.l: operators and brackets', @ops);
-add('frontend/lex.l: what else it reads: strings, numbers, line joining, #@ FILE:LINE, indentation',
-    '"', "'", '"""', "'''", '0x', '0b', '1_000', '1e3', '.5', "\\\n", "#@ f.tx:1\n", "\n    ", "\n        ");
+add('frontend/lex.l: what else it reads: strings, f-strings and their fields, splats, comprehensions, numbers, line joining, #@ FILE:LINE, indentation',
+    '"', "'", '"""', "'''", 'f"', "f'", '{n}', '{{', '!r', ':04d', '**', '*', ': ', ' for x in ', ' if ', '0x', '0b', '1_000', '1e3', '.5', "\\\n", "#@ f.tx:1\n", "\n    ", "\n        ");
 
 # The builtins: "T." paths as written (Tx. is the same namespace), layout
 # constructors and Python builtins by their bare names, every keyword
