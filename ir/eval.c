@@ -296,6 +296,8 @@ static Value *arith(Sema *S, Expr *e, Value *a, Value *b)
 		return fail(S, e->pos, "an offset 'n @ axis' is added to a layout, not to %s",
 		            value_kind_name(a->kind == V_STRIDE || a->kind == V_AXIS ? b : a));
 	if (op == OP_ADD && a->kind == V_STR && b->kind == V_STR) {
+		if (strlen(a->s) + strlen(b->s) > (1 << 20))
+			return fail(S, e->pos, "a constant string has at most %d bytes", 1 << 20);
 		Value *v = vnew(V_STR);
 		v->s = xprintf("%s%s", a->s, b->s);
 		return v;
@@ -318,6 +320,8 @@ static Value *arith(Sema *S, Expr *e, Value *a, Value *b)
 	if (op == OP_ADD && a->kind == V_TUPLE && b->kind == V_TUPLE) {
 		if (a->list != b->list)
 			return fail(S, e->pos, "cannot add a tuple and a list");
+		if (a->nelts + b->nelts > (1 << 20))
+			return fail(S, e->pos, "a constant sequence has at most %d elements", 1 << 20);
 		Value *v = vnew(V_TUPLE);
 		v->list = a->list;
 		v->nelts = a->nelts + b->nelts;
@@ -410,23 +414,9 @@ static Value *compare(Sema *S, Expr *e, Value *a, Value *b)
 		x = a->i < b->i ? -1 : a->i > b->i, y = 0;
 	} else if ((e->op == OP_EQ || e->op == OP_NE) && (a->kind == V_NONE || b->kind == V_NONE ||
 	           (a->kind == V_TUPLE && b->kind == V_TUPLE))) {
-		bool eq = a->kind == b->kind;
-		for (int i = 0; eq && a->kind == V_TUPLE && i <= a->nelts; i++) {
-			if (i == a->nelts) {
-				eq = a->nelts == b->nelts;
-				break;
-			}
-			if (i >= b->nelts) {
-				eq = false;
-				break;
-			}
-			Expr sub = *e;
-			sub.op = OP_EQ;
-			Value *r = compare(S, &sub, a->elts[i], b->elts[i]);
-			if (IS_ERR(r))
-				return r;
-			eq = r->i != 0;
-		}
+		int eq = value_equal(a, b);
+		if (eq < 0)
+			return fail(S, e->pos, "these constants are too large to compare");
 		Value *v = vnew(V_BOOL);
 		v->i = eq == (e->op == OP_EQ);
 		return v;

@@ -36,8 +36,14 @@ static bool is_const(const Value *v)
 
 /* ---- equality, order, text -------------------------------------------------- */
 
-static bool value_eq(const Value *a, const Value *b)
+/* 1 when a == b, 0 when not, -1 when telling took more than *budget
+ * steps. */
+static int value_eq_in(const Value *a, const Value *b, long *budget)
 {
+	if (a == b)
+		return 1;
+	if (--*budget < 0)
+		return -1;
 	bool na = a->kind == V_INT || a->kind == V_BOOL || a->kind == V_FLOAT;
 	bool nb = b->kind == V_INT || b->kind == V_BOOL || b->kind == V_FLOAT;
 	if (na && nb) {
@@ -47,20 +53,34 @@ static bool value_eq(const Value *a, const Value *b)
 		return x == y;
 	}
 	if (a->kind != b->kind)
-		return false;
+		return 0;
 	switch (a->kind) {
 	case V_STR: return strcmp(a->s, b->s) == 0;
-	case V_NONE: return true;
+	case V_NONE: return 1;
 	case V_TUPLE:
 		if (a->nelts != b->nelts || a->list != b->list)
-			return false;
-		for (int i = 0; i < a->nelts; i++)
-			if (!value_eq(a->elts[i], b->elts[i]))
-				return false;
-		return true;
+			return 0;
+		for (int i = 0; i < a->nelts; i++) {
+			int r = value_eq_in(a->elts[i], b->elts[i], budget);
+			if (r != 1)
+				return r;
+		}
+		return 1;
 	default:
-		return a == b;
+		return 0;
 	}
+}
+
+/* Equality as Python has it, for constants; -1 when too large to tell. */
+int value_equal(const Value *a, const Value *b)
+{
+	long budget = MAX_CONST_ELTS;
+	return value_eq_in(a, b, &budget);
+}
+
+static bool value_eq(const Value *a, const Value *b)
+{
+	return value_equal(a, b) == 1;
 }
 
 static bool hashable(const Value *v)
@@ -99,6 +119,8 @@ static void float_text(Buf *b, double f)
  * no text txc can write. */
 static bool value_text(Buf *b, const Value *v, bool repr)
 {
+	if (b->n > MAX_CONST_ELTS)
+		return false; /* too long: the caller says so */
 	switch (v->kind) {
 	case V_INT: bprintf(b, "%lld", (long long)v->i); return true;
 	case V_BOOL: bputs(b, v->i ? "True" : "False"); return true;
@@ -534,7 +556,8 @@ Value *eval_fstr(Sema *S, Expr *e)
 			bputc(&t, 0);
 	t.n = 0;
 			if (!value_text(&t, v, x->op == 'r'))
-				return fail(S, x->a->pos, "an f-string formats numbers, strings, booleans, None and tuples, not %s",
+				return t.n > MAX_CONST_ELTS ? fail(S, x->a->pos, "a constant string has at most %d bytes", MAX_CONST_ELTS) :
+				       fail(S, x->a->pos, "an f-string formats numbers, strings, booleans, None, tuples, lists, dicts and slices, not %s",
 				            value_kind_name(v));
 			v = vstr(t.s);
 		}
@@ -542,9 +565,12 @@ Value *eval_fstr(Sema *S, Expr *e)
 			if (!format_spec(S, x->pos, v, x->str, &b))
 				return &verr;
 		} else if (!value_text(&b, v, false)) {
-			return fail(S, x->a->pos, "an f-string formats numbers, strings, booleans, None and tuples, not %s",
+			return b.n > MAX_CONST_ELTS ? fail(S, x->a->pos, "a constant string has at most %d bytes", MAX_CONST_ELTS) :
+			       fail(S, x->a->pos, "an f-string formats numbers, strings, booleans, None, tuples, lists, dicts and slices, not %s",
 			            value_kind_name(v));
 		}
+		if (b.n > MAX_CONST_ELTS)
+			return fail(S, e->pos, "a constant string has at most %d bytes", MAX_CONST_ELTS);
 	}
 	return vstr(b.s);
 }
@@ -621,8 +647,11 @@ Value *index_const(Sema *S, Expr *e, Value *a)
 	}
 	Value **v = NULL;
 	int nv = 0;
-	for (int64_t i = first; step > 0 ? i < last : i > last; i += step)
+	for (int64_t i = first; step > 0 ? i < last : i > last;) {
 		vpush(v, nv, it[i]);
+		if (__builtin_add_overflow(i, step, &i))
+			break;
+	}
 	if (a->kind == V_STR) {
 		Buf t = {0};
 		bputc(&t, 0);
@@ -825,7 +854,8 @@ Value *py_call(Sema *S, Expr *e, int id)
 		bputc(&t, 0);
 	t.n = 0;
 		if (n && !value_text(&t, args[0], false))
-			return fail(S, e->args[0]->pos, "str() of %s", value_kind_name(args[0]));
+			return fail(S, e->args[0]->pos, t.n > MAX_CONST_ELTS ? "a constant string has at most 1048576 bytes" :
+			            "str() of %s", value_kind_name(args[0]));
 		return vstr(t.s);
 	}
 	case IN_PY_GETATTR: {
@@ -908,11 +938,24 @@ static Expr *neg(Pos p, Expr *x)
 	return e;
 }
 
+static Expr *value_expr_in(Sema *S, Value *v, Pos p, bool subscript, long *budget);
+
 /* A constant as the expression that means it (in a subscript, a slice is
  * lo:hi:step); NULL after an error. */
 Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript)
 {
+	long budget = MAX_CONST_ELTS;
+	return value_expr_in(S, v, p, subscript, &budget);
+}
+
+static Expr *value_expr_in(Sema *S, Value *v, Pos p, bool subscript, long *budget)
+{
 	Expr *e;
+	if (--*budget < 0) {
+		if (*budget == -1)
+			fail(S, p, "this constant is too large to write into the program (more than %d parts)", MAX_CONST_ELTS);
+		return NULL;
+	}
 	switch (v->kind) {
 	case V_INT: case V_BOOL:
 		if (v->kind == V_BOOL)
@@ -938,7 +981,7 @@ Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript)
 		e = new_expr(v->list ? E_LIST : E_TUPLE, p);
 		e->paren = true;
 		for (int i = 0; i < v->nelts; i++) {
-			Expr *x = value_expr(S, v->elts[i], p, false);
+			Expr *x = value_expr_in(S, v->elts[i], p, false, budget);
 			if (!x)
 				return NULL;
 			vpush(e->args, e->nargs, x);
@@ -948,8 +991,8 @@ Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript)
 		e = new_expr(E_DICT, p);
 		for (int i = 0; i < v->nelts; i++) {
 			Expr *pair = new_expr(E_PAIR, p);
-			pair->a = value_expr(S, v->elts[i], p, false);
-			pair->b = value_expr(S, v->vals[i], p, false);
+			pair->a = value_expr_in(S, v->elts[i], p, false, budget);
+			pair->b = value_expr_in(S, v->vals[i], p, false, budget);
 			if (!pair->a || !pair->b)
 				return NULL;
 			vpush(e->args, e->nargs, pair);
@@ -958,7 +1001,7 @@ Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript)
 	case V_SLICE: {
 		Expr *part[3] = { NULL, NULL, NULL };
 		for (int i = 0; i < 3; i++)
-			if (v->elts[i] && !(part[i] = value_expr(S, v->elts[i], p, false)))
+			if (v->elts[i] && !(part[i] = value_expr_in(S, v->elts[i], p, false, budget)))
 				return NULL;
 		if (subscript) {
 			e = new_expr(E_SLICE, p);

@@ -66,6 +66,7 @@ Value *eval_fstr(Sema *S, Expr *e);
 Value *index_const(Sema *S, Expr *e, Value *a);
 Value *py_call(Sema *S, Expr *e, int id);
 bool is_py_builtin(int id);
+int value_equal(const Value *a, const Value *b);
 Value *opaque_use(Sema *S, Expr *e, const Value *v);
 Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript);
 bool expand_call(Sema *S, Expr *call);

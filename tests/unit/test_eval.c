@@ -90,6 +90,26 @@ void test_eval(void)
 	error_is("a, b = 1, 2, 3", "cannot unpack 3 values into 2 names");
 	error_is("x = 1\nx = 2", "'x' is already defined (line 1)");
 
+	/* TVMScript's Python subset (pyconst.c) */
+	int_is("shape = (4, 8, 2)\nx = len(shape) * 100 + shape[::-1][0] * 10 + shape[1:][-1]", 322);
+	int_is("x = int(\"1111\", 2) + int(\"0x10\", 0) + int(\" -3 \") + int(2.9)", 15 + 16 - 3 + 2);
+	int_is("x = max((3, 9, 4)) + min(5, 2, 7) * 100", 209);
+	int_is("s = (64, 32)\nx = len([d * 2 for d in s if d > 40])", 1);
+	int_is("cfg = {\"a\": 1, \"b\": 2}\nx = {**cfg, \"b\": 5}[\"b\"]", 5);
+	int_is("x = len(f\"x{3:04d}{'ab'!r}\")", 9);
+	int_is("t = tuple(slice(0, d) for d in (4, 8))\nx = len((*t, 1))", 3);
+	int_is("x = [i * j for i in range(3) for j in range(1, 3)][-1]", 4);
+	int_is("x = {k: v for k, v in zip((\"a\", \"b\"), (1, 2))}[\"b\"]", 2);
+	int_is("x = list(enumerate((7, 8), 1))[1][0]", 2);
+	int_is("x = len((0,) * 5) + len(\"abc\"[::2])", 7);
+	error_is("x = int(\"12\", 40)", "int() base must be >= 2 and <= 36, or 0");
+	error_is("x = int(\"12\", 2)", "invalid literal for int() with base 2: '12'");
+	error_is("x = {\"a\": 1}[\"b\"]", "key 'b' is not in the dict");
+	error_is("x = (1, 2)[::0]", "slice step cannot be zero");
+	error_is("x = f\"{1:.2f}\"", "not supported yet: the format spec ':.2f'");
+	error_is("x = [1 for a in range(2048) for b in range(1024)]", "a comprehension takes at most 1048576 steps");
+	error_is("import numpy as np\nx = np.pi", "'np.pi' comes from module 'numpy', which txc does not know");
+
 	Layout *l = layout_of("x = S[(8, 2, 4, 2) : (4 @ laneid, 1 @ warpid, 1 @ laneid, 1)] + R[2 : 4 @ warpid] + 5 @ warpid");
 	static const int64_t shard[][3] = { { 8, 4, AX_LANEID }, { 2, 1, AX_WARPID }, { 4, 1, AX_LANEID }, { 2, 1, AX_M } };
 	static const int64_t rep[][3] = { { 2, 4, AX_WARPID } };
