@@ -278,6 +278,42 @@ Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base)
 		error_at(S->d, call->pos, "view() needs the new shape");
 		return NULL;
 	}
+	Value *first = eval(S, call->args[0]);
+	if (IS_ERR(first))
+		return NULL;
+	if (first && (first->kind == V_STR || first->kind == V_DTYPE)) {
+		error_at(S->d, call->args[0]->pos, "not supported yet: a view as another dtype (view(\"%s\")): txc's layouts "
+		         "count elements of the buffer's own dtype", first->kind == V_STR ? first->s : dtypes[first->dtype].name);
+		return NULL;
+	}
+	/* TVM's -1: the extent that makes the view as large as its base */
+	int64_t known = 1, total = 1;
+	int infer = -1;
+	for (int i = 0; i < base->ndim; i++)
+		total *= base->shape[i];
+	for (int i = 0; i < call->nargs; i++) {
+		Value *v = eval(S, call->args[i]);
+		if (IS_ERR(v))
+			return NULL;
+		if (v && v->kind == V_INT && v->i == -1) {
+			if (infer >= 0) {
+				error_at(S->d, call->args[i]->pos, "view() infers at most one extent (-1)");
+				return NULL;
+			}
+			infer = i;
+		} else if (v && v->kind == V_INT && v->i > 0 && !mul_ok(known, v->i, &known)) {
+			known = 0;
+		}
+	}
+	if (infer >= 0) {
+		if (call_kw(call, "layout") || known <= 0 || total % known) {
+			error_at(S->d, call->args[infer]->pos, "view(-1): '%s' has %lld elements, %s", base->name,
+			         (long long)total, call_kw(call, "layout") ? "and a view with a layout gives its shape in full" :
+			         xprintf("not a multiple of %lld", (long long)known));
+			return NULL;
+		}
+		call->args[infer] = new_int(call->args[infer]->pos, total / known);
+	}
 	if (call->nargs == 1) {
 		if (!eval_shape(S, call->args[0], &b->shape, &b->ndim))
 			return NULL;

@@ -56,6 +56,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 		x->val = v; /* later passes read the region here */
 		return v;
 	case 'a':
+		tvm_data_address(S, x);
 		v = x->kind == E_NAME ? eval(S, x) : NULL;
 		if (IS_ERR(v))
 			return NULL;
@@ -153,6 +154,15 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 			}
 			s += strcspn(s, " ");
 			s += strspn(s, " ");
+		}
+		if (!k && (id == IN_COPY || id == IN_COPY_ASYNC)) {
+			int t = tvm_tile_kw(S, call, kw, id);
+			if (t == 0) {
+				ok = false;
+				continue;
+			}
+			if (t > 0)
+				k = (char)t;
 		}
 		if (!k) {
 			Buf names = {0};

@@ -705,6 +705,7 @@ struct Buffer {
 	bool swizzled_root; /* shared: it or a view of it is swizzled (storage.c) */
 	int64_t align;      /* align=: the byte alignment of its start (0: the default) */
 	Layout *row_major;  /* buffer_layout's layout when it has none */
+	bool scalar;        /* T.shared_scalar / T.local_scalar: its name reads element 0 */
 };
 
 struct Var {

@@ -150,6 +150,10 @@ static int scalar1(Sema *S, Expr *e)
 			return DT_ERROR;
 		if (!v)
 			return error_dt(S, e->pos, "expected a scalar value here");
+		if (v->kind == V_BUFFER && v->buffer->scalar && e->kind == E_NAME) {
+			tvm_scalar_element(e); /* T.shared_scalar's name: its element */
+			return scalar1(S, e);
+		}
 		e->val = v;
 		switch (v->kind) {
 		case V_VAR:
@@ -179,6 +183,10 @@ static int scalar1(Sema *S, Expr *e)
 		}
 		return error_dt(S, e->pos, "only buffers are indexed in scalar expressions");
 	case E_CALL:
+		switch (tvm_call(S, e)) {
+		case -1: return DT_ERROR;
+		case 1: return scalar1(S, e);
+		}
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return DT_ERROR;

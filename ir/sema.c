@@ -256,6 +256,11 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			error_at(S->d, e->pos, "T.evaluate() takes one call");
 			return;
 		}
+		if (e->args[0]->kind != E_CALL) {
+			error_at(S->d, e->args[0]->pos, "not supported yet: T.evaluate of a value: txc evaluates calls for their "
+			         "effect, and a value whose result is dropped (a load) has none");
+			return;
+		}
 		call_stmt(S, e->args[0], s);
 		return;
 	default:
@@ -265,7 +270,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
-		    id == IN_POINTER_OFFSET || id == IN_PLAN ||
+		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR ||
+		    id == IN_META_VAR ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;
@@ -338,6 +344,22 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 
 static bool assign1(Sema *S, Stmt *s);
 
+/* `x = v` or `x += v` where x names a one-element buffer: TVM stores into
+ * its element (x[0] = v), as for T.shared_scalar's names. */
+static bool scalar_target(Sema *S, Stmt *s)
+{
+	if (s->ntargets != 1 || s->targets[0]->kind != E_NAME || !S->func)
+		return false;
+	Sym *sym = lookup(S, s->targets[0]->str);
+	if (!sym || !sym->val || IS_ERR(sym->val) || sym->val->kind != V_BUFFER)
+		return false;
+	Buffer *b = sym->val->buffer;
+	if (b->ndim != 1 || b->shape[0] != 1)
+		return false;
+	tvm_scalar_element(s->targets[0]);
+	return true;
+}
+
 /* A[...] with a slice, or a subscripted region name: a region, not an
  * element. */
 static bool is_region_expr(Sema *S, Expr *e)
@@ -373,7 +395,7 @@ static bool assign1(Sema *S, Stmt *s)
 		u->ntargets = s->targets[0]->nargs;
 		return assign1(S, u);
 	}
-	if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX) {
+	if (s->ntargets == 1 && (s->targets[0]->kind == E_INDEX || scalar_target(S, s))) {
 		store(S, s, s->targets[0], value, -1);
 		return true;
 	}
@@ -390,6 +412,14 @@ static bool assign1(Sema *S, Stmt *s)
 		if (IS_ERR(fn))
 			return false;
 		Buffer *b = NULL;
+		bool scalar = fn && fn->kind == V_FUNC && (fn->intrin == IN_SHARED_SCALAR || fn->intrin == IN_LOCAL_SCALAR);
+		if (scalar) {
+			Args a;
+			if (!check_args(S, value, fn->intrin, &a))
+				return false;
+			tvm_scalar(value, fn->intrin);
+			fn = eval(S, value->a);
+		}
 		if (fn && fn->kind == V_FUNC && (is_buffer_maker(fn->intrin) || is_launch(fn->intrin))) {
 			if (is_launch(fn->intrin)) {
 				v = launch(S, value, fn->intrin, s);
@@ -404,10 +434,15 @@ static bool assign1(Sema *S, Stmt *s)
 				b = make_buffer(S, s->targets[0]->str, s->targets[0]->pos, value, fn->intrin);
 				if (!b)
 					return false;
+				b->scalar = scalar;
 			}
-		} else if (!fn && value->a->kind == E_ATTR && strcmp(value->a->str, "view") == 0) {
+		} else if (!fn && value->a->kind == E_ATTR &&
+		           (strcmp(value->a->str, "view") == 0 || strcmp(value->a->str, "local") == 0)) {
 			Value *base = eval(S, value->a->a);
 			if (IS_ERR(base))
+				return false;
+			if (base && base->kind == V_BUFFER && !strcmp(value->a->str, "local") &&
+			    !tvm_local(S, value, base->buffer))
 				return false;
 			if (base && base->kind == V_BUFFER) {
 				b = make_view(S, s->targets[0]->str, s->targets[0]->pos, value, base->buffer);
@@ -562,7 +597,7 @@ static void stmt(Sema *S, Stmt *s)
 		assign(S, s);
 		return;
 	case S_AUGASSIGN:
-		if (s->targets[0]->kind != E_INDEX) {
+		if (s->targets[0]->kind != E_INDEX && !scalar_target(S, s)) {
 			error_at(S->d, s->pos, "cannot update '%s': names are bound once; accumulate in a buffer element",
 			         expr_str(s->targets[0]));
 			return;

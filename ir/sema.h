@@ -80,4 +80,16 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id);
 Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base);
 Value *launch(Sema *S, Expr *call, int id, Stmt *s);
 
+/* tvm.c: TVM's spellings, rewritten in place into txc's or refused (tvm.def) */
+const char *tvm_refused_name(const char *path); /* why T.NAME is refused, or NULL */
+int tvm_tile_kw(Sema *S, Expr *call, Kw *kw, int id); /* its kind, 0 after an error, -1: not one */
+bool tvm_is_tile_kw(const char *name);           /* a tile-op keyword txc honours */
+bool tvm_is_method(const char *name);            /* buf.NAME(...) rewritten by tvm_call or tvm_local */
+Value *tvm_member(Sema *S, Expr *e, Buffer *b);  /* an unknown buf.NAME: the error */
+int tvm_call(Sema *S, Expr *e);                  /* 1 rewritten, 0 not one, -1 after an error */
+bool tvm_data_address(Sema *S, Expr *x);         /* X.data as an address -> X */
+void tvm_scalar(Expr *e, int id);                /* T.shared_scalar(dt) -> T.alloc_buffer((1,), dt, ...) */
+void tvm_scalar_element(Expr *e);                /* name -> name[0] */
+bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...) */
+
 #endif

@@ -1,0 +1,318 @@
+/* TVM's spellings beside txc's own: each is rewritten in place, where sema
+ * meets it, into the txc builtin that means the same (so every program
+ * after txc-parse sees only txc's own spelling), or refused with "not
+ * supported yet" and why (the rows of ir/tvm.def). */
+#include <string.h>
+
+#include "sema.h"
+
+static const struct TileKw {
+	const char *name;
+	char kind;
+	const char *op, *variant, *meaning, *why;
+} tile_kws[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why) { name, kind, op, variant, meaning, why },
+#define TVM_NAME(path, why)
+#define TVM_METHOD(name, why)
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+};
+
+static const struct Refused { const char *name, *why; } tvm_names[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why)
+#define TVM_NAME(path, why) { path, why },
+#define TVM_METHOD(name, why)
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+}, tvm_methods[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why)
+#define TVM_NAME(path, why)
+#define TVM_METHOD(name, why) { name, why },
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+};
+
+#define COUNT(v) (sizeof v / sizeof v[0])
+
+const char *tvm_refused_name(const char *path)
+{
+	for (size_t i = 0; i < COUNT(tvm_names); i++)
+		if (strcmp(tvm_names[i].name, path) == 0)
+			return tvm_names[i].why;
+	return NULL;
+}
+
+static const struct TileKw *tile_kw(const char *name)
+{
+	for (size_t i = 0; i < COUNT(tile_kws); i++)
+		if (strcmp(tile_kws[i].name, name) == 0)
+			return &tile_kws[i];
+	return NULL;
+}
+
+int tvm_tile_kw(Sema *S, Expr *call, Kw *kw, int id)
+{
+	const struct TileKw *t = tile_kw(kw->name);
+	if (!t)
+		return -1;
+	if (t->why) {
+		error_at(S->d, kw->pos, "not supported yet: %s=: %s", kw->name, t->why);
+		return 0;
+	}
+	const char *op = id == IN_COPY ? "copy" : "copy_async";
+	if (strcmp(t->op, "*") != 0 && strcmp(t->op, op) != 0) {
+		error_at(S->d, kw->pos, "%s() has no keyword argument '%s'; it is a keyword of %s (%s)", fn_name(call),
+		         kw->name, t->op, t->variant);
+		return 0;
+	}
+	return t->kind;
+}
+
+bool tvm_is_tile_kw(const char *name)
+{
+	const struct TileKw *t = tile_kw(name);
+	return t && !t->why;
+}
+
+/* ---- building txc's spelling --------------------------------------------------- */
+
+static Expr *callee(Pos p, const char *path)
+{
+	/* "T.address_of" as T . address_of */
+	Expr *f = new_name(p, "T");
+	Expr *a = new_expr(E_ATTR, p);
+	a->a = f;
+	a->str = path + 2;
+	return a;
+}
+
+/* The call e becomes path(args...) (keywords dropped). */
+static void become_call(Expr *e, const char *path, int n, Expr **args)
+{
+	e->a = callee(e->pos, path);
+	e->args = NULL;
+	e->nargs = 0;
+	e->kws = NULL;
+	e->nkws = 0;
+	for (int i = 0; i < n; i++)
+		call_add_arg(e, args[i]);
+}
+
+/* [i, j] or (i, j): the indices of one element of b. */
+static bool index_list(Sema *S, Expr *call, Buffer *b, const char *method)
+{
+	if (call->nargs != 1 || call->nkws || (call->args[0]->kind != E_LIST && call->args[0]->kind != E_TUPLE)) {
+		error_at(S->d, call->pos, "%s.%s() takes one list of indices, one per dimension: %s.%s([i, j])", b->name,
+		         method, b->name, method);
+		return false;
+	}
+	Expr *l = call->args[0];
+	if (l->nargs != b->ndim) {
+		error_at(S->d, l->pos, "buffer '%s' has %d dimension%s but %s() was given %d ind%s", b->name, b->ndim,
+		         b->ndim == 1 ? "" : "s", method, l->nargs, l->nargs == 1 ? "ex" : "ices");
+		return false;
+	}
+	return true;
+}
+
+static const char *const methods[] = { "ptr_to", "access_ptr", "elem_offset_of" };
+
+bool tvm_is_method(const char *name)
+{
+	for (size_t i = 0; i < COUNT(methods); i++)
+		if (strcmp(methods[i], name) == 0)
+			return true;
+	return strcmp(name, "local") == 0;
+}
+
+Value *tvm_member(Sema *S, Expr *e, Buffer *b)
+{
+	for (size_t i = 0; i < COUNT(tvm_methods); i++)
+		if (strcmp(tvm_methods[i].name, e->str) == 0)
+			return fail(S, e->pos, "not supported yet: %s.%s: %s", expr_str(e->a), e->str, tvm_methods[i].why);
+	return fail(S, e->pos, "buffer '%s' has no attribute '%s' (it has data, shape, dtype, view, local, ptr_to, "
+	            "access_ptr and elem_offset_of)", b->name, e->str);
+}
+
+/* buf.ptr_to([i, j]) -> T.address_of(buf[i, j]);
+ * buf.access_ptr("r", offset=k) -> T.pointer_offset(buf, k);
+ * buf.elem_offset_of([i, j]) -> the storage offset of buf[i, j], as an expression;
+ * T.meta_var(x) -> x. */
+int tvm_call(Sema *S, Expr *e)
+{
+	Expr *f = e->a;
+	if ((f->kind == E_ATTR && f->a->kind == E_NAME && strcmp(f->str, "meta_var") == 0) ||
+	    (f->kind == E_NAME && strcmp(f->str, "meta_var") == 0)) {
+		Value *fn = eval(S, f);
+		if (IS_ERR(fn))
+			return -1;
+		if (!fn || fn->kind != V_FUNC || fn->intrin != IN_META_VAR)
+			return 0;
+		if (e->nargs != 1 || e->nkws) {
+			error_at(S->d, e->pos, "T.meta_var() takes one value");
+			return -1;
+		}
+		Pos p = e->pos;
+		*e = *e->args[0];
+		e->pos = p;
+		return 1;
+	}
+	if (f->kind != E_ATTR || f->a->kind != E_NAME)
+		return 0;
+	size_t m = 0;
+	while (m < COUNT(methods) && strcmp(methods[m], f->str) != 0)
+		m++;
+	if (m == COUNT(methods))
+		return 0;
+	Value *bv = eval(S, f->a);
+	if (IS_ERR(bv))
+		return -1;
+	if (!bv || bv->kind != V_BUFFER)
+		return 0;
+	Buffer *b = bv->buffer;
+	Expr *base = f->a;
+	if (m == 0 || m == 2) {
+		if (!index_list(S, e, b, f->str))
+			return -1;
+		Expr *l = e->args[0];
+		if (m == 0) {
+			Expr *idx = new_expr(E_INDEX, l->pos);
+			idx->a = base;
+			idx->args = l->args;
+			idx->nargs = l->nargs;
+			become_call(e, "T.address_of", 1, &idx);
+			return 1;
+		}
+		const char *why = NULL;
+		Expr *off = buffer_offset_expr(b, l->args, &why);
+		if (!off) {
+			error_at(S->d, e->pos, "not supported yet: %s.elem_offset_of() here: %s", b->name, why);
+			return -1;
+		}
+		Pos p = e->pos;
+		if (off->kind == E_BIN || off->kind == E_INT) {
+			*e = *off;
+		} else {
+			e->kind = E_BIN; /* a bare index: 0 + it keeps e a node of its own */
+			e->op = OP_ADD;
+			e->a = new_int(p, 0);
+			e->b = off;
+		}
+		e->pos = p;
+		return 1;
+	}
+	/* access_ptr(mask, offset=k) */
+	if (e->nargs != 1) {
+		error_at(S->d, e->pos, "%s.access_ptr() takes the access mask (\"r\", \"w\" or \"rw\") and offset=", b->name);
+		return -1;
+	}
+	Value *mask = eval(S, e->args[0]);
+	if (IS_ERR(mask))
+		return -1;
+	if (!mask || mask->kind != V_STR ||
+	    (strcmp(mask->s, "r") && strcmp(mask->s, "w") && strcmp(mask->s, "rw"))) {
+		error_at(S->d, e->args[0]->pos, "not supported yet: an access mask other than \"r\", \"w\" or \"rw\" "
+		         "(the mask only tells TVM's analyses how the pointer is used)");
+		return -1;
+	}
+	Expr *off = NULL;
+	for (int i = 0; i < e->nkws; i++) {
+		if (strcmp(e->kws[i].name, "offset") != 0) {
+			error_at(S->d, e->kws[i].pos, "not supported yet: access_ptr(%s=): txc's access_ptr takes only offset=",
+			         e->kws[i].name);
+			return -1;
+		}
+		off = e->kws[i].value;
+	}
+	Expr *args[] = { base, off ? off : new_int(e->pos, 0) };
+	become_call(e, "T.pointer_offset", 2, args);
+	return 1;
+}
+
+/* X.data used as an address: the buffer X. */
+bool tvm_data_address(Sema *S, Expr *x)
+{
+	if (x->kind != E_ATTR || strcmp(x->str, "data") != 0)
+		return false;
+	Value *v = eval(S, x);
+	if (!v || IS_ERR(v) || v->kind != V_DATA)
+		return false;
+	Pos p = x->pos;
+	*x = *x->a;
+	x->pos = p;
+	return true;
+}
+
+/* T.shared_scalar(dtype) -> T.alloc_buffer((1,), dtype, scope="shared"). */
+void tvm_scalar(Expr *e, int id)
+{
+	Expr *shape = new_expr(E_TUPLE, e->pos);
+	shape->paren = true;
+	call_add_arg(shape, new_int(e->pos, 1));
+	Expr *dt = e->nargs ? e->args[0] : NULL;
+	if (!dt) {
+		dt = new_expr(E_STR, e->pos);
+		dt->str = "float32";
+	}
+	Expr *args[] = { shape, dt };
+	become_call(e, "T.alloc_buffer", 2, args);
+	Expr *sc = new_expr(E_STR, e->pos);
+	sc->str = id == IN_SHARED_SCALAR ? "shared" : "local";
+	call_add_kw(e, "scope", sc, e->pos);
+}
+
+/* A name x of a one-element buffer where a value is read or stored: x[0]. */
+void tvm_scalar_element(Expr *e)
+{
+	Expr *n = new_name(e->pos, e->str);
+	e->kind = E_INDEX;
+	e->a = n;
+	e->str = NULL;
+	e->args = NULL;
+	e->nargs = 0;
+	call_add_arg(e, new_int(e->pos, 0));
+}
+
+/* X.local() or X.local(d0, d1, ...) -> X.view(n) or X.view(d0, d1, ...):
+ * the calling thread's storage of a register buffer, row-major. */
+bool tvm_local(Sema *S, Expr *call, Buffer *base)
+{
+	if (base->scope != SC_LOCAL) {
+		error_at(S->d, call->pos, "%s.local() is the calling thread's part of a register buffer; '%s' is %s",
+		         base->name, base->name, scopes[base->scope].name);
+		return false;
+	}
+	if (call->nkws) {
+		error_at(S->d, call->kws[0].pos, "not supported yet: local(%s=): a mediated view; write "
+		         "%s.view(..., layout=...)", call->kws[0].name, base->name);
+		return false;
+	}
+	int64_t span = buffer_storage(base);
+	if (call->nargs == 0) {
+		call_add_arg(call, new_int(call->pos, span));
+	} else {
+		int64_t n = 1;
+		for (int i = 0; i < call->nargs; i++) {
+			int64_t d;
+			if (!eval_int(S, call->args[i], "an extent of local()", &d))
+				return false;
+			if (d <= 0 || !mul_ok(n, d, &n)) {
+				error_at(S->d, call->args[i]->pos, "an extent of local() must be positive");
+				return false;
+			}
+		}
+		if (n != span) {
+			error_at(S->d, call->pos, "%s.local(...) has %lld elements but a thread holds %lld of '%s'", base->name,
+			         (long long)n, (long long)span, base->name);
+			return false;
+		}
+	}
+	call->a->str = "view";
+	return true;
+}
