@@ -451,6 +451,12 @@ Value *vint(int64_t i);
 Value *vnew(enum ValueKind kind);
 const char *value_kind_name(const Value *v);
 
+/* ---- tvm.c: TVM's spellings (tvm.def) ------------------------------------------ */
+
+/* The variant that honours TVM tile-op keyword `name`, or NULL when it is
+ * not one txc honours (dispatch=, mbar=, plans= are txc's own). */
+const char *tile_kw_variant(const char *name);
+
 /* ---- layout.c: TileLayout and its constructors ----------------------------- */
 
 /* A layout written by a user has at most this many iters in its shard and

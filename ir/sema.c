@@ -175,6 +175,29 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		}
 	}
 	Value *dst = a.pos[0], *src = a.pos[1];
+	/* TVM's keywords that txc honours (ir/tvm.def) */
+	Kw *pf = kwarg(&a, "prefetch_size"), *direct = kwarg(&a, "direct");
+	if (pf && pf->value->val && pf->value->val->kind == V_INT) {
+		int64_t n = pf->value->val->i;
+		if (n != 64 && n != 128 && n != 256) {
+			error_at(S->d, pf->value->pos, "prefetch_size= is cp.async's L2 prefetch: 64, 128 or 256 bytes, not %lld",
+			         (long long)n);
+			return;
+		}
+	}
+	if (direct && direct->value->val && direct->value->val->i) {
+		int64_t bytes = region_elements(dst) * dtype_bytes(dst->buffer->dtype);
+		if (call->es != ES_THREAD) {
+			error_at(S->d, direct->pos, "direct=True is one thread's copy: write it as Tx.copy_async, not at %s scope",
+			         exec_scope_names[call->es]);
+			return;
+		}
+		if (bytes != 4 && bytes != 8 && bytes != 16) {
+			error_at(S->d, direct->pos, "direct=True is one cp.async of 4, 8 or 16 bytes; this region has %lld",
+			         (long long)bytes);
+			return;
+		}
+	}
 	if (dst->buffer->dtype != src->buffer->dtype) {
 		error_at(S->d, call->pos, "%s() from %s '%s' to %s '%s': tile copies do not convert dtypes",
 		         fn_name(call), dtypes[src->buffer->dtype].name, src->buffer->name,

@@ -80,6 +80,12 @@ bool tvm_is_tile_kw(const char *name)
 	return t && !t->why;
 }
 
+const char *tile_kw_variant(const char *name)
+{
+	const struct TileKw *t = tile_kw(name);
+	return t && !t->why ? t->variant : NULL;
+}
+
 /* ---- building txc's spelling --------------------------------------------------- */
 
 static Expr *callee(Pos p, const char *path)
