@@ -560,6 +560,8 @@ Value *eval(Sema *S, Expr *e)
 	}
 	case E_ATTR:
 		a = eval(S, e->a);
+		if (!a && e->a->kind == E_CALL && tvm_refused_member(S, e))
+			return &verr; /* X.view(...).permute(...) */
 		if (!a || IS_ERR(a))
 			return a;
 		if (a->kind == V_NAMESPACE)

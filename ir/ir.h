@@ -456,6 +456,8 @@ const char *value_kind_name(const Value *v);
 /* The variant that honours TVM tile-op keyword `name`, or NULL when it is
  * not one txc honours (dispatch=, mbar=, plans= are txc's own). */
 const char *tile_kw_variant(const char *name);
+/* The table of TVM's spellings as Markdown, for doc/txir.md (txc-parse --tvm). */
+void print_tvm(Buf *b);
 
 /* ---- layout.c: TileLayout and its constructors ----------------------------- */
 

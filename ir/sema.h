@@ -86,6 +86,7 @@ int tvm_tile_kw(Sema *S, Expr *call, Kw *kw, int id); /* its kind, 0 after an er
 bool tvm_is_tile_kw(const char *name);           /* a tile-op keyword txc honours */
 bool tvm_is_method(const char *name);            /* buf.NAME(...) rewritten by tvm_call or tvm_local */
 Value *tvm_member(Sema *S, Expr *e, Buffer *b);  /* an unknown buf.NAME: the error */
+Value *tvm_refused_member(Sema *S, Expr *e);     /* &verr after refusing a TVM member .NAME, else NULL */
 int tvm_call(Sema *S, Expr *e);                  /* 1 rewritten, 0 not one, -1 after an error */
 bool tvm_data_address(Sema *S, Expr *x);         /* X.data as an address -> X */
 void tvm_scalar(Expr *e, int id);                /* T.shared_scalar(dt) -> T.alloc_buffer((1,), dt, ...) */

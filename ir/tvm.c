@@ -137,11 +137,19 @@ bool tvm_is_method(const char *name)
 	return strcmp(name, "local") == 0;
 }
 
-Value *tvm_member(Sema *S, Expr *e, Buffer *b)
+Value *tvm_refused_member(Sema *S, Expr *e)
 {
 	for (size_t i = 0; i < COUNT(tvm_methods); i++)
 		if (strcmp(tvm_methods[i].name, e->str) == 0)
-			return fail(S, e->pos, "not supported yet: %s.%s: %s", expr_str(e->a), e->str, tvm_methods[i].why);
+			return fail(S, e->pos, "not supported yet: %s.%s: %s", e->a->kind == E_NAME ? e->a->str : "view(...)",
+			            e->str, tvm_methods[i].why);
+	return NULL;
+}
+
+Value *tvm_member(Sema *S, Expr *e, Buffer *b)
+{
+	if (tvm_refused_member(S, e))
+		return &verr;
 	return fail(S, e->pos, "buffer '%s' has no attribute '%s' (it has data, shape, dtype, view, local, ptr_to, "
 	            "access_ptr and elem_offset_of)", b->name, e->str);
 }
@@ -321,4 +329,21 @@ bool tvm_local(Sema *S, Expr *call, Buffer *base)
 	}
 	call->a->str = "view";
 	return true;
+}
+
+/* The rows of tvm.def as Markdown, for doc/txir.md (txc-parse --tvm). */
+void print_tvm(Buf *b)
+{
+	bputs(b, "| TVM spelling | in txc |\n|---|---|\n");
+	for (size_t i = 0; i < COUNT(tile_kws); i++) {
+		const struct TileKw *t = &tile_kws[i];
+		if (t->why)
+			bprintf(b, "| `%s=` | not supported yet: %s |\n", t->name, t->why);
+		else
+			bprintf(b, "| `%s=` | %s `%s`: %s |\n", t->name, t->op, t->variant, t->meaning);
+	}
+	for (size_t i = 0; i < COUNT(tvm_names); i++)
+		bprintf(b, "| `%s` | not supported yet: %s |\n", tvm_names[i].name, tvm_names[i].why);
+	for (size_t i = 0; i < COUNT(tvm_methods); i++)
+		bprintf(b, "| `buf.%s` | not supported yet: %s |\n", tvm_methods[i].name, tvm_methods[i].why);
 }
