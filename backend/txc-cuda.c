@@ -946,7 +946,8 @@ static void declare(Gen *g, Buffer *b)
 	if (!g->counting && !buf_used(g, b))
 		return;
 	if (b->base)
-		line(g, xprintf("%s* %s = %s;  // the storage of %s", T, n, cname(r->name), r->name));
+		line(g, xprintf("%s* %s = %s%s;  // the storage of %s", T, n, b->dtype == r->dtype ? "" : xprintf("(%s*)", T),
+		                cname(r->name), r->name));
 	else if (scopes[b->scope].flags & SCF_SHARED) {
 		g->shared = true;
 		line(g, xprintf("%s* %s = (%s*)(smem + %lld);", T, n, T, (long long)b->smem_off));

@@ -193,20 +193,25 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 		b->scope = SC_LOCAL;
 		break;
 	case IN_DECL_BUFFER: {
-		Kw *data = kwarg(&a, "data"), *addr = kwarg(&a, "allocated_addr");
+		Kw *dkw = kwarg(&a, "data"), *addr = kwarg(&a, "allocated_addr");
+		Expr *data = dkw ? dkw->value : call->nargs > 2 ? call->args[2] : NULL;
 		b->scope = scope_kw(S, &a, SC_NONE);
+		if (dkw && call->nargs > 2) {
+			error_at(S->d, dkw->pos, "T.decl_buffer takes its storage once: as the third operand or as data=");
+			return NULL;
+		}
 		if (data) {
-			Value *v = eval(S, data->value);
+			Value *v = eval(S, data);
 			if (!v || IS_ERR(v) || v->kind != V_DATA) {
 				if (!IS_ERR(v))
-					error_at(S->d, data->value->pos, "data= takes the storage of a buffer: X.data");
+					error_at(S->d, data->pos, "data= takes the storage of a buffer: X.data");
 				return NULL;
 			}
 			b->base = v->buffer;
-			if (!b->scope)
-				b->scope = b->base->scope;
+			if (!b->scope || ((scopes[b->scope].flags & SCF_SHARED) && (scopes[b->base->scope].flags & SCF_SHARED)))
+				b->scope = b->base->scope; /* shared and shared.dyn are one memory */
 			if (b->scope != b->base->scope) {
-				error_at(S->d, data->value->pos, "a %s buffer over the storage of %s buffer '%s'",
+				error_at(S->d, data->pos, "a %s buffer over the storage of %s buffer '%s'",
 				         scopes[b->scope].name, scopes[b->base->scope].name, b->base->name);
 				return NULL;
 			}
@@ -233,6 +238,33 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 	}
 	if (!set_layout(S, b, kwarg(&a, "layout")))
 		return NULL;
+	Kw *eo = kwarg(&a, "elem_offset");
+	if (eo) {
+		/* TVM's elem_offset=: where the buffer starts in its storage, in its
+		 * own elements; an offset on m of its layout */
+		int64_t k = eo->value->val ? eo->value->val->i : 0;
+		if (!b->base || b->scope == SC_TMEM) {
+			error_at(S->d, eo->pos, "elem_offset= places a buffer in the storage it is declared over (data=X.data)");
+			return NULL;
+		}
+		if (k < 0) {
+			error_at(S->d, eo->value->pos, "elem_offset= must not be negative, not %lld", (long long)k);
+			return NULL;
+		}
+		if (k) {
+			if (!b->layout) {
+				b->layout = layout_new();
+				layout_default(b->layout, b->shape, b->ndim);
+			} else {
+				b->layout = layout_copy(b->layout);
+			}
+			if (!add_ok(b->layout->off[AX_M], k, &b->layout->off[AX_M])) {
+				error_at(S->d, eo->value->pos, "elem_offset= overflows");
+				return NULL;
+			}
+			b->elem_offset = k;
+		}
+	}
 	Kw *align = kwarg(&a, "align");
 	if (align) {
 		/* the byte alignment of the buffer's start, as TVM's align= */
@@ -247,15 +279,28 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 		b->align = n;
 	}
 	if (b->base) {
-		int64_t need, have;
-		if (storage(b, &need) && storage(b->base, &have) && need > have) {
-			error_at(S->d, call->pos, "'%s' needs %lld elements of storage but '%s' has %lld", name,
-			         (long long)need, b->base->name, (long long)have);
+		/* over storage of another dtype (TVM's raw shared.dyn buffer): its
+		 * bytes, from a start aligned to its elements, inside the storage */
+		int64_t need, have, eb = dtype_bytes(b->dtype), hb = dtype_bytes(b->base->dtype);
+		bool same = b->dtype == b->base->dtype;
+		if (!same && b->base->base) {
+			error_at(S->d, call->pos, "'%s' is %s over the storage of '%s', itself a view of '%s': declare it over "
+			         "%s.data", name, dtypes[b->dtype].name, b->base->name, buffer_root(b->base)->name,
+			         buffer_root(b->base)->name);
 			return NULL;
 		}
-		if (b->dtype != b->base->dtype) {
-			error_at(S->d, call->pos, "'%s' is %s but its storage '%s' is %s", name, dtypes[b->dtype].name,
-			         b->base->name, dtypes[b->base->dtype].name);
+		if (!same && (dtypes[b->dtype].bits % 8 || dtypes[b->base->dtype].bits % 8 ||
+		              b->scope == SC_TMEM || layout_uses_axis_kind(buffer_layout(b), AXK_THREAD))) {
+			error_at(S->d, call->pos, "'%s' is %s but its storage '%s' is %s: another dtype is for whole-byte "
+			         "elements in memory, without thread axes", name, dtypes[b->dtype].name, b->base->name,
+			         dtypes[b->base->dtype].name);
+			return NULL;
+		}
+		if (storage(b, &need) && storage(b->base, &have) && mul_ok(need, eb, &need) && mul_ok(have, hb, &have) &&
+		    need > have) {
+			error_at(S->d, call->pos, "'%s' needs %lld bytes of storage%s but '%s' has %lld", name, (long long)need,
+			         b->elem_offset ? xprintf(" (with elem_offset=%lld)", (long long)b->elem_offset) : "",
+			         b->base->name, (long long)have);
 			return NULL;
 		}
 	}

@@ -56,10 +56,26 @@ static Value *operand(Sema *S, char k, Expr *x)
 		x->val = v; /* later passes read the region here */
 		return v;
 	case 'a':
-		tvm_data_address(S, x);
+		if (tvm_data_address(S, x) < 0)
+			return NULL;
 		v = x->kind == E_NAME ? eval(S, x) : NULL;
 		if (IS_ERR(v))
 			return NULL;
+		if (v && v->kind == V_BUFFER && v->buffer->elem_offset) {
+			/* a buffer placed at elem_offset= of its storage: its first element */
+			Expr *n = new_expr(E_NAME, x->pos);
+			*n = *x;
+			tvm_first_element(n, v->buffer);
+			x->kind = E_CALL;
+			x->str = NULL;
+			x->a = new_expr(E_ATTR, x->pos);
+			x->a->a = new_name(x->pos, "T");
+			x->a->str = "address_of";
+			x->args = NULL;
+			x->nargs = 0;
+			call_add_arg(x, n);
+			v = NULL;
+		}
 		if (v && v->kind == V_BUFFER)
 			return v;
 		if (scalar(S, x) == DT_ERROR)

@@ -714,6 +714,7 @@ struct Buffer {
 	int64_t align;      /* align=: the byte alignment of its start (0: the default) */
 	Layout *row_major;  /* buffer_layout's layout when it has none */
 	bool scalar;        /* T.shared_scalar / T.local_scalar: its name reads element 0 */
+	int64_t elem_offset; /* decl_buffer(elem_offset=): where it starts in its storage, in its elements */
 };
 
 struct Var {

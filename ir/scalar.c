@@ -121,6 +121,10 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 			return DT_ERROR;
 		if (!v || v->kind != V_BUFFER)
 			return error_dt(S, x->pos, "T.address_of takes a buffer or a buffer element");
+		if (v->buffer->elem_offset && x->kind == E_NAME) {
+			tvm_first_element(x, v->buffer); /* placed at elem_offset=: its first element */
+			return scalar(S, x) == DT_ERROR ? DT_ERROR : DT_HANDLE;
+		}
 		return DT_HANDLE;
 	}
 	default:

@@ -88,7 +88,8 @@ bool tvm_is_method(const char *name);            /* buf.NAME(...) rewritten by t
 Value *tvm_member(Sema *S, Expr *e, Buffer *b);  /* an unknown buf.NAME: the error */
 Value *tvm_refused_member(Sema *S, Expr *e);     /* &verr after refusing a TVM member .NAME, else NULL */
 int tvm_call(Sema *S, Expr *e);                  /* 1 rewritten, 0 not one, -1 after an error */
-bool tvm_data_address(Sema *S, Expr *x);         /* X.data as an address -> X */
+int tvm_data_address(Sema *S, Expr *x);          /* X.data as an address -> X: 1, 0 not one, -1 error */
+void tvm_first_element(Expr *x, Buffer *b);      /* name -> name[0, ..., 0] */
 void tvm_scalar(Expr *e, int id);                /* T.shared_scalar(dt) -> T.alloc_buffer((1,), dt, ...) */
 void tvm_scalar_element(Expr *e);                /* name -> name[0] */
 bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...) */

@@ -249,18 +249,39 @@ int tvm_call(Sema *S, Expr *e)
 	return 1;
 }
 
-/* X.data used as an address: the buffer X. */
-bool tvm_data_address(Sema *S, Expr *x)
+/* The name x of a buffer that starts inside its storage (elem_offset=):
+ * its first element, x[0, 0]. */
+void tvm_first_element(Expr *x, Buffer *b)
+{
+	Expr *n = new_name(x->pos, x->str);
+	x->kind = E_INDEX;
+	x->a = n;
+	x->str = NULL;
+	x->args = NULL;
+	x->nargs = 0;
+	for (int i = 0; i < b->ndim; i++)
+		call_add_arg(x, new_int(x->pos, 0));
+}
+
+/* X.data used as an address: the buffer X (1), or -1 after an error. */
+int tvm_data_address(Sema *S, Expr *x)
 {
 	if (x->kind != E_ATTR || strcmp(x->str, "data") != 0)
-		return false;
+		return 0;
 	Value *v = eval(S, x);
 	if (!v || IS_ERR(v) || v->kind != V_DATA)
-		return false;
+		return 0;
+	if (v->buffer->elem_offset) {
+		/* TVM's X.data is the storage's start, not X's */
+		error_at(S->d, x->pos, "not supported yet: %s.data as an address where '%s' starts at elem_offset=%lld of "
+		         "its storage (TVM's X.data is the storage's start): write %s.ptr_to([0%s])", expr_str(x->a),
+		         v->buffer->name, (long long)v->buffer->elem_offset, expr_str(x->a), v->buffer->ndim > 1 ? ", ..." : "");
+		return -1;
+	}
 	Pos p = x->pos;
 	*x = *x->a;
 	x->pos = p;
-	return true;
+	return 1;
 }
 
 /* T.shared_scalar(dtype) -> T.alloc_buffer((1,), dtype, scope="shared"). */
