@@ -850,6 +850,7 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
 	case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
+	case IN_MATCH_BUFFER: /* an unbound one: the parameter is declared with the kernel */
 		return;
 	case IN_COPY: case IN_COPY_ASYNC:
 		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");

@@ -145,7 +145,13 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 	int shape_arg = id == IN_MATCH_BUFFER ? 1 : 0;
 	if (!eval_shape(S, call->args[shape_arg], &b->shape, &b->ndim))
 		return NULL;
-	b->dtype = a.pos[shape_arg + 1]->dtype;
+	/* the dtype: an operand, or TVM's dtype= (default float32, as TVM's) */
+	Kw *dkw = kwarg(&a, "dtype");
+	if (dkw && a.npos > shape_arg + 1) {
+		error_at(S->d, dkw->pos, "%s() takes its dtype once: as an operand or as dtype=", fn_name(call));
+		return NULL;
+	}
+	b->dtype = a.npos > shape_arg + 1 ? a.pos[shape_arg + 1]->dtype : dkw ? dkw->value->val->dtype : DT_FLOAT32;
 	switch (id) {
 	case IN_MATCH_BUFFER: {
 		Value *h = eval(S, call->args[0]);
@@ -232,7 +238,7 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 		break;
 	}
 	}
-	if (!S->in_device && id != IN_MATCH_BUFFER) {
+	if (!S->in_device && id != IN_MATCH_BUFFER && id != IN_ALLOC_BUFFER && id != IN_ALLOC_SHARED && id != IN_ALLOC_LOCAL) {
 		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
 		return NULL;
 	}
@@ -277,6 +283,12 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 			return NULL;
 		}
 		b->align = n;
+		if (b->is_param && n < 16) {
+			/* txc's vector accesses assume a 16-byte aligned start */
+			error_at(S->d, align->value->pos, "not supported yet: align=%lld on a kernel parameter: txc's copies assume "
+			         "parameters aligned to 16 bytes (or more)", (long long)n);
+			return NULL;
+		}
 	}
 	if (b->base) {
 		/* over storage of another dtype (TVM's raw shared.dyn buffer): its

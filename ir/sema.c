@@ -273,6 +273,14 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	case IN_COPY: case IN_COPY_ASYNC:
 		copy(S, e, fn);
 		return;
+	case IN_MATCH_BUFFER: {
+		/* TVM's unbound T.match_buffer(h, ...): gives the handle its shape;
+		 * the buffer is named after the handle */
+		Buffer *b = make_buffer(S, e->nargs ? expr_str(e->args[0]) : "?", e->pos, e, id);
+		if (b)
+			vpush(S->bufs, S->nbufs, b);
+		return;
+	}
 	case IN_EVALUATE:
 		e->intrin = IN_EVALUATE;
 		if (e->nargs != 1) {
@@ -680,6 +688,13 @@ static void param(Sema *S, Param *p)
 				return;
 			b->dtype = a.pos[1]->dtype;
 			b->scope = SC_GLOBAL;
+			Kw *sc = kwarg(&a, "scope");
+			if (sc && sc->value->val && sc->value->val->kind == V_STR && strcmp(sc->value->val->s, "global") != 0) {
+				error_at(S->d, sc->value->pos, "not supported yet: a kernel parameter in scope \"%s\" (TVM's device "
+				         "functions take such buffers); a kernel's parameters are in global memory",
+				         sc->value->val->s);
+				return;
+			}
 			b->is_param = true;
 			if (!set_layout(S, b, kwarg(&a, "layout")))
 				return;

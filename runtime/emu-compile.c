@@ -777,6 +777,8 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		int64_t n;
 		c->n = cfold(C, e->args[2], &n) ? const_int(e->args[2]->pos, n) : cx(C, e->args[2]);
 		return;
+	case IN_MATCH_BUFFER: /* an unbound one: the parameter's memory is the caller's */
+		return;
 	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
 		return; /* fences order memory; lockstep needs no ordering */
 	default:
