@@ -596,6 +596,8 @@ Value *eval(Sema *S, Expr *e)
 			}
 			return tvm_member(S, e, buf);
 		}
+		if (a->kind == V_LAYOUT && strcmp(e->str, "apply") == 0)
+			return fail(S, e->pos, "a layout's apply() is read on one axis: L.apply(i)[\"m\"]");
 		return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 	case E_TUPLE: case E_LIST:
 		v = vnew(V_TUPLE);
@@ -659,6 +661,8 @@ Value *eval(Sema *S, Expr *e)
 			return &verr;
 		return eval(S, t ? e->b : e->c);
 	case E_INDEX:
+		if (e->a->kind == E_CALL && (v = tvm_layout_apply(S, e)))
+			return v;
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;

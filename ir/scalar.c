@@ -173,6 +173,12 @@ static int scalar1(Sema *S, Expr *e)
 			                value_kind_name(v));
 		}
 	case E_INDEX:
+		if (e->a->kind == E_CALL && (v = tvm_layout_apply(S, e))) {
+			if (IS_ERR(v))
+				return DT_ERROR;
+			e->val = v;
+			return DT_WEAK_INT;
+		}
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return DT_ERROR;

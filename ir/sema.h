@@ -93,5 +93,6 @@ void tvm_first_element(Expr *x, Buffer *b);      /* name -> name[0, ..., 0] */
 void tvm_scalar(Expr *e, int id);                /* T.shared_scalar(dt) -> T.alloc_buffer((1,), dt, ...) */
 void tvm_scalar_element(Expr *e);                /* name -> name[0] */
 bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...) */
+Value *tvm_layout_apply(Sema *S, Expr *e);       /* L.apply(i)["m"], or NULL */
 
 #endif

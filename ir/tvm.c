@@ -368,3 +368,69 @@ void print_tvm(Buf *b)
 	for (size_t i = 0; i < COUNT(tvm_methods); i++)
 		bprintf(b, "| `buf.%s` | not supported yet: %s |\n", tvm_methods[i].name, tvm_methods[i].why);
 }
+
+/* L.apply(i)["m"], L.apply(i, j, ...)["m"] (one coordinate per shard iter)
+ * or L.apply(i, j, shape=(...))["m"]: a layout applied at compile time, as
+ * TVM's Layout.apply, read on one axis; NULL when e is not of this form. */
+Value *tvm_layout_apply(Sema *S, Expr *e)
+{
+	Expr *c = e->a;
+	if (c->kind != E_CALL || c->a->kind != E_ATTR || strcmp(c->a->str, "apply") != 0)
+		return NULL;
+	Value *lv = eval(S, c->a->a);
+	if (IS_ERR(lv))
+		return lv;
+	if (!lv || lv->kind != V_LAYOUT)
+		return NULL;
+	const Layout *l = lv->layout;
+	if (e->nargs != 1)
+		return fail(S, e->pos, "a layout's apply() gives one value per axis: index it with one axis name, [\"m\"]");
+	Value *ax = eval_const(S, e->args[0], "an axis name");
+	if (IS_ERR(ax))
+		return ax;
+	int axis = ax->kind == V_STR ? axis_lookup(ax->s) : ax->kind == V_AXIS ? ax->axis : -1;
+	if (axis < 0)
+		return fail(S, e->args[0]->pos, "apply(...)[...] takes an axis name such as \"m\"");
+	if (c->nargs < 1 || c->nargs > LAYOUT_MAX_ITERS)
+		return fail(S, c->pos, "apply() takes a coordinate");
+	int64_t coord[LAYOUT_MAX_ITERS], out[AX_COUNT];
+	for (int i = 0; i < c->nargs; i++)
+		if (!eval_int(S, c->args[i], "a coordinate of apply()", &coord[i]))
+			return &verr;
+	Kw *shape = NULL;
+	for (int i = 0; i < c->nkws; i++) {
+		if (strcmp(c->kws[i].name, "shape") != 0)
+			return fail(S, c->kws[i].pos, "apply() has no keyword argument '%s'; it takes shape", c->kws[i].name);
+		shape = &c->kws[i];
+	}
+	bool ok;
+	if (shape) {
+		int64_t *sh;
+		int n;
+		if (!eval_shape(S, shape->value, &sh, &n))
+			return &verr;
+		if (n != c->nargs)
+			return fail(S, c->pos, "apply() was given %d coordinates for a shape of %d", c->nargs, n);
+		for (int i = 0; i < n; i++)
+			if (coord[i] < 0 || coord[i] >= sh[i])
+				return fail(S, c->args[i]->pos, "coordinate %lld is outside the extent %lld", (long long)coord[i],
+				            (long long)sh[i]);
+		ok = layout_apply_coord(l, sh, n, coord, out);
+	} else if (c->nargs == 1) {
+		if (coord[0] < 0)
+			return fail(S, c->args[0]->pos, "apply() of a negative index");
+		ok = layout_apply(l, coord[0], out);
+	} else {
+		if (c->nargs != l->nshard)
+			return fail(S, c->pos, "apply() was given %d coordinates for a layout of %d iters (or give shape=)",
+			            c->nargs, l->nshard);
+		for (int i = 0; i < c->nargs; i++)
+			if (coord[i] < 0 || coord[i] >= l->shard[i].extent)
+				return fail(S, c->args[i]->pos, "coordinate %lld is outside iter %d (extent %lld)",
+				            (long long)coord[i], i, (long long)l->shard[i].extent);
+		ok = layout_apply_iters(l, coord, out);
+	}
+	if (!ok)
+		return fail(S, c->pos, "apply() overflows 64 bits");
+	return vint(out[axis]);
+}
