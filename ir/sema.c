@@ -198,6 +198,34 @@ static void copy(Sema *S, Expr *call, Value *fn)
 			return;
 		}
 	}
+	Kw *pred = kwarg(&a, "predicate"), *fill = kwarg(&a, "fill_mode");
+	if (fill && fill->value->val && fill->value->val->kind == V_STR && strcmp(fill->value->val->s, "zero") != 0) {
+		error_at(S->d, fill->value->pos, "not supported yet: fill_mode=\"%s\": txc's predicated cp.async zero-fills "
+		         "(fill_mode=\"zero\")", fill->value->val->s);
+		return;
+	}
+	if (fill && !pred) {
+		error_at(S->d, fill->pos, "fill_mode= is the zero fill of predicate=, and there is no predicate=");
+		return;
+	}
+	if (pred) {
+		if (pred->value->dtype != DT_BOOL && pred->value->dtype != DT_ERROR) {
+			error_at(S->d, pred->value->pos, "predicate= must be a boolean (a comparison), not %s",
+			         dtype_str(pred->value->dtype));
+			return;
+		}
+		if (!fill) {
+			error_at(S->d, pred->pos, "not supported yet: predicate= without fill_mode=\"zero\" (a cp.async skipped "
+			         "and its destination left as it was); txc's predicated cp.async zero-fills");
+			return;
+		}
+		if (call->es != ES_THREAD) {
+			error_at(S->d, pred->pos, "not supported yet: predicate= on a collective copy_async (%s scope): which "
+			         "elements a thread zero-fills would depend on the partition; write it on each thread's own copy, "
+			         "Tx.copy_async", exec_scope_names[call->es]);
+			return;
+		}
+	}
 	if (dst->buffer->dtype != src->buffer->dtype) {
 		error_at(S->d, call->pos, "%s() from %s '%s' to %s '%s': tile copies do not convert dtypes",
 		         fn_name(call), dtypes[src->buffer->dtype].name, src->buffer->name,

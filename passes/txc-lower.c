@@ -201,11 +201,14 @@ static int emit_loop(Lower *L, OpSite *o, int access, int64_t outer, const char 
 		dptr = ex_name(dn);
 		sptr = ex_name(sn);
 	}
-	/* TVM's prefetch_size= (tvm.def): cp.async's L2 prefetch operand */
+	/* TVM's prefetch_size= and predicate= (tvm.def): cp.async's L2
+	 * prefetch and predicate operands (false: no read, zero fill) */
 	Kw *pf = access == IN_CP_ASYNC ? call_kw(o->call, "prefetch_size") : NULL;
-	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : NULL };
+	Kw *pred = access == IN_CP_ASYNC ? call_kw(o->call, "predicate") : NULL;
+	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
+	                 pred ? pred->value : NULL };
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	copy->value = ex_call(intrins[access].path, pf ? 5 : 3, args);
+	copy->value = ex_call(intrins[access].path, pred ? 7 : pf ? 5 : 3, args);
 	body[n++] = copy;
 	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {

@@ -694,6 +694,9 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 	else {
 		c->kind = C_COPY_ASYNC;
 		c->scope = es;
+		Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
+		if (p)
+			c->opt[CP_PRED] = cx(C, p->value);
 	}
 }
 
