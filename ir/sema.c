@@ -466,6 +466,8 @@ static bool assign1(Sema *S, Stmt *s)
 		}
 	Value *v = NULL;
 	bool in_func = S->func != NULL;
+	if (in_func && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
+		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
 	if (value->kind == E_CALL && in_func) {
 		Value *fn = eval(S, value->a);
 		if (IS_ERR(fn))

@@ -434,3 +434,170 @@ Value *tvm_layout_apply(Sema *S, Expr *e)
 		return fail(S, c->pos, "apply() overflows 64 bits");
 	return vint(out[axis]);
 }
+
+/* ---- views: X.sub[...], X.permute(...), and chains of them with view() ---------- */
+
+static bool is_chain(const Expr *e)
+{
+	if (e->kind == E_CALL && e->a->kind == E_ATTR)
+		return !strcmp(e->a->str, "permute") || !strcmp(e->a->str, "view");
+	return e->kind == E_INDEX && e->a->kind == E_ATTR && !strcmp(e->a->str, "sub");
+}
+
+/* The view e makes, over the storage of *root: a buffer whose layout maps
+ * to the root's storage. NULL after an error. */
+static Buffer *derive(Sema *S, Expr *e, Buffer **root, int depth)
+{
+	if (depth > 16) {
+		error_at(S->d, e->pos, "not supported yet: a chain of more than 16 views");
+		return NULL;
+	}
+	if (e->kind == E_NAME) {
+		Value *v = eval(S, e);
+		if (IS_ERR(v))
+			return NULL;
+		if (!v || v->kind != V_BUFFER) {
+			error_at(S->d, e->pos, "'%s' is not a buffer", e->str);
+			return NULL;
+		}
+		*root = v->buffer;
+		return v->buffer;
+	}
+	if (!is_chain(e)) {
+		error_at(S->d, e->pos, "not supported yet: a view of '%s'; views start from a buffer's name", expr_str(e));
+		return NULL;
+	}
+	Expr *inner = e->a->a;
+	Buffer *base = derive(S, inner, root, depth + 1);
+	if (!base)
+		return NULL;
+	const char *m = e->a->str;
+	if (!strcmp(m, "view"))
+		return make_view(S, "view", e->pos, e, base);
+	Buffer *b = new_buffer("view", e->pos, e);
+	b->base = base;
+	b->scope = base->scope;
+	b->dtype = base->dtype;
+	const Layout *l = buffer_layout(base);
+	const char *why = NULL;
+	int n = base->ndim, dims[LAYOUT_MAX_ITERS + 1];
+	if (n > LAYOUT_MAX_ITERS) {
+		error_at(S->d, e->pos, "not supported yet: %s() of a buffer of more than %d dimensions", m, LAYOUT_MAX_ITERS);
+		return NULL;
+	}
+	if (!strcmp(m, "permute")) {
+		/* dimension i of the view is dimension dims[i] of its base */
+		int64_t perm[LAYOUT_MAX_ITERS];
+		bool seen[LAYOUT_MAX_ITERS] = { false };
+		if (e->nkws || e->nargs != n) {
+			error_at(S->d, e->pos, "permute() takes one dimension of '%s' per dimension (%d), in the new order",
+			         base->name, n);
+			return NULL;
+		}
+		for (int i = 0; i < n; i++) {
+			if (!eval_int(S, e->args[i], "a dimension of permute()", &perm[i]))
+				return NULL;
+			if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) {
+				error_at(S->d, e->args[i]->pos, "permute() takes each dimension 0 to %d once", n - 1);
+				return NULL;
+			}
+			seen[perm[i]] = true;
+		}
+		Layout *g = layout_group(l, base->shape, n, dims, &why);
+		if (!g) {
+			error_at(S->d, e->pos, "not supported yet: permute() of this layout: %s", why);
+			return NULL;
+		}
+		Layout *p = layout_copy(g);
+		p->nshard = 0;
+		b->shape = xalloc(sizeof(int64_t) * (size_t)n);
+		b->ndim = n;
+		for (int i = 0; i < n; i++) {
+			b->shape[i] = base->shape[perm[i]];
+			for (int k = dims[perm[i]]; k < dims[perm[i] + 1]; k++)
+				p->shard[p->nshard++] = g->shard[k];
+		}
+		b->layout = p;
+		return b;
+	}
+	/* sub[...]: an integer index drops its dimension, a:b narrows it,
+	 * the dimensions not indexed stay whole */
+	int64_t start[LAYOUT_MAX_ITERS], ext[LAYOUT_MAX_ITERS];
+	bool drop[LAYOUT_MAX_ITERS] = { false };
+	if (e->nargs > n) {
+		error_at(S->d, e->pos, "'%s' has %d dimension%s but sub[...] has %d indices", base->name, n, n == 1 ? "" : "s",
+		         e->nargs);
+		return NULL;
+	}
+	for (int d = 0; d < n; d++) {
+		start[d] = 0;
+		ext[d] = base->shape[d];
+		if (d >= e->nargs)
+			continue;
+		Expr *x = e->args[d];
+		if (x->kind != E_SLICE) {
+			Value *iv = eval(S, x);
+			if (IS_ERR(iv))
+				return NULL;
+			if (!iv || iv->kind == V_VAR) {
+				error_at(S->d, x->pos, "not supported yet: a runtime index in sub[...]; write the region in the tile "
+				         "op, X[i, ...]");
+				return NULL;
+			}
+			if (!eval_int(S, x, "a sub[...] index", &start[d]))
+				return NULL;
+			ext[d] = 1;
+			drop[d] = true;
+			continue;
+		}
+		int64_t lo = 0, hi = base->shape[d];
+		if (x->c) {
+			error_at(S->d, x->c->pos, "not supported yet: a step in sub[...]; txc's views are contiguous per dimension");
+			return NULL;
+		}
+		if ((x->a && !eval_int(S, x->a, "a sub[...] bound", &lo)) || (x->b && !eval_int(S, x->b, "a sub[...] bound", &hi)))
+			return NULL;
+		start[d] = lo;
+		ext[d] = hi - lo;
+	}
+	Layout *sl = layout_slice(l, base->shape, n, start, ext, &why);
+	if (!sl) {
+		error_at(S->d, e->pos, "sub[...] of '%s': %s", base->name, why);
+		return NULL;
+	}
+	b->shape = xalloc(sizeof(int64_t) * (size_t)(n + 1));
+	for (int d = 0; d < n; d++)
+		if (!drop[d])
+			b->shape[b->ndim++] = ext[d];
+	if (!b->ndim)
+		b->shape[b->ndim++] = 1;
+	b->layout = layout_canonical(sl);
+	return b;
+}
+
+/* X = A.sub[...], A.permute(...), or a chain of these and view(...):
+ * rewritten into one view of A, A.view(d0, d1, ..., layout=L), that
+ * make_view then makes. False after an error. */
+bool tvm_is_view_chain(const Expr *e)
+{
+	if (!is_chain(e))
+		return false;
+	return strcmp(e->a->str, "view") != 0 || e->a->a->kind != E_NAME; /* A.view(...) is make_view's */
+}
+
+bool tvm_view_chain(Sema *S, Expr *value)
+{
+	Buffer *root = NULL;
+	Buffer *b = derive(S, value, &root, 0);
+	if (!b)
+		return false;
+	Pos p = value->pos;
+	Expr *call = new_call(p, new_expr(E_ATTR, p));
+	call->a->a = new_name(p, root->name);
+	call->a->str = "view";
+	for (int i = 0; i < b->ndim; i++)
+		call_add_arg(call, new_int(p, b->shape[i]));
+	call_add_kw(call, "layout", layout_expr(buffer_layout(b)), p);
+	*value = *call;
+	return true;
+}
