@@ -173,6 +173,10 @@ static int scalar1(Sema *S, Expr *e)
 			                value_kind_name(v));
 		}
 	case E_INDEX:
+		switch (tvm_allocated_addr(S, e)) {
+		case -1: return DT_ERROR;
+		case 1: return scalar1(S, e);
+		}
 		if (e->a->kind == E_CALL && (v = tvm_layout_apply(S, e))) {
 			if (IS_ERR(v))
 				return DT_ERROR;

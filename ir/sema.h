@@ -95,6 +95,7 @@ void tvm_scalar_element(Expr *e);                /* name -> name[0] */
 bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...) */
 Value *tvm_layout_apply(Sema *S, Expr *e);       /* L.apply(i)["m"], or NULL */
 bool tvm_is_view_chain(const Expr *e);
+int tvm_allocated_addr(Sema *S, Expr *e);        /* tmem.allocated_addr[0] -> its address: 1, 0, -1 */
 bool tvm_view_chain(Sema *S, Expr *value);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
 
 #endif

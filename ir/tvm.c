@@ -601,3 +601,34 @@ bool tvm_view_chain(Sema *S, Expr *value)
 	*value = *call;
 	return true;
 }
+
+/* tmem.allocated_addr[0]: the address its T.decl_buffer was given
+ * (allocated_addr=...), rewritten in place. 1 done, 0 not one, -1 error. */
+int tvm_allocated_addr(Sema *S, Expr *e)
+{
+	if (e->a->kind != E_ATTR || strcmp(e->a->str, "allocated_addr") != 0)
+		return 0;
+	Value *v = eval(S, e->a->a);
+	if (IS_ERR(v))
+		return -1;
+	if (!v || v->kind != V_BUFFER)
+		return 0;
+	Buffer *b = v->buffer;
+	while (b->base && !b->alloc_addr)
+		b = b->base;
+	int64_t i;
+	if (!b->alloc_addr) {
+		error_at(S->d, e->a->pos, "'%s' has no allocated_addr: it is not a tensor-memory buffer", v->buffer->name);
+		return -1;
+	}
+	if (e->nargs != 1 || e->args[0]->kind == E_SLICE || !eval_int(S, e->args[0], "the index of allocated_addr", &i))
+		return -1;
+	if (i != 0) {
+		error_at(S->d, e->args[0]->pos, "allocated_addr has one address: allocated_addr[0]");
+		return -1;
+	}
+	Pos p = e->pos;
+	*e = *b->alloc_addr;
+	e->pos = p;
+	return 1;
+}
