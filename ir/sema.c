@@ -329,7 +329,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
-		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR ||
+		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG ||
 		    id == IN_META_VAR ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
@@ -479,6 +479,12 @@ static bool assign1(Sema *S, Stmt *s)
 			if (!check_args(S, value, fn->intrin, &a))
 				return false;
 			tvm_scalar(value, fn->intrin);
+			fn = eval(S, value->a);
+		} else if (fn && fn->kind == V_FUNC && fn->intrin == IN_TC_FRAG) {
+			Args a;
+			if (!check_args(S, value, fn->intrin, &a))
+				return false;
+			tvm_tc_frag(value);
 			fn = eval(S, value->a);
 		}
 		if (fn && fn->kind == V_FUNC && (is_buffer_maker(fn->intrin) || is_launch(fn->intrin))) {

@@ -92,6 +92,7 @@ int tvm_data_address(Sema *S, Expr *x);          /* X.data as an address -> X: 1
 void tvm_first_element(Expr *x, Buffer *b);      /* name -> name[0, ..., 0] */
 void tvm_scalar(Expr *e, int id);                /* T.shared_scalar(dt) -> T.alloc_buffer((1,), dt, ...) */
 void tvm_scalar_element(Expr *e);                /* name -> name[0] */
+void tvm_tc_frag(Expr *e);                       /* T.alloc_tcgen05_ldst_frag -> T.alloc_buffer(..., layout=) */
 bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...) */
 Value *tvm_layout_apply(Sema *S, Expr *e);       /* L.apply(i)["m"], or NULL */
 bool tvm_is_view_chain(const Expr *e);

@@ -302,6 +302,23 @@ void tvm_scalar(Expr *e, int id)
 	call_add_kw(e, "scope", sc, e->pos);
 }
 
+/* T.alloc_tcgen05_ldst_frag(shape, (rows, cols), dtype) ->
+ * T.alloc_buffer((rows, cols), dtype, scope="local",
+ *                layout=T.tcgen05_atom_layout(shape, (rows, cols), dtype)):
+ * TVM's per-thread array viewed with the atom layout is that buffer. */
+void tvm_tc_frag(Expr *e)
+{
+	Expr *lay = new_call(e->pos, callee(e->pos, "T.tcgen05_atom_layout"));
+	for (int i = 0; i < 3; i++)
+		call_add_arg(lay, e->args[i]);
+	Expr *args[] = { e->args[1], e->args[2] };
+	become_call(e, "T.alloc_buffer", 2, args);
+	Expr *sc = new_expr(E_STR, e->pos);
+	sc->str = "local";
+	call_add_kw(e, "scope", sc, e->pos);
+	call_add_kw(e, "layout", lay, e->pos);
+}
+
 /* A name x of a one-element buffer where a value is read or stored: x[0]. */
 void tvm_scalar_element(Expr *e)
 {
