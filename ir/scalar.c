@@ -304,6 +304,10 @@ Value *region(Sema *S, Expr *e)
 		return bv;
 	if (bv && bv->kind == V_REGION && e->kind != E_INDEX)
 		return bv;
+	if (!bv && be->kind == E_CALL && be->a->kind == E_ATTR &&
+	    (!strcmp(be->a->str, "view") || !strcmp(be->a->str, "local")))
+		return fail(S, e->pos, "not supported yet: a view made in a tile op's operand; bind it to a name first "
+		            "(V = %s), then pass V", expr_str(be));
 	if (!bv || (bv->kind != V_BUFFER && bv->kind != V_REGION))
 		return fail(S, e->pos, "a tile op takes buffer regions such as A[0:128, 0:32], not %s",
 		            bv ? value_kind_name(bv) : "a runtime value");
