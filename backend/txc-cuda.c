@@ -851,6 +851,7 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
 	case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
 	case IN_ATTR: /* its meaning is in smem_bytes */
+	case IN_MATCH_BUFFER: /* an unbound one: the parameter is declared with the kernel */
 		return;
 	case IN_COPY: case IN_COPY_ASYNC:
 		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
@@ -947,7 +948,8 @@ static void declare(Gen *g, Buffer *b)
 	if (!g->counting && !buf_used(g, b))
 		return;
 	if (b->base)
-		line(g, xprintf("%s* %s = %s;  // the storage of %s", T, n, cname(r->name), r->name));
+		line(g, xprintf("%s* %s = %s%s;  // the storage of %s", T, n, b->dtype == r->dtype ? "" : xprintf("(%s*)", T),
+		                cname(r->name), r->name));
 	else if (scopes[b->scope].flags & SCF_SHARED) {
 		g->shared = true;
 		line(g, xprintf("%s* %s = (%s*)(smem + %lld);", T, n, T, (long long)b->smem_off));

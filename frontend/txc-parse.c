@@ -4,19 +4,23 @@
 int main(int argc, char **argv)
 {
 	const char *target = NULL;
-	bool no_verify = false, list = false;
+	bool no_verify = false, list = false, tvm = false;
 	Opt opts[] = {
 		{ "--target", "ARCH", "reject intrinsics that ARCH lacks (sm_80, sm_90, sm_90a, sm_100a)", &target, NULL },
 		{ "--no-verify", NULL, "print the syntax tree without checking names, dtypes and layouts", NULL, &no_verify },
 		{ "--intrinsics", NULL, "print the table of builtins (ir/intrin.def) as Markdown and exit", NULL, &list },
+		{ "--tvm", NULL, "print the table of TVM's spellings txc honours or refuses (ir/tvm.def) as Markdown and exit", NULL, &tvm },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-parse", .opts = opts,
 	          .summary = "Parses a txc program (doc/txir.md), verifies it and prints its canonical IR." };
 	cli_parse(&c, argc, argv);
-	if (list) {
+	if (list || tvm) {
 		Buf b = {0};
-		print_intrinsics(&b);
+		if (list)
+			print_intrinsics(&b);
+		else
+			print_tvm(&b);
 		return write_file(c.prog, c.output, b.s, b.n) ? 0 : 1;
 	}
 	int tg = TG_ANY;

@@ -145,7 +145,13 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 	int shape_arg = id == IN_MATCH_BUFFER ? 1 : 0;
 	if (!eval_shape(S, call->args[shape_arg], &b->shape, &b->ndim))
 		return NULL;
-	b->dtype = a.pos[shape_arg + 1]->dtype;
+	/* the dtype: an operand, or TVM's dtype= (default float32, as TVM's) */
+	Kw *dkw = kwarg(&a, "dtype");
+	if (dkw && a.npos > shape_arg + 1) {
+		error_at(S->d, dkw->pos, "%s() takes its dtype once: as an operand or as dtype=", fn_name(call));
+		return NULL;
+	}
+	b->dtype = a.npos > shape_arg + 1 ? a.pos[shape_arg + 1]->dtype : dkw ? dkw->value->val->dtype : DT_FLOAT32;
 	switch (id) {
 	case IN_MATCH_BUFFER: {
 		Value *h = eval(S, call->args[0]);
@@ -193,20 +199,25 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 		b->scope = SC_LOCAL;
 		break;
 	case IN_DECL_BUFFER: {
-		Kw *data = kwarg(&a, "data"), *addr = kwarg(&a, "allocated_addr");
+		Kw *dkw = kwarg(&a, "data"), *addr = kwarg(&a, "allocated_addr");
+		Expr *data = dkw ? dkw->value : call->nargs > 2 ? call->args[2] : NULL;
 		b->scope = scope_kw(S, &a, SC_NONE);
+		if (dkw && call->nargs > 2) {
+			error_at(S->d, dkw->pos, "T.decl_buffer takes its storage once: as the third operand or as data=");
+			return NULL;
+		}
 		if (data) {
-			Value *v = eval(S, data->value);
+			Value *v = eval(S, data);
 			if (!v || IS_ERR(v) || v->kind != V_DATA) {
 				if (!IS_ERR(v))
-					error_at(S->d, data->value->pos, "data= takes the storage of a buffer: X.data");
+					error_at(S->d, data->pos, "data= takes the storage of a buffer: X.data");
 				return NULL;
 			}
 			b->base = v->buffer;
-			if (!b->scope)
-				b->scope = b->base->scope;
+			if (!b->scope || ((scopes[b->scope].flags & SCF_SHARED) && (scopes[b->base->scope].flags & SCF_SHARED)))
+				b->scope = b->base->scope; /* shared and shared.dyn are one memory */
 			if (b->scope != b->base->scope) {
-				error_at(S->d, data->value->pos, "a %s buffer over the storage of %s buffer '%s'",
+				error_at(S->d, data->pos, "a %s buffer over the storage of %s buffer '%s'",
 				         scopes[b->scope].name, scopes[b->base->scope].name, b->base->name);
 				return NULL;
 			}
@@ -227,12 +238,39 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 		break;
 	}
 	}
-	if (!S->in_device && id != IN_MATCH_BUFFER) {
+	if (!S->in_device && id != IN_MATCH_BUFFER && id != IN_ALLOC_BUFFER && id != IN_ALLOC_SHARED && id != IN_ALLOC_LOCAL) {
 		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
 		return NULL;
 	}
 	if (!set_layout(S, b, kwarg(&a, "layout")))
 		return NULL;
+	Kw *eo = kwarg(&a, "elem_offset");
+	if (eo) {
+		/* TVM's elem_offset=: where the buffer starts in its storage, in its
+		 * own elements; an offset on m of its layout */
+		int64_t k = eo->value->val ? eo->value->val->i : 0;
+		if (!b->base || b->scope == SC_TMEM) {
+			error_at(S->d, eo->pos, "elem_offset= places a buffer in the storage it is declared over (data=X.data)");
+			return NULL;
+		}
+		if (k < 0) {
+			error_at(S->d, eo->value->pos, "elem_offset= must not be negative, not %lld", (long long)k);
+			return NULL;
+		}
+		if (k) {
+			if (!b->layout) {
+				b->layout = layout_new();
+				layout_default(b->layout, b->shape, b->ndim);
+			} else {
+				b->layout = layout_copy(b->layout);
+			}
+			if (!add_ok(b->layout->off[AX_M], k, &b->layout->off[AX_M])) {
+				error_at(S->d, eo->value->pos, "elem_offset= overflows");
+				return NULL;
+			}
+			b->elem_offset = k;
+		}
+	}
 	Kw *align = kwarg(&a, "align");
 	if (align) {
 		/* the byte alignment of the buffer's start, as TVM's align= */
@@ -245,17 +283,36 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 			return NULL;
 		}
 		b->align = n;
-	}
-	if (b->base) {
-		int64_t need, have;
-		if (storage(b, &need) && storage(b->base, &have) && need > have) {
-			error_at(S->d, call->pos, "'%s' needs %lld elements of storage but '%s' has %lld", name,
-			         (long long)need, b->base->name, (long long)have);
+		if (b->is_param && n < 16) {
+			/* txc's vector accesses assume a 16-byte aligned start */
+			error_at(S->d, align->value->pos, "not supported yet: align=%lld on a kernel parameter: txc's copies assume "
+			         "parameters aligned to 16 bytes (or more)", (long long)n);
 			return NULL;
 		}
-		if (b->dtype != b->base->dtype) {
-			error_at(S->d, call->pos, "'%s' is %s but its storage '%s' is %s", name, dtypes[b->dtype].name,
-			         b->base->name, dtypes[b->base->dtype].name);
+	}
+	if (b->base) {
+		/* over storage of another dtype (TVM's raw shared.dyn buffer): its
+		 * bytes, from a start aligned to its elements, inside the storage */
+		int64_t need, have, eb = dtype_bytes(b->dtype), hb = dtype_bytes(b->base->dtype);
+		bool same = b->dtype == b->base->dtype;
+		if (!same && b->base->base) {
+			error_at(S->d, call->pos, "'%s' is %s over the storage of '%s', itself a view of '%s': declare it over "
+			         "%s.data", name, dtypes[b->dtype].name, b->base->name, buffer_root(b->base)->name,
+			         buffer_root(b->base)->name);
+			return NULL;
+		}
+		if (!same && (dtypes[b->dtype].bits % 8 || dtypes[b->base->dtype].bits % 8 ||
+		              b->scope == SC_TMEM || layout_uses_axis_kind(buffer_layout(b), AXK_THREAD))) {
+			error_at(S->d, call->pos, "'%s' is %s but its storage '%s' is %s: another dtype is for whole-byte "
+			         "elements in memory, without thread axes", name, dtypes[b->dtype].name, b->base->name,
+			         dtypes[b->base->dtype].name);
+			return NULL;
+		}
+		if (storage(b, &need) && storage(b->base, &have) && mul_ok(need, eb, &need) && mul_ok(have, hb, &have) &&
+		    need > have) {
+			error_at(S->d, call->pos, "'%s' needs %lld bytes of storage%s but '%s' has %lld", name, (long long)need,
+			         b->elem_offset ? xprintf(" (with elem_offset=%lld)", (long long)b->elem_offset) : "",
+			         b->base->name, (long long)have);
 			return NULL;
 		}
 	}
@@ -277,6 +334,42 @@ Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base)
 	if (call->nargs == 0) {
 		error_at(S->d, call->pos, "view() needs the new shape");
 		return NULL;
+	}
+	Value *first = eval(S, call->args[0]);
+	if (IS_ERR(first))
+		return NULL;
+	if (first && (first->kind == V_STR || first->kind == V_DTYPE)) {
+		error_at(S->d, call->args[0]->pos, "not supported yet: a view as another dtype (view(\"%s\")): txc's layouts "
+		         "count elements of the buffer's own dtype", first->kind == V_STR ? first->s : dtypes[first->dtype].name);
+		return NULL;
+	}
+	/* TVM's -1: the extent that makes the view as large as its base */
+	int64_t known = 1, total = 1;
+	int infer = -1;
+	for (int i = 0; i < base->ndim; i++)
+		total *= base->shape[i];
+	for (int i = 0; i < call->nargs; i++) {
+		Value *v = eval(S, call->args[i]);
+		if (IS_ERR(v))
+			return NULL;
+		if (v && v->kind == V_INT && v->i == -1) {
+			if (infer >= 0) {
+				error_at(S->d, call->args[i]->pos, "view() infers at most one extent (-1)");
+				return NULL;
+			}
+			infer = i;
+		} else if (v && v->kind == V_INT && v->i > 0 && !mul_ok(known, v->i, &known)) {
+			known = 0;
+		}
+	}
+	if (infer >= 0) {
+		if (call_kw(call, "layout") || known <= 0 || total % known) {
+			error_at(S->d, call->args[infer]->pos, "view(-1): '%s' has %lld elements, %s", base->name,
+			         (long long)total, call_kw(call, "layout") ? "and a view with a layout gives its shape in full" :
+			         xprintf("not a multiple of %lld", (long long)known));
+			return NULL;
+		}
+		call->args[infer] = new_int(call->args[infer]->pos, total / known);
 	}
 	if (call->nargs == 1) {
 		if (!eval_shape(S, call->args[0], &b->shape, &b->ndim))

@@ -56,9 +56,26 @@ static Value *operand(Sema *S, char k, Expr *x)
 		x->val = v; /* later passes read the region here */
 		return v;
 	case 'a':
+		if (tvm_data_address(S, x) < 0)
+			return NULL;
 		v = x->kind == E_NAME ? eval(S, x) : NULL;
 		if (IS_ERR(v))
 			return NULL;
+		if (v && v->kind == V_BUFFER && v->buffer->elem_offset) {
+			/* a buffer placed at elem_offset= of its storage: its first element */
+			Expr *n = new_expr(E_NAME, x->pos);
+			*n = *x;
+			tvm_first_element(n, v->buffer);
+			x->kind = E_CALL;
+			x->str = NULL;
+			x->a = new_expr(E_ATTR, x->pos);
+			x->a->a = new_name(x->pos, "T");
+			x->a->str = "address_of";
+			x->args = NULL;
+			x->nargs = 0;
+			call_add_arg(x, n);
+			v = NULL;
+		}
 		if (v && v->kind == V_BUFFER)
 			return v;
 		if (scalar(S, x) == DT_ERROR)
@@ -153,6 +170,15 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 			}
 			s += strcspn(s, " ");
 			s += strspn(s, " ");
+		}
+		if (!k && (id == IN_COPY || id == IN_COPY_ASYNC)) {
+			int t = tvm_tile_kw(S, call, kw, id);
+			if (t == 0) {
+				ok = false;
+				continue;
+			}
+			if (t > 0)
+				k = (char)t;
 		}
 		if (!k) {
 			Buf names = {0};

@@ -124,6 +124,15 @@ static Value *member(Sema *S, Value *base, Expr *e)
 		v->s = path;
 		return v;
 	}
+	if (strcmp(base->s, "T") == 0 && intrin_lookup(xprintf("layout.%s", e->str)) >= 0) {
+		/* T.TileLayout, T.S: the layout names through T */
+		Value *v = vnew(V_FUNC);
+		v->intrin = intrin_lookup(xprintf("layout.%s", e->str));
+		return v;
+	}
+	const char *why = tvm_refused_name(path);
+	if (why)
+		return fail(S, e->pos, "not supported yet: %s.%s: %s", expr_str(e->a), e->str, why);
 	/* named as the user wrote the base (Tx, T.ptx), with what would fit */
 	const char *user = expr_str(e->a);
 	if (strcmp(base->s, "T") == 0)
@@ -599,6 +608,8 @@ Value *eval(Sema *S, Expr *e)
 			return opaque_use(S, e, s->val); /* named in full: np.float16 */
 	}
 		a = eval(S, e->a);
+		if (!a && e->a->kind == E_CALL && tvm_refused_member(S, e))
+			return &verr; /* X.view(...).permute(...) */
 		if (!a || IS_ERR(a))
 			return a;
 		if (a->kind == V_NAMESPACE)
@@ -624,16 +635,17 @@ Value *eval(Sema *S, Expr *e)
 					v->elts[i] = vint(buf->shape[i]);
 				return v;
 			}
-			if (strcmp(e->str, "view") == 0)
-				return NULL; /* a method: the caller makes the view */
+			if (strcmp(e->str, "view") == 0 || tvm_is_method(e->str))
+				return NULL; /* a method: the caller makes the view, tvm_call rewrites the others */
 			if (strcmp(e->str, "dtype") == 0) {
 				v = vnew(V_STR);
 				v->s = dtypes[buf->dtype].name;
 				return v;
 			}
-			return fail(S, e->pos, "buffer '%s' has no attribute '%s' (it has data, shape, dtype and view)",
-			            buf->name, e->str);
+			return tvm_member(S, e, buf);
 		}
+		if (a->kind == V_LAYOUT && strcmp(e->str, "apply") == 0)
+			return fail(S, e->pos, "a layout's apply() is read on one axis: L.apply(i)[\"m\"]");
 		return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 	case E_TUPLE: case E_LIST:
 		for (int i = 0; i < e->nargs; i++)
@@ -701,6 +713,8 @@ Value *eval(Sema *S, Expr *e)
 			return &verr;
 		return eval(S, t ? e->b : e->c);
 	case E_INDEX:
+		if (e->a->kind == E_CALL && (v = tvm_layout_apply(S, e)))
+			return v;
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;
@@ -710,6 +724,10 @@ Value *eval(Sema *S, Expr *e)
 			return index_const(S, e, a);
 		return NULL; /* a buffer element: a runtime value */
 	case E_CALL:
+		switch (tvm_call(S, e)) {
+		case -1: return &verr;
+		case 1: return eval(S, e);
+		}
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;

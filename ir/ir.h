@@ -469,6 +469,14 @@ Value *vint(int64_t i);
 Value *vnew(enum ValueKind kind);
 const char *value_kind_name(const Value *v);
 
+/* ---- tvm.c: TVM's spellings (tvm.def) ------------------------------------------ */
+
+/* The variant that honours TVM tile-op keyword `name`, or NULL when it is
+ * not one txc honours (dispatch=, mbar=, plans= are txc's own). */
+const char *tile_kw_variant(const char *name);
+/* The table of TVM's spellings as Markdown, for doc/txir.md (txc-parse --tvm). */
+void print_tvm(Buf *b);
+
 /* ---- layout.c: TileLayout and its constructors ----------------------------- */
 
 /* A layout written by a user has at most this many iters in its shard and
@@ -726,6 +734,8 @@ struct Buffer {
 	bool swizzled_root; /* shared: it or a view of it is swizzled (storage.c) */
 	int64_t align;      /* align=: the byte alignment of its start (0: the default) */
 	Layout *row_major;  /* buffer_layout's layout when it has none */
+	bool scalar;        /* T.shared_scalar / T.local_scalar: its name reads element 0 */
+	int64_t elem_offset; /* decl_buffer(elem_offset=): where it starts in its storage, in its elements */
 };
 
 struct Var {

@@ -1238,6 +1238,8 @@ bool desugar(Sema *S, Expr **slot)
 		for (int i = 0; i < e->nkws; i++)
 			if (!desugar(S, &e->kws[i].value))
 				return false;
+		if (e->a->kind != E_NAME)
+			return true; /* the builtins over constants are bare names; a member is sema's */
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return false;

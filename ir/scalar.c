@@ -121,6 +121,10 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 			return DT_ERROR;
 		if (!v || v->kind != V_BUFFER)
 			return error_dt(S, x->pos, "T.address_of takes a buffer or a buffer element");
+		if (v->buffer->elem_offset && x->kind == E_NAME) {
+			tvm_first_element(x, v->buffer); /* placed at elem_offset=: its first element */
+			return scalar(S, x) == DT_ERROR ? DT_ERROR : DT_HANDLE;
+		}
 		return DT_HANDLE;
 	}
 	default:
@@ -151,6 +155,10 @@ static int scalar1(Sema *S, Expr *e)
 			return DT_ERROR;
 		if (!v)
 			return error_dt(S, e->pos, "expected a scalar value here");
+		if (v->kind == V_BUFFER && v->buffer->scalar && e->kind == E_NAME) {
+			tvm_scalar_element(e); /* T.shared_scalar's name: its element */
+			return scalar1(S, e);
+		}
 		e->val = v;
 		switch (v->kind) {
 		case V_VAR:
@@ -166,6 +174,16 @@ static int scalar1(Sema *S, Expr *e)
 			                value_kind_name(v));
 		}
 	case E_INDEX:
+		switch (tvm_allocated_addr(S, e)) {
+		case -1: return DT_ERROR;
+		case 1: return scalar1(S, e);
+		}
+		if (e->a->kind == E_CALL && (v = tvm_layout_apply(S, e))) {
+			if (IS_ERR(v))
+				return DT_ERROR;
+			e->val = v;
+			return DT_WEAK_INT;
+		}
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return DT_ERROR;
@@ -180,6 +198,10 @@ static int scalar1(Sema *S, Expr *e)
 		}
 		return error_dt(S, e->pos, "only buffers are indexed in scalar expressions");
 	case E_CALL:
+		switch (tvm_call(S, e)) {
+		case -1: return DT_ERROR;
+		case 1: return scalar1(S, e);
+		}
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return DT_ERROR;
@@ -283,6 +305,10 @@ Value *region(Sema *S, Expr *e)
 		return bv;
 	if (bv && bv->kind == V_REGION && e->kind != E_INDEX)
 		return bv;
+	if (!bv && be->kind == E_CALL && be->a->kind == E_ATTR &&
+	    (!strcmp(be->a->str, "view") || !strcmp(be->a->str, "local")))
+		return fail(S, e->pos, "not supported yet: a view made in a tile op's operand; bind it to a name first "
+		            "(V = %s), then pass V", expr_str(be));
 	if (!bv || (bv->kind != V_BUFFER && bv->kind != V_REGION))
 		return fail(S, e->pos, "a tile op takes buffer regions such as A[0:128, 0:32], not %s",
 		            bv ? value_kind_name(bv) : "a runtime value");

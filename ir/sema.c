@@ -192,6 +192,57 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		}
 	}
 	Value *dst = a.pos[0], *src = a.pos[1];
+	/* TVM's keywords that txc honours (ir/tvm.def) */
+	Kw *pf = kwarg(&a, "prefetch_size"), *direct = kwarg(&a, "direct");
+	if (pf && pf->value->val && pf->value->val->kind == V_INT) {
+		int64_t n = pf->value->val->i;
+		if (n != 64 && n != 128 && n != 256) {
+			error_at(S->d, pf->value->pos, "prefetch_size= is cp.async's L2 prefetch: 64, 128 or 256 bytes, not %lld",
+			         (long long)n);
+			return;
+		}
+	}
+	if (direct && direct->value->val && direct->value->val->i) {
+		int64_t bytes = region_elements(dst) * dtype_bytes(dst->buffer->dtype);
+		if (call->es != ES_THREAD) {
+			error_at(S->d, direct->pos, "direct=True is one thread's copy: write it as Tx.copy_async, not at %s scope",
+			         exec_scope_names[call->es]);
+			return;
+		}
+		if (bytes != 4 && bytes != 8 && bytes != 16) {
+			error_at(S->d, direct->pos, "direct=True is one cp.async of 4, 8 or 16 bytes; this region has %lld",
+			         (long long)bytes);
+			return;
+		}
+	}
+	Kw *pred = kwarg(&a, "predicate"), *fill = kwarg(&a, "fill_mode");
+	if (fill && fill->value->val && fill->value->val->kind == V_STR && strcmp(fill->value->val->s, "zero") != 0) {
+		error_at(S->d, fill->value->pos, "not supported yet: fill_mode=\"%s\": txc's predicated cp.async zero-fills "
+		         "(fill_mode=\"zero\")", fill->value->val->s);
+		return;
+	}
+	if (fill && !pred) {
+		error_at(S->d, fill->pos, "fill_mode= is the zero fill of predicate=, and there is no predicate=");
+		return;
+	}
+	if (pred) {
+		if (pred->value->dtype != DT_BOOL && pred->value->dtype != DT_ERROR) {
+			error_at(S->d, pred->value->pos, "predicate= must be a boolean (a comparison), not %s",
+			         dtype_str(pred->value->dtype));
+			return;
+		}
+		if (!fill) {
+			error_at(S->d, pred->pos, "not supported yet: predicate= without fill_mode=\"zero\" (a cp.async skipped "
+			         "and its destination left as it was); txc's predicated cp.async zero-fills");
+			return;
+		}
+		if (call->es != ES_THREAD) {
+			error_at(S->d, pred->pos, "not supported yet: predicate= on a collective copy_async (%s scope): which "
+			         "elements a thread zero-fills would depend on the partition; write it on each thread's own copy, "
+			         "Tx.copy_async", exec_scope_names[call->es]);
+			return;
+		}
+	}
 	if (dst->buffer->dtype != src->buffer->dtype) {
 		error_at(S->d, call->pos, "%s() from %s '%s' to %s '%s': tile copies do not convert dtypes",
 		         fn_name(call), dtypes[src->buffer->dtype].name, src->buffer->name,
@@ -313,10 +364,23 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	case IN_ATTR:
 		kernel_attr(S, e);
 		return;
+	case IN_MATCH_BUFFER: {
+		/* TVM's unbound T.match_buffer(h, ...): gives the handle its shape;
+		 * the buffer is named after the handle */
+		Buffer *b = make_buffer(S, e->nargs ? expr_str(e->args[0]) : "?", e->pos, e, id);
+		if (b)
+			vpush(S->bufs, S->nbufs, b);
+		return;
+	}
 	case IN_EVALUATE:
 		e->intrin = IN_EVALUATE;
 		if (e->nargs != 1) {
 			error_at(S->d, e->pos, "T.evaluate() takes one call");
+			return;
+		}
+		if (e->args[0]->kind != E_CALL) {
+			error_at(S->d, e->args[0]->pos, "not supported yet: T.evaluate of a value: txc evaluates calls for their "
+			         "effect, and a value whose result is dropped (a load) has none");
 			return;
 		}
 		call_stmt(S, e->args[0], s);
@@ -328,7 +392,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
-		    id == IN_POINTER_OFFSET || id == IN_PLAN ||
+		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG ||
+		    id == IN_META_VAR ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;
@@ -401,6 +466,22 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 
 static bool assign1(Sema *S, Stmt *s);
 
+/* `x = v` or `x += v` where x names a one-element buffer: TVM stores into
+ * its element (x[0] = v), as for T.shared_scalar's names. */
+static bool scalar_target(Sema *S, Stmt *s)
+{
+	if (s->ntargets != 1 || s->targets[0]->kind != E_NAME || !S->func)
+		return false;
+	Sym *sym = lookup(S, s->targets[0]->str);
+	if (!sym || !sym->val || IS_ERR(sym->val) || sym->val->kind != V_BUFFER)
+		return false;
+	Buffer *b = sym->val->buffer;
+	if (b->ndim != 1 || b->shape[0] != 1)
+		return false;
+	tvm_scalar_element(s->targets[0]);
+	return true;
+}
+
 /* A[...] with a slice, or a subscripted region name: a region, not an
  * element. */
 static bool is_region_expr(Sema *S, Expr *e)
@@ -436,7 +517,7 @@ static bool assign1(Sema *S, Stmt *s)
 		u->ntargets = s->targets[0]->nargs;
 		return assign1(S, u);
 	}
-	if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX) {
+	if (s->ntargets == 1 && (s->targets[0]->kind == E_INDEX || scalar_target(S, s))) {
 		store(S, s, s->targets[0], value, -1);
 		return true;
 	}
@@ -448,11 +529,27 @@ static bool assign1(Sema *S, Stmt *s)
 		}
 	Value *v = NULL;
 	bool in_func = S->func != NULL;
+	if (in_func && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
+		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
 	if (value->kind == E_CALL && in_func) {
 		Value *fn = eval(S, value->a);
 		if (IS_ERR(fn))
 			return false;
 		Buffer *b = NULL;
+		bool scalar = fn && fn->kind == V_FUNC && (fn->intrin == IN_SHARED_SCALAR || fn->intrin == IN_LOCAL_SCALAR);
+		if (scalar) {
+			Args a;
+			if (!check_args(S, value, fn->intrin, &a))
+				return false;
+			tvm_scalar(value, fn->intrin);
+			fn = eval(S, value->a);
+		} else if (fn && fn->kind == V_FUNC && fn->intrin == IN_TC_FRAG) {
+			Args a;
+			if (!check_args(S, value, fn->intrin, &a))
+				return false;
+			tvm_tc_frag(value);
+			fn = eval(S, value->a);
+		}
 		if (fn && fn->kind == V_FUNC && (is_buffer_maker(fn->intrin) || is_launch(fn->intrin))) {
 			if (is_launch(fn->intrin)) {
 				v = launch(S, value, fn->intrin, s);
@@ -467,10 +564,15 @@ static bool assign1(Sema *S, Stmt *s)
 				b = make_buffer(S, s->targets[0]->str, s->targets[0]->pos, value, fn->intrin);
 				if (!b)
 					return false;
+				b->scalar = scalar;
 			}
-		} else if (!fn && value->a->kind == E_ATTR && strcmp(value->a->str, "view") == 0) {
+		} else if (!fn && value->a->kind == E_ATTR &&
+		           (strcmp(value->a->str, "view") == 0 || strcmp(value->a->str, "local") == 0)) {
 			Value *base = eval(S, value->a->a);
 			if (IS_ERR(base))
+				return false;
+			if (base && base->kind == V_BUFFER && !strcmp(value->a->str, "local") &&
+			    !tvm_local(S, value, base->buffer))
 				return false;
 			if (base && base->kind == V_BUFFER) {
 				b = make_view(S, s->targets[0]->str, s->targets[0]->pos, value, base->buffer);
@@ -649,7 +751,7 @@ static void stmt(Sema *S, Stmt *s)
 		assign(S, s);
 		return;
 	case S_AUGASSIGN:
-		if (s->targets[0]->kind != E_INDEX) {
+		if (s->targets[0]->kind != E_INDEX && !scalar_target(S, s)) {
 			error_at(S->d, s->pos, "cannot update '%s': names are bound once; accumulate in a buffer element",
 			         expr_str(s->targets[0]));
 			return;
@@ -709,6 +811,13 @@ static void param(Sema *S, Param *p)
 				return;
 			b->dtype = a.pos[1]->dtype;
 			b->scope = SC_GLOBAL;
+			Kw *sc = kwarg(&a, "scope");
+			if (sc && sc->value->val && sc->value->val->kind == V_STR && strcmp(sc->value->val->s, "global") != 0) {
+				error_at(S->d, sc->value->pos, "not supported yet: a kernel parameter in scope \"%s\" (TVM's device "
+				         "functions take such buffers); a kernel's parameters are in global memory",
+				         sc->value->val->s);
+				return;
+			}
 			b->is_param = true;
 			if (!set_layout(S, b, kwarg(&a, "layout")))
 				return;

@@ -95,4 +95,23 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id);
 Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base);
 Value *launch(Sema *S, Expr *call, int id, Stmt *s);
 
+/* tvm.c: TVM's spellings, rewritten in place into txc's or refused (tvm.def) */
+const char *tvm_refused_name(const char *path); /* why T.NAME is refused, or NULL */
+int tvm_tile_kw(Sema *S, Expr *call, Kw *kw, int id); /* its kind, 0 after an error, -1: not one */
+bool tvm_is_tile_kw(const char *name);           /* a tile-op keyword txc honours */
+bool tvm_is_method(const char *name);            /* buf.NAME(...) rewritten by tvm_call or tvm_local */
+Value *tvm_member(Sema *S, Expr *e, Buffer *b);  /* an unknown buf.NAME: the error */
+Value *tvm_refused_member(Sema *S, Expr *e);     /* &verr after refusing a TVM member .NAME, else NULL */
+int tvm_call(Sema *S, Expr *e);                  /* 1 rewritten, 0 not one, -1 after an error */
+int tvm_data_address(Sema *S, Expr *x);          /* X.data as an address -> X: 1, 0 not one, -1 error */
+void tvm_first_element(Expr *x, Buffer *b);      /* name -> name[0, ..., 0] */
+void tvm_scalar(Expr *e, int id);                /* T.shared_scalar(dt) -> T.alloc_buffer((1,), dt, ...) */
+void tvm_scalar_element(Expr *e);                /* name -> name[0] */
+void tvm_tc_frag(Expr *e);                       /* T.alloc_tcgen05_ldst_frag -> T.alloc_buffer(..., layout=) */
+bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...) */
+Value *tvm_layout_apply(Sema *S, Expr *e);       /* L.apply(i)["m"], or NULL */
+bool tvm_is_view_chain(const Expr *e);
+int tvm_allocated_addr(Sema *S, Expr *e);        /* tmem.allocated_addr[0] -> its address: 1, 0, -1 */
+bool tvm_view_chain(Sema *S, Expr *value);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
+
 #endif

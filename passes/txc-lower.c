@@ -201,9 +201,14 @@ static int emit_loop(Lower *L, OpSite *o, int access, int64_t outer, const char 
 		dptr = ex_name(dn);
 		sptr = ex_name(sn);
 	}
-	Expr *args[] = { dptr, sptr, ex_int(bytes) };
+	/* TVM's prefetch_size= and predicate= (tvm.def): cp.async's L2
+	 * prefetch and predicate operands (false: no read, zero fill) */
+	Kw *pf = access == IN_CP_ASYNC ? call_kw(o->call, "prefetch_size") : NULL;
+	Kw *pred = access == IN_CP_ASYNC ? call_kw(o->call, "predicate") : NULL;
+	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
+	                 pred ? pred->value : NULL };
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	copy->value = ex_call(intrins[access].path, 3, args);
+	copy->value = ex_call(intrins[access].path, pred ? 7 : pf ? 5 : 3, args);
 	body[n++] = copy;
 	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {
@@ -639,6 +644,12 @@ static int lower_op(OpSite *o, void *ctx)
 	    (why = plan_prove(p, &variants[va], dst, src, scope_threads(L->func, o->call->es))))
 		return fail(L, o, xprintf("its %s plan: %s", variants[va].name, why));
 	L->access = variants[va].access;
+	for (int i = 0; i < o->call->nkws; i++) {
+		const char *kv = tile_kw_variant(o->call->kws[i].name);
+		if (kv && strcmp(kv, variants[va].name) != 0)
+			return fail(L, o, xprintf("its keyword %s= is honoured by %s, and it is dispatched to %s",
+			                          o->call->kws[i].name, kv, variants[va].name));
+	}
 	switch (variants[va].plan) {
 	case PLAN_GS: return lower_gs(L, o, p, dst, src);
 	case PLAN_REG: return lower_reg(L, o, p, dst, src);

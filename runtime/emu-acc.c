@@ -42,6 +42,8 @@ Acc *emu_acc(Prog *p, Buffer *b)
 		a->mem = index_of(p->local, p->nlocal, a->root);
 	}
 	a->storage = buffer_storage(a->root);
+	if (a->root->dtype != b->dtype) /* over storage of another dtype: its bytes, in this buffer's elements */
+		a->storage = a->storage * dtype_bytes(a->root->dtype) / a->esize;
 	Layout *l = b->layout;
 	if (!l) {
 		l = layout_new();

@@ -44,6 +44,7 @@ typedef struct Async {
 	 * threads first .. first+nthr-1 (tf: the thread errors name) */
 	const CStmt *s;
 	int first, nthr, tf;
+	bool zero;          /* its predicate= was false: zero-filled, the source not read */
 	int64_t *ds, *ss;
 	int64_t starts[];
 } Async;
@@ -122,7 +123,7 @@ static bool perform(Emu *E, Async *a)
 		return true;
 	a->done = true;
 	if (a->kind == A_TILE)
-		return emu_copy_region(E, a->s, a->first, a->nthr, a->tf, a->ds, a->ss, false);
+		return emu_copy_region(E, a->s, a->first, a->nthr, a->tf, a->ds, a->ss, a->zero ? 0 : -1);
 	if (a->nsrc)
 		memmove(a->dst, a->src, (size_t)a->nsrc);
 	memset(a->dst + a->nsrc, 0, (size_t)(a->n - a->nsrc));
@@ -238,13 +239,21 @@ bool emu_cp_wait(Emu *E, const CStmt *s, int t)
 
 bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss)
 {
-	if (!emu_copy_region(E, s, first, n, tf, ds, ss, true))
+	/* TVM's predicate= (with fill_mode="zero"; thread scope only, sema
+	 * checked): where it is false the region is zero-filled */
+	EVal pv = { 0 };
+	const CExpr *pred = s->opt[CP_PRED];
+	if (pred && !emu_eval(E, pred, tf, &pv))
+		return false;
+	bool zero = pred && !emu_conv(pv, pred->dtype, DT_BOOL).i;
+	if (!emu_copy_region(E, s, first, n, tf, ds, ss, EMU_POISON))
 		return false;
 	int nd = s->dst.ndim, ns = s->src.ndim;
 	Async *a = calloc(1, sizeof *a + sizeof(int64_t) * (size_t)(nd + ns));
 	if (!a)
 		return no_memory(E, s->pos, tf);
 	a->kind = A_TILE;
+	a->zero = zero;
 	a->s = s;
 	a->first = first;
 	a->nthr = n;

@@ -694,6 +694,9 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 	else {
 		c->kind = C_COPY_ASYNC;
 		c->scope = es;
+		Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
+		if (p)
+			c->opt[CP_PRED] = cx(C, p->value);
 	}
 }
 
@@ -776,6 +779,8 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		c->b = caddr(C, e->args[1]);
 		int64_t n;
 		c->n = cfold(C, e->args[2], &n) ? const_int(e->args[2]->pos, n) : cx(C, e->args[2]);
+		return;
+	case IN_MATCH_BUFFER: /* an unbound one: the parameter's memory is the caller's */
 		return;
 	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
 		return; /* fences order memory; lockstep needs no ordering */

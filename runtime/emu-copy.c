@@ -84,7 +84,7 @@ static bool unheld(Emu *E, const Side *x, int es, int first, int tf)
 	                group_name(es, first));
 }
 
-static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, int n, int tf, bool poison)
+static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, int n, int tf, int fill)
 {
 	const Acc *da = D->r->acc, *sa = S->r->acc;
 	uint8_t *src = NULL, *dst[1024];
@@ -101,8 +101,8 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 		if (k < 0)
 			return false;
 		for (int i = 0; i < k; i++)
-			if (poison)
-				memset(dst[i], EMU_POISON, (size_t)da->esize);
+			if (fill >= 0)
+				memset(dst[i], fill, (size_t)da->esize);
 			else
 				memmove(dst[i], src, (size_t)da->esize);
 		written += k;
@@ -127,7 +127,7 @@ static bool in_bounds(Emu *E, const Region *r, const int64_t *start, int tf)
 }
 
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
-                     bool poison)
+                     int fill)
 {
 	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
 	if (!in_bounds(E, D.r, ds, tf) || !in_bounds(E, S.r, ss, tf))
@@ -159,14 +159,14 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 			int64_t dm, sm;
 			if (emu_offset(da, D.idx, &dm) && emu_offset(sa, S.idx, &sm) && dm >= 0 && dm < da->storage && sm >= 0 &&
 			    sm < sa->storage) {
-				if (poison)
-					memset(dbase + dm * da->esize, EMU_POISON, (size_t)da->esize);
+				if (fill >= 0)
+					memset(dbase + dm * da->esize, fill, (size_t)da->esize);
 				else
 					memmove(dbase + dm * da->esize, sbase + sm * sa->esize, (size_t)da->esize);
-			} else if (!copy_element(E, s, &D, &S, first, n, tf, poison)) { /* reports the problem */
+			} else if (!copy_element(E, s, &D, &S, first, n, tf, fill)) { /* reports the problem */
 				return false;
 			}
-		} else if (!copy_element(E, s, &D, &S, first, n, tf, poison)) {
+		} else if (!copy_element(E, s, &D, &S, first, n, tf, fill)) {
 			return false;
 		}
 		int k = nf - 1;
@@ -229,7 +229,7 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact)
 			    !same_starts(E, &s->src, ss, t, act[k], s->scope, first))
 				return false;
 		if (s->kind == C_COPY_ASYNC ? !emu_async_tile(E, s, first, n, t, ds, ss)
-		                            : !emu_copy_region(E, s, first, n, t, ds, ss, false))
+		                            : !emu_copy_region(E, s, first, n, t, ds, ss, -1))
 			return false;
 		i = j;
 	}

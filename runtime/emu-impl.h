@@ -235,10 +235,11 @@ const char *emu_idx_str(const int64_t *idx, int n);
 bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact);
 /* The element-wise copy of s's regions for the group first .. first+n-1
  * with regions starting at ds and ss (tf names the group in errors):
- * every element is checked; poison: the destination elements are filled
- * with 0xAB instead of copied (the source is not read). */
+ * every element is checked; fill -1: copied, else the destination bytes
+ * are filled with it instead (the source is not read): EMU_POISON when an
+ * asynchronous copy is issued, 0 for one whose predicate= is false. */
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
-                     bool poison);
+                     int fill);
 bool emu_copy_bytes(Emu *E, const CStmt *s, int t);
 /* Checks that v is an address of n bytes in bounds and aligned to n, for
  * the error messages of `OP of N bytes: the WHAT, ...`. */

@@ -41,4 +41,7 @@ check "as too large" grep -q "larger than 256 MiB" "$TMP/err"
 "$TXC_BIN/txc-parse" --intrinsics >"$TMP/intrinsics.md"
 perl -ne 'print if /^\| name \| operands/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-table.md"
 same_file "doc/txir.md's table of builtins is what txc-parse --intrinsics prints" "$TMP/intrinsics.md" "$TMP/doc-table.md"
+"$TXC_BIN/txc-parse" --tvm >"$TMP/tvm.md"
+perl -ne 'print if /^\| TVM spelling \| in txc/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-tvm.md"
+same_file "doc/txir.md's table of TVM's spellings is what txc-parse --tvm prints" "$TMP/tvm.md" "$TMP/doc-tvm.md"
 done_testing

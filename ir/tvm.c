@@ -1,0 +1,651 @@
+/* TVM's spellings beside txc's own: each is rewritten in place, where sema
+ * meets it, into the txc builtin that means the same (so every program
+ * after txc-parse sees only txc's own spelling), or refused with "not
+ * supported yet" and why (the rows of ir/tvm.def). */
+#include <string.h>
+
+#include "sema.h"
+
+static const struct TileKw {
+	const char *name;
+	char kind;
+	const char *op, *variant, *meaning, *why;
+} tile_kws[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why) { name, kind, op, variant, meaning, why },
+#define TVM_NAME(path, why)
+#define TVM_METHOD(name, why)
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+};
+
+static const struct Refused { const char *name, *why; } tvm_names[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why)
+#define TVM_NAME(path, why) { path, why },
+#define TVM_METHOD(name, why)
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+}, tvm_methods[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why)
+#define TVM_NAME(path, why)
+#define TVM_METHOD(name, why) { name, why },
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+};
+
+#define COUNT(v) (sizeof v / sizeof v[0])
+
+const char *tvm_refused_name(const char *path)
+{
+	for (size_t i = 0; i < COUNT(tvm_names); i++)
+		if (strcmp(tvm_names[i].name, path) == 0)
+			return tvm_names[i].why;
+	return NULL;
+}
+
+static const struct TileKw *tile_kw(const char *name)
+{
+	for (size_t i = 0; i < COUNT(tile_kws); i++)
+		if (strcmp(tile_kws[i].name, name) == 0)
+			return &tile_kws[i];
+	return NULL;
+}
+
+int tvm_tile_kw(Sema *S, Expr *call, Kw *kw, int id)
+{
+	const struct TileKw *t = tile_kw(kw->name);
+	if (!t)
+		return -1;
+	if (t->why) {
+		error_at(S->d, kw->pos, "not supported yet: %s=: %s", kw->name, t->why);
+		return 0;
+	}
+	const char *op = id == IN_COPY ? "copy" : "copy_async";
+	if (strcmp(t->op, "*") != 0 && strcmp(t->op, op) != 0) {
+		error_at(S->d, kw->pos, "%s() has no keyword argument '%s'; it is a keyword of %s (%s)", fn_name(call),
+		         kw->name, t->op, t->variant);
+		return 0;
+	}
+	return t->kind;
+}
+
+bool tvm_is_tile_kw(const char *name)
+{
+	const struct TileKw *t = tile_kw(name);
+	return t && !t->why;
+}
+
+const char *tile_kw_variant(const char *name)
+{
+	const struct TileKw *t = tile_kw(name);
+	return t && !t->why ? t->variant : NULL;
+}
+
+/* ---- building txc's spelling --------------------------------------------------- */
+
+static Expr *callee(Pos p, const char *path)
+{
+	/* "T.address_of" as T . address_of */
+	Expr *f = new_name(p, "T");
+	Expr *a = new_expr(E_ATTR, p);
+	a->a = f;
+	a->str = path + 2;
+	return a;
+}
+
+/* The call e becomes path(args...) (keywords dropped). */
+static void become_call(Expr *e, const char *path, int n, Expr **args)
+{
+	e->a = callee(e->pos, path);
+	e->args = NULL;
+	e->nargs = 0;
+	e->kws = NULL;
+	e->nkws = 0;
+	for (int i = 0; i < n; i++)
+		call_add_arg(e, args[i]);
+}
+
+/* [i, j] or (i, j): the indices of one element of b. */
+static bool index_list(Sema *S, Expr *call, Buffer *b, const char *method)
+{
+	if (call->nargs != 1 || call->nkws || (call->args[0]->kind != E_LIST && call->args[0]->kind != E_TUPLE)) {
+		error_at(S->d, call->pos, "%s.%s() takes one list of indices, one per dimension: %s.%s([i, j])", b->name,
+		         method, b->name, method);
+		return false;
+	}
+	Expr *l = call->args[0];
+	if (l->nargs != b->ndim) {
+		error_at(S->d, l->pos, "buffer '%s' has %d dimension%s but %s() was given %d ind%s", b->name, b->ndim,
+		         b->ndim == 1 ? "" : "s", method, l->nargs, l->nargs == 1 ? "ex" : "ices");
+		return false;
+	}
+	return true;
+}
+
+static const char *const methods[] = { "ptr_to", "access_ptr", "elem_offset_of" };
+
+bool tvm_is_method(const char *name)
+{
+	for (size_t i = 0; i < COUNT(methods); i++)
+		if (strcmp(methods[i], name) == 0)
+			return true;
+	return strcmp(name, "local") == 0;
+}
+
+Value *tvm_refused_member(Sema *S, Expr *e)
+{
+	for (size_t i = 0; i < COUNT(tvm_methods); i++)
+		if (strcmp(tvm_methods[i].name, e->str) == 0)
+			return fail(S, e->pos, "not supported yet: %s.%s: %s", e->a->kind == E_NAME ? e->a->str : "view(...)",
+			            e->str, tvm_methods[i].why);
+	return NULL;
+}
+
+Value *tvm_member(Sema *S, Expr *e, Buffer *b)
+{
+	if (tvm_refused_member(S, e))
+		return &verr;
+	return fail(S, e->pos, "buffer '%s' has no attribute '%s' (it has data, shape, dtype, view, local, ptr_to, "
+	            "access_ptr and elem_offset_of)", b->name, e->str);
+}
+
+/* buf.ptr_to([i, j]) -> T.address_of(buf[i, j]);
+ * buf.access_ptr("r", offset=k) -> T.pointer_offset(buf, k);
+ * buf.elem_offset_of([i, j]) -> the storage offset of buf[i, j], as an expression;
+ * T.meta_var(x) -> x. */
+int tvm_call(Sema *S, Expr *e)
+{
+	Expr *f = e->a;
+	if ((f->kind == E_ATTR && f->a->kind == E_NAME && strcmp(f->str, "meta_var") == 0) ||
+	    (f->kind == E_NAME && strcmp(f->str, "meta_var") == 0)) {
+		Value *fn = eval(S, f);
+		if (IS_ERR(fn))
+			return -1;
+		if (!fn || fn->kind != V_FUNC || fn->intrin != IN_META_VAR)
+			return 0;
+		if (e->nargs != 1 || e->nkws) {
+			error_at(S->d, e->pos, "T.meta_var() takes one value");
+			return -1;
+		}
+		Pos p = e->pos;
+		*e = *e->args[0];
+		e->pos = p;
+		return 1;
+	}
+	if (f->kind != E_ATTR || f->a->kind != E_NAME)
+		return 0;
+	size_t m = 0;
+	while (m < COUNT(methods) && strcmp(methods[m], f->str) != 0)
+		m++;
+	if (m == COUNT(methods))
+		return 0;
+	Value *bv = eval(S, f->a);
+	if (IS_ERR(bv))
+		return -1;
+	if (!bv || bv->kind != V_BUFFER)
+		return 0;
+	Buffer *b = bv->buffer;
+	Expr *base = f->a;
+	if (m == 0 || m == 2) {
+		if (!index_list(S, e, b, f->str))
+			return -1;
+		Expr *l = e->args[0];
+		if (m == 0) {
+			Expr *idx = new_expr(E_INDEX, l->pos);
+			idx->a = base;
+			idx->args = l->args;
+			idx->nargs = l->nargs;
+			become_call(e, "T.address_of", 1, &idx);
+			return 1;
+		}
+		const char *why = NULL;
+		Expr *off = buffer_offset_expr(b, l->args, &why);
+		if (!off) {
+			error_at(S->d, e->pos, "not supported yet: %s.elem_offset_of() here: %s", b->name, why);
+			return -1;
+		}
+		Pos p = e->pos;
+		if (off->kind == E_BIN || off->kind == E_INT) {
+			*e = *off;
+		} else {
+			e->kind = E_BIN; /* a bare index: 0 + it keeps e a node of its own */
+			e->op = OP_ADD;
+			e->a = new_int(p, 0);
+			e->b = off;
+		}
+		e->pos = p;
+		return 1;
+	}
+	/* access_ptr(mask, offset=k) */
+	if (e->nargs != 1) {
+		error_at(S->d, e->pos, "%s.access_ptr() takes the access mask (\"r\", \"w\" or \"rw\") and offset=", b->name);
+		return -1;
+	}
+	Value *mask = eval(S, e->args[0]);
+	if (IS_ERR(mask))
+		return -1;
+	if (!mask || mask->kind != V_STR ||
+	    (strcmp(mask->s, "r") && strcmp(mask->s, "w") && strcmp(mask->s, "rw"))) {
+		error_at(S->d, e->args[0]->pos, "not supported yet: an access mask other than \"r\", \"w\" or \"rw\" "
+		         "(the mask only tells TVM's analyses how the pointer is used)");
+		return -1;
+	}
+	Expr *off = NULL;
+	for (int i = 0; i < e->nkws; i++) {
+		if (strcmp(e->kws[i].name, "offset") != 0) {
+			error_at(S->d, e->kws[i].pos, "not supported yet: access_ptr(%s=): txc's access_ptr takes only offset=",
+			         e->kws[i].name);
+			return -1;
+		}
+		off = e->kws[i].value;
+	}
+	Expr *args[] = { base, off ? off : new_int(e->pos, 0) };
+	become_call(e, "T.pointer_offset", 2, args);
+	return 1;
+}
+
+/* The name x of a buffer that starts inside its storage (elem_offset=):
+ * its first element, x[0, 0]. */
+void tvm_first_element(Expr *x, Buffer *b)
+{
+	Expr *n = new_name(x->pos, x->str);
+	x->kind = E_INDEX;
+	x->a = n;
+	x->str = NULL;
+	x->args = NULL;
+	x->nargs = 0;
+	for (int i = 0; i < b->ndim; i++)
+		call_add_arg(x, new_int(x->pos, 0));
+}
+
+/* X.data used as an address: the buffer X (1), or -1 after an error. */
+int tvm_data_address(Sema *S, Expr *x)
+{
+	if (x->kind != E_ATTR || strcmp(x->str, "data") != 0)
+		return 0;
+	Value *v = eval(S, x);
+	if (!v || IS_ERR(v) || v->kind != V_DATA)
+		return 0;
+	if (v->buffer->elem_offset) {
+		/* TVM's X.data is the storage's start, not X's */
+		error_at(S->d, x->pos, "not supported yet: %s.data as an address where '%s' starts at elem_offset=%lld of "
+		         "its storage (TVM's X.data is the storage's start): write %s.ptr_to([0%s])", expr_str(x->a),
+		         v->buffer->name, (long long)v->buffer->elem_offset, expr_str(x->a), v->buffer->ndim > 1 ? ", ..." : "");
+		return -1;
+	}
+	Pos p = x->pos;
+	*x = *x->a;
+	x->pos = p;
+	return 1;
+}
+
+/* T.shared_scalar(dtype) -> T.alloc_buffer((1,), dtype, scope="shared"). */
+void tvm_scalar(Expr *e, int id)
+{
+	Expr *shape = new_expr(E_TUPLE, e->pos);
+	shape->paren = true;
+	call_add_arg(shape, new_int(e->pos, 1));
+	Expr *dt = e->nargs ? e->args[0] : NULL;
+	if (!dt) {
+		dt = new_expr(E_STR, e->pos);
+		dt->str = "float32";
+	}
+	Expr *args[] = { shape, dt };
+	become_call(e, "T.alloc_buffer", 2, args);
+	Expr *sc = new_expr(E_STR, e->pos);
+	sc->str = id == IN_SHARED_SCALAR ? "shared" : "local";
+	call_add_kw(e, "scope", sc, e->pos);
+}
+
+/* T.alloc_tcgen05_ldst_frag(shape, (rows, cols), dtype) ->
+ * T.alloc_buffer((rows, cols), dtype, scope="local",
+ *                layout=T.tcgen05_atom_layout(shape, (rows, cols), dtype)):
+ * TVM's per-thread array viewed with the atom layout is that buffer. */
+void tvm_tc_frag(Expr *e)
+{
+	Expr *lay = new_call(e->pos, callee(e->pos, "T.tcgen05_atom_layout"));
+	for (int i = 0; i < 3; i++)
+		call_add_arg(lay, e->args[i]);
+	Expr *args[] = { e->args[1], e->args[2] };
+	become_call(e, "T.alloc_buffer", 2, args);
+	Expr *sc = new_expr(E_STR, e->pos);
+	sc->str = "local";
+	call_add_kw(e, "scope", sc, e->pos);
+	call_add_kw(e, "layout", lay, e->pos);
+}
+
+/* A name x of a one-element buffer where a value is read or stored: x[0]. */
+void tvm_scalar_element(Expr *e)
+{
+	Expr *n = new_name(e->pos, e->str);
+	e->kind = E_INDEX;
+	e->a = n;
+	e->str = NULL;
+	e->args = NULL;
+	e->nargs = 0;
+	call_add_arg(e, new_int(e->pos, 0));
+}
+
+/* X.local() or X.local(d0, d1, ...) -> X.view(n) or X.view(d0, d1, ...):
+ * the calling thread's storage of a register buffer, row-major. */
+bool tvm_local(Sema *S, Expr *call, Buffer *base)
+{
+	if (base->scope != SC_LOCAL) {
+		error_at(S->d, call->pos, "%s.local() is the calling thread's part of a register buffer; '%s' is %s",
+		         base->name, base->name, scopes[base->scope].name);
+		return false;
+	}
+	if (call->nkws) {
+		error_at(S->d, call->kws[0].pos, "not supported yet: local(%s=): a mediated view; write "
+		         "%s.view(..., layout=...)", call->kws[0].name, base->name);
+		return false;
+	}
+	int64_t span = buffer_storage(base);
+	if (call->nargs == 0) {
+		call_add_arg(call, new_int(call->pos, span));
+	} else {
+		int64_t n = 1;
+		for (int i = 0; i < call->nargs; i++) {
+			int64_t d;
+			if (!eval_int(S, call->args[i], "an extent of local()", &d))
+				return false;
+			if (d <= 0 || !mul_ok(n, d, &n)) {
+				error_at(S->d, call->args[i]->pos, "an extent of local() must be positive");
+				return false;
+			}
+		}
+		if (n != span) {
+			error_at(S->d, call->pos, "%s.local(...) has %lld elements but a thread holds %lld of '%s'", base->name,
+			         (long long)n, (long long)span, base->name);
+			return false;
+		}
+	}
+	call->a->str = "view";
+	return true;
+}
+
+/* The rows of tvm.def as Markdown, for doc/txir.md (txc-parse --tvm). */
+void print_tvm(Buf *b)
+{
+	bputs(b, "| TVM spelling | in txc |\n|---|---|\n");
+	for (size_t i = 0; i < COUNT(tile_kws); i++) {
+		const struct TileKw *t = &tile_kws[i];
+		if (t->why)
+			bprintf(b, "| `%s=` | not supported yet: %s |\n", t->name, t->why);
+		else
+			bprintf(b, "| `%s=` | %s `%s`: %s |\n", t->name, t->op, t->variant, t->meaning);
+	}
+	for (size_t i = 0; i < COUNT(tvm_names); i++)
+		bprintf(b, "| `%s` | not supported yet: %s |\n", tvm_names[i].name, tvm_names[i].why);
+	for (size_t i = 0; i < COUNT(tvm_methods); i++)
+		bprintf(b, "| `buf.%s` | not supported yet: %s |\n", tvm_methods[i].name, tvm_methods[i].why);
+}
+
+/* L.apply(i)["m"], L.apply(i, j, ...)["m"] (one coordinate per shard iter)
+ * or L.apply(i, j, shape=(...))["m"]: a layout applied at compile time, as
+ * TVM's Layout.apply, read on one axis; NULL when e is not of this form. */
+Value *tvm_layout_apply(Sema *S, Expr *e)
+{
+	Expr *c = e->a;
+	if (c->kind != E_CALL || c->a->kind != E_ATTR || strcmp(c->a->str, "apply") != 0)
+		return NULL;
+	Value *lv = eval(S, c->a->a);
+	if (IS_ERR(lv))
+		return lv;
+	if (!lv || lv->kind != V_LAYOUT)
+		return NULL;
+	const Layout *l = lv->layout;
+	if (e->nargs != 1)
+		return fail(S, e->pos, "a layout's apply() gives one value per axis: index it with one axis name, [\"m\"]");
+	Value *ax = eval_const(S, e->args[0], "an axis name");
+	if (IS_ERR(ax))
+		return ax;
+	int axis = ax->kind == V_STR ? axis_lookup(ax->s) : ax->kind == V_AXIS ? ax->axis : -1;
+	if (axis < 0)
+		return fail(S, e->args[0]->pos, "apply(...)[...] takes an axis name such as \"m\"");
+	if (c->nargs < 1 || c->nargs > LAYOUT_MAX_ITERS)
+		return fail(S, c->pos, "apply() takes a coordinate");
+	int64_t coord[LAYOUT_MAX_ITERS], out[AX_COUNT];
+	for (int i = 0; i < c->nargs; i++)
+		if (!eval_int(S, c->args[i], "a coordinate of apply()", &coord[i]))
+			return &verr;
+	Kw *shape = NULL;
+	for (int i = 0; i < c->nkws; i++) {
+		if (strcmp(c->kws[i].name, "shape") != 0)
+			return fail(S, c->kws[i].pos, "apply() has no keyword argument '%s'; it takes shape", c->kws[i].name);
+		shape = &c->kws[i];
+	}
+	bool ok;
+	if (shape) {
+		int64_t *sh;
+		int n;
+		if (!eval_shape(S, shape->value, &sh, &n))
+			return &verr;
+		if (n != c->nargs)
+			return fail(S, c->pos, "apply() was given %d coordinates for a shape of %d", c->nargs, n);
+		for (int i = 0; i < n; i++)
+			if (coord[i] < 0 || coord[i] >= sh[i])
+				return fail(S, c->args[i]->pos, "coordinate %lld is outside the extent %lld", (long long)coord[i],
+				            (long long)sh[i]);
+		ok = layout_apply_coord(l, sh, n, coord, out);
+	} else if (c->nargs == 1) {
+		if (coord[0] < 0)
+			return fail(S, c->args[0]->pos, "apply() of a negative index");
+		ok = layout_apply(l, coord[0], out);
+	} else {
+		if (c->nargs != l->nshard)
+			return fail(S, c->pos, "apply() was given %d coordinates for a layout of %d iters (or give shape=)",
+			            c->nargs, l->nshard);
+		for (int i = 0; i < c->nargs; i++)
+			if (coord[i] < 0 || coord[i] >= l->shard[i].extent)
+				return fail(S, c->args[i]->pos, "coordinate %lld is outside iter %d (extent %lld)",
+				            (long long)coord[i], i, (long long)l->shard[i].extent);
+		ok = layout_apply_iters(l, coord, out);
+	}
+	if (!ok)
+		return fail(S, c->pos, "apply() overflows 64 bits");
+	return vint(out[axis]);
+}
+
+/* ---- views: X.sub[...], X.permute(...), and chains of them with view() ---------- */
+
+static bool is_chain(const Expr *e)
+{
+	if (e->kind == E_CALL && e->a->kind == E_ATTR)
+		return !strcmp(e->a->str, "permute") || !strcmp(e->a->str, "view");
+	return e->kind == E_INDEX && e->a->kind == E_ATTR && !strcmp(e->a->str, "sub");
+}
+
+/* The view e makes, over the storage of *root: a buffer whose layout maps
+ * to the root's storage. NULL after an error. */
+static Buffer *derive(Sema *S, Expr *e, Buffer **root, int depth)
+{
+	if (depth > 16) {
+		error_at(S->d, e->pos, "not supported yet: a chain of more than 16 views");
+		return NULL;
+	}
+	if (e->kind == E_NAME) {
+		Value *v = eval(S, e);
+		if (IS_ERR(v))
+			return NULL;
+		if (!v || v->kind != V_BUFFER) {
+			error_at(S->d, e->pos, "'%s' is not a buffer", e->str);
+			return NULL;
+		}
+		*root = v->buffer;
+		return v->buffer;
+	}
+	if (!is_chain(e)) {
+		error_at(S->d, e->pos, "not supported yet: a view of '%s'; views start from a buffer's name", expr_str(e));
+		return NULL;
+	}
+	Expr *inner = e->a->a;
+	Buffer *base = derive(S, inner, root, depth + 1);
+	if (!base)
+		return NULL;
+	const char *m = e->a->str;
+	if (!strcmp(m, "view"))
+		return make_view(S, "view", e->pos, e, base);
+	Buffer *b = new_buffer("view", e->pos, e);
+	b->base = base;
+	b->scope = base->scope;
+	b->dtype = base->dtype;
+	const Layout *l = buffer_layout(base);
+	const char *why = NULL;
+	int n = base->ndim, dims[LAYOUT_MAX_ITERS + 1];
+	if (n > LAYOUT_MAX_ITERS) {
+		error_at(S->d, e->pos, "not supported yet: %s() of a buffer of more than %d dimensions", m, LAYOUT_MAX_ITERS);
+		return NULL;
+	}
+	if (!strcmp(m, "permute")) {
+		/* dimension i of the view is dimension dims[i] of its base */
+		int64_t perm[LAYOUT_MAX_ITERS];
+		bool seen[LAYOUT_MAX_ITERS] = { false };
+		if (e->nkws || e->nargs != n) {
+			error_at(S->d, e->pos, "permute() takes one dimension of '%s' per dimension (%d), in the new order",
+			         base->name, n);
+			return NULL;
+		}
+		for (int i = 0; i < n; i++) {
+			if (!eval_int(S, e->args[i], "a dimension of permute()", &perm[i]))
+				return NULL;
+			if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]) {
+				error_at(S->d, e->args[i]->pos, "permute() takes each dimension 0 to %d once", n - 1);
+				return NULL;
+			}
+			seen[perm[i]] = true;
+		}
+		Layout *g = layout_group(l, base->shape, n, dims, &why);
+		if (!g) {
+			error_at(S->d, e->pos, "not supported yet: permute() of this layout: %s", why);
+			return NULL;
+		}
+		Layout *p = layout_copy(g);
+		p->nshard = 0;
+		b->shape = xalloc(sizeof(int64_t) * (size_t)n);
+		b->ndim = n;
+		for (int i = 0; i < n; i++) {
+			b->shape[i] = base->shape[perm[i]];
+			for (int k = dims[perm[i]]; k < dims[perm[i] + 1]; k++)
+				p->shard[p->nshard++] = g->shard[k];
+		}
+		b->layout = p;
+		return b;
+	}
+	/* sub[...]: an integer index drops its dimension, a:b narrows it,
+	 * the dimensions not indexed stay whole */
+	int64_t start[LAYOUT_MAX_ITERS], ext[LAYOUT_MAX_ITERS];
+	bool drop[LAYOUT_MAX_ITERS] = { false };
+	if (e->nargs > n) {
+		error_at(S->d, e->pos, "'%s' has %d dimension%s but sub[...] has %d indices", base->name, n, n == 1 ? "" : "s",
+		         e->nargs);
+		return NULL;
+	}
+	for (int d = 0; d < n; d++) {
+		start[d] = 0;
+		ext[d] = base->shape[d];
+		if (d >= e->nargs)
+			continue;
+		Expr *x = e->args[d];
+		if (x->kind != E_SLICE) {
+			Value *iv = eval(S, x);
+			if (IS_ERR(iv))
+				return NULL;
+			if (!iv || iv->kind == V_VAR) {
+				error_at(S->d, x->pos, "not supported yet: a runtime index in sub[...]; write the region in the tile "
+				         "op, X[i, ...]");
+				return NULL;
+			}
+			if (!eval_int(S, x, "a sub[...] index", &start[d]))
+				return NULL;
+			ext[d] = 1;
+			drop[d] = true;
+			continue;
+		}
+		int64_t lo = 0, hi = base->shape[d];
+		if (x->c) {
+			error_at(S->d, x->c->pos, "not supported yet: a step in sub[...]; txc's views are contiguous per dimension");
+			return NULL;
+		}
+		if ((x->a && !eval_int(S, x->a, "a sub[...] bound", &lo)) || (x->b && !eval_int(S, x->b, "a sub[...] bound", &hi)))
+			return NULL;
+		start[d] = lo;
+		ext[d] = hi - lo;
+	}
+	Layout *sl = layout_slice(l, base->shape, n, start, ext, &why);
+	if (!sl) {
+		error_at(S->d, e->pos, "sub[...] of '%s': %s", base->name, why);
+		return NULL;
+	}
+	b->shape = xalloc(sizeof(int64_t) * (size_t)(n + 1));
+	for (int d = 0; d < n; d++)
+		if (!drop[d])
+			b->shape[b->ndim++] = ext[d];
+	if (!b->ndim)
+		b->shape[b->ndim++] = 1;
+	b->layout = layout_canonical(sl);
+	return b;
+}
+
+/* X = A.sub[...], A.permute(...), or a chain of these and view(...):
+ * rewritten into one view of A, A.view(d0, d1, ..., layout=L), that
+ * make_view then makes. False after an error. */
+bool tvm_is_view_chain(const Expr *e)
+{
+	if (!is_chain(e))
+		return false;
+	return strcmp(e->a->str, "view") != 0 || e->a->a->kind != E_NAME; /* A.view(...) is make_view's */
+}
+
+bool tvm_view_chain(Sema *S, Expr *value)
+{
+	Buffer *root = NULL;
+	Buffer *b = derive(S, value, &root, 0);
+	if (!b)
+		return false;
+	Pos p = value->pos;
+	Expr *call = new_call(p, new_expr(E_ATTR, p));
+	call->a->a = new_name(p, root->name);
+	call->a->str = "view";
+	for (int i = 0; i < b->ndim; i++)
+		call_add_arg(call, new_int(p, b->shape[i]));
+	call_add_kw(call, "layout", layout_expr(buffer_layout(b)), p);
+	*value = *call;
+	return true;
+}
+
+/* tmem.allocated_addr[0]: the address its T.decl_buffer was given
+ * (allocated_addr=...), rewritten in place. 1 done, 0 not one, -1 error. */
+int tvm_allocated_addr(Sema *S, Expr *e)
+{
+	if (e->a->kind != E_ATTR || strcmp(e->a->str, "allocated_addr") != 0)
+		return 0;
+	Value *v = eval(S, e->a->a);
+	if (IS_ERR(v))
+		return -1;
+	if (!v || v->kind != V_BUFFER)
+		return 0;
+	Buffer *b = v->buffer;
+	while (b->base && !b->alloc_addr)
+		b = b->base;
+	int64_t i;
+	if (!b->alloc_addr) {
+		error_at(S->d, e->a->pos, "'%s' has no allocated_addr: it is not a tensor-memory buffer", v->buffer->name);
+		return -1;
+	}
+	if (e->nargs != 1 || e->args[0]->kind == E_SLICE || !eval_int(S, e->args[0], "the index of allocated_addr", &i))
+		return -1;
+	if (i != 0) {
+		error_at(S->d, e->args[0]->pos, "allocated_addr has one address: allocated_addr[0]");
+		return -1;
+	}
+	Pos p = e->pos;
+	*e = *b->alloc_addr;
+	e->pos = p;
+	return 1;
+}
