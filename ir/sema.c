@@ -266,7 +266,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
 		    id == IN_POINTER_OFFSET || id == IN_PLAN ||
-		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
+		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
+		    id == IN_LET) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;
 		}
@@ -309,6 +310,14 @@ static int concrete(int dt)
 	return dt == DT_WEAK_INT ? DT_INT32 : dt == DT_WEAK_FLOAT ? DT_FLOAT32 : dt;
 }
 
+/* Whether a value of dtype vt may be stored into dtype dt unconverted:
+ * the same dtype, or a literal of a kind that fits. */
+static bool fits(int vt, int dt)
+{
+	return vt == dt || (vt == DT_WEAK_INT && dtypes[dt].kind != DK_BOOL) ||
+	       (vt == DT_WEAK_FLOAT && dtypes[dt].kind == DK_FLOAT);
+}
+
 static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 {
 	Value *bv = eval(S, t->a);
@@ -329,14 +338,251 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 	}
 	if (op >= 0 && unify(S, s->pos, op_spelling[op], dt, vt) == DT_ERROR)
 		return;
-	bool fits = vt == dt || (vt == DT_WEAK_INT && dtypes[dt].kind != DK_BOOL) ||
-	            (vt == DT_WEAK_FLOAT && dtypes[dt].kind == DK_FLOAT);
-	if (!fits)
+	if (!fits(vt, dt))
 		error_at(S->d, value->pos, "cannot store %s into %s buffer '%s'; convert with T.cast", dtype_str(vt),
 		         dtypes[dt].name, bv->buffer->name);
 }
 
 static bool assign1(Sema *S, Stmt *s);
+
+/* ---- variables ----------------------------------------------------------------------- */
+
+/* A name bound in the kernel's blocks (not at module level), or NULL. */
+static Sym *kernel_lookup(Sema *S, const char *name)
+{
+	for (Env *e = S->env; e && !e->module; e = e->up) {
+		Sym *s = find(e, name);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+/* Before a kernel is checked: which first assignments of a name are
+ * assigned again later in the name's scope (Python's and TVMScript's: an
+ * assignment to a name bound in this block or an enclosing one of the
+ * kernel stores to it; a name first bound in a loop or branch body is
+ * local to that body). Those targets are marked `rebound`; sema makes them
+ * mutable variables when their value is a scalar, and refuses the second
+ * assignment of anything else. Parameters and loop variables are bound to
+ * `fixed`: assigning them is refused by sema. */
+static Expr fixed;
+
+static void prescan(Names *n, Stmt **v, int nv)
+{
+	for (int i = 0; i < nv; i++) {
+		Stmt *s = v[i];
+		Expr **t = s->targets;
+		int nt = s->ntargets, mark;
+		if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
+			t = t[0]->args;
+			nt = s->targets[0]->nargs;
+		}
+		switch (s->kind) {
+		case S_ASSIGN: case S_DECL: case S_AUGASSIGN:
+			for (int k = 0; k < nt; k++) {
+				if (t[k]->kind != E_NAME)
+					continue;
+				Expr *d = names_lookup(n, t[k]->str);
+				if (!d && s->kind != S_AUGASSIGN)
+					names_bind(n, t[k]->str, t[k]);
+				else if (d && d != &fixed && nt == 1 && !s->ann)
+					d->rebound = true;
+			}
+			break;
+		case S_FOR:
+			mark = names_mark(n);
+			if (t[0]->kind == E_NAME)
+				names_bind(n, t[0]->str, &fixed);
+			prescan(n, s->body, s->nbody);
+			names_pop(n, mark);
+			break;
+		case S_IF:
+			mark = names_mark(n);
+			prescan(n, s->body, s->nbody);
+			names_pop(n, mark);
+			prescan(n, s->orelse, s->norelse);
+			names_pop(n, mark);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* A runtime scalar bound to target t: a let (def, range and divisor known
+ * for the proofs) or a mutable variable (nothing known). */
+static Value *scalar_var(Expr *t, Expr *value, int dt, bool mut)
+{
+	Var *var = new_var(t->str, t->pos, dt);
+	t->var = var; /* the programs find it at its definition */
+	var->mut = mut;
+	var->set = value != NULL;
+	if (value && !mut) {
+		var->def = value;
+		var->mult = expr_multiple(value);
+		int64_t lo, hi;
+		if (expr_range(value, &lo, &hi) && hi < INT64_MAX) {
+			var->lo = lo;
+			var->hi = hi + 1;
+		}
+	}
+	Value *v = vnew(V_VAR);
+	v->var = var;
+	return v;
+}
+
+/* The dtype a literal gets as a variable: int32 (int64 past it), float32. */
+static int literal_dtype(Expr *value, int dt)
+{
+	if (dt == DT_WEAK_INT && value->val && value->val->kind == V_INT &&
+	    (value->val->i < INT32_MIN || value->val->i > INT32_MAX))
+		return DT_INT64;
+	return concrete(dt);
+}
+
+/* `x = value`, `x op= value` to a mutable variable: stores to it. */
+static void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op)
+{
+	int vt = scalar(S, value);
+	if (vt == DT_ERROR)
+		return;
+	if (op >= 0) {
+		if (!var->set)
+			error_at(S->d, t->pos, "'%s' is read before it is assigned a value", t->str);
+		if (unify(S, s->pos, op_spelling[op], var->dtype, vt) == DT_ERROR)
+			return;
+	}
+	if (!fits(vt, var->dtype)) {
+		error_at(S->d, value->pos, "cannot assign %s to %s variable '%s' (line %d); convert with T.cast",
+		         dtype_str(vt), dtypes[var->dtype].name, var->name, var->pos.line);
+		return;
+	}
+	t->var = var;
+	var->set = true;
+}
+
+/* The second assignment of a name that is not a mutable variable: why not. */
+static void bound_once(Sema *S, Expr *t, Sym *old)
+{
+	Var *var = old->val->kind == V_VAR || old->val->kind == V_HANDLE ? old->val->var : NULL;
+	const char *what = var && var->let ? "bound by T.let" : var && var->param ? "a scalar kernel parameter" :
+	                   var && var->launch ? "a launch id" : var && old->val->kind == V_VAR && !var->def ? "a loop variable" :
+	                   NULL;
+	if (what)
+		error_at(S->d, t->pos, "'%s' is %s (line %d) and is bound once; only a scalar variable can be assigned again",
+		         t->str, what, old->pos.line);
+	else
+		error_at(S->d, t->pos, "'%s' is already defined (line %d); names are bound once", t->str, old->pos.line);
+}
+
+/* What an annotation says: T.let (*let, *dt DT_NONE), T.let[dtype] (*let,
+ * *dt) or a dtype (a mutable variable of it). False after an error. */
+static bool annotation(Sema *S, Expr *ann, bool *let, int *dt)
+{
+	*let = false;
+	*dt = DT_NONE;
+	Expr *base = ann->kind == E_INDEX ? ann->a : ann;
+	Value *v = eval(S, base);
+	if (IS_ERR(v))
+		return false;
+	bool is_let = v && v->kind == V_FUNC && v->intrin == IN_LET;
+	if (is_let && ann->kind == E_INDEX) {
+		if (ann->nargs != 1) {
+			error_at(S->d, ann->pos, "T.let[...] takes one dtype: T.let[T.int32]");
+			return false;
+		}
+		Expr *a = ann->args[0];
+		Value *h = eval(S, a->kind == E_CALL ? a->a : a);
+		if (IS_ERR(h))
+			return false;
+		if ((h && h->kind == V_FUNC && h->intrin == IN_HANDLE) ||
+		    (h && h->kind == V_DTYPE && h->dtype == DT_HANDLE)) {
+			error_at(S->d, expr_start(ann), "not supported yet: T.let[T.handle(...)]: a handle bound in a kernel "
+			         "belongs to the host-side setup of TMA descriptors (T.tvm_stack_alloca, "
+			         "cuTensorMapEncodeTiled), which txc does not have yet");
+			return false;
+		}
+		*dt = eval_dtype(S, a);
+		if (*dt == DT_NONE)
+			return false;
+	} else if (!is_let) {
+		if (v && v->kind == V_DTYPE && ann->kind == E_INDEX) {
+			error_at(S->d, expr_start(ann), "not supported yet: a local buffer declared by an annotation "
+			         "(`x: T.float32[4]`); allocate it with T.alloc_local");
+			return false;
+		}
+		if (!v || v->kind != V_DTYPE || ann->kind == E_INDEX) {
+			error_at(S->d, expr_start(ann), "an annotation is T.let, T.let[dtype] or a dtype such as T.int32, not '%s'",
+			         expr_str(ann));
+			return false;
+		}
+		*dt = v->dtype;
+	}
+	*let = is_let;
+	if (*dt == DT_HANDLE) {
+		error_at(S->d, expr_start(ann), "not supported yet: a handle variable in a kernel; a handle belongs to "
+		         "the host-side setup of TMA descriptors, which txc does not have yet");
+		return false;
+	}
+	return true;
+}
+
+/* `x: ann = value` (value NULL: `x: ann`). */
+static bool annotated(Sema *S, Stmt *s)
+{
+	Expr *t = s->targets[0], *value = s->value;
+	if (!S->func) {
+		error_at(S->d, expr_start(s->ann), "annotated assignments and declarations belong in a kernel");
+		return false;
+	}
+	bool let;
+	int dt;
+	if (!annotation(S, s->ann, &let, &dt))
+		return false;
+	Sym *old = kernel_lookup(S, t->str);
+	if (old && old->pos.src) {
+		error_at(S->d, t->pos, "'%s' is already defined (line %d); an annotation binds a new name", t->str,
+		         old->pos.line);
+		return true;
+	}
+	if (!value) {
+		if (let) {
+			error_at(S->d, s->pos, "T.let needs a value: `%s: T.let = value`", t->str);
+			return false;
+		}
+		define(S, t->str, scalar_var(t, NULL, dt, true), t->pos);
+		return true;
+	}
+	if (let && dt == DT_NONE) {
+		/* the same as `x = value`, bound once */
+		Stmt u = *s;
+		u.ann = NULL;
+		t->rebound = false;
+		if (!assign1(S, &u))
+			return false;
+		Sym *sym = kernel_lookup(S, t->str);
+		if (sym && sym->val->kind == V_VAR && sym->val->var->pos.off == t->pos.off)
+			sym->val->var->let = true;
+		return true;
+	}
+	int vt = scalar(S, value);
+	if (vt == DT_ERROR)
+		return false;
+	if (!fits(vt, dt)) {
+		if (let)
+			error_at(S->d, value->pos, "T.let[%s] binds a %s value; convert it with T.cast", dtypes[dt].name,
+			         dtype_str(vt));
+		else
+			error_at(S->d, value->pos, "cannot assign %s to %s variable '%s'; convert with T.cast", dtype_str(vt),
+			         dtypes[dt].name, t->str);
+		return false;
+	}
+	Value *v = scalar_var(t, value, dt, !let);
+	v->var->let = let;
+	define(S, t->str, v, t->pos);
+	return true;
+}
 
 /* A[...] with a slice, or a subscripted region name: a region, not an
  * element. */
@@ -376,6 +622,21 @@ static bool assign1(Sema *S, Stmt *s)
 	if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX) {
 		store(S, s, s->targets[0], value, -1);
 		return true;
+	}
+	if (s->ann)
+		return annotated(S, s);
+	if (S->func) {
+		for (int i = 0; i < s->ntargets; i++) {
+			Expr *t = s->targets[i];
+			Sym *old = t->kind == E_NAME ? kernel_lookup(S, t->str) : NULL;
+			if (!old || !old->pos.src || IS_ERR(old->val))
+				continue;
+			if (s->ntargets == 1 && old->val->kind == V_VAR && old->val->var->mut)
+				reassign(S, s, t, old->val->var, value, -1);
+			else
+				bound_once(S, t, old);
+			return true;
+		}
 	}
 	for (int i = 0; i < s->ntargets; i++)
 		if (s->targets[i]->kind != E_NAME) {
@@ -436,8 +697,16 @@ static bool assign1(Sema *S, Stmt *s)
 		v = eval(S, value);
 		if (IS_ERR(v))
 			return false;
+		bool mut = in_func && s->ntargets == 1 && s->targets[0]->rebound;
+		if (mut && v && (v->kind == V_VAR || v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_BOOL)) {
+			/* assigned again later: a mutable variable, of the value's dtype */
+			int dt = scalar(S, value);
+			if (dt == DT_ERROR)
+				return false;
+			v = scalar_var(s->targets[0], value, literal_dtype(value, dt), true);
+		}
 		if (v && (v->kind == V_VAR || v->kind == V_BUFFER || v->kind == V_HANDLE || v->kind == V_REGION ||
-		          v->kind == V_DATA)) {
+		          v->kind == V_DATA) && !mut) {
 			error_at(S->d, value->pos, "'%s' is %s; a name cannot be bound to another name's %s", expr_str(value),
 			         value_kind_name(v), v->kind == V_VAR ? "value (use it directly)" : "buffer");
 			return false;
@@ -454,17 +723,7 @@ static bool assign1(Sema *S, Stmt *s)
 				error_at(S->d, s->pos, "cannot unpack a scalar into %d names", s->ntargets);
 				return false;
 			}
-			Var *var = new_var(s->targets[0]->str, s->targets[0]->pos, concrete(dt));
-			s->targets[0]->var = var; /* the programs find it at its definition */
-			var->def = value;
-			var->mult = expr_multiple(value);
-			int64_t lo, hi;
-			if (expr_range(value, &lo, &hi) && hi < INT64_MAX) {
-				var->lo = lo;
-				var->hi = hi + 1;
-			}
-			v = vnew(V_VAR);
-			v->var = var;
+			v = scalar_var(s->targets[0], value, concrete(dt), mut);
 		}
 	}
 	if (s->ntargets == 1) {
@@ -561,7 +820,18 @@ static void stmt(Sema *S, Stmt *s)
 	case S_ASSIGN:
 		assign(S, s);
 		return;
+	case S_DECL:
+		if (!annotated(S, s))
+			assign(S, s);
+		return;
 	case S_AUGASSIGN:
+		if (s->targets[0]->kind == E_NAME && S->func) {
+			Sym *old = kernel_lookup(S, s->targets[0]->str);
+			if (old && old->val->kind == V_VAR && old->val->var->mut) {
+				reassign(S, s, s->targets[0], old->val->var, s->value, s->op);
+				return;
+			}
+		}
 		if (s->targets[0]->kind != E_INDEX) {
 			error_at(S->d, s->pos, "cannot update '%s': names are bound once; accumulate in a buffer element",
 			         expr_str(s->targets[0]));
@@ -629,11 +899,26 @@ static void param(Sema *S, Param *p)
 			vpush(S->bufs, S->nbufs, b);
 			v = vnew(V_BUFFER);
 			v->buffer = b;
+		} else if (tv && tv->kind == V_DTYPE && t->kind != E_CALL) {
+			int k = dtypes[tv->dtype].kind;
+			if (k != DK_INT && k != DK_UINT) {
+				error_at(S->d, expr_start(t), "not supported yet: a %s kernel parameter; scalar parameters are "
+				         "integers (T.int32, T.int64, ...), given to txc-emu and txc-run with --arg NAME=INTEGER",
+				         dtypes[tv->dtype].name);
+				return;
+			}
+			Var *var = new_var(p->name, p->pos, tv->dtype);
+			var->param = true;
+			var->set = true;
+			vpush(S->func->scalars, S->func->nscalars, var);
+			v = vnew(V_VAR);
+			v->var = var;
 		}
 	}
 	if (!v) {
 		error_at(S->d, p->type ? p->type->pos : p->pos,
-		         "parameter '%s' needs a type: T.handle, or T.Buffer(shape, dtype)", p->name);
+		         "parameter '%s' needs a type: T.handle, T.Buffer(shape, dtype), or an integer dtype such as T.int32",
+		         p->name);
 		return;
 	}
 	define(S, p->name, v, p->pos);
@@ -740,6 +1025,10 @@ static void kernel(Sema *S, Stmt *s)
 	S->nbufs = 0;
 	memset(S->launch, 0, sizeof S->launch);
 	push_env(S, false);
+	Names pre = {0};
+	for (int i = 0; i < s->nparams; i++)
+		names_bind(&pre, s->params[i].name, &fixed);
+	prescan(&pre, s->body, s->nbody);
 	for (int i = 0; i < s->nparams; i++)
 		param(S, &s->params[i]);
 	int errors = S->d->errors;
@@ -759,12 +1048,22 @@ static void kernel(Sema *S, Stmt *s)
 	/* the launch parameters, in signature order */
 	Buffer **params = NULL;
 	int nparams = 0;
+	f->sig = xalloc((size_t)s->nparams + 1);
+	f->sig_at = xalloc(sizeof(int) * (size_t)(s->nparams + 1));
 	for (int i = 0; i < s->nparams; i++) {
 		Sym *sym = find(S->env, s->params[i].name);
 		for (int k = 0; sym && k < f->nparams; k++)
 			if ((sym->val->kind == V_HANDLE && f->params[k]->param == sym->val->var) ||
-			    (sym->val->kind == V_BUFFER && f->params[k] == sym->val->buffer))
+			    (sym->val->kind == V_BUFFER && f->params[k] == sym->val->buffer)) {
+				f->sig[f->nsig] = 'b';
+				f->sig_at[f->nsig++] = nparams;
 				vpush(params, nparams, f->params[k]);
+			}
+		for (int k = 0; sym && k < f->nscalars; k++)
+			if (sym->val->kind == V_VAR && sym->val->var == f->scalars[k]) {
+				f->sig[f->nsig] = 's';
+				f->sig_at[f->nsig++] = k;
+			}
 	}
 	f->params = params;
 	f->nparams = nparams;

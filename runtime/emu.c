@@ -462,6 +462,10 @@ static bool run_cta(Emu *E, const int *all)
 			E->slots[(size_t)t * (size_t)p->nslots + (size_t)l->slot] = (EVal){ v, NULL };
 		}
 	}
+	for (int i = 0; i < E->f->nscalars; i++)
+		for (int t = 0; t < n && p->scalar_slot[i] >= 0; t++)
+			E->slots[(size_t)t * (size_t)p->nslots + (size_t)p->scalar_slot[i]] =
+				(EVal){ E->scalars ? emu_wrap(E->scalars[i], E->f->scalars[i]->dtype) : 0, NULL };
 	if (!count(E, n, E->f->stmt->pos, 0))
 		return false;
 	bool ok = exec_block(E, p->body, p->nbody, all, n, 0);
@@ -487,6 +491,7 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	E.nthreads = f->threads > 0 ? (int)f->threads : 1;
 	E.max_steps = o.max_steps > 0 ? o.max_steps : 1000000000;
 	E.trace = o.trace;
+	E.scalars = o.scalars;
 	E.tout = o.trace_out ? o.trace_out : stderr;
 	Prog *p = E.p = emu_compile(m, f, o.trace);
 	if (p->fail)

@@ -26,6 +26,9 @@ typedef struct EmuOptions {
 	int64_t max_steps; /* statement executions (summed over threads) before
 	                    * the run is stopped with an error; <= 0: 10^9 */
 	FILE *trace_out;   /* where the trace goes; NULL: stderr */
+	const int64_t *scalars; /* the values of f->scalars, the scalar kernel
+	                         * parameters (wrapped to their dtypes); NULL
+	                         * when the kernel has none */
 } EmuOptions;
 
 /* Runs kernel f of module m (after verify_module) over its whole grid.
