@@ -465,10 +465,12 @@ static void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op)
 /* The second assignment of a name that is not a mutable variable: why not. */
 static void bound_once(Sema *S, Expr *t, Sym *old)
 {
-	Var *var = old->val->kind == V_VAR || old->val->kind == V_HANDLE ? old->val->var : NULL;
+	Var *var = old->val->kind == V_VAR ? old->val->var : NULL;
+	int k = old->val->kind;
 	const char *what = var && var->let ? "bound by T.let" : var && var->param ? "a scalar kernel parameter" :
-	                   var && var->launch ? "a launch id" : var && old->val->kind == V_VAR && !var->def ? "a loop variable" :
-	                   NULL;
+	                   var && var->launch ? "a launch id" : var && !var->def ? "a loop variable" :
+	                   k == V_BUFFER ? "a buffer" : k == V_HANDLE ? "a kernel parameter" :
+	                   k == V_REGION ? "a buffer region" : NULL;
 	if (what)
 		error_at(S->d, t->pos, "'%s' is %s (line %d) and is bound once; only a scalar variable can be assigned again",
 		         t->str, what, old->pos.line);
@@ -548,7 +550,7 @@ static bool annotated(Sema *S, Stmt *s)
 	}
 	if (!value) {
 		if (let) {
-			error_at(S->d, s->pos, "T.let needs a value: `%s: T.let = value`", t->str);
+			error_at(S->d, t->pos, "T.let needs a value: `%s: T.let = value`", t->str);
 			return false;
 		}
 		define(S, t->str, scalar_var(t, NULL, dt, true), t->pos);
@@ -571,8 +573,8 @@ static bool annotated(Sema *S, Stmt *s)
 		return false;
 	if (!fits(vt, dt)) {
 		if (let)
-			error_at(S->d, value->pos, "T.let[%s] binds a %s value; convert it with T.cast", dtypes[dt].name,
-			         dtype_str(vt));
+			error_at(S->d, value->pos, "T.let[%s] is given a value of dtype %s; convert it with T.cast",
+			         dtypes[dt].name, dtype_str(vt));
 		else
 			error_at(S->d, value->pos, "cannot assign %s to %s variable '%s'; convert with T.cast", dtype_str(vt),
 			         dtypes[dt].name, t->str);
@@ -821,16 +823,20 @@ static void stmt(Sema *S, Stmt *s)
 		assign(S, s);
 		return;
 	case S_DECL:
-		if (!annotated(S, s))
-			assign(S, s);
+		if (!annotated(S, s) && !kernel_lookup(S, s->targets[0]->str))
+			define(S, s->targets[0]->str, &verr, s->targets[0]->pos);
 		return;
 	case S_AUGASSIGN:
 		if (s->targets[0]->kind == E_NAME && S->func) {
 			Sym *old = kernel_lookup(S, s->targets[0]->str);
-			if (old && old->val->kind == V_VAR && old->val->var->mut) {
+			if (old && old->val->kind == V_VAR && old->val->var->mut)
 				reassign(S, s, s->targets[0], old->val->var, s->value, s->op);
-				return;
-			}
+			else if (old && old->pos.src && !IS_ERR(old->val))
+				bound_once(S, s->targets[0], old);
+			else if (!old)
+				error_at(S->d, s->targets[0]->pos, "cannot update '%s': it has no value yet; assign it first",
+				         s->targets[0]->str);
+			return;
 		}
 		if (s->targets[0]->kind != E_INDEX) {
 			error_at(S->d, s->pos, "cannot update '%s': names are bound once; accumulate in a buffer element",

@@ -56,6 +56,12 @@ int64_t emu_param_bytes(const Buffer *b);
  * dimensions. */
 int emu_param_shape(const Buffer *b, int64_t *shape);
 
+/* The values of f's scalar parameters (f->scalars) from n texts
+ * NAME=INTEGER (decimal, or 0x hex), in out[i] for f->scalars[i]. NULL, or
+ * the error: a name that is no scalar parameter, a value that is not an
+ * integer of the parameter's dtype, a parameter given twice or not at all. */
+const char *emu_scalar_args(const Func *f, char *const *args, int n, int64_t *out);
+
 /* The 64-bit FNV-1a hash of n bytes: the checksum txc-emu prints. */
 uint64_t emu_fnv1a(const void *data, size_t n);
 
