@@ -444,11 +444,13 @@ static int literal_dtype(Expr *value, int dt)
 /* `x = value`, `x op= value` to a mutable variable: stores to it. */
 static void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op)
 {
+	bool was_set = var->set;
 	int vt = scalar(S, value);
+	var->set = true; /* after an error too: one report of a read too early */
 	if (vt == DT_ERROR)
 		return;
 	if (op >= 0) {
-		if (!var->set)
+		if (!was_set)
 			error_at(S->d, t->pos, "'%s' is read before it is assigned a value", t->str);
 		if (unify(S, s->pos, op_spelling[op], var->dtype, vt) == DT_ERROR)
 			return;
@@ -911,6 +913,7 @@ static void param(Sema *S, Param *p)
 				error_at(S->d, expr_start(t), "not supported yet: a %s kernel parameter; scalar parameters are "
 				         "integers (T.int32, T.int64, ...), given to txc-emu and txc-run with --arg NAME=INTEGER",
 				         dtypes[tv->dtype].name);
+				define(S, p->name, &verr, p->pos);
 				return;
 			}
 			Var *var = new_var(p->name, p->pos, tv->dtype);

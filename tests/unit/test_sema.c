@@ -98,6 +98,8 @@ void test_sema(void)
 	rejects("    for i in range(4):\n        i = 2\n", "'i' is a loop variable (line 7) and is bound once");
 	rejects("    x += 1\n", "cannot update 'x': it has no value yet");
 	rejects("    x: T.int32\n    A[0, 0] = T.float16(x)\n", "'x' is read before it is assigned a value");
+	rejects("    x: T.int32\n    x += 1\n", "'x' is read before it is assigned a value");
+	accepts("    x: T.int32\n    x = 0\n    x += 1\n", "a declared variable, assigned, then updated");
 	rejects("    if 1 + 2:\n        pass\n", "an if condition must be a boolean");
 	rejects("    T.cuda.cta_sync\n", "this expression does nothing");
 	rejects("    T.cast(1, \"int32\")\n", "the result of T.cast() is not used");
