@@ -470,7 +470,8 @@ static void bound_once(Sema *S, Expr *t, Sym *old)
 	Var *var = old->val->kind == V_VAR ? old->val->var : NULL;
 	int k = old->val->kind;
 	const char *what = var && var->let ? "bound by T.let" : var && var->param ? "a scalar kernel parameter" :
-	                   var && var->launch ? "a launch id" : var && !var->def ? "a loop variable" :
+	                   var && var->launch ? "a launch id" : var && var->dtype == DT_HANDLE ? "a pointer" :
+	                   var && !var->def ? "a loop variable" :
 	                   k == V_BUFFER ? "a buffer" : k == V_HANDLE ? "a kernel parameter" :
 	                   k == V_REGION ? "a buffer region" : NULL;
 	if (what)
@@ -702,6 +703,8 @@ static bool assign1(Sema *S, Stmt *s)
 		if (IS_ERR(v))
 			return false;
 		bool mut = in_func && s->ntargets == 1 && s->targets[0]->rebound;
+		if (mut && v && v->kind == V_VAR && v->var->dtype == DT_HANDLE)
+			mut = false; /* a pointer is bound once, as in TVMScript */
 		if (mut && v && (v->kind == V_VAR || v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_BOOL)) {
 			/* assigned again later: a mutable variable, of the value's dtype */
 			int dt = scalar(S, value);
@@ -727,7 +730,7 @@ static bool assign1(Sema *S, Stmt *s)
 				error_at(S->d, s->pos, "cannot unpack a scalar into %d names", s->ntargets);
 				return false;
 			}
-			v = scalar_var(s->targets[0], value, concrete(dt), mut);
+			v = scalar_var(s->targets[0], value, concrete(dt), mut && concrete(dt) != DT_HANDLE);
 		}
 	}
 	if (s->ntargets == 1) {
