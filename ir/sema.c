@@ -310,6 +310,7 @@ static int concrete(int dt)
 	return dt == DT_WEAK_INT ? DT_INT32 : dt == DT_WEAK_FLOAT ? DT_FLOAT32 : dt;
 }
 
+/* Whether a value of dtype vt may be stored into dtype dt unconverted. */
 bool fits(int vt, int dt)
 {
 	return vt == dt || (vt == DT_WEAK_INT && dtypes[dt].kind != DK_BOOL) ||
@@ -340,7 +341,6 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 		error_at(S->d, value->pos, "cannot store %s into %s buffer '%s'; convert with T.cast", dtype_str(vt),
 		         dtypes[dt].name, bv->buffer->name);
 }
-
 
 /* A[...] with a slice, or a subscripted region name: a region, not an
  * element. */
