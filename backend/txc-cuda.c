@@ -993,6 +993,18 @@ static void assign(Gen *g, Stmt *s)
 				declare(g, g->f->bufs[i]);
 				return;
 			}
+	if (nt == 1 && t[0]->kind == E_NAME && t[0]->var && t[0]->var->mut) {
+		/* a mutable variable: declared at its first assignment, stored to after */
+		Var *var = t[0]->var;
+		const char *rhs = cx(g, v, var->dtype).s;
+		if (var->pos.off == t[0]->pos.off && var->pos.line == t[0]->pos.line) {
+			bind(g, t[0]->str, NULL);
+			line(g, xprintf("%s %s = %s;", stype(g, var->dtype), cname(t[0]->str), rhs));
+		} else {
+			line(g, xprintf("%s = %s;", cname(t[0]->str), rhs));
+		}
+		return;
+	}
 	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
 		dt = concrete(v->dtype);
 		const char *rhs = cx(g, v, dt).s;
@@ -1060,7 +1072,22 @@ static void stmt(Gen *g, Stmt *s)
 		assign(g, s);
 		return;
 	case S_AUGASSIGN:
+		if (s->targets[0]->kind == E_NAME && s->targets[0]->var) {
+			/* x op= v of a mutable variable */
+			Expr *t = s->targets[0];
+			int dt = t->var->dtype;
+			Expr e = { .kind = E_BIN, .pos = s->pos, .op = s->op, .a = t, .b = s->value, .dtype = dt };
+			line(g, xprintf("%s = %s;", cname(t->str), cx(g, &e, dt).s));
+			return;
+		}
 		store(g, s->targets[0], s->value, s->op);
+		return;
+	case S_DECL:
+		/* `x: T.int32`: starts at 0, as in the emulator */
+		if (s->targets[0]->var) {
+			bind(g, s->targets[0]->str, NULL);
+			line(g, xprintf("%s %s = 0;", stype(g, s->targets[0]->var->dtype), cname(s->targets[0]->str)));
+		}
 		return;
 	case S_IF:
 		line(g, xprintf("if (%s) {", cx(g, s->value, DT_BOOL).s));
@@ -1109,6 +1136,8 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		g->shared = false;
 		for (int i = 0; i < f->nparams; i++)
 			bind(g, f->params[i]->name, f->params[i]);
+		for (int i = 0; i < f->nscalars; i++)
+			bind(g, f->scalars[i]->name, NULL);
 		block(g, s->body, s->nbody);
 		if (g->d->errors)
 			return;
@@ -1116,9 +1145,17 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", f->name,
 	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
 	bprintf(out, "extern \"C\" __global__ void __launch_bounds__(%lld) %s(", (long long)f->threads, f->name);
-	for (int i = 0; i < f->nparams; i++)
-		bprintf(out, "%s%s* __restrict__ %s", i ? (f->nparams > 3 ? ",\n    " : ", ") : f->nparams > 3 ? "\n    " : "",
-		        ctype(g, f->params[i]->dtype), cname(f->params[i]->name));
+	/* the signature's order: buffers as pointers, scalar parameters by value */
+	for (int i = 0; i < f->nsig; i++) {
+		const char *sep = i ? (f->nsig > 3 ? ",\n    " : ", ") : f->nsig > 3 ? "\n    " : "";
+		if (f->sig[i] == 'b') {
+			Buffer *b = f->params[f->sig_at[i]];
+			bprintf(out, "%s%s* __restrict__ %s", sep, ctype(g, b->dtype), cname(b->name));
+		} else {
+			Var *v = f->scalars[f->sig_at[i]];
+			bprintf(out, "%s%s %s", sep, stype(g, v->dtype), cname(v->name));
+		}
+	}
 	bputs(out, ")\n{\n");
 	if (g->shared) {
 		bputs(out, "  extern __shared__ __align__(1024) unsigned char smem_raw[];\n");

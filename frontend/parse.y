@@ -335,6 +335,27 @@ small_stmt
 		lx->failed = true;
 		YYABORT;
 	}
+	| exprlist ':' expr '=' exprlist {
+		if ($1->kind != E_NAME) {
+			error_at(lx->diag, expr_start($1), "only a name can be annotated: `name: T.int32 = value`");
+			lx->failed = true;
+			YYABORT;
+		}
+		$$ = new_stmt(S_ASSIGN, @4);
+		vpush($$->targets, $$->ntargets, $1);
+		$$->ann = $3;
+		$$->value = $5;
+	}
+	| exprlist ':' expr         {
+		if ($1->kind != E_NAME) {
+			error_at(lx->diag, expr_start($1), "only a name can be annotated: `name: T.int32`");
+			lx->failed = true;
+			YYABORT;
+		}
+		$$ = new_stmt(S_DECL, @2);
+		vpush($$->targets, $$->ntargets, $1);
+		$$->ann = $3;
+	}
 	| exprlist AUGASSIGN exprlist {
 		$$ = new_stmt(S_AUGASSIGN, @2);
 		vpush($$->targets, $$->ntargets, $1);

@@ -49,6 +49,8 @@ static int thread_value(const Expr *e, int64_t tid, int64_t *out, int64_t *budge
 			*out = launch_value(thread_launch(e->var->launch), tid);
 			return KNOWN;
 		}
+		if (e->var->mut) /* assigned at run time, perhaps per thread */
+			return MIXED;
 		return e->var->def ? thread_value(e->var->def, tid, out, budget) : UNIFORM;
 	case E_NOT:
 		ka = thread_value(e->a, tid, &a, budget);

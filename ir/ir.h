@@ -332,10 +332,13 @@ struct Expr {
 	Var *var;          /* a name: the runtime value it means */
 	int intrin;        /* a call: the builtin it calls (-1: none) */
 	int es;            /* a tile op: its execution scope */
+	bool rebound;      /* a name's first assignment in a kernel, assigned
+	                    * again later in its scope: a mutable variable */
 };
 
 enum StmtKind {
 	S_EXPR, S_ASSIGN, S_AUGASSIGN, S_IF, S_FOR, S_PASS, S_FUNC, S_IMPORT,
+	S_DECL, /* `name: annotation`, a variable declared without a value */
 };
 
 struct Alias { const char *name, *as; Pos pos; };
@@ -350,10 +353,11 @@ struct Stmt {
 	enum StmtKind kind;
 	Pos pos;
 	/* S_EXPR: value. S_ASSIGN: targets = value (several targets: a tuple).
-	 * S_AUGASSIGN: targets[0] op= value. */
+	 * S_AUGASSIGN: targets[0] op= value. S_DECL: targets[0]: ann. */
 	Expr **targets;
 	int ntargets;
 	Expr *value;
+	Expr *ann;  /* S_ASSIGN, S_DECL: the annotation of `name: ann = value` */
 	int op;
 	/* S_IF: value is the condition; S_FOR: targets[0] in value */
 	Stmt **body;
@@ -746,6 +750,11 @@ struct Var {
 	int launch;         /* 0 or the launch id kind (IN_CTA_ID, ...) */
 	Expr *def;          /* a let-bound name: its value */
 	int64_t mult;       /* a known divisor of its values (0: none known) */
+	bool mut;           /* a mutable variable (declared with a dtype, or
+	                     * assigned again): no def, range or divisor */
+	bool set;           /* sema, in program order: assigned a value by now */
+	bool let;           /* bound by `name: T.let... = value` */
+	bool param;         /* a scalar kernel parameter */
 };
 
 struct Func {
@@ -753,6 +762,14 @@ struct Func {
 	Stmt *stmt;
 	Buffer **params;    /* the buffers the kernel is launched with */
 	int nparams;
+	Var **scalars;      /* the scalar parameters, in signature order */
+	int nscalars;
+	/* the launch signature, in order: for parameter i, sig[i] is a
+	 * buffer of params (kind 'b') or a scalar of scalars ('s'), index
+	 * sig_at[i] */
+	char *sig;
+	int *sig_at;
+	int nsig;
 	Buffer **bufs;      /* every buffer of the kernel, parameters included */
 	int nbufs;
 	int64_t grid[3];

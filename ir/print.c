@@ -446,6 +446,10 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 				bputs(b, ", ");
 			expr(b, s->targets[i], P_COND);
 		}
+		if (s->ann) {
+			bputs(b, ": ");
+			print_expr(b, s->ann);
+		}
 		bputs(b, " = ");
 		print_expr(b, s->value);
 		break;
@@ -453,6 +457,11 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 		expr(b, s->targets[0], P_COND);
 		bprintf(b, " %s= ", op_spelling[s->op]);
 		print_expr(b, s->value);
+		break;
+	case S_DECL:
+		expr(b, s->targets[0], P_COND);
+		bputs(b, ": ");
+		print_expr(b, s->ann);
 		break;
 	case S_PASS:
 		bputs(b, "pass");

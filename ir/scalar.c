@@ -164,6 +164,8 @@ static int scalar1(Sema *S, Expr *e)
 		case V_VAR:
 			e->val = NULL;
 			e->var = v->var;
+			if (v->var->mut && !v->var->set)
+				return error_dt(S, e->pos, "'%s' is read before it is assigned a value", v->var->name);
 			return v->var->dtype;
 		case V_INT: return DT_WEAK_INT;
 		case V_FLOAT: return DT_WEAK_FLOAT;

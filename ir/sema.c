@@ -19,7 +19,7 @@ void push_env(Sema *S, bool module)
 
 void pop_env(Sema *S) { S->env = S->env->up; }
 
-static Sym *find(Env *e, const char *name)
+Sym *env_find(Env *e, const char *name)
 {
 	if (!e->cap)
 		return NULL;
@@ -32,7 +32,7 @@ static Sym *find(Env *e, const char *name)
 Sym *lookup(Sema *S, const char *name)
 {
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *s = find(e, name);
+		Sym *s = env_find(e, name);
 		if (s)
 			return s;
 	}
@@ -65,7 +65,7 @@ static void insert(Env *e, Sym *s)
 void define(Sema *S, const char *name, Value *v, Pos pos)
 {
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *old = find(e, name);
+		Sym *old = env_find(e, name);
 		if (old && old->pos.src) {
 			error_at(S->d, pos, "'%s' is already defined (line %d); names are bound once", name, old->pos.line);
 			return;
@@ -394,7 +394,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
 		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG ||
 		    id == IN_META_VAR ||
-		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
+		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
+		    id == IN_LET) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;
 		}
@@ -423,7 +424,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	}
 }
 
-static Var *new_var(const char *name, Pos pos, int dt)
+Var *new_var(const char *name, Pos pos, int dt)
 {
 	Var *v = xalloc(sizeof *v);
 	v->name = name;
@@ -435,6 +436,13 @@ static Var *new_var(const char *name, Pos pos, int dt)
 static int concrete(int dt)
 {
 	return dt == DT_WEAK_INT ? DT_INT32 : dt == DT_WEAK_FLOAT ? DT_FLOAT32 : dt;
+}
+
+/* Whether a value of dtype vt may be stored into dtype dt unconverted. */
+bool fits(int vt, int dt)
+{
+	return vt == dt || (vt == DT_WEAK_INT && dtypes[dt].kind != DK_BOOL) ||
+	       (vt == DT_WEAK_FLOAT && dtypes[dt].kind == DK_FLOAT);
 }
 
 static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
@@ -457,14 +465,10 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 	}
 	if (op >= 0 && unify(S, s->pos, op_spelling[op], dt, vt) == DT_ERROR)
 		return;
-	bool fits = vt == dt || (vt == DT_WEAK_INT && dtypes[dt].kind != DK_BOOL) ||
-	            (vt == DT_WEAK_FLOAT && dtypes[dt].kind == DK_FLOAT);
-	if (!fits)
+	if (!fits(vt, dt))
 		error_at(S->d, value->pos, "cannot store %s into %s buffer '%s'; convert with T.cast", dtype_str(vt),
 		         dtypes[dt].name, bv->buffer->name);
 }
-
-static bool assign1(Sema *S, Stmt *s);
 
 /* `x = v` or `x += v` where x names a one-element buffer: TVM stores into
  * its element (x[0] = v), as for T.shared_scalar's names. */
@@ -507,7 +511,7 @@ static void assign(Sema *S, Stmt *s)
 	}
 }
 
-static bool assign1(Sema *S, Stmt *s)
+bool assign1(Sema *S, Stmt *s)
 {
 	Expr *value = s->value;
 	if (s->ntargets == 1 && s->targets[0]->kind == E_TUPLE && !s->targets[0]->paren) {
@@ -520,6 +524,21 @@ static bool assign1(Sema *S, Stmt *s)
 	if (s->ntargets == 1 && (s->targets[0]->kind == E_INDEX || scalar_target(S, s))) {
 		store(S, s, s->targets[0], value, -1);
 		return true;
+	}
+	if (s->ann)
+		return annotated(S, s);
+	if (S->func) {
+		for (int i = 0; i < s->ntargets; i++) {
+			Expr *t = s->targets[i];
+			Sym *old = t->kind == E_NAME ? kernel_lookup(S, t->str) : NULL;
+			if (!old || !old->pos.src || IS_ERR(old->val))
+				continue;
+			if (s->ntargets == 1 && old->val->kind == V_VAR && old->val->var->mut)
+				reassign(S, s, t, old->val->var, value, -1);
+			else
+				bound_once(S, t, old);
+			return true;
+		}
 	}
 	for (int i = 0; i < s->ntargets; i++)
 		if (s->targets[i]->kind != E_NAME) {
@@ -601,8 +620,18 @@ static bool assign1(Sema *S, Stmt *s)
 		v = eval(S, value);
 		if (IS_ERR(v))
 			return false;
+		bool mut = in_func && s->ntargets == 1 && s->targets[0]->rebound;
+		if (mut && v && v->kind == V_VAR && v->var->dtype == DT_HANDLE)
+			mut = false; /* a pointer is bound once, as in TVMScript */
+		if (mut && v && (v->kind == V_VAR || v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_BOOL)) {
+			/* assigned again later: a mutable variable, of the value's dtype */
+			int dt = scalar(S, value);
+			if (dt == DT_ERROR)
+				return false;
+			v = scalar_var(s->targets[0], value, literal_dtype(value, dt), true);
+		}
 		if (v && (v->kind == V_VAR || v->kind == V_BUFFER || v->kind == V_HANDLE || v->kind == V_REGION ||
-		          v->kind == V_DATA)) {
+		          v->kind == V_DATA) && !mut) {
 			error_at(S->d, value->pos, "'%s' is %s; a name cannot be bound to another name's %s", expr_str(value),
 			         value_kind_name(v), v->kind == V_VAR ? "value (use it directly)" : "buffer");
 			return false;
@@ -619,17 +648,7 @@ static bool assign1(Sema *S, Stmt *s)
 				error_at(S->d, s->pos, "cannot unpack a scalar into %d names", s->ntargets);
 				return false;
 			}
-			Var *var = new_var(s->targets[0]->str, s->targets[0]->pos, concrete(dt));
-			s->targets[0]->var = var; /* the programs find it at its definition */
-			var->def = value;
-			var->mult = expr_multiple(value);
-			int64_t lo, hi;
-			if (expr_range(value, &lo, &hi) && hi < INT64_MAX) {
-				var->lo = lo;
-				var->hi = hi + 1;
-			}
-			v = vnew(V_VAR);
-			v->var = var;
+			v = scalar_var(s->targets[0], value, concrete(dt), mut && concrete(dt) != DT_HANDLE);
 		}
 	}
 	if (s->ntargets == 1) {
@@ -722,7 +741,11 @@ static bool desugar_stmt(Sema *S, Stmt *s)
 	switch (s->kind) {
 	case S_EXPR: case S_IF: case S_FOR:
 		return desugar(S, &s->value);
+	case S_DECL:
+		return !s->ann || desugar(S, &s->ann);
 	case S_ASSIGN: case S_AUGASSIGN:
+		if (s->ann && !desugar(S, &s->ann))
+			return false;
 		for (int i = 0; i < s->ntargets; i++)
 			if (s->targets[i]->kind != E_NAME && !desugar(S, &s->targets[i]))
 				return false;
@@ -750,8 +773,27 @@ static void stmt(Sema *S, Stmt *s)
 	case S_ASSIGN:
 		assign(S, s);
 		return;
+	case S_DECL:
+		if (!annotated(S, s) && !kernel_lookup(S, s->targets[0]->str))
+			define(S, s->targets[0]->str, &verr, s->targets[0]->pos);
+		return;
 	case S_AUGASSIGN:
-		if (s->targets[0]->kind != E_INDEX && !scalar_target(S, s)) {
+		if (scalar_target(S, s)) {
+			store(S, s, s->targets[0], s->value, s->op);
+			return;
+		}
+		if (s->targets[0]->kind == E_NAME && S->func) {
+			Sym *old = kernel_lookup(S, s->targets[0]->str);
+			if (old && old->val->kind == V_VAR && old->val->var->mut)
+				reassign(S, s, s->targets[0], old->val->var, s->value, s->op);
+			else if (old && old->pos.src && !IS_ERR(old->val))
+				bound_once(S, s->targets[0], old);
+			else if (!old)
+				error_at(S->d, s->targets[0]->pos, "cannot update '%s': it has no value yet; assign it first",
+				         s->targets[0]->str);
+			return;
+		}
+		if (s->targets[0]->kind != E_INDEX) {
 			error_at(S->d, s->pos, "cannot update '%s': names are bound once; accumulate in a buffer element",
 			         expr_str(s->targets[0]));
 			return;
@@ -825,11 +867,27 @@ static void param(Sema *S, Param *p)
 			vpush(S->bufs, S->nbufs, b);
 			v = vnew(V_BUFFER);
 			v->buffer = b;
+		} else if (tv && tv->kind == V_DTYPE && t->kind != E_CALL) {
+			int k = dtypes[tv->dtype].kind;
+			if (k != DK_INT && k != DK_UINT) {
+				error_at(S->d, expr_start(t), "not supported yet: a %s kernel parameter; scalar parameters are "
+				         "integers (T.int32, T.int64, ...), given to txc-emu and txc-run with --arg NAME=INTEGER",
+				         dtypes[tv->dtype].name);
+				define(S, p->name, &verr, p->pos);
+				return;
+			}
+			Var *var = new_var(p->name, p->pos, tv->dtype);
+			var->param = true;
+			var->set = true;
+			vpush(S->func->scalars, S->func->nscalars, var);
+			v = vnew(V_VAR);
+			v->var = var;
 		}
 	}
 	if (!v) {
 		error_at(S->d, p->type ? p->type->pos : p->pos,
-		         "parameter '%s' needs a type: T.handle, or T.Buffer(shape, dtype)", p->name);
+		         "parameter '%s' needs a type: T.handle, T.Buffer(shape, dtype), or an integer dtype such as T.int32",
+		         p->name);
 		return;
 	}
 	define(S, p->name, v, p->pos);
@@ -936,6 +994,10 @@ static void kernel(Sema *S, Stmt *s)
 	S->nbufs = 0;
 	memset(S->launch, 0, sizeof S->launch);
 	push_env(S, false);
+	Names pre = {0};
+	for (int i = 0; i < s->nparams; i++)
+		names_bind(&pre, s->params[i].name, &prescan_fixed);
+	prescan(&pre, s->body, s->nbody);
 	for (int i = 0; i < s->nparams; i++)
 		if (!s->params[i].type || desugar(S, &s->params[i].type))
 			param(S, &s->params[i]);
@@ -943,7 +1005,7 @@ static void kernel(Sema *S, Stmt *s)
 	stmts(S, s->body, s->nbody);
 	/* handles without a shape (unless a failed match_buffer explains it) */
 	for (int i = 0; i < s->nparams && S->d->errors == errors; i++) {
-		Sym *sym = find(S->env, s->params[i].name);
+		Sym *sym = env_find(S->env, s->params[i].name);
 		if (!sym || sym->val->kind != V_HANDLE)
 			continue;
 		bool matched = false;
@@ -956,12 +1018,22 @@ static void kernel(Sema *S, Stmt *s)
 	/* the launch parameters, in signature order */
 	Buffer **params = NULL;
 	int nparams = 0;
+	f->sig = xalloc((size_t)s->nparams + 1);
+	f->sig_at = xalloc(sizeof(int) * (size_t)(s->nparams + 1));
 	for (int i = 0; i < s->nparams; i++) {
-		Sym *sym = find(S->env, s->params[i].name);
+		Sym *sym = env_find(S->env, s->params[i].name);
 		for (int k = 0; sym && k < f->nparams; k++)
 			if ((sym->val->kind == V_HANDLE && f->params[k]->param == sym->val->var) ||
-			    (sym->val->kind == V_BUFFER && f->params[k] == sym->val->buffer))
+			    (sym->val->kind == V_BUFFER && f->params[k] == sym->val->buffer)) {
+				f->sig[f->nsig] = 'b';
+				f->sig_at[f->nsig++] = nparams;
 				vpush(params, nparams, f->params[k]);
+			}
+		for (int k = 0; sym && k < f->nscalars; k++)
+			if (sym->val->kind == V_VAR && sym->val->var == f->scalars[k]) {
+				f->sig[f->nsig] = 's';
+				f->sig_at[f->nsig++] = k;
+			}
 	}
 	f->params = params;
 	f->nparams = nparams;
@@ -1052,7 +1124,7 @@ static bool same_meaning(const Value *a, const Value *b)
  * again to what it means already (`import tvm` then `import tvm.testing`). */
 static void bind_import(Sema *S, const char *name, Value *v, Pos pos)
 {
-	Sym *old = find(S->env, name);
+	Sym *old = env_find(S->env, name);
 	if (old && old->pos.src && same_meaning(old->val, v))
 		return;
 	define(S, name, v, pos);

@@ -41,6 +41,7 @@ extern Value verr;
 
 /* names */
 Sym *lookup(Sema *S, const char *name);
+Sym *env_find(Env *e, const char *name);
 void define(Sema *S, const char *name, Value *v, Pos pos);
 void push_env(Sema *S, bool module);
 void pop_env(Sema *S);
@@ -71,6 +72,24 @@ Value *opaque_use(Sema *S, Expr *e, const Value *v);
 Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript);
 bool expand_call(Sema *S, Expr *call);
 bool desugar(Sema *S, Expr **slot);
+
+/* sema.c: statements */
+Var *new_var(const char *name, Pos pos, int dt);
+/* Whether a value of dtype vt may be stored into dtype dt unconverted:
+ * the same dtype, or a literal of a kind that fits. */
+bool fits(int vt, int dt);
+bool assign1(Sema *S, Stmt *s);  /* false after an error, the names unbound */
+
+/* vars.c: variables and annotated assignments */
+extern Expr prescan_fixed;  /* prescan's mark of a parameter or loop variable */
+/* A name bound in the kernel's blocks (not at module level), or NULL. */
+Sym *kernel_lookup(Sema *S, const char *name);
+void prescan(Names *n, Stmt **v, int nv);
+Value *scalar_var(Expr *t, Expr *value, int dt, bool mut);
+int literal_dtype(Expr *value, int dt);
+void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op);
+void bound_once(Sema *S, Expr *t, Sym *old);
+bool annotated(Sema *S, Stmt *s);
 
 /* calls.c: calls of builtins */
 /* tcgen05.ld/st take 6 operands and up to 128 registers */

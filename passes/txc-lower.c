@@ -686,6 +686,8 @@ static bool pass(Module *m, Diag *d)
 		lower.fstmt = f;
 		lower.names = (Map){ 0 };
 		collect(&lower, f->body, f->nbody);
+		for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
+			take(&lower, f->params[i].name);
 		bind_thread_index(&lower);
 		ok = walk_tile_ops(&one, lower_op, &lower) && ok;
 	}

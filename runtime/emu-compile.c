@@ -815,11 +815,33 @@ static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 		break;
 	case S_AUGASSIGN:
 		c->pos = expr_start(s->targets[0]);
-		if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
+		if (s->ntargets == 1 && s->targets[0]->kind == E_INDEX) {
 			cstore(C, c, s->targets[0], s->value, s->op);
-		else
+		} else if (s->ntargets == 1 && s->targets[0]->var && pget(&C->vars, s->targets[0]->var)) {
+			/* x op= v of a mutable variable: x = x op v in its dtype */
+			VarInfo *vi = pget(&C->vars, s->targets[0]->var);
+			CExpr *x = newx(X_BIN, s->pos, vi->var->dtype);
+			x->op = s->op;
+			Expr *v[2] = { s->targets[0], s->value };
+			x->args = cx_list(C, v, 2);
+			x->nargs = 2;
+			c->kind = C_LET;
+			c->slot = vi->slot;
+			c->dtype = vi->var->dtype;
+			c->value = x;
+		} else {
 			set_fail(c, "cannot emulate this update");
+		}
 		break;
+	case S_DECL: {
+		/* `x: T.int32`: the variable starts at 0, as txc-cuda declares it */
+		VarInfo *vi = s->targets[0]->var ? pget(&C->vars, s->targets[0]->var) : NULL;
+		c->kind = C_LET;
+		c->slot = vi ? vi->slot : -1;
+		c->dtype = vi ? vi->var->dtype : DT_INT32;
+		c->value = const_int(s->pos, 0);
+		break;
+	}
 	case S_IF:
 		c->kind = C_IF;
 		c->value = cx(C, s->value);
@@ -884,6 +906,11 @@ Prog *emu_compile(Module *m, Func *f, bool trace)
 	if (!p->fail && (p->smem_bytes > ((int64_t)1 << 30) || p->local_bytes > ((int64_t)1 << 20)))
 		p->fail = "the kernel's shared memory or registers are too large to emulate";
 	collect(&C, f->stmt->body, f->stmt->nbody);
+	p->scalar_slot = xalloc(sizeof(int) * (size_t)(f->nscalars + 1));
+	for (int i = 0; i < f->nscalars; i++) {
+		VarInfo *vi = pget(&C.vars, f->scalars[i]);
+		p->scalar_slot[i] = vi ? vi->slot : -1;
+	}
 	/* parameters written T.Buffer(...) in the signature */
 	for (int i = 0; i < f->stmt->nparams; i++) {
 		Param *pa = &f->stmt->params[i];

@@ -141,6 +141,7 @@ typedef struct Prog {
 	int depth;          /* the deepest nesting of if/for */
 	LaunchVar *launch;
 	int nlaunch;
+	int *scalar_slot;   /* per scalar parameter (f->scalars): its slot, or -1 */
 	Buffer **shared;    /* root shared buffers, placed by smem_plan */
 	int nshared;
 	int64_t smem_bytes;
@@ -202,6 +203,7 @@ typedef struct Emu {
 	int *lists;         /* per nesting depth: two lists of threads */
 	int64_t *loopv;     /* per nesting depth: a loop's current and end values */
 	int64_t steps, max_steps;
+	const int64_t *scalars; /* the scalar parameters' values, or NULL */
 	bool trace;
 	FILE *tout;
 	/* The asynchronous machinery (emu-async.c): per thread, the cp.async

@@ -12,6 +12,8 @@
  * (one block per thread) start filled with 0xAB bytes, so that reading what
  * was never written shows. */
 #include <stdlib.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu-impl.h"
@@ -462,6 +464,10 @@ static bool run_cta(Emu *E, const int *all)
 			E->slots[(size_t)t * (size_t)p->nslots + (size_t)l->slot] = (EVal){ v, NULL };
 		}
 	}
+	for (int i = 0; i < E->f->nscalars; i++)
+		for (int t = 0; t < n && p->scalar_slot[i] >= 0; t++)
+			E->slots[(size_t)t * (size_t)p->nslots + (size_t)p->scalar_slot[i]] =
+				(EVal){ E->scalars ? emu_wrap(E->scalars[i], E->f->scalars[i]->dtype) : 0, NULL };
 	if (!count(E, n, E->f->stmt->pos, 0))
 		return false;
 	bool ok = exec_block(E, p->body, p->nbody, all, n, 0);
@@ -487,6 +493,7 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	E.nthreads = f->threads > 0 ? (int)f->threads : 1;
 	E.max_steps = o.max_steps > 0 ? o.max_steps : 1000000000;
 	E.trace = o.trace;
+	E.scalars = o.scalars;
 	E.tout = o.trace_out ? o.trace_out : stderr;
 	Prog *p = E.p = emu_compile(m, f, o.trace);
 	if (p->fail)
@@ -537,4 +544,54 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	free(E.loopv);
 	free(all);
 	return ok;
+}
+
+const char *emu_scalar_args(const Func *f, char *const *args, int n, int64_t *out)
+{
+	bool *given = xalloc(sizeof(bool) * (size_t)(f->nscalars + 1));
+	for (int k = 0; k < n; k++) {
+		const char *a = args[k], *eq = strchr(a, '=');
+		if (!eq || eq == a)
+			return xprintf("--arg takes NAME=INTEGER, not '%s'", a);
+		const char *name = xstrndup(a, (size_t)(eq - a)), *v = eq + 1;
+		int i = 0;
+		while (i < f->nscalars && strcmp(f->scalars[i]->name, name) != 0)
+			i++;
+		if (i == f->nscalars) {
+			Buf b = { 0 };
+			bputs(&b, "");
+			for (int j = 0; j < f->nscalars; j++)
+				bprintf(&b, "%s%s", j ? ", " : "", f->scalars[j]->name);
+			return xprintf("--arg %s: kernel '%s' has no scalar parameter '%s' (its scalar parameters: %s)", name,
+			               f->name, name, f->nscalars ? b.s : "none");
+		}
+		if (given[i])
+			return xprintf("--arg %s is given twice", name);
+		given[i] = true;
+		int dt = f->scalars[i]->dtype, bits = dtypes[dt].bits;
+		bool uns = dtypes[dt].kind == DK_UINT;
+		char *end;
+		errno = 0;
+		int64_t x;
+		if (uns) {
+			uint64_t u = strtoull(v, &end, 0);
+			bool ok = *v && *v != '-' && !*end && !errno && (bits == 64 || u >> bits == 0);
+			if (!ok)
+				return xprintf("--arg %s=%s: not an integer of %s (0 .. 2^%d - 1)", name, v, dtypes[dt].name, bits);
+			x = (int64_t)u;
+		} else {
+			x = strtoll(v, &end, 0);
+			int64_t lim = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+			bool ok = *v && !*end && !errno && x <= lim && x >= -lim - 1;
+			if (!ok)
+				return xprintf("--arg %s=%s: not an integer of %s (-2^%d .. 2^%d - 1)", name, v, dtypes[dt].name,
+				               bits - 1, bits - 1);
+		}
+		out[i] = x;
+	}
+	for (int i = 0; i < f->nscalars; i++)
+		if (!given[i])
+			return xprintf("kernel '%s' has the scalar parameter '%s' (%s): give its value with --arg %s=INTEGER",
+			               f->name, f->scalars[i]->name, dtypes[f->scalars[i]->dtype].name, f->scalars[i]->name);
+	return NULL;
 }

@@ -26,6 +26,9 @@ typedef struct EmuOptions {
 	int64_t max_steps; /* statement executions (summed over threads) before
 	                    * the run is stopped with an error; <= 0: 10^9 */
 	FILE *trace_out;   /* where the trace goes; NULL: stderr */
+	const int64_t *scalars; /* the values of f->scalars, the scalar kernel
+	                         * parameters (wrapped to their dtypes); NULL
+	                         * when the kernel has none */
 } EmuOptions;
 
 /* Runs kernel f of module m (after verify_module) over its whole grid.
@@ -52,6 +55,12 @@ int64_t emu_param_bytes(const Buffer *b);
  * shape needs room for max(b->ndim, 1) entries; returns the number of
  * dimensions. */
 int emu_param_shape(const Buffer *b, int64_t *shape);
+
+/* The values of f's scalar parameters (f->scalars) from n texts
+ * NAME=INTEGER (decimal, or 0x hex), in out[i] for f->scalars[i]. NULL, or
+ * the error: a name that is no scalar parameter, a value that is not an
+ * integer of the parameter's dtype, a parameter given twice or not at all. */
+const char *emu_scalar_args(const Func *f, char *const *args, int n, int64_t *out);
 
 /* The 64-bit FNV-1a hash of n bytes: the checksum txc-emu prints. */
 uint64_t emu_fnv1a(const void *data, size_t n);

@@ -13,6 +13,8 @@ typedef struct FileArg { const char *name, *file; } FileArg;
 typedef struct Args {
 	FileArg *in, *out;
 	int nin, nout;
+	char **scalars;   /* --arg NAME=INTEGER */
+	int nscalars;
 } Args;
 
 static const char *summary =
@@ -36,6 +38,13 @@ static int take_file_args(Cli *c, int argc, char **argv, char **rest, Args *a)
 		}
 		bool in = strncmp(s, "--in", 4) == 0 && (s[4] == 0 || s[4] == '=');
 		bool out = strncmp(s, "--out", 5) == 0 && (s[5] == 0 || s[5] == '=');
+		if (strncmp(s, "--arg", 5) == 0 && (s[5] == 0 || s[5] == '=')) {
+			char *v = s[5] ? s + 6 : i + 1 < argc ? argv[++i] : NULL;
+			if (!v)
+				cli_usage_error(c, "option '--arg' needs a value (NAME=INTEGER)");
+			vpush(a->scalars, a->nscalars, v);
+			continue;
+		}
 		if (!in && !out) {
 			rest[n++] = s;
 			/* the value of an option that takes one is not an option */
@@ -108,6 +117,11 @@ static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, Em
 			return 1;
 		}
 	}
+	int64_t *scalars = xalloc(sizeof(int64_t) * (size_t)(f->nscalars + 1));
+	const char *why = emu_scalar_args(f, a->scalars, a->nscalars, scalars);
+	if (why)
+		cli_usage_error(c, "%s", why);
+	opt->scalars = scalars;
 	int np = f->nparams;
 	void **params = calloc((size_t)(np ? np : 1), sizeof(void *));
 	int rc = params ? 0 : 1;
@@ -192,6 +206,8 @@ int main(int argc, char **argv)
 		{ "--in", "NAME=FILE", "start parameter NAME from a .npy file instead (repeatable)", &unused, NULL },
 		{ "--out", "NAME=FILE", "write parameter NAME to a .npy file after the run (repeatable; bfloat16 and "
 		  "float8 as their raw bits, <u2 and |u1)", &unused, NULL },
+		{ "--arg", "NAME=INTEGER", "the value of scalar kernel parameter NAME (`n: T.int32` in the signature); "
+		  "each one is needed (repeatable)", &unused, NULL },
 		{ "--dump", NULL, "print name, dtype, shape, elements and hash of each parameter", NULL, &dump },
 		{ "--trace", NULL, "print each statement as it runs, per CTA, to standard error", NULL, &trace },
 		{ "--max-steps", "N", "stop after N statement executions, summed over threads (default 10^9)", &steps_s,

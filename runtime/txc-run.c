@@ -531,9 +531,10 @@ static void time_kernel(const Launch *l, const char *name, Arg *args, int nargs,
 
 typedef struct Pair { const char *name, *file; bool out; } Pair;
 
-/* --in, --out and --time are taken out of argv before cli_parse: the first
+/* --in, --out, --arg and --time are taken out of argv before cli_parse: the first
  * two may be repeated, and --time has an optional count. */
-static int take_options(Cli *c, int argc, char **argv, Pair **pairs, int *npairs, int *reps)
+static int take_options(Cli *c, int argc, char **argv, Pair **pairs, int *npairs, int *reps, char ***scalars,
+                        int *nscalars)
 {
 	int n = 1;
 	for (int i = 1; i < argc; i++) {
@@ -545,6 +546,13 @@ static int take_options(Cli *c, int argc, char **argv, Pair **pairs, int *npairs
 		}
 		bool in = strncmp(a, "--in", 4) == 0 && (a[4] == 0 || a[4] == '=');
 		bool out = strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '=');
+		if (strncmp(a, "--arg", 5) == 0 && (a[5] == 0 || a[5] == '=')) {
+			char *v = a[5] ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
+			if (!v)
+				cli_usage_error(c, "option '--arg' needs a value (NAME=INTEGER)");
+			vpush(*scalars, *nscalars, v);
+			continue;
+		}
 		if (in || out) {
 			const char *opt = in ? "--in" : "--out";
 			char *eq = strchr(a, '=');
@@ -590,6 +598,8 @@ int main(int argc, char **argv)
 		{ "--seed", "N", "seed of the random initial data of every buffer (default 1)", &seed_arg, NULL },
 		{ "--in", "NAME=FILE", "initial data of buffer NAME from a .npy file (repeatable)", &unused, NULL },
 		{ "--out", "NAME=FILE", "write buffer NAME after the GPU run to a .npy file (repeatable)", &unused, NULL },
+		{ "--arg", "NAME=INTEGER", "the value of scalar kernel parameter NAME (`n: T.int32` in the signature), "
+		  "for the GPU and the reference; each one is needed (repeatable)", &unused, NULL },
 		{ "--no-check", NULL, "skip the reference: run the kernel without checking it", NULL, &no_check },
 		{ "--time", NULL, "then time N launches (--time N or --time=N; default 50) against cuMemcpyDtoD",
 		  NULL, &unused_flag },
@@ -601,8 +611,9 @@ int main(int argc, char **argv)
 	                     "bit, against the emulator run on the source program: one PASS or FAIL line.\n"
 	                     "A mismatch exits 1. No usable GPU or driver exits 3 ('txc-run: no GPU: ...')." };
 	Pair *pairs = NULL;
-	int npairs = 0, reps = 0;
-	argc = take_options(&c, argc, argv, &pairs, &npairs, &reps);
+	int npairs = 0, reps = 0, nscalar_args = 0;
+	char **scalar_args = NULL;
+	argc = take_options(&c, argc, argv, &pairs, &npairs, &reps, &scalar_args, &nscalar_args);
 	cli_parse(&c, argc, argv);
 	if (c.output)
 		cli_usage_error(&c, "txc-run writes no program; --out NAME=FILE.npy writes a buffer");
@@ -630,6 +641,16 @@ int main(int argc, char **argv)
 		if (!same_signature(f, rf))
 			fail(1);
 	}
+	/* scalar parameters: --arg, for the kernel and its reference */
+	int64_t *scalars = xalloc(sizeof(int64_t) * (size_t)(f->nscalars + 1));
+	int64_t *ref_scalars = xalloc(sizeof(int64_t) * (size_t)(rf->nscalars + 1));
+	const char *why = emu_scalar_args(f, scalar_args, nscalar_args, scalars);
+	if (!why && rf != f)
+		why = emu_scalar_args(rf, scalar_args, nscalar_args, ref_scalars);
+	if (why)
+		cli_usage_error(&c, "%s", why);
+	if (rf == f)
+		ref_scalars = scalars;
 	Launch l = { .threads = (unsigned)f->threads };
 	int64_t smem = smem_bytes(f);
 	for (int d = 0; d < 3; d++) {
@@ -716,18 +737,23 @@ int main(int argc, char **argv)
 		}
 		Diag d;
 		diag_init(&d, stderr);
-		if (!emu_run(rm, rf, ref, &d, NULL)) {
+		EmuOptions eo = { .scalars = ref_scalars };
+		if (!emu_run(rm, rf, ref, &d, &eo)) {
 			error("the emulator failed on kernel '%s' of '%s'", rf->name, ref_file ? ref_file : file);
 			fail(1);
 		}
 	}
 
-	void **params = xalloc(sizeof *params * (size_t)(f->nparams ? f->nparams : 1));
 	for (int i = 0; i < f->nparams; i++) {
 		CU(cuMemAlloc_v2, (&args[i].dev, args[i].bytes));
 		CU(cuMemcpyHtoD_v2, (args[i].dev, args[i].init, args[i].bytes));
-		params[i] = &args[i].dev;
 	}
+	/* in the signature's order: a buffer's device pointer, a scalar's value
+	 * (an int64_t cell whose first bytes, on a little-endian host, are the
+	 * value at the parameter's width) */
+	void **params = xalloc(sizeof *params * (size_t)(f->nsig ? f->nsig : 1));
+	for (int i = 0; i < f->nsig; i++)
+		params[i] = f->sig[i] == 'b' ? (void *)&args[f->sig_at[i]].dev : (void *)&scalars[f->sig_at[i]];
 	l.params = params;
 	launch(&l);
 	CU(cuCtxSynchronize, ());

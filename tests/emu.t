@@ -405,6 +405,27 @@ run --in A "$D/lowered_copy.tx"
 check "--in without NAME=FILE exits 2" [ "$rc" = 2 ]
 run --seed x "$D/lowered_copy.tx"
 check "a bad --seed exits 2" [ "$rc" = 2 ]
+SP=$TOP/tests/tvm/scalar_params.tx
+run "$SP"
+check "a kernel with scalar parameters and no --arg exits 2" [ "$rc" = 2 ]
+check "and names the first one" grep -q "kernel 'kernel' has the scalar parameter 'flag' (int32): give its value with --arg flag=INTEGER" "$TMP/err"
+run --arg flag=1 --arg n=0x "$SP"
+check "--arg n=0x exits 2" [ "$rc" = 2 ]
+check "and says why" grep -q -- "--arg n=0x: not an integer of int64" "$TMP/err"
+run --arg flag=1 --arg flag=0 --arg n=1 "$SP"
+check "--arg twice exits 2" [ "$rc" = 2 ]
+# C[t] = sum of t + i for i < n; B's top rows from A's bottom rows when flag is 1, else its top rows
+for a in "0 4" "1 3" "7 0"; do
+  set -- $a
+  run --arg flag=$1 --arg "n=$2" --out C="$TMP/sc.npy" --out A="$TMP/sa.npy" --out B="$TMP/sb.npy" "$SP"
+  check "scalar parameters flag=$1 n=$2: ran" ran
+  check "scalar parameters flag=$1 n=$2: the loop ran n times" pl '
+    my (undef, $d) = npy_get($ARGV[0]); my @c = unpack("q<*", $d); my $n = $ARGV[1];
+    for my $t (0 .. 127) { exit 1 if $c[$t] != $n * $t + $n * ($n - 1) / 2 } exit 0' "$TMP/sc.npy" "$2"
+  check "scalar parameters flag=$1 n=$2: the copy flag picks" pl '
+    my (undef, $a) = npy_get($ARGV[0]); my (undef, $b) = npy_get($ARGV[1]); my $row = 32 * 64;
+    exit(substr($b, 0, $row) eq substr($a, $ARGV[2] == 1 ? $row : 0, $row) ? 0 : 1)' "$TMP/sa.npy" "$TMP/sb.npy" "$1"
+done
 run --in Q="$TMP/l_a.npy" "$D/lowered_copy.tx"
 check "--in of a parameter the kernel lacks" fails "txc-emu: error: kernel 'lowered_copy' has no parameter 'Q' (its parameters: A, B)"
 run --in A="$TMP/t_a.npy" "$D/lowered_copy.tx"

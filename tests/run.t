@@ -75,6 +75,19 @@ sed 's/"float16"/"float32"/' "$P" >"$TMP/f32.tx"
 run "$P" --cubin "$TMP/fake.cubin" --ref "$TMP/f32.tx"
 expect "a --ref with other buffers exits 1" 1
 check "and says which" grep -q "buffer 1 'A' is float16 (256, 128), but the reference's 'A' is float32" "$TMP/err"
+# scalar kernel parameters: each needs --arg NAME=INTEGER, checked before the GPU
+SP=$TOP/tests/tvm/scalar_params.tx
+run "$SP" --cubin "$TMP/fake.cubin" --arg flag=1
+expect "a missing --arg exits 2" 2
+check "and names the parameter" grep -q "has the scalar parameter 'n' (int64): give its value with --arg n=INTEGER" "$TMP/err"
+run "$SP" --cubin "$TMP/fake.cubin" --arg flag=one --arg n=2
+expect "--arg of a non-integer exits 2" 2
+check "and says so" grep -q -- "--arg flag=one: not an integer of int32" "$TMP/err"
+run "$SP" --cubin "$TMP/fake.cubin" --arg flag=1 --arg n=2 --arg m=3
+expect "--arg of an unknown parameter exits 2" 2
+check "and lists the scalar parameters" grep -q "has no scalar parameter 'm' (its scalar parameters: flag, n)" "$TMP/err"
+run "$SP" --cubin "$TMP/fake.cubin" --arg flag=4294967296 --arg n=2
+expect "--arg out of the dtype's range exits 2" 2
 
 # ---- the host side, against the fake driver ----
 FAKE=$TMP/fake
@@ -168,7 +181,7 @@ fi
 export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
-GPU_TESTS="pass fail out time"
+GPU_TESTS="pass fail out time scalar-parameters"
 NVCC=$(command -v nvcc || echo "${CUDA:-/usr/local/cuda}/bin/nvcc")
 if [ ! -x "$NVCC" ]; then
   for t in $GPU_TESTS; do skip "gpu: $t" "no nvcc"; done
@@ -195,6 +208,15 @@ else
   npy "$TMP/in.npy" '<f2' '256, 128' 32768
   if gpu "out: --in and --out" 0 --in A="$TMP/in.npy" --out B="$TMP/gb.npy"; then
     check "gpu: out: B holds the data of --in" cmp -s <(data "$TMP/in.npy") <(data "$TMP/gb.npy")
+  fi
+  # a kernel with scalar parameters, both ways of its branch and its loop
+  if "$TXC_BIN/txc" --emit=cubin "$SP" -o "$TMP/sp.cubin" 2>"$TMP/err"; then
+    for a in "flag=0 n=0" "flag=1 n=5"; do
+      run "$SP" --cubin "$TMP/sp.cubin" --arg ${a% *} --arg ${a#* }
+      if [ "$rc" = 3 ]; then skip "gpu: scalar parameters $a" "no GPU"; else expect "gpu: scalar parameters $a: the same as the emulator" 0; fi
+    done
+  else
+    not_ok "gpu: txc builds the cubin of tests/tvm/scalar_params.tx"; diag <"$TMP/err"
   fi
   if gpu "time: --time" 0 --time 20; then
     check "gpu: time: the time line with a ratio" grep -Eqx "time kernel copy: median [0-9.]+ us over 20 launches, [0-9]+ GB/s; cuMemcpyDtoD [0-9]+ GB/s; ratio [0-9.]+" "$TMP/out"

@@ -22,8 +22,9 @@ for f in "$TOP"/tests/tvm/*.tx; do
     not_ok "$name: lowers"; diag <"$TMP/err"; continue
   fi
   ok "$name: lowers"
-  "$TXC_BIN/txc-emu" "$f" >"$TMP/a" 2>"$TMP/err" || { not_ok "$name: emulated"; diag <"$TMP/err"; continue; }
-  "$TXC_BIN/txc-emu" "$TMP/$name.low" >"$TMP/b" 2>>"$TMP/err" || { not_ok "$name: lowered, emulated"; diag <"$TMP/err"; continue; }
+  read -r -a args < <(sed -n 's/^# txc-emu-args://p' "$f" | head -1)
+  "$TXC_BIN/txc-emu" "${args[@]}" "$f" >"$TMP/a" 2>"$TMP/err" || { not_ok "$name: emulated"; diag <"$TMP/err"; continue; }
+  "$TXC_BIN/txc-emu" "${args[@]}" "$TMP/$name.low" >"$TMP/b" 2>>"$TMP/err" || { not_ok "$name: lowered, emulated"; diag <"$TMP/err"; continue; }
   same_text "$name: the same result before and after lowering" "$TMP/a" "$TMP/b"
   if ! command -v nvcc >/dev/null; then
     skip "$name: nvcc compiles its CUDA" "no nvcc"; skip "$name: on the GPU" "no nvcc"; continue
@@ -33,7 +34,7 @@ for f in "$TOP"/tests/tvm/*.tx; do
   fi
   ok "$name: nvcc compiles its CUDA"
   # bit for bit against the emulator, on random data (txc-run exits 3 without a GPU)
-  "$TXC_BIN/txc-run" "$f" --cubin "$TMP/$name.cubin" >"$TMP/out" 2>&1; rc=$?
+  "$TXC_BIN/txc-run" "${args[@]}" "$f" --cubin "$TMP/$name.cubin" >"$TMP/out" 2>&1; rc=$?
   case $rc in
     0) ok "$name: on the GPU, the same as the emulator" ;;
     3) skip "$name: on the GPU" "no GPU" ;;

@@ -93,8 +93,13 @@ void test_sema(void)
 	rejects("    T.ptx.mbarrier.init(B)\n", "takes 2 positional arguments but 1 was given");
 	rejects("    Tx.copy(A, A, vec=4)\n", "has no keyword argument 'vec'; it takes dispatch");
 	rejects("    T.ptx.tcgen05.alloc(T.address_of(A[0, 0]), cta_group=1)\n", "needs the keyword argument 'n_cols'");
-	rejects("    x = 1\n    x += 1\n", "cannot update 'x': names are bound once");
-	rejects("    for i in range(4):\n        i = 2\n", "'i' is already defined");
+	accepts("    x = 1\n    x += 1\n    for i in range(4):\n        x = x ^ i\n", "a name assigned again: a mutable variable");
+	rejects("    for i in range(4):\n        i += 1\n", "'i' is a loop variable (line 7) and is bound once");
+	rejects("    for i in range(4):\n        i = 2\n", "'i' is a loop variable (line 7) and is bound once");
+	rejects("    x += 1\n", "cannot update 'x': it has no value yet");
+	rejects("    x: T.int32\n    A[0, 0] = T.float16(x)\n", "'x' is read before it is assigned a value");
+	rejects("    x: T.int32\n    x += 1\n", "'x' is read before it is assigned a value");
+	accepts("    x: T.int32\n    x = 0\n    x += 1\n", "a declared variable, assigned, then updated");
 	rejects("    if 1 + 2:\n        pass\n", "an if condition must be a boolean");
 	rejects("    T.cuda.cta_sync\n", "this expression does nothing");
 	rejects("    T.cast(1, \"int32\")\n", "the result of T.cast() is not used");

@@ -1,0 +1,250 @@
+/* Variables: which names a kernel assigns again (a mutable variable, as in
+ * Python and TVMScript), the annotated assignments and declarations
+ * (`x: T.let = v`, `x: T.let[T.int32] = v`, `x: T.int32 = v`, `x: T.int32`),
+ * and the errors of assigning what is bound once (doc/txir.md, section 5,
+ * Device code). */
+#include <string.h>
+
+#include "sema.h"
+
+/* A name bound in the kernel's blocks (not at module level), or NULL. */
+Sym *kernel_lookup(Sema *S, const char *name)
+{
+	for (Env *e = S->env; e && !e->module; e = e->up) {
+		Sym *s = env_find(e, name);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+/* Before a kernel is checked: which first assignments of a name are
+ * assigned again later in the name's scope (Python's and TVMScript's: an
+ * assignment to a name bound in this block or an enclosing one of the
+ * kernel stores to it; a name first bound in a loop or branch body is
+ * local to that body). Those targets are marked `rebound`; sema makes them
+ * mutable variables when their value is a scalar, and refuses the second
+ * assignment of anything else. Parameters and loop variables are bound to
+ * `prescan_fixed`: assigning them is refused by sema. */
+Expr prescan_fixed;
+
+void prescan(Names *n, Stmt **v, int nv)
+{
+	for (int i = 0; i < nv; i++) {
+		Stmt *s = v[i];
+		Expr **t = s->targets;
+		int nt = s->ntargets, mark;
+		if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
+			t = t[0]->args;
+			nt = s->targets[0]->nargs;
+		}
+		switch (s->kind) {
+		case S_ASSIGN: case S_DECL: case S_AUGASSIGN:
+			for (int k = 0; k < nt; k++) {
+				if (t[k]->kind != E_NAME)
+					continue;
+				Expr *d = names_lookup(n, t[k]->str);
+				if (!d && s->kind != S_AUGASSIGN)
+					names_bind(n, t[k]->str, t[k]);
+				else if (d && d != &prescan_fixed && nt == 1 && !s->ann)
+					d->rebound = true;
+			}
+			break;
+		case S_FOR:
+			mark = names_mark(n);
+			if (t[0]->kind == E_NAME)
+				names_bind(n, t[0]->str, &prescan_fixed);
+			prescan(n, s->body, s->nbody);
+			names_pop(n, mark);
+			break;
+		case S_IF:
+			mark = names_mark(n);
+			prescan(n, s->body, s->nbody);
+			names_pop(n, mark);
+			prescan(n, s->orelse, s->norelse);
+			names_pop(n, mark);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* A runtime scalar bound to target t: a let (def, range and divisor known
+ * for the proofs) or a mutable variable (nothing known). */
+Value *scalar_var(Expr *t, Expr *value, int dt, bool mut)
+{
+	Var *var = new_var(t->str, t->pos, dt);
+	t->var = var; /* the programs find it at its definition */
+	var->mut = mut;
+	var->set = value != NULL;
+	if (value && !mut) {
+		var->def = value;
+		var->mult = expr_multiple(value);
+		int64_t lo, hi;
+		if (expr_range(value, &lo, &hi) && hi < INT64_MAX) {
+			var->lo = lo;
+			var->hi = hi + 1;
+		}
+	}
+	Value *v = vnew(V_VAR);
+	v->var = var;
+	return v;
+}
+
+/* The dtype a literal gets as a variable: int32 (int64 past it), float32. */
+int literal_dtype(Expr *value, int dt)
+{
+	if (dt == DT_WEAK_INT && value->val && value->val->kind == V_INT &&
+	    (value->val->i < INT32_MIN || value->val->i > INT32_MAX))
+		return DT_INT64;
+	return dt == DT_WEAK_INT ? DT_INT32 : dt == DT_WEAK_FLOAT ? DT_FLOAT32 : dt;
+}
+
+/* `x = value`, `x op= value` to a mutable variable: stores to it. */
+void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op)
+{
+	bool was_set = var->set;
+	int vt = scalar(S, value);
+	var->set = true; /* after an error too: one report of a read too early */
+	if (vt == DT_ERROR)
+		return;
+	if (op >= 0) {
+		if (!was_set)
+			error_at(S->d, t->pos, "'%s' is read before it is assigned a value", t->str);
+		if (unify(S, s->pos, op_spelling[op], var->dtype, vt) == DT_ERROR)
+			return;
+	}
+	if (!fits(vt, var->dtype)) {
+		error_at(S->d, value->pos, "cannot assign %s to %s variable '%s' (line %d); convert with T.cast",
+		         dtype_str(vt), dtypes[var->dtype].name, var->name, var->pos.line);
+		return;
+	}
+	t->var = var;
+	var->set = true;
+}
+
+/* The second assignment of a name that is not a mutable variable: why not. */
+void bound_once(Sema *S, Expr *t, Sym *old)
+{
+	Var *var = old->val->kind == V_VAR ? old->val->var : NULL;
+	int k = old->val->kind;
+	const char *what = var && var->let ? "bound by T.let" : var && var->param ? "a scalar kernel parameter" :
+	                   var && var->launch ? "a launch id" : var && var->dtype == DT_HANDLE ? "a pointer" :
+	                   var && !var->def ? "a loop variable" :
+	                   k == V_BUFFER ? "a buffer" : k == V_HANDLE ? "a kernel parameter" :
+	                   k == V_REGION ? "a buffer region" : NULL;
+	if (what)
+		error_at(S->d, t->pos, "'%s' is %s (line %d) and is bound once; only a scalar variable can be assigned again",
+		         t->str, what, old->pos.line);
+	else
+		error_at(S->d, t->pos, "'%s' is already defined (line %d); names are bound once", t->str, old->pos.line);
+}
+
+/* What an annotation says: T.let (*let, *dt DT_NONE), T.let[dtype] (*let,
+ * *dt) or a dtype (a mutable variable of it). False after an error. */
+static bool annotation(Sema *S, Expr *ann, bool *let, int *dt)
+{
+	*let = false;
+	*dt = DT_NONE;
+	Expr *base = ann->kind == E_INDEX ? ann->a : ann;
+	Value *v = eval(S, base);
+	if (IS_ERR(v))
+		return false;
+	bool is_let = v && v->kind == V_FUNC && v->intrin == IN_LET;
+	if (is_let && ann->kind == E_INDEX) {
+		if (ann->nargs != 1) {
+			error_at(S->d, ann->pos, "T.let[...] takes one dtype: T.let[T.int32]");
+			return false;
+		}
+		Expr *a = ann->args[0];
+		Value *h = eval(S, a->kind == E_CALL ? a->a : a);
+		if (IS_ERR(h))
+			return false;
+		if ((h && h->kind == V_FUNC && h->intrin == IN_HANDLE) ||
+		    (h && h->kind == V_DTYPE && h->dtype == DT_HANDLE)) {
+			error_at(S->d, expr_start(ann), "not supported yet: T.let[T.handle(...)]: a handle bound in a kernel "
+			         "belongs to the host-side setup of TMA descriptors (T.tvm_stack_alloca, "
+			         "cuTensorMapEncodeTiled), which txc does not have yet");
+			return false;
+		}
+		*dt = eval_dtype(S, a);
+		if (*dt == DT_NONE)
+			return false;
+	} else if (!is_let) {
+		if (v && v->kind == V_DTYPE && ann->kind == E_INDEX) {
+			error_at(S->d, expr_start(ann), "not supported yet: a local buffer declared by an annotation "
+			         "(`x: T.float32[4]`); allocate it with T.alloc_local");
+			return false;
+		}
+		if (!v || v->kind != V_DTYPE || ann->kind == E_INDEX) {
+			error_at(S->d, expr_start(ann), "an annotation is T.let, T.let[dtype] or a dtype such as T.int32, not '%s'",
+			         expr_str(ann));
+			return false;
+		}
+		*dt = v->dtype;
+	}
+	*let = is_let;
+	if (*dt == DT_HANDLE) {
+		error_at(S->d, expr_start(ann), "not supported yet: a handle variable in a kernel; a handle belongs to "
+		         "the host-side setup of TMA descriptors, which txc does not have yet");
+		return false;
+	}
+	return true;
+}
+
+/* `x: ann = value` (value NULL: `x: ann`). */
+bool annotated(Sema *S, Stmt *s)
+{
+	Expr *t = s->targets[0], *value = s->value;
+	if (!S->func) {
+		error_at(S->d, expr_start(s->ann), "annotated assignments and declarations belong in a kernel");
+		return false;
+	}
+	bool let;
+	int dt;
+	if (!annotation(S, s->ann, &let, &dt))
+		return false;
+	Sym *old = kernel_lookup(S, t->str);
+	if (old && old->pos.src) {
+		error_at(S->d, t->pos, "'%s' is already defined (line %d); an annotation binds a new name", t->str,
+		         old->pos.line);
+		return true;
+	}
+	if (!value) {
+		if (let) {
+			error_at(S->d, t->pos, "T.let needs a value: `%s: T.let = value`", t->str);
+			return false;
+		}
+		define(S, t->str, scalar_var(t, NULL, dt, true), t->pos);
+		return true;
+	}
+	if (let && dt == DT_NONE) {
+		/* the same as `x = value`, bound once */
+		Stmt u = *s;
+		u.ann = NULL;
+		t->rebound = false;
+		if (!assign1(S, &u))
+			return false;
+		Sym *sym = kernel_lookup(S, t->str);
+		if (sym && sym->val->kind == V_VAR && sym->val->var->pos.off == t->pos.off)
+			sym->val->var->let = true;
+		return true;
+	}
+	int vt = scalar(S, value);
+	if (vt == DT_ERROR)
+		return false;
+	if (!fits(vt, dt)) {
+		if (let)
+			error_at(S->d, value->pos, "T.let[%s] is given a value of dtype %s; convert it with T.cast",
+			         dtypes[dt].name, dtype_str(vt));
+		else
+			error_at(S->d, value->pos, "cannot assign %s to %s variable '%s'; convert with T.cast", dtype_str(vt),
+			         dtypes[dt].name, t->str);
+		return false;
+	}
+	Value *v = scalar_var(t, value, dt, !let);
+	v->var->let = let;
+	define(S, t->str, v, t->pos);
+	return true;
+}
