@@ -223,6 +223,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		error_at(S->d, e->pos, "this expression does nothing; a statement is a call, an assignment, if or for");
 		return;
 	}
+	if (!ptx_rewrite(S, e))
+		return;
 	Value *fn = eval(S, e->a);
 	if (IS_ERR(fn))
 		return;
@@ -265,7 +267,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
-		    id == IN_POINTER_OFFSET || id == IN_PLAN ||
+		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_TMEM_ADDR ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;
