@@ -476,6 +476,9 @@ static Code call_expr(Gen *g, const Expr *e)
 	}
 	case IN_ADDRESS_OF:
 		return address(g, e);
+	case IN_TMEM_ADDR:
+		return code(xprintf("%s + (%s << 16) + %s", sub(g, e->args[0], DT_UINT32, P_ADD + 1),
+		                    sub(g, e->args[1], DT_UINT32, P_SHIFT + 1), sub(g, e->args[2], DT_UINT32, P_ADD + 1)), P_ADD);
 	case IN_POINTER_OFFSET: {
 		Buffer *b = buffer_of(g, e->args[0]);
 		if (!b || buffer_root(b)->scope == SC_TMEM)
@@ -807,6 +810,7 @@ static const struct Fixed {
 	  "tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned;", NULL, "" },
 	{ IN_TC_COMMIT, "txc_tcgen05_commit", "void* bar",
 	  "tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64 [%%0];", "\"r\"(txc_smem(bar))", "a" },
+	{ IN_CLUSTER_SYNC, "txc_cluster_sync", NULL, "barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;", NULL, "" },
 	{ IN_TC_WAIT_LD, "txc_tcgen05_wait_ld", NULL, "tcgen05.wait::ld.sync.aligned;", NULL, "" },
 	{ IN_TC_WAIT_ST, "txc_tcgen05_wait_st", NULL, "tcgen05.wait::st.sync.aligned;", NULL, "" },
 	{ IN_TC_FENCE_B, "txc_tcgen05_fence_before_thread_sync", NULL, "tcgen05.fence::before_thread_sync;", NULL, "" },
@@ -910,6 +914,42 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_TC_LD: case IN_TC_ST:
 		tcgen05_ldst(g, e, id == IN_TC_LD);
 		return;
+	case IN_BAR_SYNC: case IN_BAR_ARRIVE: {
+		bool al = kw_int(g, e, "aligned", 0), count = e->nargs > 1;
+		const char *op = id == IN_BAR_SYNC ? "sync" : "arrive";
+		const char *name = xprintf("txc_barrier_%s%s%s", op, al ? "_aligned" : "", count ? "_count" : "");
+		asm_in(g, name, count ? "uint32_t id, uint32_t count" : "uint32_t id",
+		       xprintf("barrier.%s%s %%0%s;", op, al ? ".aligned" : "", count ? ", %1" : ""),
+		       count ? "\"r\"(id), \"r\"(count)" : "\"r\"(id)");
+		line(g, xprintf("%s(%s%s%s);", name, cx(g, e->args[0], DT_UINT32).s, count ? ", " : "",
+		                count ? cx(g, e->args[1], DT_UINT32).s : ""));
+		return;
+	}
+	case IN_MAPA: {
+		add(g, "txc_mapa", "// the address of the same shared variable in CTA `rank` of the cluster\n"
+		    DEV "uint64_t txc_mapa(const void* p, uint32_t rank)\n{\n  uint64_t d;\n"
+		    "  asm volatile(\"mapa.u64 %0, %1, %2;\" : \"=l\"(d) : \"l\"(p), \"r\"(rank));\n  return d;\n}\n");
+		line(g, xprintf("%s = (%s)txc_mapa(%s, %s);", element(g, e->args[0], NULL), ctype(g, e->args[0]->dtype),
+		                address(g, e->args[1]).s, cx(g, e->args[2], DT_UINT32).s));
+		return;
+	}
+	case IN_MBAR_TRY_PARITY: {
+		bool hint = e->nargs > 3;
+		const char *name = hint ? "txc_mbarrier_try_wait_parity_hint" : "txc_mbarrier_try_wait_parity";
+		if (!have(g, name)) {
+			need_smem(g);
+			add(g, name, xprintf("// one try: 1 when the phase with this parity has completed\n"
+			    DEV "uint32_t %s(void* bar, uint32_t parity%s)\n{\n  uint32_t done;\n"
+			    "  asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%%1], %%2%s; selp.u32 %%0, 1, 0, p; }\"\n"
+			    "               : \"=r\"(done)\n               : \"r\"(txc_smem(bar)), \"r\"(parity)%s\n"
+			    "               : \"memory\");\n  return done;\n}\n", name, hint ? ", uint32_t hint" : "",
+			    hint ? ", %3" : "", hint ? ", \"r\"(hint)" : ""));
+		}
+		line(g, xprintf("%s = (%s)%s(%s, %s%s%s);", element(g, e->args[0], NULL), ctype(g, e->args[0]->dtype), name,
+		                address(g, e->args[1]).s, cx(g, e->args[2], DT_UINT32).s, hint ? ", " : "",
+		                hint ? cx(g, e->args[3], DT_UINT32).s : ""));
+		return;
+	}
 	}
 	error_at(g->d, expr_start(e), "'%s' has no CUDA form", e->kind == E_CALL ? expr_str(e->a) : expr_str(e));
 }

@@ -276,6 +276,22 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			return;
 		if (!S->in_device)
 			error_at(S->d, e->pos, "%s() before T.device_entry()", fn_name(e));
+		/* the instructions that write a register: into a buffer element */
+		if (id == IN_MAPA || id == IN_MBAR_TRY_PARITY) {
+			Expr *d = e->args[0];
+			Value *b = d->kind == E_INDEX ? eval(S, d->a) : NULL;
+			int dt = d->dtype;
+			bool wide = dt < DT_COUNT && dtypes[dt].bits == 64 && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT);
+			bool word = dt < DT_COUNT && (dt == DT_BOOL || ((dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT) &&
+			                                               dtypes[dt].bits == 32));
+			if (!b || IS_ERR(b) || b->kind != V_BUFFER)
+				error_at(S->d, d->pos, "%s() writes its first operand: a buffer element, not '%s'", fn_name(e),
+				         expr_str(d));
+			else if (id == IN_MAPA ? !wide : !word)
+				error_at(S->d, d->pos, "%s() writes %s into '%s', which is %s", fn_name(e),
+				         id == IN_MAPA ? "a 64-bit address (uint64 or int64)" : "a 32-bit flag (uint32, int32 or bool)",
+				         expr_str(d), dtype_str(dt));
+		}
 		/* access sizes the instructions have */
 		if ((id == IN_COPY_BYTES || id == IN_CP_ASYNC) && a.pos[2] && a.pos[2]->kind == V_INT) {
 			int64_t n = a.pos[2]->i;

@@ -729,6 +729,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 			ccall_stmt(C, c, e->args[0]);
 		return;
 	case IN_CTA_SYNC:
+	case IN_CLUSTER_SYNC: /* txc launches no clusters: a CTA is a cluster of one */
 		c->kind = C_SYNC;
 		return;
 	case IN_WARP_SYNC:
