@@ -925,6 +925,24 @@ static void call_stmt(Gen *g, const Expr *e)
 		                count ? cx(g, e->args[1], DT_UINT32).s : ""));
 		return;
 	}
+	case IN_ST_SHARED_V4:
+		asm_in(g, "txc_st_shared_v4_f32", "void* p, float a, float b, float c, float d",
+		       "st.shared.v4.f32 [%0], {%1, %2, %3, %4};",
+		       "\"r\"(txc_smem(p)), \"f\"(a), \"f\"(b), \"f\"(c), \"f\"(d)");
+		line(g, xprintf("txc_st_shared_v4_f32(%s, %s, %s, %s, %s);", address(g, e->args[0]).s,
+		                cx(g, e->args[1], DT_FLOAT32).s, cx(g, e->args[2], DT_FLOAT32).s, cx(g, e->args[3], DT_FLOAT32).s,
+		                cx(g, e->args[4], DT_FLOAT32).s));
+		return;
+	case IN_LD_SHARED_V4:
+		need_smem(g);
+		add(g, "txc_ld_shared_v4_f32", DEV "void txc_ld_shared_v4_f32(float& a, float& b, float& c, float& d, const void* p)\n{\n"
+		    "  asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\"\n"
+		    "               : \"=f\"(a), \"=f\"(b), \"=f\"(c), \"=f\"(d)\n               : \"r\"(txc_smem(p))\n"
+		    "               : \"memory\");\n}\n");
+		line(g, xprintf("txc_ld_shared_v4_f32(%s, %s, %s, %s, %s);", element(g, e->args[0], NULL),
+		                element(g, e->args[1], NULL), element(g, e->args[2], NULL), element(g, e->args[3], NULL),
+		                address(g, e->args[4]).s));
+		return;
 	case IN_MAPA: {
 		add(g, "txc_mapa", "// the address of the same shared variable in CTA `rank` of the cluster\n"
 		    DEV "uint64_t txc_mapa(const void* p, uint32_t rank)\n{\n  uint64_t d;\n"

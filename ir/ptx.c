@@ -228,7 +228,7 @@ static const char *row_example(int r)
 	Buf b = {0};
 	for (int i = 0; i < p->n; i++) {
 		const Part *q = &p->part[i];
-		if (q->opt)
+		if (q->opt && q->name)
 			continue;
 		bprintf(&b, "%s%s%s%s", b.n ? "." : "", q->name ? q->pre : "", q->alt[0], q->name ? q->suf : "");
 	}
@@ -414,8 +414,15 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 static void unknown(Sema *S, Expr *call, const char *what)
 {
 	int best = -1, bd = 1 << 30;
+	/* among the rows of its mnemonic, when there are any */
+	size_t m = strcspn(what, ".");
+	bool mnem = false;
+	for (int r = 0; r < NROWS; r++)
+		mnem |= !rows[r].alias && rows[r].builtin != IN_NONE && !strncmp(rows[r].pattern, what, m) &&
+		        rows[r].pattern[m] == '.';
 	for (int r = 0; r < NROWS; r++) {
-		if (rows[r].alias || rows[r].builtin == IN_NONE)
+		if (rows[r].alias || rows[r].builtin == IN_NONE ||
+		    (mnem && (strncmp(rows[r].pattern, what, m) || rows[r].pattern[m] != '.')))
 			continue;
 		int d = edit_distance(what, row_example(r));
 		if (d < bd)
@@ -484,16 +491,21 @@ static bool instruction(Sema *S, Expr *call, const char *what)
 			if (!(next[r] >> pi & 1))
 				continue;
 			for (int k = pi; k <= p->n; k++) {
-				Buf one = {0};
-				if (k == p->n)
-					bputs(&one, "the end of the instruction");
-				else
-					bputc(&one, '.'), part_str(&one, &p->part[k]);
-				bool dup = false;
-				for (int s = 0; s < nallowed; s++)
-					dup |= !strcmp(seen[s], one.s);
-				if (!dup && nallowed < 64)
-					seen[nallowed++] = one.s;
+				const Part *q = &p->part[k];
+				for (int a = 0; a < (k < p->n && !q->name ? q->nalt : 1); a++) {
+					Buf one = {0};
+					if (k == p->n)
+						bputs(&one, "the end of the instruction");
+					else if (q->name)
+						bputc(&one, '.'), part_str(&one, q);
+					else
+						bprintf(&one, ".%s", q->alt[a]);
+					bool dup = false;
+					for (int s = 0; s < nallowed; s++)
+						dup |= !strcmp(seen[s], one.s);
+					if (!dup && nallowed < 64)
+						seen[nallowed++] = one.s;
+				}
 				if (k == p->n || !p->part[k].opt)
 					break;
 			}
@@ -501,12 +513,13 @@ static bool instruction(Sema *S, Expr *call, const char *what)
 	}
 	for (int s = 0; s < nallowed; s++)
 		bprintf(&allowed, "%s%s", s == 0 ? "" : s == nallowed - 1 ? " or " : ", ", seen[s]);
+	const char *known = nbest == 1 ? xprintf(" (%s)", pattern_str(first)) : "";
 	if (best == nt)
-		error_at(S->d, call->pos, "the PTX instruction \"%s\" is incomplete: txc expects %s after .%s (%s)", what,
-		         allowed.s, tok[nt - 1], pattern_str(first));
+		error_at(S->d, call->pos, "the PTX instruction \"%s\" is incomplete: txc expects %s after .%s%s", what,
+		         allowed.s, tok[nt - 1], known);
 	else
-		error_at(S->d, call->pos, "the PTX instruction \"%s\": txc does not emit .%s there; it takes %s (%s)", what,
-		         tok[best], allowed.s, pattern_str(first));
+		error_at(S->d, call->pos, "the PTX instruction \"%s\": txc does not emit .%s there; it takes %s%s", what,
+		         tok[best], allowed.s, known);
 	return false;
 }
 

@@ -216,6 +216,26 @@ static bool is_buffer_maker(int id)
 
 static bool is_launch(int id) { return is_launch_id(id); }
 
+/* Operand k of a call that writes it: a buffer element of the dtype that
+ * `what` names. */
+static void destination(Sema *S, Expr *e, int k, const char *what)
+{
+	Expr *d = e->args[k];
+	Value *b = d->kind == E_INDEX ? eval(S, d->a) : NULL;
+	int dt = d->dtype;
+	bool ok = dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT || dt == DT_BOOL);
+	if (strstr(what, "64-bit"))
+		ok = ok && dtypes[dt].bits == 64;
+	else if (strstr(what, "32-bit"))
+		ok = ok && (dtypes[dt].bits == 32 || dt == DT_BOOL);
+	else
+		ok = dt == DT_FLOAT32;
+	if (!b || IS_ERR(b) || b->kind != V_BUFFER)
+		error_at(S->d, d->pos, "%s() writes operand %d: a buffer element, not '%s'", fn_name(e), k + 1, expr_str(d));
+	else if (!ok)
+		error_at(S->d, d->pos, "%s() writes %s into '%s', which is %s", fn_name(e), what, expr_str(d), dtype_str(dt));
+}
+
 /* A call used as a statement. */
 static void call_stmt(Sema *S, Expr *e, Stmt *s)
 {
@@ -276,22 +296,20 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			return;
 		if (!S->in_device)
 			error_at(S->d, e->pos, "%s() before T.device_entry()", fn_name(e));
-		/* the instructions that write a register: into a buffer element */
-		if (id == IN_MAPA || id == IN_MBAR_TRY_PARITY) {
-			Expr *d = e->args[0];
-			Value *b = d->kind == E_INDEX ? eval(S, d->a) : NULL;
-			int dt = d->dtype;
-			bool wide = dt < DT_COUNT && dtypes[dt].bits == 64 && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT);
-			bool word = dt < DT_COUNT && (dt == DT_BOOL || ((dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT) &&
-			                                               dtypes[dt].bits == 32));
-			if (!b || IS_ERR(b) || b->kind != V_BUFFER)
-				error_at(S->d, d->pos, "%s() writes its first operand: a buffer element, not '%s'", fn_name(e),
-				         expr_str(d));
-			else if (id == IN_MAPA ? !wide : !word)
-				error_at(S->d, d->pos, "%s() writes %s into '%s', which is %s", fn_name(e),
-				         id == IN_MAPA ? "a 64-bit address (uint64 or int64)" : "a 32-bit flag (uint32, int32 or bool)",
-				         expr_str(d), dtype_str(dt));
+		/* the instructions that write registers: into buffer elements */
+		if (id == IN_MAPA || id == IN_MBAR_TRY_PARITY)
+			destination(S, e, 0, id == IN_MAPA ? "a 64-bit address (uint64 or int64)" :
+			            "a 32-bit flag (uint32, int32 or bool)");
+		for (int k = 0; k < 4 && id == IN_LD_SHARED_V4; k++)
+			destination(S, e, k, "a float32");
+		for (int k = 1; k < 5 && id == IN_ST_SHARED_V4; k++) {
+			int dt = e->args[k]->dtype;
+			if (dt != DT_FLOAT32 && dt != DT_WEAK_FLOAT && dt != DT_ERROR)
+				error_at(S->d, e->args[k]->pos, "%s() stores float32 values, not %s; convert with T.cast",
+				         fn_name(e), dtype_str(dt));
 		}
+		if ((id == IN_ST_SHARED_V4 || id == IN_LD_SHARED_V4) && prove_accesses)
+			check_access(S, e, id == IN_ST_SHARED_V4 ? 0 : 4, 16, NULL, NULL);
 		/* access sizes the instructions have */
 		if ((id == IN_COPY_BYTES || id == IN_CP_ASYNC) && a.pos[2] && a.pos[2]->kind == V_INT) {
 			int64_t n = a.pos[2]->i;
