@@ -410,8 +410,9 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 	return true;
 }
 
-/* "the nearest" for an unknown instruction. */
-static void unknown(Sema *S, Expr *call, const char *what)
+/* "the nearest" for an unknown instruction; for a chain also among txc's
+ * own builtins below T.ptx. */
+static void unknown(Sema *S, Expr *call, const char *what, bool chain)
 {
 	int best = -1, bd = 1 << 30;
 	/* among the rows of its mnemonic, when there are any */
@@ -428,11 +429,19 @@ static void unknown(Sema *S, Expr *call, const char *what)
 		if (d < bd)
 			bd = d, best = r;
 	}
-	error_at(S->d, call->pos, "unknown PTX instruction \"%s\"; the nearest txc knows is \"%s\" "
-	         "(`txc-parse --ptx` lists them)", what, row_example(best));
+	const char *nearest = xprintf("\"%s\"", row_example(best));
+	for (int i = 0; chain && i < IN_COUNT; i++) {
+		const char *p = intrins[i].path + 6;
+		bool same = !strncmp(intrins[i].path, "T.ptx.", 6) && !strncmp(p, what, m) && (p[m] == '.' || !p[m]);
+		int d = same ? edit_distance(what, p) : bd;
+		if (d < bd)
+			bd = d, nearest = xprintf("txc's %s", intrins[i].path);
+	}
+	error_at(S->d, call->pos, "unknown PTX instruction \"%s\"; the nearest txc knows is %s "
+	         "(`txc-parse --%s` lists them)", what, nearest, nearest[0] == '"' ? "ptx" : "intrinsics");
 }
 
-static bool instruction(Sema *S, Expr *call, const char *what)
+static bool instruction(Sema *S, Expr *call, const char *what, bool chain)
 {
 	const char *tok[MAX_TOKS];
 	int nt = split(what, '.', tok, MAX_TOKS);
@@ -440,7 +449,7 @@ static bool instruction(Sema *S, Expr *call, const char *what)
 	for (int i = 0; i < nt; i++)
 		empty |= !*tok[i];
 	if (empty || nt == MAX_TOKS) {
-		unknown(S, call, what);
+		unknown(S, call, what, chain);
 		return false;
 	}
 	const char *val[MAX_PARTS];
@@ -476,7 +485,7 @@ static bool instruction(Sema *S, Expr *call, const char *what)
 		}
 	}
 	if (best < 2 && !(best == 1 && nbest == 1)) {
-		unknown(S, call, what);
+		unknown(S, call, what, chain);
 		return false;
 	}
 	/* what could come where it went wrong, from every row that got as far */
@@ -552,7 +561,7 @@ bool ptx_rewrite(Sema *S, Expr *call)
 			         "not %s", value_kind_name(v));
 			return false;
 		}
-		return instruction(S, call, v->s);
+		return instruction(S, call, v->s, false);
 	}
 	Value *v = eval(S, f);
 	if (IS_ERR(v))
@@ -560,7 +569,7 @@ bool ptx_rewrite(Sema *S, Expr *call)
 	if (!v || v->kind != V_NAMESPACE)
 		return true;
 	if (!strncmp(v->s, "T.ptx.", 6))
-		return instruction(S, call, chain_instruction(v->s + 6));
+		return instruction(S, call, chain_instruction(v->s + 6), true);
 	for (int r = 0; r < NROWS; r++)
 		if (rows[r].alias && !strcmp(rows[r].pattern, v->s))
 			return rewrite(S, call, r, xprintf("%s()", expr_str(f)), NULL);

@@ -41,4 +41,7 @@ check "as too large" grep -q "larger than 256 MiB" "$TMP/err"
 "$TXC_BIN/txc-parse" --intrinsics >"$TMP/intrinsics.md"
 perl -ne 'print if /^\| name \| operands/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-table.md"
 same_file "doc/txir.md's table of builtins is what txc-parse --intrinsics prints" "$TMP/intrinsics.md" "$TMP/doc-table.md"
+"$TXC_BIN/txc-parse" --ptx >"$TMP/ptx.md"
+perl -ne 'print if /^\| PTX instruction \|/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-ptx.md"
+same_file "doc/txir.md's table of the PTX dialect is what txc-parse --ptx prints" "$TMP/ptx.md" "$TMP/doc-ptx.md"
 done_testing
