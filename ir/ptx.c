@@ -310,6 +310,10 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 	const char *user = xprintf(row->alias ? "%s" : "the PTX instruction \"%s\"", what);
 	int min, max;
 	operand_count(r, &min, &max);
+	if (call->nargs > MAX_OPERANDS) {
+		error_at(S->d, call->args[MAX_OPERANDS]->pos, "too many arguments (at most %d)", MAX_OPERANDS);
+		return false;
+	}
 	if (call->nargs < min || (max >= 0 && call->nargs > max)) {
 		error_at(S->d, call->pos, "%s takes %s%d operand%s (%s), not %d", user,
 		         max < 0 ? "at least " : max > min ? xprintf("%d to ", min) : "", max > min ? max : min,
