@@ -262,13 +262,17 @@ static Expr *unwrap_int(Sema *S, Expr *x)
 {
 	if (x->kind != E_CALL || x->nargs != 1 || x->nkws)
 		return x;
+	/* quietly: what is wrong with it is reported when it is checked */
+	Diag *d = S->d, quiet = { .max_errors = -1 };
+	S->d = &quiet;
 	Value *f = eval(S, x->a);
 	if (f && !IS_ERR(f) && f->kind == V_DTYPE && dtypes[f->dtype].kind != DK_FLOAT &&
 	    dtypes[f->dtype].kind != DK_HANDLE) {
 		Value *v = eval(S, x->args[0]);
 		if (v && !IS_ERR(v) && v->kind == V_INT)
-			return x->args[0];
+			x = x->args[0];
 	}
+	S->d = d;
 	return x;
 }
 
@@ -315,9 +319,10 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 		return false;
 	}
 	if (call->nargs < min || (max >= 0 && call->nargs > max)) {
-		error_at(S->d, call->pos, "%s takes %s%d operand%s (%s), not %d", user,
+		error_at(S->d, call->pos, "%s takes %s%d operand%s (%s), not %d%s%s", user,
 		         max < 0 ? "at least " : max > min ? xprintf("%d to ", min) : "", max > min ? max : min,
-		         (max > min ? max : min) == 1 ? "" : "s", row->operands, call->nargs);
+		         (max > min ? max : min) == 1 ? "" : "s", row->operands, call->nargs,
+		         *row->doc && !row->alias ? "; " : "", row->alias ? "" : row->doc);
 		return false;
 	}
 	if (call->nkws) {
