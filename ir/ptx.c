@@ -303,6 +303,13 @@ static Expr *lit_str(Pos pos, const char *s)
 	return e;
 }
 
+/* Where an error about the instruction goes: its string in
+ * T.ptx["..."](...), else the call. */
+static Pos at(const Expr *call)
+{
+	return call->a->kind == E_INDEX && call->a->nargs == 1 ? call->a->args[0]->pos : call->pos;
+}
+
 /* The operand index $N names (negative: from the end). */
 static int opnd(const char *s, int n) { int k = atoi(s); return k < 0 ? n + k : k; }
 
@@ -330,7 +337,7 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 		return false;
 	}
 	if (S->m->target != TG_ANY && !target_has(S->m->target, in->target)) {
-		error_at(S->d, call->pos, "%s needs %s; the target is %s", user, target_names[in->target],
+		error_at(S->d, at(call), "%s needs %s; the target is %s", user, target_names[in->target],
 		         target_names[S->m->target]);
 		return false;
 	}
@@ -446,7 +453,7 @@ static void unknown(Sema *S, Expr *call, const char *what, bool chain)
 		if (d < bd)
 			bd = d, nearest = xprintf("txc's %s", intrins[i].path);
 	}
-	error_at(S->d, call->pos, "unknown PTX instruction \"%s\"; the nearest txc knows is %s "
+	error_at(S->d, at(call), "unknown PTX instruction \"%s\"; the nearest txc knows is %s "
 	         "(`txc-parse --%s` lists them)", what, nearest, nearest[0] == '"' ? "ptx" : "intrinsics");
 }
 
@@ -488,7 +495,7 @@ static bool instruction(Sema *S, Expr *call, const char *what, bool chain)
 		while (k < np && k < nt && !strcmp(pre[k], tok[k]))
 			k++;
 		if (k == np && np > best) {
-			error_at(S->d, call->pos, "not supported yet: the PTX instruction \"%s\" (%s%s%s)", what, rows[r].pattern,
+			error_at(S->d, at(call), "not supported yet: the PTX instruction \"%s\" (%s%s%s)", what, rows[r].pattern,
 			         *rows[r].doc ? ": " : "", *rows[r].doc ? rows[r].doc : "txc does not emit it");
 			return false;
 		}
@@ -533,10 +540,10 @@ static bool instruction(Sema *S, Expr *call, const char *what, bool chain)
 		bprintf(&allowed, "%s%s", s == 0 ? "" : s == nallowed - 1 ? " or " : ", ", seen[s]);
 	const char *known = nbest == 1 ? xprintf(" (%s)", pattern_str(first)) : "";
 	if (best == nt)
-		error_at(S->d, call->pos, "the PTX instruction \"%s\" is incomplete: txc expects %s after .%s%s", what,
+		error_at(S->d, at(call), "the PTX instruction \"%s\" is incomplete: txc expects %s after .%s%s", what,
 		         allowed.s, tok[nt - 1], known);
 	else
-		error_at(S->d, call->pos, "the PTX instruction \"%s\": txc does not emit .%s there; it takes %s%s", what,
+		error_at(S->d, at(call), "the PTX instruction \"%s\": txc does not emit .%s there; it takes %s%s", what,
 		         tok[best], allowed.s, known);
 	return false;
 }
