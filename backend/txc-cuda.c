@@ -713,15 +713,9 @@ static const char *tc_reg(Gen *g, const Expr *e, bool ld)
 /* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...). */
 static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 {
-	static const struct { const char *shape; int regs; } shapes[] = {
-		{ "32x32b", 1 }, { "16x64b", 1 }, { "16x128b", 2 }, { "16x256b", 4 },
-	};
 	const char *shape = const_str(g, e->args[3]);
 	int64_t num = arg_int(g, e, 4, 1), pack = arg_int(g, e, 5, 0);
-	int per = 0;
-	for (size_t i = 0; shape && i < sizeof shapes / sizeof shapes[0]; i++)
-		if (strcmp(shapes[i].shape, shape) == 0)
-			per = shapes[i].regs;
+	int per = tcgen05_shape_regs(shape);
 	if (!per) {
 		error_at(g->d, expr_start(e->args[3]), "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b%s",
 		         shape ? shape : "?", shape && strcmp(shape, "16x32bx2") == 0 ? " (16x32bx2 needs a second address, which the intrinsic has no operand for)" : "");

@@ -269,6 +269,10 @@ void print_intrinsics(Buf *b);
 bool ptx_is_alias(const char *path);
 void print_ptx(Buf *b);
 
+/* The registers per thread of one repetition of a tcgen05.ld/st shape
+ * ("32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4); 0: unknown. */
+int tcgen05_shape_regs(const char *shape);
+
 /* Modules that `from M import ...` accepts. */
 typedef struct ModuleName { const char *module, *name, *means; } ModuleName;
 const char *import_lookup(const char *module, const char *name, bool *known_module);

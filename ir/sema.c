@@ -310,6 +310,20 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if ((id == IN_ST_SHARED_V4 || id == IN_LD_SHARED_V4) && prove_accesses)
 			check_access(S, e, id == IN_ST_SHARED_V4 ? 0 : 4, 16, NULL, NULL);
+		/* tcgen05.ld/st: the shape, the repetitions and their registers */
+		if ((id == IN_TC_LD || id == IN_TC_ST) && a.pos[3] && a.pos[4]) {
+			const char *shape = a.pos[3]->s;
+			int64_t num = a.pos[4]->i, per = tcgen05_shape_regs(shape);
+			if (!per)
+				error_at(S->d, e->args[3]->pos, "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b",
+				         shape);
+			else if (num < 1 || num * per > 128 || (num & (num - 1)))
+				error_at(S->d, e->args[4]->pos, "tcgen05 .%s repeats 1, 2, 4, ... times, at most %lld (128 registers), "
+				         "not %lld", shape, (long long)(128 / per), (long long)num);
+			else if (e->nargs - 6 != num * per)
+				error_at(S->d, e->pos, "tcgen05.%s .%s.x%lld takes %lld register%s, not %d", id == IN_TC_LD ? "ld" : "st",
+				         shape, (long long)num, (long long)(num * per), num * per == 1 ? "" : "s", e->nargs - 6);
+		}
 		/* access sizes the instructions have */
 		if ((id == IN_COPY_BYTES || id == IN_CP_ASYNC) && a.pos[2] && a.pos[2]->kind == V_INT) {
 			int64_t n = a.pos[2]->i;
