@@ -325,6 +325,10 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 		error_at(S->d, call->args[MAX_OPERANDS]->pos, "too many arguments (at most %d)", MAX_OPERANDS);
 		return false;
 	}
+	if (max == 0 && call->nargs) {
+		error_at(S->d, call->pos, "%s takes no operands, not %d", user, call->nargs);
+		return false;
+	}
 	if (call->nargs < min || (max >= 0 && call->nargs > max)) {
 		error_at(S->d, call->pos, "%s takes %s%d operand%s (%s), not %d%s%s", user,
 		         max < 0 ? "at least " : max > min ? xprintf("%d to ", min) : "", max > min ? max : min,
