@@ -476,6 +476,9 @@ static Code call_expr(Gen *g, const Expr *e)
 	}
 	case IN_ADDRESS_OF:
 		return address(g, e);
+	case IN_TMEM_ADDR:
+		return code(xprintf("%s + (%s << 16) + %s", sub(g, e->args[0], DT_UINT32, P_ADD + 1),
+		                    sub(g, e->args[1], DT_UINT32, P_SHIFT + 1), sub(g, e->args[2], DT_UINT32, P_ADD + 1)), P_ADD);
 	case IN_POINTER_OFFSET: {
 		Buffer *b = buffer_of(g, e->args[0]);
 		if (!b || buffer_root(b)->scope == SC_TMEM)
@@ -710,15 +713,9 @@ static const char *tc_reg(Gen *g, const Expr *e, bool ld)
 /* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...). */
 static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 {
-	static const struct { const char *shape; int regs; } shapes[] = {
-		{ "32x32b", 1 }, { "16x64b", 1 }, { "16x128b", 2 }, { "16x256b", 4 },
-	};
 	const char *shape = const_str(g, e->args[3]);
 	int64_t num = arg_int(g, e, 4, 1), pack = arg_int(g, e, 5, 0);
-	int per = 0;
-	for (size_t i = 0; shape && i < sizeof shapes / sizeof shapes[0]; i++)
-		if (strcmp(shapes[i].shape, shape) == 0)
-			per = shapes[i].regs;
+	int per = tcgen05_shape_regs(shape);
 	if (!per) {
 		error_at(g->d, expr_start(e->args[3]), "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b%s",
 		         shape ? shape : "?", shape && strcmp(shape, "16x32bx2") == 0 ? " (16x32bx2 needs a second address, which the intrinsic has no operand for)" : "");
@@ -807,6 +804,7 @@ static const struct Fixed {
 	  "tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned;", NULL, "" },
 	{ IN_TC_COMMIT, "txc_tcgen05_commit", "void* bar",
 	  "tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64 [%%0];", "\"r\"(txc_smem(bar))", "a" },
+	{ IN_CLUSTER_SYNC, "txc_cluster_sync", NULL, "barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;", NULL, "" },
 	{ IN_TC_WAIT_LD, "txc_tcgen05_wait_ld", NULL, "tcgen05.wait::ld.sync.aligned;", NULL, "" },
 	{ IN_TC_WAIT_ST, "txc_tcgen05_wait_st", NULL, "tcgen05.wait::st.sync.aligned;", NULL, "" },
 	{ IN_TC_FENCE_B, "txc_tcgen05_fence_before_thread_sync", NULL, "tcgen05.fence::before_thread_sync;", NULL, "" },
@@ -912,6 +910,60 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_TC_LD: case IN_TC_ST:
 		tcgen05_ldst(g, e, id == IN_TC_LD);
 		return;
+	case IN_BAR_SYNC: case IN_BAR_ARRIVE: {
+		bool al = kw_int(g, e, "aligned", 0), count = e->nargs > 1;
+		const char *op = id == IN_BAR_SYNC ? "sync" : "arrive";
+		const char *name = xprintf("txc_barrier_%s%s%s", op, al ? "_aligned" : "", count ? "_count" : "");
+		asm_in(g, name, count ? "uint32_t id, uint32_t count" : "uint32_t id",
+		       xprintf("barrier.%s%s %%0%s;", op, al ? ".aligned" : "", count ? ", %1" : ""),
+		       count ? "\"r\"(id), \"r\"(count)" : "\"r\"(id)");
+		line(g, xprintf("%s(%s%s%s);", name, cx(g, e->args[0], DT_UINT32).s, count ? ", " : "",
+		                count ? cx(g, e->args[1], DT_UINT32).s : ""));
+		return;
+	}
+	case IN_ST_SHARED_V4:
+		asm_in(g, "txc_st_shared_v4_f32", "void* p, float a, float b, float c, float d",
+		       "st.shared.v4.f32 [%0], {%1, %2, %3, %4};",
+		       "\"r\"(txc_smem(p)), \"f\"(a), \"f\"(b), \"f\"(c), \"f\"(d)");
+		line(g, xprintf("txc_st_shared_v4_f32(%s, %s, %s, %s, %s);", address(g, e->args[0]).s,
+		                cx(g, e->args[1], DT_FLOAT32).s, cx(g, e->args[2], DT_FLOAT32).s, cx(g, e->args[3], DT_FLOAT32).s,
+		                cx(g, e->args[4], DT_FLOAT32).s));
+		return;
+	case IN_LD_SHARED_V4:
+		need_smem(g);
+		add(g, "txc_ld_shared_v4_f32", DEV "void txc_ld_shared_v4_f32(float& a, float& b, float& c, float& d, const void* p)\n{\n"
+		    "  asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\"\n"
+		    "               : \"=f\"(a), \"=f\"(b), \"=f\"(c), \"=f\"(d)\n               : \"r\"(txc_smem(p))\n"
+		    "               : \"memory\");\n}\n");
+		line(g, xprintf("txc_ld_shared_v4_f32(%s, %s, %s, %s, %s);", element(g, e->args[0], NULL),
+		                element(g, e->args[1], NULL), element(g, e->args[2], NULL), element(g, e->args[3], NULL),
+		                address(g, e->args[4]).s));
+		return;
+	case IN_MAPA: {
+		add(g, "txc_mapa", "// the address of the same shared variable in CTA `rank` of the cluster\n"
+		    DEV "uint64_t txc_mapa(const void* p, uint32_t rank)\n{\n  uint64_t d;\n"
+		    "  asm volatile(\"mapa.u64 %0, %1, %2;\" : \"=l\"(d) : \"l\"(p), \"r\"(rank));\n  return d;\n}\n");
+		line(g, xprintf("%s = (%s)txc_mapa(%s, %s);", element(g, e->args[0], NULL), ctype(g, e->args[0]->dtype),
+		                address(g, e->args[1]).s, cx(g, e->args[2], DT_UINT32).s));
+		return;
+	}
+	case IN_MBAR_TRY_PARITY: {
+		bool hint = e->nargs > 3;
+		const char *name = hint ? "txc_mbarrier_try_wait_parity_hint" : "txc_mbarrier_try_wait_parity";
+		if (!have(g, name)) {
+			need_smem(g);
+			add(g, name, xprintf("// one try: 1 when the phase with this parity has completed\n"
+			    DEV "uint32_t %s(void* bar, uint32_t parity%s)\n{\n  uint32_t done;\n"
+			    "  asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%%1], %%2%s; selp.u32 %%0, 1, 0, p; }\"\n"
+			    "               : \"=r\"(done)\n               : \"r\"(txc_smem(bar)), \"r\"(parity)%s\n"
+			    "               : \"memory\");\n  return done;\n}\n", name, hint ? ", uint32_t hint" : "",
+			    hint ? ", %3" : "", hint ? ", \"r\"(hint)" : ""));
+		}
+		line(g, xprintf("%s = (%s)%s(%s, %s%s%s);", element(g, e->args[0], NULL), ctype(g, e->args[0]->dtype), name,
+		                address(g, e->args[1]).s, cx(g, e->args[2], DT_UINT32).s, hint ? ", " : "",
+		                hint ? cx(g, e->args[3], DT_UINT32).s : ""));
+		return;
+	}
 	}
 	error_at(g->d, expr_start(e), "'%s' has no CUDA form", e->kind == E_CALL ? expr_str(e->a) : expr_str(e));
 }

@@ -119,7 +119,9 @@ static Value *member(Sema *S, Value *base, Expr *e)
 		v->i = base->i - 1;
 		return v;
 	}
-	if (intrin_is_prefix(path)) {
+	/* a namespace; below T.ptx also any PTX instruction chain, and a TVM
+	 * builtin that means one of txc's (ptx.def): the call resolves it */
+	if (intrin_is_prefix(path) || !strncmp(path, "T.ptx.", 6) || ptx_is_alias(path)) {
 		Value *v = vnew(V_NAMESPACE);
 		v->s = path;
 		return v;
@@ -614,8 +616,10 @@ Value *eval(Sema *S, Expr *e)
 			return a;
 		if (a->kind == V_NAMESPACE)
 			return member(S, a, e);
-		if (a->kind == V_FUNC && intrin_is_prefix(intrins[a->intrin].path)) {
-			/* T.ptx.cp_async is an intrinsic and a namespace */
+		if (a->kind == V_FUNC && (intrin_is_prefix(intrins[a->intrin].path) ||
+		                          !strncmp(intrins[a->intrin].path, "T.ptx.", 6))) {
+			/* T.ptx.cp_async is an intrinsic and a namespace; a PTX
+			 * chain may go on from a builtin (T.ptx.mbarrier.init.shared.b64) */
 			Value *ns = vnew(V_NAMESPACE);
 			ns->s = intrins[a->intrin].path;
 			return member(S, ns, e);

@@ -263,6 +263,15 @@ int intrin_lookup(const char *path); /* -1 if unknown */
 bool intrin_is_prefix(const char *path); /* a namespace such as "ptx" */
 /* The table as Markdown, for doc/txir.md (txc-parse --intrinsics). */
 void print_intrinsics(Buf *b);
+/* ptx.c: the PTX dialect (ptx.def). Whether a path such as
+ * "T.cuda.mbarrier_wait" is a TVM builtin that means a txc builtin; the
+ * dialect's table as Markdown (txc-parse --ptx). */
+bool ptx_is_alias(const char *path);
+void print_ptx(Buf *b);
+
+/* The registers per thread of one repetition of a tcgen05.ld/st shape
+ * ("32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4); 0: unknown. */
+int tcgen05_shape_regs(const char *shape);
 
 /* Modules that `from M import ...` accepts. */
 typedef struct ModuleName { const char *module, *name, *means; } ModuleName;

@@ -110,6 +110,15 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;
 		return DT_HANDLE;
+	case IN_TMEM_ADDR:
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		for (int i = 0; i < 3; i++) {
+			int dt = e->args[i]->dtype;
+			if (dt != DT_WEAK_INT && !(dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT)))
+				return error_dt(S, e->args[i]->pos, "T.cuda.get_tmem_addr takes integers, not %s", dtype_str(dt));
+		}
+		return DT_UINT32;
 	case IN_ADDRESS_OF: {
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;
@@ -200,6 +209,8 @@ static int scalar1(Sema *S, Expr *e)
 		}
 		return error_dt(S, e->pos, "only buffers are indexed in scalar expressions");
 	case E_CALL:
+		if (!ptx_rewrite(S, e))
+			return DT_ERROR;
 		switch (tvm_call(S, e)) {
 		case -1: return DT_ERROR;
 		case 1: return scalar1(S, e);

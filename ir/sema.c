@@ -327,6 +327,26 @@ static void kernel_attr(Sema *S, Expr *e)
 	}
 }
 
+/* Operand k of a call that writes it: a buffer element of the dtype that
+ * `what` names. */
+static void destination(Sema *S, Expr *e, int k, const char *what)
+{
+	Expr *d = e->args[k];
+	Value *b = d->kind == E_INDEX ? eval(S, d->a) : NULL;
+	int dt = d->dtype;
+	bool ok = dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT || dt == DT_BOOL);
+	if (strstr(what, "64-bit"))
+		ok = ok && dtypes[dt].bits == 64;
+	else if (strstr(what, "32-bit"))
+		ok = ok && (dtypes[dt].bits == 32 || dt == DT_BOOL);
+	else
+		ok = dt == DT_FLOAT32;
+	if (!b || IS_ERR(b) || b->kind != V_BUFFER)
+		error_at(S->d, d->pos, "%s() writes operand %d: a buffer element, not '%s'", fn_name(e), k + 1, expr_str(d));
+	else if (!ok)
+		error_at(S->d, d->pos, "%s() writes %s into '%s', which is %s", fn_name(e), what, expr_str(d), dtype_str(dt));
+}
+
 /* A call used as a statement. */
 static void call_stmt(Sema *S, Expr *e, Stmt *s)
 {
@@ -334,6 +354,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		error_at(S->d, e->pos, "this expression does nothing; a statement is a call, an assignment, if or for");
 		return;
 	}
+	if (!ptx_rewrite(S, e))
+		return;
 	Value *fn = eval(S, e->a);
 	if (IS_ERR(fn))
 		return;
@@ -392,7 +414,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
-		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG ||
+		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG || id == IN_TMEM_ADDR ||
 		    id == IN_META_VAR ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
 		    id == IN_LET) {
@@ -403,6 +425,34 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			return;
 		if (!S->in_device)
 			error_at(S->d, e->pos, "%s() before T.device_entry()", fn_name(e));
+		/* the instructions that write registers: into buffer elements */
+		if (id == IN_MAPA || id == IN_MBAR_TRY_PARITY)
+			destination(S, e, 0, id == IN_MAPA ? "a 64-bit address (uint64 or int64)" :
+			            "a 32-bit flag (uint32, int32 or bool)");
+		for (int k = 0; k < 4 && id == IN_LD_SHARED_V4; k++)
+			destination(S, e, k, "a float32");
+		for (int k = 1; k < 5 && id == IN_ST_SHARED_V4; k++) {
+			int dt = e->args[k]->dtype;
+			if (dt != DT_FLOAT32 && dt != DT_WEAK_FLOAT && dt != DT_ERROR)
+				error_at(S->d, e->args[k]->pos, "%s() stores float32 values, not %s; convert with T.cast",
+				         fn_name(e), dtype_str(dt));
+		}
+		if ((id == IN_ST_SHARED_V4 || id == IN_LD_SHARED_V4) && prove_accesses)
+			check_access(S, e, id == IN_ST_SHARED_V4 ? 0 : 4, 16, NULL, NULL);
+		/* tcgen05.ld/st: the shape, the repetitions and their registers */
+		if ((id == IN_TC_LD || id == IN_TC_ST) && a.pos[3] && a.pos[4]) {
+			const char *shape = a.pos[3]->s;
+			int64_t num = a.pos[4]->i, per = tcgen05_shape_regs(shape);
+			if (!per)
+				error_at(S->d, e->args[3]->pos, "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b",
+				         shape);
+			else if (num < 1 || num * per > 128 || (num & (num - 1)))
+				error_at(S->d, e->args[4]->pos, "tcgen05 .%s repeats 1, 2, 4, ... times, at most %lld (128 registers), "
+				         "not %lld", shape, (long long)(128 / per), (long long)num);
+			else if (e->nargs - 6 != num * per)
+				error_at(S->d, e->pos, "tcgen05.%s .%s.x%lld takes %lld register%s, not %d", id == IN_TC_LD ? "ld" : "st",
+				         shape, (long long)num, (long long)(num * per), num * per == 1 ? "" : "s", e->nargs - 6);
+		}
 		/* access sizes the instructions have */
 		if ((id == IN_COPY_BYTES || id == IN_CP_ASYNC) && a.pos[2] && a.pos[2]->kind == V_INT) {
 			int64_t n = a.pos[2]->i;

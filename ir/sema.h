@@ -107,6 +107,11 @@ Kw *kwarg(Args *a, const char *name);
 const char *fn_name(Expr *call);
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred);
 
+/* ptx.c: a call of T.ptx.<chain>(...), T.ptx["..."](...) or a TVM alias
+ * (ptx.def) rewritten in place into the txc builtin it means; a call of
+ * anything else is left alone. False after an error. */
+bool ptx_rewrite(Sema *S, Expr *call);
+
 /* buffers.c: buffers and launch ids */
 Buffer *new_buffer(const char *name, Pos pos, Expr *call);
 bool set_layout(Sema *S, Buffer *b, Kw *kw);

@@ -221,3 +221,16 @@ void print_intrinsics(Buf *b)
 		bprintf(b, " | %s | %s |\n", target_names[in->target], in->doc);
 	}
 }
+
+/* The 32-bit registers one repetition of a tcgen05.ld/st shape moves per
+ * thread (PTX ISA, tcgen05 data movement shapes). */
+int tcgen05_shape_regs(const char *shape)
+{
+	static const struct { const char *shape; int regs; } shapes[] = {
+		{ "32x32b", 1 }, { "16x64b", 1 }, { "16x128b", 2 }, { "16x256b", 4 },
+	};
+	for (size_t i = 0; shape && i < sizeof shapes / sizeof shapes[0]; i++)
+		if (strcmp(shapes[i].shape, shape) == 0)
+			return shapes[i].regs;
+	return 0;
+}

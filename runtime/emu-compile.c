@@ -732,6 +732,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 			ccall_stmt(C, c, e->args[0]);
 		return;
 	case IN_CTA_SYNC:
+	case IN_CLUSTER_SYNC: /* txc launches no clusters: a CTA is a cluster of one */
 		c->kind = C_SYNC;
 		return;
 	case IN_WARP_SYNC:
@@ -782,6 +783,47 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		return;
 	case IN_MATCH_BUFFER: /* an unbound one: the parameter's memory is the caller's */
 		return;
+	case IN_MBAR_INIT: case IN_MBAR_INVAL: case IN_MBAR_ARRIVE: case IN_MBAR_EXPECT: case IN_MBAR_WAIT:
+	case IN_MBAR_TRY_PARITY: {
+		bool dst = k.id == IN_MBAR_TRY_PARITY;
+		if (e->nargs < 1 + dst) {
+			set_fail(c, "cannot find the operands of this mbarrier builtin");
+			return;
+		}
+		c->kind = C_MBAR;
+		c->op = k.id;
+		c->a = caddr(C, e->args[dst]);
+		if (e->nargs > 1 + dst)
+			c->n = cx(C, e->args[1 + dst]);
+		if (dst)
+			c->b = caddr(C, e->args[0]);
+		return;
+	}
+	case IN_BAR_SYNC:
+		if (e->nargs < 1) {
+			set_fail(c, "barrier.sync takes a barrier");
+			return;
+		}
+		c->kind = C_NAMED_BAR;
+		c->op = k.id;
+		c->a = cx(C, e->args[0]);
+		if (e->nargs > 1)
+			c->n = cx(C, e->args[1]);
+		return;
+	case IN_ST_SHARED_V4: case IN_LD_SHARED_V4: {
+		bool st = k.id == IN_ST_SHARED_V4;
+		if (e->nargs != 5) {
+			set_fail(c, "a vector shared-memory access takes an address and four values");
+			return;
+		}
+		c->kind = C_VEC_SHARED;
+		c->op = k.id;
+		c->a = caddr(C, e->args[st ? 0 : 4]);
+		c->idx = xalloc(sizeof(CExpr *) * 4);
+		for (int i = 0; i < 4; i++)
+			c->idx[i] = st ? cx(C, e->args[1 + i]) : caddr(C, e->args[i]);
+		return;
+	}
 	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
 		return; /* fences order memory; lockstep needs no ordering */
 	case IN_ATTR:

@@ -4,7 +4,8 @@
  * callee and variable slot resolved once; emu-acc.c works out once per
  * buffer how its elements are found; emu.c runs the nodes; emu-copy.c does
  * the tile copies and copy_bytes; emu-async.c the asynchronous copies
- * (cp.async and its groups); emu-value.c holds the dtype arithmetic, the
+ * (cp.async and its groups); emu-ptx.c mbarriers, named barriers and vector
+ * shared-memory accesses; emu-value.c holds the dtype arithmetic, the
  * float conversions and the random fill. */
 #ifndef TXC_EMU_IMPL_H
 #define TXC_EMU_IMPL_H
@@ -102,6 +103,9 @@ enum {
 	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES,
 	C_COPY_ASYNC, /* a copy_async of the cp.async kind (global -> shared, no mbar=) */
 	C_CP_ASYNC, C_CP_COMMIT, C_CP_WAIT,
+	C_MBAR,       /* op: IN_MBAR_*; a: the mbarrier, n: count, bytes or parity, b: try_wait_parity's result */
+	C_NAMED_BAR,  /* barrier.sync: a the barrier, n the thread count (NULL: all) */
+	C_VEC_SHARED, /* op: IN_ST_SHARED_V4 / IN_LD_SHARED_V4; a the address, idx the 4 values or element addresses */
 	C_FAIL,
 };
 
@@ -209,11 +213,11 @@ typedef struct Emu {
 	/* The asynchronous machinery (emu-async.c): per thread, the cp.async
 	 * copies issued since the last commit_group and the committed groups,
 	 * performed when a wait_group retires them, their destinations
-	 * poisoned until then. Still to come and meant to fit beside it:
-	 * mbarriers stay in the 8 bytes of shared memory the program gives
-	 * them (phase bit, expected and pending arrivals, signed transaction
-	 * count), so that a program that reads them sees what it wrote, and a
-	 * TMA load is an Async item completed by its mbarrier's complete_tx
+	 * poisoned until then. mbarriers stay in the 8 bytes of shared memory
+	 * the program gives them (phase bit, expected and pending arrivals,
+	 * signed transaction count; emu-ptx.c), so that a program that reads
+	 * them sees what it wrote. Still to come and meant to fit beside it:
+	 * a TMA load is an Async item completed by its mbarrier's complete_tx
 	 * instead of a group; the bulk groups of TMA stores are a second
 	 * AsyncQueue per thread; tensor memory is one block of 128 lanes x 512
 	 * 32-bit columns per CTA with its allocated columns. */
@@ -268,5 +272,14 @@ bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int6
 bool emu_async_end(Emu *E, bool perform);
 /* Frees the queues once the run is over. */
 void emu_async_free(Emu *E);
+
+/* ---- the PTX dialect's shared-memory builtins (emu-ptx.c) ------------------------ */
+
+/* An mbarrier builtin (C_MBAR) for thread t. */
+bool emu_mbarrier(Emu *E, const CStmt *s, int t);
+/* barrier.sync (C_NAMED_BAR) for the threads that reach it together. */
+bool emu_named_barrier(Emu *E, const CStmt *s, const int *act, int nact);
+/* st.shared.v4.f32 / ld.shared.v4.f32 (C_VEC_SHARED) for thread t. */
+bool emu_vec_shared(Emu *E, const CStmt *s, int t);
 
 #endif

@@ -430,11 +430,14 @@ static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int dept
 			      s->kind == C_CP_COMMIT ? emu_cp_commit(E, s, act[i]) : emu_cp_wait(E, s, act[i])))
 				return false;
 		return true;
-	case C_COPY_BYTES:
+	case C_COPY_BYTES: case C_MBAR: case C_VEC_SHARED:
 		for (int i = 0; i < nact; i++)
-			if (!emu_copy_bytes(E, s, act[i]))
+			if (!(s->kind == C_COPY_BYTES ? emu_copy_bytes(E, s, act[i]) :
+			      s->kind == C_MBAR ? emu_mbarrier(E, s, act[i]) : emu_vec_shared(E, s, act[i])))
 				return false;
 		return true;
+	case C_NAMED_BAR:
+		return emu_named_barrier(E, s, act, nact);
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
 	}

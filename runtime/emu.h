@@ -13,6 +13,9 @@
  * Asynchronous copies (T.ptx.cp_async and the cp.async kind of copy_async)
  * are performed when a cp.async.wait_group retires their group; until then
  * their destinations read as 0xAB bytes, so that a missing wait shows.
+ * mbarriers keep their state in their own 8 bytes of shared memory; a
+ * wait for a phase that has not completed when it runs is an error, since
+ * in lockstep no other thread can arrive before it.
  *
  * Lockstep in program order is one legal schedule of a race-free program;
  * races between threads are not detected. */

@@ -44,4 +44,7 @@ same_file "doc/txir.md's table of builtins is what txc-parse --intrinsics prints
 "$TXC_BIN/txc-parse" --tvm >"$TMP/tvm.md"
 perl -ne 'print if /^\| TVM spelling \| in txc/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-tvm.md"
 same_file "doc/txir.md's table of TVM's spellings is what txc-parse --tvm prints" "$TMP/tvm.md" "$TMP/doc-tvm.md"
+"$TXC_BIN/txc-parse" --ptx >"$TMP/ptx.md"
+perl -ne 'print if /^\| PTX instruction \|/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-ptx.md"
+same_file "doc/txir.md's table of the PTX dialect is what txc-parse --ptx prints" "$TMP/ptx.md" "$TMP/doc-ptx.md"
 done_testing

@@ -280,6 +280,20 @@ check "thread copy_async, wait_group(1): the second group's is still poisoned" \
 check "thread copy_async, wait_group(0): the second group's data is there" \
   expect "$TMP/tg_d.npy" "l<*" $(perl -e 'print join " ", 1..128')
 
+# ---- mbarriers, named barriers, vector shared-memory accesses ------------------------
+
+run --kernel phases --out F="$TMP/ph_f.npy" "$D/mbarrier.tx"
+check "mbarriers: runs" ran
+check "mbarriers: per thread, phase 0 not done, then done; phase 1 not done, then done" \
+  expect "$TMP/ph_f.npy" "L<*" $(perl -e 'print join " ", (0, 1, 0, 1) x 64')
+pl 'npy_put($ARGV[0], "<f4", [32, 4], pack("f<*", map { $_ + 0.5 } 0..127))' "$TMP/vs_a.npy"
+run --kernel vec_shared --in A="$TMP/vs_a.npy" --out B="$TMP/vs_b.npy" "$D/mbarrier.tx"
+check "st/ld.shared.v4.f32: runs" ran
+check "st/ld.shared.v4.f32: the four floats of each thread come back reversed" \
+  pl 'my (undef, $d) = npy_get($ARGV[0]); my @g = unpack("f<*", $d);
+      my @w = map { my $t = int($_ / 4); 4 * $t + 3 - $_ % 4 + 0.5 } 0..127;
+      exit((grep { $g[$_] != $w[$_] } 0..127) ? 1 : 0)' "$TMP/vs_b.npy"
+
 # ---- errors: at the statement, naming the thread ----------------------------------
 
 pl 'npy_put($ARGV[0], "<i4", [2], pack("l<*", 1000, 0))' "$TMP/bad_x.npy"
@@ -391,6 +405,21 @@ bad copy_async_store <<'EOF'
 bad.tx:206:5: error: thread (cta 0, thread 0): copy_async from shared memory to global memory is not emulated yet (only global -> shared, through cp.async)
         Tx.cta.copy_async(A[:, :], A_smem[:, :])
         ^~~~~~~~~~~~~~~~~
+EOF
+bad mbar_never <<'EOF'
+bad.tx:218:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 has 1 of 129 arrivals and 0 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
+        T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+        ^~~~~~~~~~~~~~~~~~~~~~~
+EOF
+bad mbar_uninit <<'EOF'
+bad.tx:228:27: error: thread (cta 0, thread 0): T.ptx.mbarrier.arrive: the mbarrier is not initialized
+        T.ptx.mbarrier.arrive(T.address_of(bar[0]))
+                              ^~~~~~~~~~~~
+EOF
+bad named_partial <<'EOF'
+bad.tx:235:5: error: thread (cta 0, thread 0): T.ptx.barrier.sync: barrier 1 counts 64 threads, but 128 reach it together; the emulator runs a named barrier only as a barrier of the threads that reach it
+        T.ptx.barrier.sync(1, 64)
+        ^~~~~~~~~~~~~~~~~~
 EOF
 run --kernel oob_copy_bytes --out B="$TMP/never.npy" "$D/bad.tx"
 check "a failed run writes no --out file" [ ! -e "$TMP/never.npy" ]

@@ -14,8 +14,9 @@ for e in *.err; do
     bash "$name.gen" >"$TMP/$name.tx"; input=$TMP/$name.tx; shown=$name.tx
     (cd "$TMP" && "$TXC_BIN/txc-parse" "$name.tx" -o "$TMP/out.tx" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
   else
-    input=$name.tx
-    "$TXC_BIN/txc-parse" "$input" -o "$TMP/out.tx" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+    # a first line `# target: ARCH` checks the input for that target
+    input=$name.tx; target=$(sed -n '1s/^# target: //p' "$input")
+    "$TXC_BIN/txc-parse" ${target:+--target "$target"} "$input" -o "$TMP/out.tx" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
   fi
   if [ $rc = 1 ] && [ ! -s "$TMP/stdout" ] && [ ! -e "$TMP/out.tx" ]; then
     ok "$name: exit status 1, no output"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kernels written the way TVM's own tests write them (each ours, in TVM's
 # spelling):
-# - tests/tvm/*.tx: txc-parse accepts each unchanged; a kernel is emulated
+# - tests/tvm/*.tx: txc-parse accepts each unchanged, and its canonical
+#   form (TVM's spellings rewritten into txc's) is a fixed point; a kernel is emulated
 #   before and after the whole pipeline with the same result, where nvcc
 #   is installed its CUDA compiles, and where there is a GPU it runs there
 #   bit for bit as on the emulator.
@@ -17,6 +18,9 @@ for f in "$TOP"/tests/tvm/*.tx; do
     not_ok "$name: parses and verifies"; diag <"$TMP/err"; continue
   fi
   ok "$name: parses and verifies"
+  # TVM's spellings print as txc's, and that text prints as itself
+  "$TXC_BIN/txc-parse" "$TMP/$name.parsed" -o "$TMP/$name.again" 2>"$TMP/err"
+  same_text "$name: its canonical form is a fixed point" "$TMP/$name.parsed" "$TMP/$name.again"
   grep -q '^@T.prim_func' "$f" || continue
   if ! "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/$name.low" 2>"$TMP/err"; then
     not_ok "$name: lowers"; diag <"$TMP/err"; continue
@@ -46,6 +50,8 @@ for f in "$TOP"/tests/tvm/parse/*.tx; do
   name=parse/$(basename "$f" .tx)
   if "$TXC_BIN/txc-parse" --target sm_100a "$f" -o "$TMP/out.tx" 2>"$TMP/err"; then
     ok "$name: parses and verifies for sm_100a"
+    "$TXC_BIN/txc-parse" --target sm_100a "$TMP/out.tx" -o "$TMP/again.tx" 2>"$TMP/err"
+    same_text "$name: its canonical form is a fixed point" "$TMP/out.tx" "$TMP/again.tx"
   else
     not_ok "$name: parses and verifies for sm_100a"; diag <"$TMP/err"
   fi

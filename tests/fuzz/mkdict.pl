@@ -66,6 +66,24 @@ while ($intrin =~ /^INTRIN\(\s*\w+,\s*"([^"]*)",\s*"[^"]*",\s*"([^"]*)"/mg) {
 add('ir/intrin.def: builtins', 'Tx.', @paths);
 add('ir/intrin.def: keyword operands (T.plan: src= dst= vec= threads= outer= ...)', @kwargs);
 
+# The PTX dialect: each row's instruction as a string and its parts as
+# chain words (`__` for `::`).
+my $ptx = slurp('ir/ptx.def');
+my (%ptxw, @ptxs);
+while ($ptx =~ /^PTX\("([^"]*)"/mg) {
+    my $pat = $1;
+    my @parts = split /\./, $pat;
+    my @words;
+    for my $p (@parts) {
+        $p =~ s/^\[|\]$//g;
+        my @alt = $p =~ /^(.*)\{\w+=([^}]*)\}(.*)$/ ? map { "$1$_$3" } split(/\|/, $2) : split /\|/, $p;
+        push @words, $alt[0] unless $parts[0] eq '' ;
+        for (@alt) { (my $w = $_) =~ s/::/__/g; $ptxw{".$w"} = 1; }
+    }
+    push @ptxs, "T.ptx[\"" . join('.', grep { $_ ne '' } @words) . "\"]";
+}
+add('ir/ptx.def: PTX instructions and chain words', @ptxs, sort keys %ptxw);
+
 my $eval = slurp('ir/eval.c');
 add('ir/eval.c: execution scopes of tile ops (Tx.cta.copy)', map { (".$_.", $_) } $eval =~ /\{ "(\w+)", ES_\w+ \}/g);
 

@@ -1,0 +1,150 @@
+/* The builtins of the PTX dialect that act on shared memory, as the
+ * emulator runs them in lockstep: mbarriers, named barriers and the vector
+ * shared-memory accesses.
+ *
+ * An mbarrier lives in the 8 bytes of shared memory the program gives it:
+ * bits 0-20 the pending arrivals, 21-41 the expected arrivals, 42-62 the
+ * transaction count (signed), bit 63 the phase. A phase completes when
+ * its pending arrivals reach 0 with no transaction outstanding; the phase
+ * bit flips and the pending arrivals start again from the expected count.
+ * Waiting for the phase of parity p is done when the phase bit differs
+ * from p. A wait that is not done when a thread reaches it can never be
+ * done in lockstep (every thread that could arrive has run up to the same
+ * statement, or runs only after the waiting branch): it is an error. */
+#include <string.h>
+
+#include "emu-impl.h"
+
+#define FIELD ((int64_t)1 << 21)
+
+static uint64_t get(uint64_t w, int k) { return w >> (21 * k) & (FIELD - 1); }
+static uint64_t put(uint64_t w, int k, uint64_t v)
+{
+	return (w & ~((uint64_t)(FIELD - 1) << (21 * k))) | (v & (FIELD - 1)) << (21 * k);
+}
+static int64_t tx_of(uint64_t w)
+{
+	int64_t v = (int64_t)get(w, 2);
+	return v >= FIELD / 2 ? v - FIELD : v;
+}
+
+static const char *name(int id) { return intrins[id].path; }
+
+/* The mbarrier at address operand x: shared memory, 8 bytes, aligned. */
+static uint8_t *barrier(Emu *E, const CStmt *s, const CExpr *x, int t)
+{
+	EVal v;
+	if (!emu_eval(E, x, t, &v) || !emu_check_ptr(E, x->at, t, v, 8, 8, name(s->op), "mbarrier"))
+		return NULL;
+	if (v.mem->space != SP_SHARED) {
+		emu_fail(E, x->at, t, "%s: the mbarrier, byte %lld of %s, is not in shared memory", name(s->op),
+		         (long long)v.i, emu_mem_str(v.mem));
+		return NULL;
+	}
+	return v.mem->data + v.i;
+}
+
+static bool done(uint64_t w, int64_t parity) { return (int64_t)(w >> 63) != (parity & 1); }
+
+/* An element a builtin writes: its address x (an X_ADDR of the element). */
+static bool write_element(Emu *E, const CExpr *x, int t, int from, EVal val, const char *op)
+{
+	EVal d;
+	int dt = x->acc ? x->acc->dtype : DT_NONE;
+	if (!dt)
+		return emu_fail(E, x->at, t, "%s: the destination is not a buffer element", op);
+	if (!emu_eval(E, x, t, &d) || !emu_check_ptr(E, x->at, t, d, dtype_bytes(dt), dtype_bytes(dt), op, "destination"))
+		return false;
+	emu_store(d.mem->data + d.i, dt, emu_conv(val, from, dt));
+	return true;
+}
+
+bool emu_mbarrier(Emu *E, const CStmt *s, int t)
+{
+	uint8_t *p = barrier(E, s, s->a, t);
+	int64_t n = 0;
+	if (!p || (s->n && !emu_eval_int(E, s->n, t, &n)))
+		return false;
+	uint64_t w;
+	memcpy(&w, p, 8);
+	switch (s->op) {
+	case IN_MBAR_INIT:
+		if (n < 1 || n >= FIELD / 2)
+			return emu_fail(E, s->n->at, t, "%s: the arrival count is from 1 to %lld, not %lld", name(s->op),
+			                (long long)(FIELD / 2 - 1), (long long)n);
+		w = put(put(0, 0, (uint64_t)n), 1, (uint64_t)n);
+		break;
+	case IN_MBAR_INVAL:
+		w = 0;
+		break;
+	case IN_MBAR_ARRIVE: case IN_MBAR_EXPECT: {
+		if (!get(w, 1))
+			return emu_fail(E, s->a->at, t, "%s: the mbarrier is not initialized", name(s->op));
+		int64_t tx = tx_of(w) + n;
+		if (tx <= -FIELD / 2 || tx >= FIELD / 2)
+			return emu_fail(E, s->n->at, t, "%s: the transaction count leaves its range", name(s->op));
+		if (get(w, 0) == 0)
+			return emu_fail(E, s->a->at, t, "%s: more arrivals than the phase expects", name(s->op));
+		w = put(put(w, 2, (uint64_t)tx), 0, get(w, 0) - 1);
+		if (get(w, 0) == 0 && tx == 0)
+			w = put(w ^ (uint64_t)1 << 63, 0, get(w, 1));
+		break;
+	}
+	case IN_MBAR_WAIT:
+		if (!done(w, n))
+			return emu_fail(E, s->pos, t, "%s: the phase of parity %lld has %lld of %lld arrivals and %lld transaction "
+			                "bytes pending, and in lockstep no other thread can arrive before this wait is run",
+			                name(s->op), (long long)(n & 1), (long long)get(w, 0), (long long)get(w, 1),
+			                (long long)tx_of(w));
+		return true;
+	case IN_MBAR_TRY_PARITY:
+		return write_element(E, s->b, t, DT_INT32, (EVal){ done(w, n), NULL }, name(s->op));
+	default:
+		die("emu_mbarrier: builtin %d", s->op);
+	}
+	memcpy(p, &w, 8);
+	return true;
+}
+
+/* barrier.sync a{, b}: in lockstep, a barrier that the threads running it
+ * reach together, as many as it counts. */
+bool emu_named_barrier(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	int64_t id, count = E->nthreads;
+	if (!emu_eval_int(E, s->a, act[0], &id) || (s->n && !emu_eval_int(E, s->n, act[0], &count)))
+		return false;
+	if (id < 0 || id > 15)
+		return emu_fail(E, s->a->at, act[0], "%s: the barrier is 0 to 15, not %lld", name(s->op), (long long)id);
+	if (count != nact)
+		return emu_fail(E, s->pos, act[0], "%s: barrier %lld counts %lld threads, but %d reach it together; the "
+		                "emulator runs a named barrier only as a barrier of the threads that reach it", name(s->op),
+		                (long long)id, (long long)count, nact);
+	return true;
+}
+
+/* st.shared.v4.f32 / ld.shared.v4.f32: 16 aligned bytes of shared memory. */
+bool emu_vec_shared(Emu *E, const CStmt *s, int t)
+{
+	const char *op = name(s->op);
+	EVal a;
+	if (!emu_eval(E, s->a, t, &a) || !emu_check_ptr(E, s->a->at, t, a, 16, 16, op, "address"))
+		return false;
+	if (a.mem->space != SP_SHARED)
+		return emu_fail(E, s->a->at, t, "%s: the address, byte %lld of %s, is not in shared memory", op,
+		                (long long)a.i, emu_mem_str(a.mem));
+	uint8_t *p = a.mem->data + a.i;
+	EVal v[4];
+	for (int k = 0; k < 4; k++) {
+		if (s->op == IN_LD_SHARED_V4)
+			v[k] = emu_load(p + 4 * k, DT_FLOAT32);
+		else if (!emu_eval(E, s->idx[k], t, &v[k]))
+			return false;
+	}
+	for (int k = 0; k < 4; k++) {
+		if (s->op == IN_ST_SHARED_V4)
+			emu_store(p + 4 * k, DT_FLOAT32, emu_conv(v[k], s->idx[k]->dtype, DT_FLOAT32));
+		else if (!write_element(E, s->idx[k], t, DT_FLOAT32, v[k], op))
+			return false;
+	}
+	return true;
+}
