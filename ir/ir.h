@@ -652,6 +652,16 @@ typedef struct Variant {
 } Variant;
 extern const Variant variants[VA_COUNT];
 int variant_lookup(int op, const char *name);
+/* TVM's names of variants in dispatch="..." (ir/tvm_variant.def). */
+typedef struct TvmVariant {
+	const char *name;
+	int op;
+	const char *variants; /* txc's, space-separated */
+	int bytes;            /* the access width it forces; 0: any */
+	const char *why;      /* refused: why */
+} TvmVariant;
+extern const TvmVariant tvm_variants[]; /* ends with a zero row */
+const TvmVariant *tvm_variant_lookup(int op, const char *name);
 /* Whether the variant moves data from scope src to scope dst. */
 bool variant_moves(const Variant *v, int src, int dst);
 

@@ -44,6 +44,21 @@ int variant_lookup(int op, const char *name)
 	return -1;
 }
 
+const TvmVariant tvm_variants[] = {
+#define TVM_VARIANT(name, op, va, bytes, why) { name, op, va, bytes, why },
+#include "tvm_variant.def"
+#undef TVM_VARIANT
+	{ 0 },
+};
+
+const TvmVariant *tvm_variant_lookup(int op, const char *name)
+{
+	for (const TvmVariant *t = tvm_variants; t->name; t++)
+		if (t->op == op && strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
 /* ---- layouts as expressions ----------------------------------------------- */
 
 static Expr *tuple(int n, Expr **v)

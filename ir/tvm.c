@@ -384,6 +384,16 @@ void print_tvm(Buf *b)
 		bprintf(b, "| `%s` | not supported yet: %s |\n", tvm_names[i].name, tvm_names[i].why);
 	for (size_t i = 0; i < COUNT(tvm_methods); i++)
 		bprintf(b, "| `buf.%s` | not supported yet: %s |\n", tvm_methods[i].name, tvm_methods[i].why);
+	for (const TvmVariant *t = tvm_variants; t->name; t++) {
+		const char *op = intrins[t->op].path + 2;
+		if (t->why)
+			bprintf(b, "| `%s(..., dispatch=\"%s\")` | not supported yet: %s |\n", op, t->name, t->why);
+		else if (t->bytes)
+			bprintf(b, "| `%s(..., dispatch=\"%s\")` | one of `%s` (as dispatch chooses), with %d-byte accesses or refused |\n", op,
+			        t->name, t->variants, t->bytes);
+		else
+			bprintf(b, "| `%s(..., dispatch=\"%s\")` | one of `%s`, as dispatch chooses |\n", op, t->name, t->variants);
+	}
 }
 
 /* L.apply(i)["m"], L.apply(i, j, ...)["m"] (one coordinate per shard iter)

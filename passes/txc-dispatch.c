@@ -36,7 +36,26 @@ static int dispatch_op(OpSite *o, void *vctx)
 			cand[n++] = v;
 	qsort(cand, (size_t)n, sizeof cand[0], by_priority);
 	Kw *forced = call_kw(call, "dispatch");
-	if (forced) {
+	const TvmVariant *tv = forced ? tvm_variant_lookup(call->intrin, forced->value->str) : NULL;
+	if (tv && tv->why) {
+		error_at(ctx->d, forced->value->pos, "not supported yet: dispatch=\"%s\": %s", tv->name, tv->why);
+		return -1;
+	}
+	if (tv) {
+		/* TVM's name: its txc variants, tried in the order of all candidates */
+		int m = 0;
+		for (int i = 0; i < n; i++) {
+			const char *p = tv->variants, *name = variants[cand[i]].name;
+			size_t k = strlen(name);
+			for (; *p; p += strspn(p, " ")) {
+				size_t w = strcspn(p, " ");
+				if (w == k && strncmp(p, name, k) == 0)
+					cand[m++] = cand[i];
+				p += w;
+			}
+		}
+		n = m;
+	} else if (forced) {
 		int v = variant_lookup(call->intrin, forced->value->str);
 		if (v < 0) {
 			Buf names = {0};
@@ -52,8 +71,11 @@ static int dispatch_op(OpSite *o, void *vctx)
 	const char *why[VA_COUNT];
 	int chosen = -1;
 	for (int i = 0; i < n; i++) {
-		why[i] = chosen < 0 ? variant_verdict(o, &variants[cand[i]], find_plan(plans, nplans, variants[cand[i]].name)) :
-		                      "not tried";
+		Plan *p = find_plan(plans, nplans, variants[cand[i]].name);
+		why[i] = chosen < 0 ? variant_verdict(o, &variants[cand[i]], p) : "not tried";
+		if (!why[i] && tv && tv->bytes && p && p->vec * dtype_bytes(call->args[0]->val->buffer->dtype) != tv->bytes)
+			why[i] = xprintf("dispatch=\"%s\" asks for %d-byte accesses; this copy's plan moves %lld bytes per access",
+			                 tv->name, tv->bytes, (long long)(p->vec * dtype_bytes(call->args[0]->val->buffer->dtype)));
 		if (chosen < 0 && !why[i])
 			chosen = i;
 	}
