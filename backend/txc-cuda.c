@@ -141,10 +141,15 @@ static const char *asm_in(Gen *g, const char *name, const char *params, const ch
 	return name;
 }
 
-static const char *copy_helper(Gen *g, int64_t n)
+/* nc: the load through the read-only non-coherent path (ld.global.nc, __ldg) */
+static const char *copy_helper(Gen *g, int64_t n, bool nc)
 {
 	static const char *const vt[17] = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint2", [16] = "uint4" };
-	const char *name = xprintf("txc_copy_bytes_%lld", (long long)n);
+	const char *name = xprintf("txc_copy_bytes_%s%lld", nc ? "nc_" : "", (long long)n);
+	if (nc && !have(g, name))
+		add(g, name, xprintf("// %lld bytes: one read-only (ld.global.nc) vector load and one vector store\n"
+		                     DEV "void %s(void* dst, const void* src)\n{\n  *(%s*)dst = __ldg((const %s*)src);\n}\n",
+		                     (long long)n, name, vt[n], vt[n]));
 	if (!have(g, name))
 		add(g, name, xprintf("// %lld bytes: one vector load and one vector store\n"
 		                     DEV "void %s(void* dst, const void* src)\n{\n  *(%s*)dst = *(const %s*)src;\n}\n",
@@ -872,7 +877,7 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_COPY_BYTES:
 		n = arg_int(g, e, 2, 16); /* 1, 2, 4, 8 or 16: sema checked it */
-		line(g, xprintf("%s(%s, %s);", copy_helper(g, n), address(g, e->args[0]).s, address(g, e->args[1]).s));
+		line(g, xprintf("%s(%s, %s);", copy_helper(g, n, e->nargs > 3), address(g, e->args[0]).s, address(g, e->args[1]).s));
 		return;
 	case IN_CP_ASYNC:
 		cp_async(g, e);

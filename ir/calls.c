@@ -272,6 +272,12 @@ static Buffer *address(Sema *S, Expr *x, Expr **off, const char **why, int depth
  * size and inside its buffer, for every value the names in its offset
  * take (their ranges, through the divisibility analysis). The backend and
  * the emulator read these addresses as they are: they are proven here. */
+Buffer *address_buffer(Sema *S, Expr *x, const char **why)
+{
+	Expr *off = NULL;
+	return address(S, x, &off, why, 0);
+}
+
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred)
 {
 	Expr *x = call->args[k], *off = NULL;

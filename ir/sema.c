@@ -215,6 +215,19 @@ static void copy(Sema *S, Expr *call, Value *fn)
 			return;
 		}
 	}
+	Kw *cache = kwarg(&a, "cache");
+	if (cache && cache->value->val && cache->value->val->kind == V_STR) {
+		if (strcmp(cache->value->val->s, "nc") != 0) {
+			error_at(S->d, cache->value->pos, "not supported yet: cache=\"%s\": txc's copies honour cache=\"nc\" "
+			         "(ld.global.nc)", cache->value->val->s);
+			return;
+		}
+		if (src->buffer->scope != SC_GLOBAL) {
+			error_at(S->d, cache->pos, "cache=\"nc\" reads global memory through the read-only path, and the source "
+			         "'%s' is in %s memory", src->buffer->name, scopes[src->buffer->scope].name);
+			return;
+		}
+	}
 	Kw *pred = kwarg(&a, "predicate"), *fill = kwarg(&a, "fill_mode");
 	if (fill && fill->value->val && fill->value->val->kind == V_STR && strcmp(fill->value->val->s, "zero") != 0) {
 		error_at(S->d, fill->value->pos, "not supported yet: fill_mode=\"%s\": txc's predicated cp.async zero-fills "
@@ -465,6 +478,19 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 				for (int k = 0; k < 2; k++)
 					check_access(S, e, k, n, id == IN_CP_ASYNC ? e->nargs > 5 ? e->args[5] : NULL : NULL,
 					             id == IN_CP_ASYNC && e->nargs > 6 ? e->args[6] : NULL);
+			if (id == IN_COPY_BYTES && e->nargs > 3 && a.pos[3]) {
+				const char *why = NULL;
+				Buffer *b = address_buffer(S, e->args[1], &why);
+				if (strcmp(a.pos[3]->s, "nc") != 0)
+					error_at(S->d, e->args[3]->pos, "the cache operator of T.cuda.copy_bytes is \"nc\" (ld.global.nc), not \"%s\"",
+					         a.pos[3]->s);
+				else if (!b)
+					error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory; txc cannot tell what '%s' addresses: %s",
+					         expr_str(e->args[1]), why);
+				else if (b->scope != SC_GLOBAL)
+					error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory, and '%s' is in %s memory", b->name,
+					         scopes[b->scope].name);
+			}
 			const char *c = id == IN_CP_ASYNC && e->nargs > 7 && a.pos[7] ? a.pos[7]->s : "";
 			if (*c && strcmp(c, "ca") && strcmp(c, "cg"))
 				error_at(S->d, e->args[7]->pos, "the cache operator of cp.async is \"ca\" or \"cg\", not \"%s\"", c);

@@ -106,6 +106,8 @@ bool check_args(Sema *S, Expr *call, int id, Args *a);
 Kw *kwarg(Args *a, const char *name);
 const char *fn_name(Expr *call);
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred);
+/* The buffer an address operand names (NULL with *why). */
+Buffer *address_buffer(Sema *S, Expr *x, const char **why);
 
 /* ptx.c: a call of T.ptx.<chain>(...), T.ptx["..."](...) or a TVM alias
  * (ptx.def) rewritten in place into the txc builtin it means; a call of

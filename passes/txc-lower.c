@@ -207,8 +207,12 @@ static int emit_loop(Lower *L, OpSite *o, int access, int64_t outer, const char 
 	Kw *pred = access == IN_CP_ASYNC ? call_kw(o->call, "predicate") : NULL;
 	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
 	                 pred ? pred->value : NULL };
+	/* TVM's cache="nc" (tvm.def): copy_bytes's ld.global.nc operand */
+	Kw *nc = access == IN_COPY_BYTES ? call_kw(o->call, "cache") : NULL;
+	if (nc)
+		args[3] = nc->value;
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	copy->value = ex_call(intrins[access].path, pred ? 7 : pf ? 5 : 3, args);
+	copy->value = ex_call(intrins[access].path, pred ? 7 : pf ? 5 : nc ? 4 : 3, args);
 	body[n++] = copy;
 	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {
@@ -225,6 +229,19 @@ static int emit_loop(Lower *L, OpSite *o, int access, int64_t outer, const char 
 	return 0;
 }
 
+
+/* Whether `word` is one of the space-separated words of `list`. */
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; *p; p += strspn(p, " ")) {
+		size_t k = strcspn(p, " ");
+		if (k == n && strncmp(p, word, n) == 0)
+			return true;
+		p += k;
+	}
+	return false;
+}
 
 static int fail(Lower *L, OpSite *o, const char *why)
 {
@@ -646,7 +663,7 @@ static int lower_op(OpSite *o, void *ctx)
 	L->access = variants[va].access;
 	for (int i = 0; i < o->call->nkws; i++) {
 		const char *kv = tile_kw_variant(o->call->kws[i].name);
-		if (kv && strcmp(kv, variants[va].name) != 0)
+		if (kv && !word_in(kv, variants[va].name))
 			return fail(L, o, xprintf("its keyword %s= is honoured by %s, and it is dispatched to %s",
 			                          o->call->kws[i].name, kv, variants[va].name));
 	}

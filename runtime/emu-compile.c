@@ -771,7 +771,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 			set_fail(c, "T.ptx.cp_async.wait_group takes a constant N");
 		return;
 	case IN_COPY_BYTES:
-		if (e->nargs != 3) {
+		if (e->nargs != 3 && e->nargs != 4) { /* "nc" reads the same bytes */
 			set_fail(c, "T.cuda.copy_bytes takes a destination, a source and a size");
 			return;
 		}
