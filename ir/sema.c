@@ -249,25 +249,18 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		         dtypes[dst->buffer->dtype].name, dst->buffer->name);
 		return;
 	}
-	/* the extents must agree once extent-1 dimensions are dropped */
-	int i = 0, j = 0;
-	for (;;) {
-		while (i < dst->ndim && dst->extents[i] == 1)
-			i++;
-		while (j < src->ndim && src->extents[j] == 1)
-			j++;
-		if (i == dst->ndim || j == src->ndim || dst->extents[i] != src->extents[j])
-			break;
-		i++, j++;
-	}
-	if (i != dst->ndim || j != src->ndim) {
+	/* TVM pairs the elements of the two regions in the row-major order of
+	 * each: the shapes may differ, the element counts may not */
+	int64_t nd = region_elements(dst), ns = region_elements(src);
+	if (nd != ns) {
 		Buf d = {0}, s = {0};
 		for (int k = 0; k < dst->ndim; k++)
 			bprintf(&d, "%s%lld", k ? "x" : "", (long long)dst->extents[k]);
 		for (int k = 0; k < src->ndim; k++)
 			bprintf(&s, "%s%lld", k ? "x" : "", (long long)src->extents[k]);
-		error_at(S->d, call->pos, "%s(): the destination region is %s but the source region is %s",
-		         fn_name(call), d.s, s.s);
+		error_at(S->d, call->pos, "%s(): the destination region is %s (%lld elements) but the source region is %s "
+		         "(%lld elements); a copy pairs the elements of its regions in row-major order, so they must have "
+		         "as many", fn_name(call), d.s, (long long)nd, s.s, (long long)ns);
 		return;
 	}
 }
