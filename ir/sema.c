@@ -267,7 +267,7 @@ static void copy(Sema *S, Expr *call, Value *fn)
 
 /* ---- statements ---------------------------------------------------------------------- */
 
-static void stmts(Sema *S, Stmt **v, int n);
+static void stmts(Sema *S, Stmt ***v, int *n);
 
 static bool is_buffer_maker(int id)
 {
@@ -773,7 +773,7 @@ static void for_stmt(Sema *S, Stmt *s)
 	val->var = v;
 	push_env(S, false);
 	define(S, t->str, val, t->pos);
-	stmts(S, s->body, s->nbody);
+	stmts(S, &s->body, &s->nbody);
 	pop_env(S);
 }
 
@@ -848,10 +848,10 @@ static void stmt(Sema *S, Stmt *s)
 		if (dt != DT_ERROR && dt != DT_BOOL)
 			error_at(S->d, s->value->pos, "an if condition must be a boolean (a comparison), not %s", dtype_str(dt));
 		push_env(S, false);
-		stmts(S, s->body, s->nbody);
+		stmts(S, &s->body, &s->nbody);
 		pop_env(S);
 		push_env(S, false);
-		stmts(S, s->orelse, s->norelse);
+		stmts(S, &s->orelse, &s->norelse);
 		pop_env(S);
 		return;
 	}
@@ -867,10 +867,17 @@ static void stmt(Sema *S, Stmt *s)
 	}
 }
 
-static void stmts(Sema *S, Stmt **v, int n)
+static void stmts(Sema *S, Stmt ***v, int *n)
 {
-	for (int i = 0; i < n; i++)
-		stmt(S, v[i]);
+	for (int i = 0; i < *n; i++) {
+		/* a view passed directly to a call: bound to a fresh name just
+		 * before it, and checked as that assignment first */
+		Stmt *views[LAYOUT_MAX_ITERS];
+		int k = S->func ? tvm_inplace_views(S, (*v)[i], views, LAYOUT_MAX_ITERS) : 0;
+		for (int j = 0; j < k; j++)
+			stmt_insert(v, n, i + j, views[j]);
+		stmt(S, (*v)[i]);
+	}
 }
 
 /* ---- kernels and the module ---------------------------------------------------------- */
@@ -1045,7 +1052,7 @@ static void kernel(Sema *S, Stmt *s)
 		if (!s->params[i].type || desugar(S, &s->params[i].type))
 			param(S, &s->params[i]);
 	int errors = S->d->errors;
-	stmts(S, s->body, s->nbody);
+	stmts(S, &s->body, &s->nbody);
 	/* handles without a shape (unless a failed match_buffer explains it) */
 	for (int i = 0; i < s->nparams && S->d->errors == errors; i++) {
 		Sym *sym = env_find(S->env, s->params[i].name);

@@ -619,6 +619,43 @@ bool tvm_view_chain(Sema *S, Expr *value)
 	return true;
 }
 
+/* A view passed directly as an operand: X.permute(...), X.sub[...], a chain
+ * of them, X.view(...), X.local(...), or any of these indexed by a region. */
+static bool view_call(const Expr *e)
+{
+	return is_chain(e) || (e->kind == E_CALL && e->a->kind == E_ATTR && !strcmp(e->a->str, "local"));
+}
+
+static bool inplace_view(const Expr *e)
+{
+	return view_call(e) || (e->kind == E_INDEX && view_call(e->a));
+}
+
+int tvm_inplace_views(Sema *S, Stmt *s, Stmt **out, int max)
+{
+	if (s->kind != S_EXPR || s->value->kind != E_CALL)
+		return 0;
+	Expr *call = s->value;
+	int n = 0;
+	for (int i = 0; i < call->nargs && n < max; i++) {
+		Expr *arg = call->args[i];
+		if (!inplace_view(arg))
+			continue;
+		Expr **slot = view_call(arg) ? &call->args[i] : &arg->a;
+		const char *name;
+		do
+			name = xprintf("_view%d", S->nviews++);
+		while (lookup(S, name));
+		Pos p = (*slot)->pos;
+		Stmt *a = new_stmt(S_ASSIGN, s->pos);
+		vpush(a->targets, a->ntargets, new_name(p, name));
+		a->value = *slot;
+		*slot = new_name(p, name);
+		out[n++] = a;
+	}
+	return n;
+}
+
 /* tmem.allocated_addr[0]: the address its T.decl_buffer was given
  * (allocated_addr=...), rewritten in place. 1 done, 0 not one, -1 error. */
 int tvm_allocated_addr(Sema *S, Expr *e)
