@@ -537,6 +537,14 @@ static bool is_region_expr(Sema *S, Expr *e)
 		if (e->args[i]->kind == E_SLICE)
 			return true;
 	Value *b = eval(S, e->a);
+	if (b && !IS_ERR(b) && b->kind == V_BUFFER)
+		for (int i = 0; i < e->nargs; i++) {
+			/* a slice constant, A[s, 0] */
+			Expr *x = e->args[i];
+			Value *v = x->kind == E_NAME || x->kind == E_ATTR ? eval(S, x) : NULL;
+			if (v && !IS_ERR(v) && v->kind == V_SLICE)
+				return true;
+		}
 	return b && !IS_ERR(b) && b->kind == V_REGION;
 }
 
