@@ -207,6 +207,8 @@ static int tile_to(Sema *S, Expr *e)
 		error_at(S->d, f->pos, "tile_to() tiles a layout with a shard S[...], not replicas R[...] alone");
 		return -1;
 	}
+	if (!expand_call(S, e)) /* tile_to(*shapes) written out */
+		return -1;
 	if (e->nargs != 2 || e->nkws) {
 		error_at(S->d, e->pos, "tile_to() takes two shapes: L.tile_to(to_shape, atom_shape)");
 		return -1;
@@ -220,10 +222,15 @@ static int tile_to(Sema *S, Expr *e)
 		error_at(S->d, e->pos, "tile_to(): the shape to tile to has %d dimensions but the atom's shape has %d", n, na);
 		return -1;
 	}
-	int64_t tiles[LAYOUT_MAX_ITERS], size, want = 1;
+	int64_t tiles[LAYOUT_MAX_ITERS], size, want = 1, total = 1;
 	for (int d = 0; d < n; d++)
 		if (!mul_ok(want, atom[d], &want))
 			want = -1;
+	for (int d = 0; d < n; d++)
+		if (!mul_ok(total, to[d], &total)) {
+			error_at(S->d, e->args[0]->pos, "tile_to(): the shape to tile to has more than 2^63 elements");
+			return -1;
+		}
 	if (!layout_size(lv->layout, &size) || size != want) {
 		error_at(S->d, e->args[1]->pos, "tile_to(): the atom has %lld elements but its shape %s has %lld",
 		         (long long)size, expr_str(e->args[1]), (long long)want);
