@@ -97,6 +97,43 @@ static bool check_layout(Sema *S, Buffer *b, Pos p)
 	return true;
 }
 
+/* A swizzle atom smaller than its buffer, ComposeLayout(3, 3, 3,
+ * TileLayout(S[8, 64])) for a (64, 64) buffer: TVM reads a ComposeLayout
+ * whose tile is the identity as the bare swizzle, over the buffer's
+ * row-major addresses, which repeats the atom. Rewritten in place into that
+ * layout; an atom that is not the identity is refused. */
+static bool swizzle_atom(Sema *S, Buffer *b, Kw *kw)
+{
+	Layout *l = b->layout;
+	int64_t size, n = elements(b);
+	if (!l->swizzled || !layout_size(l, &size) || size >= n)
+		return true;
+	Layout *c = layout_canonical(l);
+	bool identity = c->nshard == 1 && c->shard[0].axis == AX_M && c->shard[0].stride == 1 && !c->nrep;
+	for (int a = 0; a < AX_COUNT; a++)
+		identity = identity && !c->off[a];
+	if (!identity) {
+		error_at(S->d, kw->value->pos, "not supported yet: a swizzle atom of %lld elements that is not row-major "
+		         "(%s) for buffer '%s' of %lld; write the whole layout with L.tile_to(shape, atom_shape)",
+		         (long long)size, layout_str(l), b->name, (long long)n);
+		return false;
+	}
+	if (n % size) {
+		error_at(S->d, kw->value->pos, "the swizzle atom has %lld elements, which do not divide the %lld of "
+		         "buffer '%s' evenly", (long long)size, (long long)n, b->name);
+		return false;
+	}
+	Layout *full = layout_new();
+	layout_default(full, b->shape, b->ndim);
+	full->swizzled = true;
+	full->swz_m = l->swz_m, full->swz_b = l->swz_b, full->swz_s = l->swz_s;
+	b->layout = full;
+	Pos p = kw->value->pos;
+	kw->value = layout_expr(full);
+	kw->value->pos = p;
+	return !IS_ERR(eval(S, kw->value));
+}
+
 bool set_layout(Sema *S, Buffer *b, Kw *kw)
 {
 	if (!kw)
@@ -110,6 +147,8 @@ bool set_layout(Sema *S, Buffer *b, Kw *kw)
 		return false;
 	}
 	b->layout = v->layout;
+	if (!swizzle_atom(S, b, kw))
+		return false;
 	return check_layout(S, b, kw->value->pos);
 }
 

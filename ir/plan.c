@@ -301,8 +301,15 @@ bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst
 	Layout *s = d ? region_layout(src, &sb, why) : NULL;
 	if (!s)
 		return false;
-	if (!layout_refine(d, s, why))
-		return false;
+	if (!layout_refine(d, s, why)) {
+		/* regions shaped otherwise (6x4 and 4x6) may still refine once
+		 * each side's continuing iters are fused */
+		Layout *fd = layout_canonical(region_layout(dst, &db, why));
+		Layout *fs = layout_canonical(region_layout(src, &sb, why));
+		if (!layout_refine(fd, fs, why))
+			return false;
+		d = fd, s = fs;
+	}
 	int n = d->nshard;
 	if (sort) {
 		/* stable insertion sort of the iter pairs by the global stride */

@@ -346,6 +346,23 @@ Value *region(Sema *S, Expr *e)
 			nsub = v->nelts;
 		}
 	}
+	for (int i = 0; !packed && i < nsub; i++) {
+		/* a slice constant as one index of several, A[s, 0:32]: written
+		 * out as the slice it is */
+		Expr *x = sub[i];
+		if (x->kind != E_NAME && x->kind != E_ATTR && x->kind != E_INDEX)
+			continue;
+		Value *v = eval(S, x);
+		if (IS_ERR(v))
+			return v;
+		if (!v || v->kind != V_SLICE)
+			continue;
+		Expr *sl = new_expr(E_SLICE, x->pos);
+		sl->a = v->elts[0] ? new_int(x->pos, v->elts[0]->i) : NULL;
+		sl->b = v->elts[1] ? new_int(x->pos, v->elts[1]->i) : NULL;
+		sl->c = v->elts[2] ? new_int(x->pos, v->elts[2]->i) : NULL;
+		sub[i] = sl;
+	}
 	if (e->kind == E_INDEX && nsub != b->ndim)
 		return fail(S, e->pos, "%s '%s' has %d dimension%s but the region has %d", outer ? "region" : "buffer",
 		            name, b->ndim, b->ndim == 1 ? "" : "s", nsub);

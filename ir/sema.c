@@ -262,32 +262,25 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		         dtypes[dst->buffer->dtype].name, dst->buffer->name);
 		return;
 	}
-	/* the extents must agree once extent-1 dimensions are dropped */
-	int i = 0, j = 0;
-	for (;;) {
-		while (i < dst->ndim && dst->extents[i] == 1)
-			i++;
-		while (j < src->ndim && src->extents[j] == 1)
-			j++;
-		if (i == dst->ndim || j == src->ndim || dst->extents[i] != src->extents[j])
-			break;
-		i++, j++;
-	}
-	if (i != dst->ndim || j != src->ndim) {
+	/* TVM pairs the elements of the two regions in the row-major order of
+	 * each: the shapes may differ, the element counts may not */
+	int64_t nd = region_elements(dst), ns = region_elements(src);
+	if (nd != ns) {
 		Buf d = {0}, s = {0};
 		for (int k = 0; k < dst->ndim; k++)
 			bprintf(&d, "%s%lld", k ? "x" : "", (long long)dst->extents[k]);
 		for (int k = 0; k < src->ndim; k++)
 			bprintf(&s, "%s%lld", k ? "x" : "", (long long)src->extents[k]);
-		error_at(S->d, call->pos, "%s(): the destination region is %s but the source region is %s",
-		         fn_name(call), d.s, s.s);
+		error_at(S->d, call->pos, "%s(): the destination region is %s (%lld elements) but the source region is %s "
+		         "(%lld elements); a copy pairs the elements of its regions in row-major order, so they must have "
+		         "as many", fn_name(call), d.s, (long long)nd, s.s, (long long)ns);
 		return;
 	}
 }
 
 /* ---- statements ---------------------------------------------------------------------- */
 
-static void stmts(Sema *S, Stmt **v, int n);
+static void stmts(Sema *S, Stmt ***v, int *n);
 
 static bool is_buffer_maker(int id)
 {
@@ -570,6 +563,14 @@ static bool is_region_expr(Sema *S, Expr *e)
 		if (e->args[i]->kind == E_SLICE)
 			return true;
 	Value *b = eval(S, e->a);
+	if (b && !IS_ERR(b) && b->kind == V_BUFFER)
+		for (int i = 0; i < e->nargs; i++) {
+			/* a slice constant, A[s, 0] */
+			Expr *x = e->args[i];
+			Value *v = x->kind == E_NAME || x->kind == E_ATTR ? eval(S, x) : NULL;
+			if (v && !IS_ERR(v) && v->kind == V_SLICE)
+				return true;
+		}
 	return b && !IS_ERR(b) && b->kind == V_REGION;
 }
 
@@ -806,7 +807,7 @@ static void for_stmt(Sema *S, Stmt *s)
 	val->var = v;
 	push_env(S, false);
 	define(S, t->str, val, t->pos);
-	stmts(S, s->body, s->nbody);
+	stmts(S, &s->body, &s->nbody);
 	pop_env(S);
 }
 
@@ -881,10 +882,10 @@ static void stmt(Sema *S, Stmt *s)
 		if (dt != DT_ERROR && dt != DT_BOOL)
 			error_at(S->d, s->value->pos, "an if condition must be a boolean (a comparison), not %s", dtype_str(dt));
 		push_env(S, false);
-		stmts(S, s->body, s->nbody);
+		stmts(S, &s->body, &s->nbody);
 		pop_env(S);
 		push_env(S, false);
-		stmts(S, s->orelse, s->norelse);
+		stmts(S, &s->orelse, &s->norelse);
 		pop_env(S);
 		return;
 	}
@@ -900,10 +901,17 @@ static void stmt(Sema *S, Stmt *s)
 	}
 }
 
-static void stmts(Sema *S, Stmt **v, int n)
+static void stmts(Sema *S, Stmt ***v, int *n)
 {
-	for (int i = 0; i < n; i++)
-		stmt(S, v[i]);
+	for (int i = 0; i < *n; i++) {
+		/* a view passed directly to a call: bound to a fresh name just
+		 * before it, and checked as that assignment first */
+		Stmt *views[LAYOUT_MAX_ITERS];
+		int k = S->func ? tvm_inplace_views(S, (*v)[i], views, LAYOUT_MAX_ITERS) : 0;
+		for (int j = 0; j < k; j++)
+			stmt_insert(v, n, i + j, views[j]);
+		stmt(S, (*v)[i]);
+	}
 }
 
 /* ---- kernels and the module ---------------------------------------------------------- */
@@ -1078,7 +1086,7 @@ static void kernel(Sema *S, Stmt *s)
 		if (!s->params[i].type || desugar(S, &s->params[i].type))
 			param(S, &s->params[i]);
 	int errors = S->d->errors;
-	stmts(S, s->body, s->nbody);
+	stmts(S, &s->body, &s->nbody);
 	/* handles without a shape (unless a failed match_buffer explains it) */
 	for (int i = 0; i < s->nparams && S->d->errors == errors; i++) {
 		Sym *sym = env_find(S->env, s->params[i].name);

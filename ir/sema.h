@@ -33,6 +33,7 @@ typedef struct Sema {
 	Var *launch[IN_COUNT]; /* the launch ids declared, by intrinsic */
 	int64_t launch_ext[IN_COUNT];
 	Pos launch_pos[IN_COUNT];
+	int nviews;      /* views bound to fresh names (_view0, ...) */
 } Sema;
 
 /* The value that says: an error was reported already. */
@@ -138,6 +139,10 @@ bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...
 Value *tvm_layout_apply(Sema *S, Expr *e);       /* L.apply(i)["m"], or NULL */
 bool tvm_is_view_chain(const Expr *e);
 int tvm_allocated_addr(Sema *S, Expr *e);        /* tmem.allocated_addr[0] -> its address: 1, 0, -1 */
-bool tvm_view_chain(Sema *S, Expr *value);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
+bool tvm_view_chain(Sema *S, Expr *value);
+/* A view passed directly to a call (Tx.copy(D, X.permute(1, 0)), X.view(...)[...]): each
+ * such operand bound to a fresh name first; the assignments (at most max) go to out and the
+ * operands name them. Returns how many. */
+int tvm_inplace_views(Sema *S, Stmt *s, Stmt **out, int max);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
 
 #endif

@@ -158,9 +158,120 @@ Value *tvm_member(Sema *S, Expr *e, Buffer *b)
  * buf.access_ptr("r", offset=k) -> T.pointer_offset(buf, k);
  * buf.elem_offset_of([i, j]) -> the storage offset of buf[i, j], as an expression;
  * T.meta_var(x) -> x. */
+/* A shape operand of tile_to: a tuple of positive integer constants. */
+static bool shape_arg(Sema *S, Expr *x, const char *what, int64_t **out, int *n)
+{
+	Value *v = eval(S, x);
+	if (IS_ERR(v))
+		return false;
+	if (v && v->kind == V_INT) {
+		*out = xalloc(sizeof(int64_t));
+		(*out)[0] = v->i;
+		*n = 1;
+	} else if (v && v->kind == V_TUPLE && v->nelts >= 1 && v->nelts <= LAYOUT_MAX_ITERS) {
+		*out = xalloc(sizeof(int64_t) * (size_t)v->nelts);
+		*n = v->nelts;
+		for (int i = 0; i < v->nelts; i++) {
+			if (v->elts[i]->kind != V_INT)
+				goto bad;
+			(*out)[i] = v->elts[i]->i;
+		}
+	} else {
+		goto bad;
+	}
+	for (int i = 0; i < *n; i++)
+		if ((*out)[i] <= 0)
+			goto bad;
+	return true;
+bad:
+	error_at(S->d, x->pos, "tile_to() takes %s as a tuple of positive integer constants", what);
+	return false;
+}
+
+/* L.tile_to(to_shape, atom_shape): TVM's Layout.tile_to, the atom L (of
+ * shape atom_shape) repeated over to_shape, its copies in row-major order:
+ * L.tile(TileLayout(S[to // atom]), to // atom, atom). A ComposeLayout keeps
+ * its swizzle over the tiled layout, as TVM's does. Rewritten in place into
+ * the layout it makes. 1 done, 0 not one, -1 error. */
+static int tile_to(Sema *S, Expr *e)
+{
+	Expr *f = e->a;
+	if (f->kind != E_ATTR || strcmp(f->str, "tile_to") != 0)
+		return 0;
+	Value *lv = eval(S, f->a);
+	if (IS_ERR(lv))
+		return -1;
+	if (!lv || lv->kind != V_LAYOUT)
+		return 0;
+	if (lv->i) {
+		error_at(S->d, f->pos, "tile_to() tiles a layout with a shard S[...], not replicas R[...] alone");
+		return -1;
+	}
+	if (!expand_call(S, e)) /* tile_to(*shapes) written out */
+		return -1;
+	if (e->nargs != 2 || e->nkws) {
+		error_at(S->d, e->pos, "tile_to() takes two shapes: L.tile_to(to_shape, atom_shape)");
+		return -1;
+	}
+	int64_t *to, *atom;
+	int n, na;
+	if (!shape_arg(S, e->args[0], "the shape to tile to", &to, &n) ||
+	    !shape_arg(S, e->args[1], "the atom's shape", &atom, &na))
+		return -1;
+	if (n != na) {
+		error_at(S->d, e->pos, "tile_to(): the shape to tile to has %d dimensions but the atom's shape has %d", n, na);
+		return -1;
+	}
+	int64_t tiles[LAYOUT_MAX_ITERS], size, want = 1, total = 1;
+	for (int d = 0; d < n; d++)
+		if (!mul_ok(want, atom[d], &want))
+			want = -1;
+	for (int d = 0; d < n; d++)
+		if (!mul_ok(total, to[d], &total)) {
+			error_at(S->d, e->args[0]->pos, "tile_to(): the shape to tile to has more than 2^63 elements");
+			return -1;
+		}
+	if (!layout_size(lv->layout, &size) || size != want) {
+		error_at(S->d, e->args[1]->pos, "tile_to(): the atom has %lld elements but its shape %s has %lld",
+		         (long long)size, expr_str(e->args[1]), (long long)want);
+		return -1;
+	}
+	for (int d = 0; d < n; d++) {
+		if (to[d] % atom[d]) {
+			error_at(S->d, e->args[0]->pos, "tile_to(): dimension %d of the shape to tile to (%lld) is not a multiple "
+			         "of the atom's (%lld)", d, (long long)to[d], (long long)atom[d]);
+			return -1;
+		}
+		tiles[d] = to[d] / atom[d];
+	}
+	Layout *inner = layout_copy(lv->layout);
+	inner->swizzled = false;
+	Layout *outer = layout_new();
+	layout_default(outer, tiles, n);
+	const char *why = NULL;
+	Layout *t = layout_tile(outer, tiles, inner, atom, n, &why);
+	if (!t) {
+		error_at(S->d, e->pos, "tile_to(): %s", why);
+		return -1;
+	}
+	t = layout_canonical(t);
+	t->swizzled = lv->layout->swizzled;
+	t->swz_m = lv->layout->swz_m, t->swz_b = lv->layout->swz_b, t->swz_s = lv->layout->swz_s;
+	Pos p = e->pos;
+	Expr *x = layout_expr(t);
+	if (!t->swizzled)
+		x = ex_call("TileLayout", 1, &x);
+	*e = *x;
+	e->pos = p;
+	return 1;
+}
+
 int tvm_call(Sema *S, Expr *e)
 {
 	Expr *f = e->a;
+	int r = tile_to(S, e);
+	if (r)
+		return r;
 	if ((f->kind == E_ATTR && f->a->kind == E_NAME && strcmp(f->str, "meta_var") == 0) ||
 	    (f->kind == E_NAME && strcmp(f->str, "meta_var") == 0)) {
 		Value *fn = eval(S, f);
@@ -627,6 +738,43 @@ bool tvm_view_chain(Sema *S, Expr *value)
 	call_add_kw(call, "layout", layout_expr(buffer_layout(b)), p);
 	*value = *call;
 	return true;
+}
+
+/* A view passed directly as an operand: X.permute(...), X.sub[...], a chain
+ * of them, X.view(...), X.local(...), or any of these indexed by a region. */
+static bool view_call(const Expr *e)
+{
+	return is_chain(e) || (e->kind == E_CALL && e->a->kind == E_ATTR && !strcmp(e->a->str, "local"));
+}
+
+static bool inplace_view(const Expr *e)
+{
+	return view_call(e) || (e->kind == E_INDEX && view_call(e->a));
+}
+
+int tvm_inplace_views(Sema *S, Stmt *s, Stmt **out, int max)
+{
+	if (s->kind != S_EXPR || s->value->kind != E_CALL)
+		return 0;
+	Expr *call = s->value;
+	int n = 0;
+	for (int i = 0; i < call->nargs && n < max; i++) {
+		Expr *arg = call->args[i];
+		if (!inplace_view(arg))
+			continue;
+		Expr **slot = view_call(arg) ? &call->args[i] : &arg->a;
+		const char *name;
+		do
+			name = xprintf("_view%d", S->nviews++);
+		while (lookup(S, name));
+		Pos p = (*slot)->pos;
+		Stmt *a = new_stmt(S_ASSIGN, s->pos);
+		vpush(a->targets, a->ntargets, new_name(p, name));
+		a->value = *slot;
+		*slot = new_name(p, name);
+		out[n++] = a;
+	}
+	return n;
 }
 
 /* tmem.allocated_addr[0]: the address its T.decl_buffer was given

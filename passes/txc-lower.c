@@ -582,28 +582,72 @@ static int lower_reg(Lower *L, OpSite *o, const Plan *p, const Value *dst, const
 	return emit_loop(L, o, L->access, p->outer, f, dst->buffer, ma, src->buffer, ra, bytes);
 }
 
-/* One thread of the scope copies element by element. */
+/* The common refinement of the two regions' shapes (extent-1 dimensions
+ * dropped), innermost first split where one extent divides the other, in
+ * out (outermost first); 0 when neither divides the other somewhere. Equal
+ * shapes refine to themselves. */
+static int refine_shapes(const Value *a, const Value *b, int64_t *out)
+{
+	int64_t tmp[2 * LAYOUT_MAX_ITERS];
+	int n = 0, i = a->ndim - 1, j = b->ndim - 1;
+	int64_t ea = 1, eb = 1;
+	for (;;) {
+		while (ea == 1 && i >= 0)
+			ea = a->extents[i--];
+		while (eb == 1 && j >= 0)
+			eb = b->extents[j--];
+		if (ea == 1 || eb == 1)
+			break;
+		int64_t e = ea < eb ? ea : eb;
+		if ((ea > eb ? ea % eb : eb % ea) != 0 || n == 2 * LAYOUT_MAX_ITERS)
+			return 0;
+		tmp[n++] = e;
+		ea /= e, eb /= e;
+	}
+	for (int k = 0; k < n; k++)
+		out[k] = tmp[n - 1 - k];
+	return n;
+}
+
+/* One thread of the scope copies element by element, pairing the elements
+ * of the two regions in the row-major order of each: the loops run over the
+ * common refinement of their shapes (the extents other than 1 when the
+ * shapes agree), or over one flat loop when there is none. */
 static int lower_fallback(Lower *L, OpSite *o, const Value *dst, const Value *src)
 {
 	Expr *di[LAYOUT_MAX_ITERS], *si[LAYOUT_MAX_ITERS];
 	const Value *sides[2] = { dst, src };
 	Expr **idx[2] = { di, si };
-	/* the loops run over the extents other than 1, in order */
-	int64_t ext[LAYOUT_MAX_ITERS];
-	const char *var[LAYOUT_MAX_ITERS];
-	int nl = 0;
-	for (int d = 0; d < dst->ndim; d++)
-		if (dst->extents[d] > 1) {
-			ext[nl] = dst->extents[d];
-			var[nl] = fresh(L, xprintf("i%d", nl));
-			take(L, var[nl]);
-			nl++;
-		}
+	int64_t ext[2 * LAYOUT_MAX_ITERS];
+	const char *var[2 * LAYOUT_MAX_ITERS];
+	int nl = refine_shapes(dst, src, ext);
+	bool flat = nl == 0 && region_elements(dst) > 1;
+	if (flat)
+		ext[nl++] = region_elements(dst);
+	int64_t inner[2 * LAYOUT_MAX_ITERS]; /* elements after loop k */
+	for (int k = nl - 1; k >= 0; k--)
+		inner[k] = k == nl - 1 ? 1 : inner[k + 1] * ext[k + 1];
+	for (int k = 0; k < nl; k++) {
+		var[k] = fresh(L, xprintf("i%d", k));
+		take(L, var[k]);
+	}
 	for (int s = 0; s < 2; s++) {
-		int k = 0;
-		for (int d = 0; d < sides[s]->ndim; d++)
-			idx[s][d] = sides[s]->extents[d] > 1 ? ex_add(sides[s]->starts[d], ex_name(var[k++])) :
-			                                         sides[s]->starts[d];
+		const Value *r = sides[s];
+		int64_t sigma = 1; /* elements of the region after dimension d */
+		for (int d = r->ndim - 1; d >= 0; d--) {
+			Expr *e = r->starts[d];
+			int64_t span = sigma * r->extents[d];
+			if (r->extents[d] > 1 && flat) {
+				Expr *x = ex_div(ex_name(var[0]), sigma);
+				e = ex_add(e, span == region_elements(r) ? x : ex_mod(x, r->extents[d]));
+			} else if (r->extents[d] > 1) {
+				for (int k = 0; k < nl; k++)
+					if (inner[k] >= sigma && inner[k] < span)
+						e = ex_add(e, ex_mul(ex_name(var[k]), ex_int(inner[k] / sigma)));
+			}
+			idx[s][d] = e;
+			sigma = span;
+		}
 	}
 	Stmt *st = new_stmt(S_ASSIGN, (Pos){0});
 	vpush(st->targets, st->ntargets, ex_index(ex_name(dst->buffer->name), dst->ndim, di));

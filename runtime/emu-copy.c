@@ -1,8 +1,8 @@
 /* Tile copies and byte copies.
  *
  * Tx[.scope].copy(dst, src) moves the src region into the dst region
- * element by element, in row-major order over the extents that are not 1
- * (the two regions agree on those). A thread-scope copy is done by each
+ * element by element, the k-th element of each region in its own
+ * row-major order paired (the two hold as many elements). A thread-scope copy is done by each
  * active thread; a collective copy once per warp, warpgroup or CTA, which
  * must be wholly active and agree on the regions (a cluster is one CTA:
  * cbx, cby and cbz are 0). A copy_async of the cp.async kind is issued the
@@ -132,25 +132,24 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
 	if (!in_bounds(E, D.r, ds, tf) || !in_bounds(E, S.r, ss, tf))
 		return false;
-	/* the dimensions of extent > 1, paired in order */
-	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nf = 0, j = 0;
+	/* each side runs over its own dimensions of extent > 1 in row-major
+	 * order; the k-th element of one is paired with the k-th of the other */
+	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nd = 0, ns = 0;
+	int64_t dn = 1, sn = 1;
 	for (int d = 0; d < D.r->ndim; d++) {
 		D.idx[d] = ds[d];
-		if (D.r->extents[d] == 1)
-			continue;
-		while (j < S.r->ndim && S.r->extents[j] == 1)
-			j++;
-		if (j == S.r->ndim || S.r->extents[j] != D.r->extents[d])
-			return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
-		fd[nf] = d;
-		fs[nf++] = j++;
+		dn *= D.r->extents[d];
+		if (D.r->extents[d] > 1)
+			fd[nd++] = d;
 	}
-	while (j < S.r->ndim && S.r->extents[j] == 1)
-		j++;
-	if (j != S.r->ndim)
-		return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
-	for (int d = 0; d < S.r->ndim; d++)
+	for (int d = 0; d < S.r->ndim; d++) {
 		S.idx[d] = ss[d];
+		sn *= S.r->extents[d];
+		if (S.r->extents[d] > 1)
+			fs[ns++] = d;
+	}
+	if (dn != sn)
+		return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
 	const Acc *da = D.r->acc, *sa = S.r->acc;
 	bool fast = da->simple && sa->simple;
 	uint8_t *dbase = fast ? emu_mem(E, da, 0)->data : NULL, *sbase = fast ? emu_mem(E, sa, 0)->data : NULL;
@@ -169,15 +168,18 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 		} else if (!copy_element(E, s, &D, &S, first, n, tf, fill)) {
 			return false;
 		}
-		int k = nf - 1;
+		int k = ns - 1;
 		for (; k >= 0; k--) {
-			int a = fd[k], b = fs[k];
-			if (++D.idx[a] < ds[a] + D.r->extents[a]) {
-				S.idx[b]++;
+			int b = fs[k];
+			if (++S.idx[b] < ss[b] + S.r->extents[b])
 				break;
-			}
-			D.idx[a] = ds[a];
 			S.idx[b] = ss[b];
+		}
+		for (k = nd - 1; k >= 0; k--) {
+			int a = fd[k];
+			if (++D.idx[a] < ds[a] + D.r->extents[a])
+				break;
+			D.idx[a] = ds[a];
 		}
 		if (k < 0)
 			return true;

@@ -66,7 +66,9 @@ void test_sema(void)
 
 	rejects("    bx = T.cta_id([5])\n    Tx.cta.copy(B[bx * 16 : bx * 16 + 16, 0:32], B[0:16, :])\n",
 	        "starts in [0, 64] with extent 16, out of bounds (extent 64)");
-	rejects("    Tx.cta.copy(A[0:128, 0:16], A[0:64, 0:32])\n", "the destination region is 128x16 but the source region is 64x32");
+	accepts("    Tx.cta.copy(A[0:128, 0:16], A[0:64, 0:32])\n", "regions of equal size, shaped otherwise");
+	rejects("    Tx.cta.copy(A[0:128, 0:16], A[0:64, 0:16])\n",
+	        "the destination region is 128x16 (2048 elements) but the source region is 64x16 (1024 elements)");
 	rejects("    Tx.cta.copy(A[0:64, 0:32], B[0:64, 0:32])\n", "tile copies do not convert dtypes");
 	rejects("    i = T.thread_id([64])\n    Tx.cta.copy(A[i:2 * i, 0:32], A[0:64, 0:32])\n", "is not a compile-time constant");
 	rejects("    T.thread_id([64])\n    T.warp_id([4])\n", "T.warp_id([4]) means 128 threads, but the CTA has 64");
