@@ -606,8 +606,30 @@ Value *eval(Sema *S, Expr *e)
 		while (root->kind == E_ATTR)
 			root = root->a;
 		Sym *s = root->kind == E_NAME ? lookup(S, root->str) : NULL;
-		if (s && s->val->kind == V_OPAQUE)
+		if (s && s->val->kind == V_OPAQUE) {
+			/* tvm.runtime.DataType, math.prod: a name of the module that txc knows */
+			Buf mod = {0};
+			bputs(&mod, s->val->s);
+			if (s->val->name)
+				bprintf(&mod, ".%s", s->val->name);
+			const char *chain = expr_str(e->a), *dot = strchr(chain, '.');
+			if (dot)
+				bputs(&mod, dot);
+			bool known;
+			const char *path = import_lookup(mod.s, e->str, &known);
+			if (path && intrin_lookup(path) >= 0) {
+				Value *v = vnew(V_FUNC);
+				v->intrin = intrin_lookup(path);
+				return v;
+			}
+			Pos p = expr_start(e); /* under all of math.sqrt */
+			if (p.line == e->pos.line && e->pos.off + e->pos.len > p.off)
+				p.len = e->pos.off + e->pos.len - p.off;
+			if (known)
+				return fail(S, p, "'%s.%s' is not a name of module '%s' that txc knows; `txc-parse "
+				            "--intrinsics` lists those it knows", expr_str(e->a), e->str, mod.s);
 			return opaque_use(S, e, s->val); /* named in full: np.float16 */
+		}
 	}
 		a = eval(S, e->a);
 		if (!a && e->a->kind == E_CALL && tvm_refused_member(S, e))
@@ -616,6 +638,11 @@ Value *eval(Sema *S, Expr *e)
 			return a;
 		if (a->kind == V_NAMESPACE)
 			return member(S, a, e);
+		if (a->kind == V_DTYPE && (strcmp(e->str, "bits") == 0 || strcmp(e->str, "lanes") == 0)) {
+			Value *v = vnew(V_INT); /* tvm.DataType(d).bits */
+			v->i = strcmp(e->str, "bits") == 0 ? dtypes[a->dtype].bits : 1;
+			return v;
+		}
 		if (a->kind == V_FUNC && (intrin_is_prefix(intrins[a->intrin].path) ||
 		                          !strncmp(intrins[a->intrin].path, "T.ptx.", 6))) {
 			/* T.ptx.cp_async is an intrinsic and a namespace; a PTX

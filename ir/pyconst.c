@@ -781,7 +781,9 @@ static Value *py_int(Sema *S, Expr *e, Value **args, int n)
  * value. */
 Value *py_call(Sema *S, Expr *e, int id)
 {
-	const char *name = intrins[id].path + 3;
+	const char *name = intrins[id].path;
+	if (strncmp(name, "py.", 3) == 0)
+		name += 3;
 	if (e->nkws)
 		return fail(S, e->kws[0].pos, "%s() takes no keyword arguments here", name);
 	int n = e->nargs;
@@ -835,6 +837,53 @@ Value *py_call(Sema *S, Expr *e, int id)
 		if (!items_of(S, args[0], e->args[0]->pos, &it, &m))
 			return &verr;
 		return vint(m);
+	case IN_PY_DATATYPE: {
+		int dt = args[0]->kind == V_DTYPE ? args[0]->dtype : args[0]->kind == V_STR ? dtype_lookup(args[0]->s) : 0;
+		if (!dt)
+			return fail(S, e->args[0]->pos, "%s() takes a dtype such as \"float16\", not %s", name,
+			            args[0]->kind == V_STR ? xprintf("\"%s\"", args[0]->s) : value_kind_name(args[0]));
+		Value *v = vnew(V_DTYPE);
+		v->dtype = dt;
+		return v;
+	}
+	case IN_MATH_PROD: case IN_MATH_GCD: {
+		if (id == IN_MATH_PROD && !items_of(S, args[0], e->args[0]->pos, &it, &m))
+			return &verr;
+		if (id == IN_MATH_GCD)
+			it = args, m = n;
+		int64_t r = id == IN_MATH_PROD ? 1 : 0;
+		for (int i = 0; i < m; i++) {
+			Pos p = e->args[id == IN_MATH_PROD ? 0 : i]->pos;
+			if (it[i]->kind != V_INT)
+				return fail(S, p, "%s() takes integers, not %s", name, value_kind_name(it[i]));
+			if (id == IN_MATH_PROD && !mul_ok(r, it[i]->i, &r))
+				return fail(S, p, "%s() overflows 64 bits", name);
+			if (id == IN_MATH_GCD) {
+				if (it[i]->i == INT64_MIN)
+					return fail(S, p, "%s() of %lld overflows 64 bits", name, (long long)it[i]->i);
+				int64_t a = r, b = it[i]->i < 0 ? -it[i]->i : it[i]->i;
+				while (b) {
+					int64_t t = a % b;
+					a = b;
+					b = t;
+				}
+				r = a;
+			}
+		}
+		return vint(r);
+	}
+	case IN_MATH_CEIL: case IN_MATH_FLOOR: {
+		if (args[0]->kind == V_INT)
+			return vint(args[0]->i);
+		if (args[0]->kind != V_FLOAT)
+			return fail(S, e->args[0]->pos, "%s() takes a number, not %s", name, value_kind_name(args[0]));
+		double x = args[0]->f;
+		if (!(x >= -9.2e18 && x <= 9.2e18))
+			return fail(S, e->args[0]->pos, "%s() of %g is not a 64-bit integer", name, x);
+		int64_t t = (int64_t)x; /* toward zero, then to the side asked (no libm) */
+		t += id == IN_MATH_CEIL ? (double)t < x : -((double)t > x);
+		return vint(t);
+	}
 	case IN_PY_TUPLE: case IN_PY_LIST: {
 		if (n == 0)
 			return vtuple(0, id == IN_PY_LIST);
@@ -910,7 +959,8 @@ Value *py_call(Sema *S, Expr *e, int id)
 bool is_py_builtin(int id)
 {
 	return id == IN_PY_LEN || id == IN_PY_TUPLE || id == IN_PY_LIST || id == IN_PY_MAX || id == IN_PY_MIN ||
-	       id == IN_PY_INT || id == IN_PY_STR || id == IN_PY_GETATTR || id == IN_PY_ENUMERATE || id == IN_PY_ZIP;
+	       id == IN_PY_INT || id == IN_PY_STR || id == IN_PY_GETATTR || id == IN_PY_ENUMERATE || id == IN_PY_ZIP ||
+	       id == IN_PY_DATATYPE || id == IN_MATH_PROD || id == IN_MATH_GCD || id == IN_MATH_CEIL || id == IN_MATH_FLOOR;
 }
 
 /* ---- names from modules txc does not know ------------------------------------------------- */
@@ -1238,8 +1288,16 @@ bool desugar(Sema *S, Expr **slot)
 		for (int i = 0; i < e->nkws; i++)
 			if (!desugar(S, &e->kws[i].value))
 				return false;
-		if (e->a->kind != E_NAME)
-			return true; /* the builtins over constants are bare names; a member is sema's */
+		if (e->a->kind != E_NAME) {
+			/* math.prod(...) is a builtin over constants; a member of a
+			 * buffer (A.view, A.permute) is sema's */
+			Expr *root = e->a;
+			while (root->kind == E_ATTR)
+				root = root->a;
+			Sym *rs = root->kind == E_NAME ? lookup(S, root->str) : NULL;
+			if (!rs || !rs->val || rs->val->kind != V_OPAQUE)
+				return true;
+		}
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return false;
@@ -1262,6 +1320,8 @@ bool desugar(Sema *S, Expr **slot)
 			*slot = a;
 			return true;
 		}
+		if (v->intrin == IN_PY_DATATYPE)
+			return true; /* a dtype with members (.bits): written as it is */
 		v = py_call(S, e, v->intrin);
 		if (IS_ERR(v))
 			return false;

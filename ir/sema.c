@@ -935,7 +935,7 @@ static void param(Sema *S, Param *p)
 			Buffer *b = new_buffer(p->name, p->pos, t);
 			if (!eval_shape(S, t->args[0], &b->shape, &b->ndim))
 				return;
-			b->dtype = a.pos[1]->dtype;
+			b->dtype = a.pos[1] ? a.pos[1]->dtype : DT_FLOAT32; /* TVM's default */
 			b->scope = SC_GLOBAL;
 			Kw *sc = kwarg(&a, "scope");
 			if (sc && sc->value->val && sc->value->val->kind == V_STR && strcmp(sc->value->val->s, "global") != 0) {

@@ -140,6 +140,14 @@ static const ModuleName imports[] = {
 	{ "tvm.script.tirx", "*", "T." },
 	{ "tvm.tirx.layout", "*", "layout." },
 	{ "tvm.tir.layout", "*", "layout." },
+	{ "tvm.backend.cuda.tile_primitive.tma_utils", "mma_shared_layout", "layout.mma_shared_layout" },
+	{ "tvm.tirx.cuda.tile_primitive.tma_utils", "mma_shared_layout", "layout.mma_shared_layout" },
+	{ "tvm", "DataType", "tvm.DataType" },
+	{ "tvm.runtime", "DataType", "tvm.DataType" },
+	{ "math", "prod", "math.prod" },
+	{ "math", "gcd", "math.gcd" },
+	{ "math", "ceil", "math.ceil" },
+	{ "math", "floor", "math.floor" },
 };
 
 const char *import_lookup(const char *module, const char *name, bool *known_module)
