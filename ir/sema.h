@@ -33,6 +33,9 @@ typedef struct Sema {
 	Var *launch[IN_COUNT]; /* the launch ids declared, by intrinsic */
 	int64_t launch_ext[IN_COUNT];
 	Pos launch_pos[IN_COUNT];
+	int64_t launch_dims[IN_COUNT][3]; /* a grid launch id's extents, 1 beyond those given */
+	int launch_ndim[IN_COUNT];
+	Pos launch_list[IN_COUNT];        /* where its extents are written */
 } Sema;
 
 /* The value that says: an error was reported already. */
