@@ -123,6 +123,20 @@ static const char *asm0(Gen *g, const char *name, const char *ptx)
 	return name;
 }
 
+/* A grid launch id in dimension d: CUDA C, or a PTX special register read
+ * by a helper (%cluster_ctaid, %clusterid: sm_90). */
+static const char *grid_id(Gen *g, const GridId *l, int d)
+{
+	char dim = "xyz"[d];
+	if (l->cuda[0] != '%')
+		return xprintf(l->cuda, dim);
+	const char *reg = xprintf(l->cuda + 1, dim), *name = xprintf("txc_%.*s_%c", (int)strcspn(reg, "."), reg, dim);
+	if (!have(g, name))
+		add(g, name, xprintf(DEV "int %s()\n{\n  uint32_t r;\n  asm volatile(\"mov.u32 %%0, %%%%%s;\" : \"=r\"(r));\n"
+		                     "  return (int)r;\n}\n", name, reg));
+	return xprintf("%s()", name);
+}
+
 static void need_smem(Gen *g)
 {
 	add(g, "txc_smem", "// the shared-memory address that PTX takes, from a generic pointer\n"
@@ -851,7 +865,7 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_EVALUATE:
 		call_stmt(g, e->args[0]);
 		return;
-	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
+	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_CTA_ID_IN_CLUSTER: case IN_CLUSTER_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
 	case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
 	case IN_ATTR: /* its meaning is in smem_bytes */
 	case IN_MATCH_BUFFER: /* an unbound one: the parameter is declared with the kernel */
@@ -1038,7 +1052,7 @@ static void assign(Gen *g, Stmt *s)
 			for (int k = 0; k < g->nvars; k++)
 				used |= g->vars[k]->launch == id && strcmp(g->vars[k]->name, t[i]->str) == 0;
 			bind(g, t[i]->str, NULL);
-			const char *rhs = id == IN_CTA_ID ? xprintf("blockIdx.%c", "xyz"[i]) : thread_launch(id)->cuda;
+			const char *rhs = grid_launch(id) ? grid_id(g, grid_launch(id), i) : thread_launch(id)->cuda;
 			if (used)
 				line(g, xprintf("const int %s = %s;", cname(t[i]->str), rhs));
 		}
@@ -1201,7 +1215,15 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	}
 	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", f->name,
 	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
-	bprintf(out, "extern \"C\" __global__ void __launch_bounds__(%lld) %s(", (long long)f->threads, f->name);
+	/* the cluster shape is compiled in: cuLaunchKernel launches such a
+	 * kernel in clusters of that shape (runtime/txc-run.c) */
+	const char *cluster = !f->has_cluster ? "" :
+	                      xprintf("__cluster_dims__(%lld, %lld, %lld) ", (long long)f->cluster[0],
+	                              (long long)f->cluster[1], (long long)f->cluster[2]);
+	if (f->has_cluster)
+		bprintf(out, "// in clusters of (%lld, %lld, %lld) CTAs\n", (long long)f->cluster[0], (long long)f->cluster[1],
+		        (long long)f->cluster[2]);
+	bprintf(out, "extern \"C\" __global__ void %s__launch_bounds__(%lld) %s(", cluster, (long long)f->threads, f->name);
 	/* the signature's order: buffers as pointers, scalar parameters by value */
 	for (int i = 0; i < f->nsig; i++) {
 		const char *sep = i ? (f->nsig > 3 ? ",\n    " : ", ") : f->nsig > 3 ? "\n    " : "";

@@ -455,7 +455,8 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 	}
 	Value *l = a.pos[0];
 	int n = l->nelts;
-	int maxdim = id == IN_CTA_ID ? 3 : 1;
+	const GridId *gl = grid_launch(id);
+	int maxdim = gl ? 3 : 1;
 	if (n > maxdim) {
 		error_at(S->d, call->args[0]->pos, "%s() takes %d extent%s, not %d", fn_name(call), maxdim,
 		         maxdim > 1 ? "s" : "", n);
@@ -467,16 +468,25 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 		/* the grid's limits; a thread id within a warp or warpgroup at most
 		 * what one holds; the threads per CTA are checked with the kernel */
 		const LaunchId *tl = thread_launch(id);
-		int64_t lim = id == IN_CTA_ID ? (i == 0 ? 2147483647 : 65535) : tl->mod ? tl->mod / tl->div : INT32_MAX;
+		int64_t lim = gl && gl->in_cluster ? 8 : gl ? (i == 0 ? 2147483647 : 65535) :
+		              tl->mod ? tl->mod / tl->div : INT32_MAX;
 		if (x <= 0 || x > lim) {
 			error_at(S->d, call->args[0]->pos, "%s() extent %lld is out of range (1 to %lld)", fn_name(call),
 			         (long long)x, (long long)lim);
 			return NULL;
 		}
 		total *= x;
-		if (id == IN_CTA_ID)
-			S->func->grid[i] = x;
 	}
+	if (gl && gl->in_cluster && total > 8) {
+		error_at(S->d, call->args[0]->pos,
+		         "%s() declares a cluster of %lld CTAs; the portable limit is 8 (16 on some GPUs needs the "
+		         "non-portable cluster size opt-in, which txc does not make)", fn_name(call), (long long)total);
+		return NULL;
+	}
+	for (int i = 0; gl && i < 3; i++)
+		S->launch_dims[id][i] = i < n ? l->elts[i]->i : 1;
+	S->launch_ndim[id] = n;
+	S->launch_list[id] = call->args[0]->pos;
 	if (id == IN_LANE_ID && total != 32) {
 		error_at(S->d, call->args[0]->pos, "a warp has 32 lanes: write T.lane_id([32])");
 		return NULL;

@@ -43,7 +43,7 @@ static int thread_value(const Expr *e, int64_t tid, int64_t *out, int64_t *budge
 	case E_NAME:
 		if (!e->var)
 			return MIXED;
-		if (e->var->launch == IN_CTA_ID)
+		if (grid_launch(e->var->launch))
 			return UNIFORM;
 		if (thread_launch(e->var->launch)) {
 			*out = launch_value(thread_launch(e->var->launch), tid);

@@ -235,7 +235,20 @@ typedef struct LaunchId {
 } LaunchId;
 /* The row of a thread launch id, or NULL (T.cta_id, anything else). */
 const LaunchId *thread_launch(int id);
-/* Any launch id: T.cta_id or a thread one. */
+/* The launch ids that name a CTA of the grid (launch.def). */
+typedef struct GridId {
+	int id;
+	bool in_cluster;      /* c % k: the CTA's coordinate in its cluster */
+	bool of_cluster;      /* c / k: its cluster's coordinate in the grid */
+	const char *cuda;     /* CUDA C (blockIdx.%c) or a PTX special register (%...) */
+	const char *declares; /* what its extents declare */
+} GridId;
+/* The row of a grid launch id (T.cta_id, T.cta_id_in_cluster,
+ * T.cluster_id), or NULL. */
+const GridId *grid_launch(int id);
+/* Its value in one dimension for grid coordinate c, in clusters of k CTAs. */
+int64_t grid_value(const GridId *g, int64_t c, int64_t k);
+/* Any launch id: a grid one or a thread one. */
 bool is_launch_id(int id);
 /* The value of a thread launch id for thread t of the CTA. */
 int64_t launch_value(const LaunchId *l, int64_t t);
@@ -792,6 +805,8 @@ struct Func {
 	Buffer **bufs;      /* every buffer of the kernel, parameters included */
 	int nbufs;
 	int64_t grid[3];
+	int64_t cluster[3]; /* the CTAs of a cluster in each dimension (1, 1, 1 without one) */
+	bool has_cluster;   /* T.cta_id_in_cluster or T.cluster_id: launched in clusters */
 	int64_t threads;    /* per CTA */
 	bool device_entry;
 	/* T.attr({"tirx.dyn_smem_bytes": N}): the launch asks for at least N

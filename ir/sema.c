@@ -977,6 +977,45 @@ static void param(Sema *S, Param *p)
 	define(S, p->name, v, p->pos);
 }
 
+/* The grid and its clusters (launch.def's GRID rows): T.cta_id declares
+ * the grid, T.cta_id_in_cluster the cluster shape, T.cluster_id the
+ * clusters of the grid; without T.cta_id the grid is the clusters times
+ * the cluster shape. Each dimension of the grid holds whole clusters. */
+static void check_grid(Sema *S, Func *f)
+{
+	const int64_t *cta = S->launch_dims[IN_CTA_ID], *in = S->launch_dims[IN_CTA_ID_IN_CLUSTER],
+	              *of = S->launch_dims[IN_CLUSTER_ID];
+	bool has_cta = cta[0] > 0, has_in = in[0] > 0, has_of = of[0] > 0;
+	f->has_cluster = has_in || has_of;
+	for (int d = 0; d < 3; d++) {
+		char dim = "xyz"[d];
+		int64_t k = has_in ? in[d] : 1, c = has_of ? of[d] : 1, lim = d == 0 ? INT32_MAX : 65535;
+		f->cluster[d] = k;
+		f->grid[d] = has_cta ? cta[d] : 1;
+		if (!has_cta && (!mul_ok(c, k, &f->grid[d]) || f->grid[d] > lim)) {
+			error_at(S->d, S->launch_list[IN_CLUSTER_ID],
+			         "T.cluster_id's clusters of %lld CTAs make a grid of more than %lld CTAs in dimension %c, "
+			         "more than CUDA launches", (long long)k, (long long)lim, dim);
+			return;
+		}
+		if (f->grid[d] % k) {
+			error_at(S->d, S->launch_list[IN_CTA_ID_IN_CLUSTER],
+			         "a cluster of %lld CTAs in dimension %c does not divide the grid's %lld there (T.cta_id on "
+			         "line %d); the grid holds whole clusters", (long long)k, dim, (long long)f->grid[d],
+			         S->launch_pos[IN_CTA_ID].line);
+			return;
+		}
+		if (has_of && c != f->grid[d] / k) {
+			error_at(S->d, S->launch_list[IN_CLUSTER_ID],
+			         "T.cluster_id declares %lld cluster%s in dimension %c, but the grid's %lld CTAs there (T.cta_id "
+			         "on line %d) in clusters of %lld make %lld", (long long)c, c == 1 ? "" : "s", dim,
+			         (long long)f->grid[d], S->launch_pos[IN_CTA_ID].line, (long long)k,
+			         (long long)(f->grid[d] / k));
+			return;
+		}
+	}
+}
+
 static void check_thread_axes(Sema *S, Func *f)
 {
 	for (int i = 0; i < f->nbufs; i++) {
@@ -993,6 +1032,8 @@ static void check_thread_axes(Sema *S, Func *f)
 				lim = f->threads / 32;
 			else if (a == AX_WGID)
 				lim = f->threads / 128;
+			else if (a >= AX_CBX && a <= AX_CBZ)
+				lim = f->cluster[a - AX_CBX];
 			if (!lim)
 				continue;
 			Layout *l = b->layout;
@@ -1077,6 +1118,7 @@ static void kernel(Sema *S, Stmt *s)
 	S->bufs = NULL;
 	S->nbufs = 0;
 	memset(S->launch, 0, sizeof S->launch);
+	memset(S->launch_dims, 0, sizeof S->launch_dims);
 	push_env(S, false);
 	Names pre = {0};
 	for (int i = 0; i < s->nparams; i++)
@@ -1168,6 +1210,7 @@ static void kernel(Sema *S, Stmt *s)
 			         intrins[id].path, (long long)S->launch_ext[id], (long long)n, (long long)want,
 			         l->div == 32 ? "warps" : "threads");
 	}
+	check_grid(S, f);
 	check_thread_axes(S, f);
 	int64_t used = smem_plan(f);
 	if (f->dyn_smem && f->dyn_smem < used)

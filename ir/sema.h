@@ -34,6 +34,9 @@ typedef struct Sema {
 	int64_t launch_ext[IN_COUNT];
 	Pos launch_pos[IN_COUNT];
 	int nviews;      /* views bound to fresh names (_view0, ...) */
+	int64_t launch_dims[IN_COUNT][3]; /* a grid launch id's extents, 1 beyond those given */
+	int launch_ndim[IN_COUNT];
+	Pos launch_list[IN_COUNT];        /* where its extents are written */
 } Sema;
 
 /* The value that says: an error was reported already. */

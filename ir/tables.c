@@ -90,9 +90,32 @@ bool target_has(int target, int need)
 
 static const LaunchId launch_ids[] = {
 #define LAUNCH(id, mod, div, cuda) { id, mod, div, cuda },
+#define GRID(id, in_cluster, of_cluster, cuda, declares)
 #include "launch.def"
+#undef GRID
 #undef LAUNCH
 };
+
+static const GridId grid_ids[] = {
+#define LAUNCH(id, mod, div, cuda)
+#define GRID(id, in_cluster, of_cluster, cuda, declares) { id, in_cluster, of_cluster, cuda, declares },
+#include "launch.def"
+#undef GRID
+#undef LAUNCH
+};
+
+const GridId *grid_launch(int id)
+{
+	for (size_t i = 0; i < sizeof grid_ids / sizeof grid_ids[0]; i++)
+		if (grid_ids[i].id == id)
+			return &grid_ids[i];
+	return NULL;
+}
+
+int64_t grid_value(const GridId *g, int64_t c, int64_t k)
+{
+	return g->in_cluster ? c % k : g->of_cluster ? c / k : c;
+}
 
 const LaunchId *thread_launch(int id)
 {
@@ -102,7 +125,7 @@ const LaunchId *thread_launch(int id)
 	return NULL;
 }
 
-bool is_launch_id(int id) { return id == IN_CTA_ID || thread_launch(id); }
+bool is_launch_id(int id) { return grid_launch(id) || thread_launch(id); }
 
 int64_t launch_value(const LaunchId *l, int64_t t) { return (l->mod ? t % l->mod : t) / l->div; }
 

@@ -145,7 +145,8 @@ static bool fix(int64_t *digit, int64_t v)
 	return true;
 }
 
-int emu_owners(const Acc *a, const int64_t c[AX_COUNT], int first, int n, int nthreads, int *out, int max)
+int emu_owners(const Acc *a, const int64_t c[AX_COUNT], const int64_t cb[3], int first, int n, int nthreads,
+               int *out, int max)
 {
 	/* a thread is 128 * wg + 32 * wid + lane; each axis fixes some digits */
 	int64_t wg = -1, wid = -1, lane = -1;
@@ -166,7 +167,7 @@ int emu_owners(const Acc *a, const int64_t c[AX_COUNT], int first, int n, int nt
 		ok = c[AX_WIDINWG] < 4 && fix(&wid, c[AX_WIDINWG]);
 	for (int x = AX_CBX; ok && x <= AX_CBZ; x++)
 		if (u & (1u << x))
-			ok = c[x] == 0; /* a cluster of one CTA */
+			ok = c[x] == cb[x - AX_CBX]; /* held by this CTA of the cluster */
 	if (!ok)
 		return 0;
 	int k = 0, last = first + n - 1 < nthreads - 1 ? first + n - 1 : nthreads - 1;

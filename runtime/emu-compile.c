@@ -732,7 +732,11 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 			ccall_stmt(C, c, e->args[0]);
 		return;
 	case IN_CTA_SYNC:
-	case IN_CLUSTER_SYNC: /* txc launches no clusters: a CTA is a cluster of one */
+	case IN_CLUSTER_SYNC:
+		/* The CTAs run one after another, each to its end, and nothing
+		 * emulated reaches another CTA's shared memory (mapa is refused):
+		 * across CTAs the cluster barrier orders nothing the emulator can
+		 * see, so it is the barrier of the CTA's own threads. */
 		c->kind = C_SYNC;
 		return;
 	case IN_WARP_SYNC:

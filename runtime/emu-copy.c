@@ -4,8 +4,9 @@
  * element by element, the k-th element of each region in its own
  * row-major order paired (the two hold as many elements). A thread-scope copy is done by each
  * active thread; a collective copy once per warp, warpgroup or CTA, which
- * must be wholly active and agree on the regions (a cluster is one CTA:
- * cbx, cby and cbz are 0). A copy_async of the cp.async kind is issued the
+ * must be wholly active and agree on the regions (the CTAs run one after
+ * another: a register layout's cbx, cby and cbz name the CTA of the cluster
+ * that holds an element, and only the running CTA's are there). A copy_async of the cp.async kind is issued the
  * same way: checked, its destination poisoned, and the copy itself left to
  * emu-async.c, which does it with emu_copy_region when a wait retires it.
  *
@@ -54,7 +55,7 @@ static int places(Emu *E, const Side *s, int first, int n, int64_t r, int tf, ui
 		return 1;
 	}
 	int who[1024];
-	int k = emu_owners(a, c, first, n, E->nthreads, who, max < 1024 ? max : 1024);
+	int k = emu_owners(a, c, E->cb, first, n, E->nthreads, who, max < 1024 ? max : 1024);
 	for (int i = 0; i < k; i++)
 		out[i] = emu_mem(E, a, who[i])->data + m * a->esize;
 	return k;

@@ -172,7 +172,8 @@ bool emu_offset(const Acc *a, const int64_t *idx, int64_t *m);
  * element with coordinates c, at most max of them, into out; returns how
  * many. Layout axes relative to a warp or warpgroup name a thread within
  * the group; an axis the layout does not use leaves every value open. */
-int emu_owners(const Acc *a, const int64_t c[AX_COUNT], int first, int n, int nthreads, int *out, int max);
+int emu_owners(const Acc *a, const int64_t c[AX_COUNT], const int64_t cb[3], int first, int n, int nthreads,
+               int *out, int max);
 
 /* ---- the machine (emu.c) ------------------------------------------------------- */
 
@@ -198,6 +199,7 @@ typedef struct Emu {
 	Diag *d;
 	int nthreads;
 	int64_t cta[3];
+	int64_t cb[3];         /* its coordinates in its cluster (0 without clusters) */
 	EVal *slots;        /* nthreads x p->nslots */
 	Mem *gmem;          /* per parameter */
 	Mem *smem;          /* per shared root, over sdata */

@@ -106,7 +106,7 @@ static int place(Emu *E, const Acc *a, const int64_t *idx, int t, int64_t r, Pos
 		if (r)
 			layout_replica(a->l, r, c);
 		int owner;
-		if (a->taxes && emu_owners(a, c, t, 1, E->nthreads, &owner, 1) == 0)
+		if (a->taxes && emu_owners(a, c, E->cb, t, 1, E->nthreads, &owner, 1) == 0)
 			return 0;
 		m = c[AX_M];
 	}
@@ -462,8 +462,9 @@ static bool run_cta(Emu *E, const int *all)
 	for (int i = 0; i < p->nlaunch; i++) {
 		const LaunchVar *l = &p->launch[i];
 		for (int t = 0; t < n; t++) {
-			int64_t v = l->launch == IN_CTA_ID ? E->cta[l->dim < 3 ? l->dim : 0] :
-			            launch_value(thread_launch(l->launch), t);
+			int d = l->dim < 3 ? l->dim : 0;
+			const GridId *g = grid_launch(l->launch);
+			int64_t v = g ? grid_value(g, E->cta[d], E->f->cluster[d]) : launch_value(thread_launch(l->launch), t);
 			E->slots[(size_t)t * (size_t)p->nslots + (size_t)l->slot] = (EVal){ v, NULL };
 		}
 	}
@@ -534,6 +535,8 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 		for (int64_t y = 0; ok && y < f->grid[1]; y++)
 			for (int64_t x = 0; ok && x < f->grid[0]; x++) {
 				E.cta[0] = x, E.cta[1] = y, E.cta[2] = z;
+				for (int d = 0; d < 3; d++)
+					E.cb[d] = E.cta[d] % f->cluster[d];
 				ok = run_cta(&E, all);
 			}
 	emu_async_free(&E);

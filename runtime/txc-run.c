@@ -36,6 +36,9 @@ typedef struct CUevent_st *CUevent;
 #define CUDA_ERROR_INVALID_DEVICE 101
 #define CUDA_ERROR_NOT_FOUND 500
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH 11
+#define CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT 12
+#define CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH 13
 #define CU_EVENT_DEFAULT 0
 #endif
 
@@ -64,6 +67,7 @@ typedef struct CUevent_st *CUevent;
 	X(cuModuleUnload, NULL, (CUmodule)) \
 	X(cuModuleGetFunction, NULL, (CUfunction *, CUmodule, const char *)) \
 	X(cuFuncSetAttribute, NULL, (CUfunction, CUfunction_attribute, int)) \
+	X(cuFuncGetAttribute, NULL, (int *, CUfunction_attribute, CUfunction)) \
 	X(cuMemAlloc_v2, NULL, (CUdeviceptr *, size_t)) \
 	X(cuMemFree_v2, NULL, (CUdeviceptr)) \
 	X(cuMemcpyHtoD_v2, NULL, (CUdeviceptr, const void *, size_t)) \
@@ -727,6 +731,27 @@ int main(int argc, char **argv)
 	cu_check(r, "cuModuleGetFunction");
 	if (smem > 48 * 1024)
 		CU(cuFuncSetAttribute, (l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
+	/* Thread-block clusters: txc-cuda compiles the cluster shape into the
+	 * kernel (__cluster_dims__), and a kernel with a compile-time cluster
+	 * size is launched in clusters of that size by the plain cuLaunchKernel
+	 * (CUDA C++ Programming Guide, "Thread Block Clusters"; cuLaunchKernelEx
+	 * with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION is for a size chosen at
+	 * launch, which txc never does). The cubin must say so: a kernel
+	 * compiled without it would run each CTA as a cluster of one. */
+	if (f->has_cluster) {
+		static const CUfunction_attribute dims[3] = { CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+		                                              CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
+		                                              CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH };
+		int got[3];
+		for (int d = 0; d < 3; d++)
+			CU(cuFuncGetAttribute, (&got[d], dims[d], l.fn));
+		if (got[0] != f->cluster[0] || got[1] != f->cluster[1] || got[2] != f->cluster[2]) {
+			error("kernel '%s' in '%s' launches in clusters of (%d, %d, %d) CTAs, but the program declares (%" PRId64
+			      ", %" PRId64 ", %" PRId64 "): compile the cubin from this program", f->name, cubin, got[0], got[1],
+			      got[2], f->cluster[0], f->cluster[1], f->cluster[2]);
+			fail(1);
+		}
+	}
 
 	if (!no_check) {
 		void **ref = xalloc(sizeof *ref * (size_t)(f->nparams ? f->nparams : 1));

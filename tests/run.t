@@ -164,6 +164,16 @@ else
   expect "fake driver: kernel: a kernel missing from the cubin exits 1" 1
   check "fake driver: kernel: and says so" grep -q "'$TMP/one.cubin' has no kernel 'copy_half'" "$TMP/err"
 
+  # a kernel declared in clusters: the cubin must have been compiled so
+  printf '\177ELF fake\nkernel none\n' >"$TMP/cluster.cubin"
+  fake "$TOP/tests/tvm/cluster_copy.tx" --cubin "$TMP/cluster.cubin"
+  expect "fake driver: cluster: a cubin without the cluster shape exits 1" 1
+  check "fake driver: cluster: and says so" \
+    grep -q "launches in clusters of (0, 0, 0) CTAs, but the program declares (2, 1, 1)" "$TMP/err"
+  FAKECUDA_CLUSTER=2,1,1 fake "$TOP/tests/tvm/cluster_copy.tx" --cubin "$TMP/cluster.cubin"
+  check "fake driver: cluster: with it, the kernel is launched (and writes nothing)" \
+    grep -q "^FAIL kernel kernel" "$TMP/out"
+
   FAKECUDA_NODEVICE=1 fake "$P" --cubin "$TMP/fake.cubin"
   expect "fake driver: nodevice: no device exits 3" 3
   check "fake driver: nodevice: txc-run: no GPU: and the reason" grep -q "^txc-run: no GPU: cuInit: CUDA_ERROR_NO_DEVICE" "$TMP/err"

@@ -134,6 +134,21 @@ CUresult cuFuncSetAttribute(void *fn, int attr, int value)
 	return OK;
 }
 
+/* The cluster shape compiled into every kernel: FAKECUDA_CLUSTER=X,Y,Z
+ * (none: 0, 0, 0, a kernel without __cluster_dims__). */
+CUresult cuFuncGetAttribute(int *v, int attr, void *fn)
+{
+	(void)fn;
+	int d[3] = { 0, 0, 0 };
+	const char *c = getenv("FAKECUDA_CLUSTER");
+	if (c && sscanf(c, "%d,%d,%d", &d[0], &d[1], &d[2]) != 3)
+		return INVALID_VALUE;
+	if (attr < 11 || attr > 13)
+		return INVALID_VALUE;
+	*v = d[attr - 11];
+	return OK;
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr *d, size_t n)
 {
 	for (int i = 0; i < 64; i++)
