@@ -534,9 +534,27 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 	}
 	if (op >= 0 && unify(S, s->pos, op_spelling[op], dt, vt) == DT_ERROR)
 		return;
-	if (!fits(vt, dt))
+	if (fits(vt, dt))
+		return;
+	if (op >= 0 || value != s->value || vt >= DT_COUNT || dt == DT_HANDLE || vt == DT_HANDLE) {
 		error_at(S->d, value->pos, "cannot store %s into %s buffer '%s'; convert with T.cast", dtype_str(vt),
 		         dtypes[dt].name, bv->buffer->name);
+		return;
+	}
+	/* TVMScript converts the value of a store to the buffer's dtype (and
+	 * warns where a float becomes an integer): written out as T.cast */
+	if (dtypes[vt].kind == DK_FLOAT && dtypes[dt].kind != DK_FLOAT)
+		warn_at(S->d, expr_start(value), "storing %s into %s buffer '%s' converts it and may lose precision (TVM's implicit "
+		        "cast); write T.cast to say so", dtypes[vt].name, dtypes[dt].name, bv->buffer->name);
+	Expr *name = new_expr(E_STR, value->pos);
+	name->str = dtypes[dt].name;
+	Expr *args[] = { value, name };
+	Expr *cast = ex_call("T.cast", 2, args);
+	for (Expr *f = cast->a; f; f = f->kind == E_ATTR ? f->a : NULL)
+		f->pos = value->pos;
+	cast->pos = value->pos;
+	s->value = cast;
+	scalar(S, cast);
 }
 
 /* `x = v` or `x += v` where x names a one-element buffer: TVM stores into

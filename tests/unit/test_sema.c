@@ -89,7 +89,8 @@ void test_sema(void)
 	        "view 'V' needs 16 elements of storage per thread but 'R' has 8");
 	rejects("    X = T.alloc_local((8,), \"float32\", layout=ComposeLayout(1, 1, 1, S[8]))\n",
 	        "a swizzled layout is for shared memory");
-	rejects("    A[0, 0] = 1.5\n    A[0, 0] = B[0, 0]\n", "cannot store float32 into float16 buffer 'A'");
+	accepts("    A[0, 0] = 1.5\n    A[0, 0] = B[0, 0]\n", "a store converts its value to the buffer's dtype (TVMScript's)");
+	rejects("    A[0, 0] += B[0, 0]\n", "operands of '+' have different dtypes, float16 and float32");
 	rejects("    A[0, 0] = T.cast(1, \"int4\")\n", "unknown dtype \"int4\"");
 	rejects("    T.cuda.cta_sync(1)\n", "takes 0 positional arguments but 1 was given");
 	rejects("    T.ptx.mbarrier.init(B)\n", "takes 2 positional arguments but 1 was given");
