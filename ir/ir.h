@@ -749,6 +749,12 @@ struct Buffer {
 	Layout *row_major;  /* buffer_layout's layout when it has none */
 	bool scalar;        /* T.shared_scalar / T.local_scalar: its name reads element 0 */
 	int64_t elem_offset; /* decl_buffer(elem_offset=): where it starts in its storage, in its elements */
+	/* TVM's T.SMEMPool() (pool.c): the shared.dyn buffer it became, its
+	 * cursor in bytes, the size operand of its T.alloc_buffer (grown with
+	 * each allocation), whether commit() fixed its size */
+	struct Pool { int64_t offset; Expr *size; bool committed; } *pool;
+	int64_t mbar_depth;  /* MBarrier(pool, n): n; its phase_offset= */
+	int64_t mbar_phase;
 };
 
 struct Var {

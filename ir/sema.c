@@ -601,12 +601,21 @@ bool assign1(Sema *S, Stmt *s)
 	if (in_func && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
 		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
 	if (value->kind == E_CALL && in_func) {
+		int64_t mbar = 0, phase = 0;
+		int pr = pool_alloc(S, value, &mbar, &phase);
+		if (pr < 0)
+			return false;
 		Value *fn = eval(S, value->a);
 		if (IS_ERR(fn))
 			return false;
 		Buffer *b = NULL;
 		bool scalar = fn && fn->kind == V_FUNC && (fn->intrin == IN_SHARED_SCALAR || fn->intrin == IN_LOCAL_SCALAR);
-		if (scalar) {
+		bool pool = fn && fn->kind == V_FUNC && fn->intrin == IN_SMEM_POOL;
+		if (pool) {
+			if (!pool_new(S, value))
+				return false;
+			fn = eval(S, value->a);
+		} else if (scalar) {
 			Args a;
 			if (!check_args(S, value, fn->intrin, &a))
 				return false;
@@ -634,6 +643,10 @@ bool assign1(Sema *S, Stmt *s)
 				if (!b)
 					return false;
 				b->scalar = scalar;
+				if (pool)
+					pool_made(b);
+				b->mbar_depth = mbar;
+				b->mbar_phase = phase;
 			}
 		} else if (!fn && value->a->kind == E_ATTR &&
 		           (strcmp(value->a->str, "view") == 0 || strcmp(value->a->str, "local") == 0)) {
@@ -818,6 +831,10 @@ static void stmt(Sema *S, Stmt *s)
 	case S_PASS:
 		return;
 	case S_EXPR:
+		switch (S->func ? pool_stmt(S, s) : 0) {
+		case -1: return;
+		case 1: stmt(S, s); return; /* TVM's pool and mbarrier methods, in txc's statements */
+		}
 		call_stmt(S, s->value, s);
 		return;
 	case S_ASSIGN:
@@ -1135,6 +1152,7 @@ static void kernel(Sema *S, Stmt *s)
 			         l->div == 32 ? "warps" : "threads");
 	}
 	check_thread_axes(S, f);
+	pool_check(S, f);
 	int64_t used = smem_plan(f);
 	if (f->dyn_smem && f->dyn_smem < used)
 		error_at(S->d, f->dyn_smem_at, "T.attr gives the kernel %lld bytes of dynamic shared memory, but its shared "

@@ -140,6 +140,8 @@ static const ModuleName imports[] = {
 	{ "tvm.script.tirx", "*", "T." },
 	{ "tvm.tirx.layout", "*", "layout." },
 	{ "tvm.tir.layout", "*", "layout." },
+	{ "tvm.tirx.lang.pipeline", "MBarrier", "pipeline.MBarrier" },
+	{ "tvm.backend.cuda.lang.pipeline", "MBarrier", "pipeline.MBarrier" },
 };
 
 const char *import_lookup(const char *module, const char *name, bool *known_module)
