@@ -379,11 +379,6 @@ int pool_stmt(Sema *S, Stmt *s)
 		s->value = NULL;
 		return 1;
 	}
-	if (!strcmp(m, "remote_view")) {
-		error_at(S->d, e->a->pos, "not supported yet: %s.remote_view(): an mbarrier of another CTA of a cluster; txc "
-		         "launches no clusters yet", b->name);
-		return -1;
-	}
 	bool init = !strcmp(m, "init"), wait = !strcmp(m, "wait"), arrive = !strcmp(m, "arrive");
 	if (!init && !wait && !arrive)
 		return 0;

@@ -150,6 +150,18 @@ Value *tvm_member(Sema *S, Expr *e, Buffer *b)
 {
 	if (tvm_refused_member(S, e))
 		return &verr;
+	if (b->mbar_depth && !strcmp(e->str, "remote_view"))
+		return fail(S, e->pos, "not supported yet: %s.remote_view(): an mbarrier of another CTA of a cluster; txc "
+		            "launches no clusters yet", b->name);
+	if (b->mbar_depth && (!strcmp(e->str, "init") || !strcmp(e->str, "wait") || !strcmp(e->str, "arrive")))
+		return fail(S, e->pos, "%s.%s(...) is a statement of its own", b->name, e->str);
+	if (b->pool && (!strcmp(e->str, "alloc") || !strcmp(e->str, "commit")))
+		return fail(S, e->pos, "%s", !strcmp(e->str, "alloc") ? xprintf("%s.alloc(...) is assigned to a name: "
+		            "X = %s.alloc(shape, dtype)", b->name, b->name) : xprintf("%s.commit() is a statement of its own",
+		            b->name));
+	if (b->pool)
+		return fail(S, e->pos, "pool '%s' has no attribute '%s' (txc's pools have alloc and commit; other TVM pool "
+		            "methods are not supported yet)", b->name, e->str);
 	return fail(S, e->pos, "buffer '%s' has no attribute '%s' (it has data, shape, dtype, view, local, ptr_to, "
 	            "access_ptr and elem_offset_of)", b->name, e->str);
 }
