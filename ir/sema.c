@@ -396,13 +396,15 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	}
 	case IN_EVALUATE:
 		e->intrin = IN_EVALUATE;
-		if (e->nargs != 1) {
-			error_at(S->d, e->pos, "T.evaluate() takes one call");
+		if (e->nargs != 1 || e->nkws) {
+			error_at(S->d, e->pos, "T.evaluate() takes one call or value");
 			return;
 		}
 		if (e->args[0]->kind != E_CALL) {
-			error_at(S->d, e->args[0]->pos, "not supported yet: T.evaluate of a value: txc evaluates calls for their "
-			         "effect, and a value whose result is dropped (a load) has none");
+			/* a value computed and dropped, as TVM's T.evaluate(buf[i, j]):
+			 * its indices are checked, the emulator reads it */
+			if (scalar(S, e->args[0]) != DT_ERROR && !S->in_device)
+				error_at(S->d, e->pos, "T.evaluate() before T.device_entry()");
 			return;
 		}
 		call_stmt(S, e->args[0], s);
@@ -728,12 +730,57 @@ bool assign1(Sema *S, Stmt *s)
 	return true;
 }
 
+/* for i, j, ... in T.grid(m, n, ...): rewritten into the nest
+ * for i in range(m): for j in range(n): ..., one loop per name. */
+static bool grid(Sema *S, Stmt *s)
+{
+	Expr *t = s->targets[0], *it = s->value;
+	Args a;
+	if (!check_args(S, it, IN_GRID, &a))
+		return false;
+	int n = t->kind == E_TUPLE ? t->nargs : 1;
+	if (n != it->nargs) {
+		error_at(S->d, t->pos, "T.grid() of %d extent%s runs %d loop variable%s, not %d", it->nargs,
+		         it->nargs == 1 ? "" : "s", it->nargs, it->nargs == 1 ? "" : "s", n);
+		return false;
+	}
+	Stmt *inner = s;
+	for (int i = n - 1; i >= 0; i--) {
+		Stmt *l = i == 0 ? s : new_stmt(S_FOR, s->pos);
+		Expr *r = new_call(it->args[i]->pos, new_name(it->args[i]->pos, "range"));
+		call_add_arg(r, it->args[i]);
+		if (i > 0) {
+			l->body = inner == s ? s->body : NULL;
+			l->nbody = inner == s ? s->nbody : 0;
+			if (inner != s)
+				vpush(l->body, l->nbody, inner);
+		} else if (inner != s) {
+			s->body = NULL;
+			s->nbody = 0;
+			vpush(s->body, s->nbody, inner);
+		}
+		l->targets = NULL;
+		l->ntargets = 0;
+		vpush(l->targets, l->ntargets, t->kind == E_TUPLE ? t->args[i] : t);
+		l->value = r;
+		inner = l;
+	}
+	return true;
+}
+
 static void for_stmt(Sema *S, Stmt *s)
 {
 	Expr *t = s->targets[0], *it = s->value;
 	Value *fn = it->kind == E_CALL ? eval(S, it->a) : NULL;
 	if (IS_ERR(fn))
 		return;
+	if (fn && fn->kind == V_FUNC && fn->intrin == IN_GRID) {
+		if (!grid(S, s))
+			return;
+		t = s->targets[0];
+		it = s->value;
+		fn = eval(S, it->a);
+	}
 	if (!fn || fn->kind != V_FUNC || (fn->intrin != IN_RANGE && fn->intrin != IN_SERIAL && fn->intrin != IN_UNROLL)) {
 		error_at(S->d, it->pos, "a loop runs over range(...), T.serial(...) or T.unroll(...)");
 		return;
