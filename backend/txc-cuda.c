@@ -844,7 +844,7 @@ static void call_stmt(Gen *g, const Expr *e)
 		}
 	switch (id) {
 	case IN_EVALUATE:
-		if (e->args[0]->kind == E_CALL) {
+		if (!evaluated_value(e->args[0])) {
 			call_stmt(g, e->args[0]);
 			return;
 		}

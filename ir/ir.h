@@ -411,6 +411,9 @@ Kw *call_kw(const Expr *call, const char *name);
 /* After verify_module: the builtin a call names (-1: none), the execution
  * scope of a tile op, and for T.float16(x) and the like the dtype. */
 int call_builtin(const Expr *call, int *es, int *dtype);
+/* After verify_module: whether the operand x of T.evaluate(x) is a value,
+ * computed and dropped (a load, T.cast(...)), not a call made for its effect. */
+bool evaluated_value(const Expr *x);
 /* Where the text of e begins (binary operators sit at their operator; a
  * call's position already spans its whole callee). */
 Pos expr_start(const Expr *e);

@@ -400,7 +400,11 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			error_at(S->d, e->pos, "T.evaluate() takes one call or value");
 			return;
 		}
-		if (e->args[0]->kind != E_CALL) {
+		Value *ef = e->args[0]->kind == E_CALL ? eval(S, e->args[0]->a) : NULL;
+		if (IS_ERR(ef))
+			return;
+		if (e->args[0]->kind != E_CALL || (ef && (ef->kind == V_DTYPE || (ef->kind == V_FUNC &&
+		    (ef->intrin == IN_CAST || ef->intrin == IN_MIN || ef->intrin == IN_MAX))))) {
 			/* a value computed and dropped, as TVM's T.evaluate(buf[i, j]):
 			 * its indices are checked, the emulator reads it */
 			if (scalar(S, e->args[0]) != DT_ERROR && !S->in_device)

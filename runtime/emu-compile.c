@@ -728,7 +728,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	Callee k = resolve(e);
 	switch (k.id) {
 	case IN_EVALUATE:
-		if (e->nargs == 1 && e->args[0]->kind == E_CALL) {
+		if (e->nargs == 1 && !evaluated_value(e->args[0])) {
 			ccall_stmt(C, c, e->args[0]);
 		} else if (e->nargs == 1) {
 			/* T.evaluate(value): evaluated (its loads bounds-checked), then dropped */
