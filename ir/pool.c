@@ -249,7 +249,7 @@ int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase)
 		if (!dtype)
 			dtype = str_expr(call->pos, "float32");
 		int dt = eval_dtype(S, dtype);
-		if (dt == DT_ERROR)
+		if (dt == DT_NONE)
 			return -1;
 		int64_t *sh, n = 1;
 		int nd;

@@ -609,7 +609,7 @@ bool assign1(Sema *S, Stmt *s)
 	if (value->kind == E_CALL && in_func) {
 		int64_t mbar = 0, phase = 0;
 		int pr = pool_alloc(S, value, &mbar, &phase);
-		if (pr < 0)
+		if (pr < 0 || (pr == 0 && tvm_view_dtype(S, value) < 0))
 			return false;
 		Value *fn = eval(S, value->a);
 		if (IS_ERR(fn))

@@ -144,5 +144,6 @@ Value *tvm_layout_apply(Sema *S, Expr *e);       /* L.apply(i)["m"], or NULL */
 bool tvm_is_view_chain(const Expr *e);
 int tvm_allocated_addr(Sema *S, Expr *e);        /* tmem.allocated_addr[0] -> its address: 1, 0, -1 */
 bool tvm_view_chain(Sema *S, Expr *value);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
+int tvm_view_dtype(Sema *S, Expr *call);         /* X.view("uint32") -> T.decl_buffer over X's storage: 1, 0, -1 */
 
 #endif
