@@ -973,9 +973,15 @@ static void param(Sema *S, Param *p)
 			b->scope = SC_GLOBAL;
 			Kw *sc = kwarg(&a, "scope");
 			if (sc && sc->value->val && sc->value->val->kind == V_STR && strcmp(sc->value->val->s, "global") != 0) {
-				error_at(S->d, sc->value->pos, "not supported yet: a kernel parameter in scope \"%s\" (TVM's device "
-				         "functions take such buffers); a kernel's parameters are in global memory",
-				         sc->value->val->s);
+				const char *scn = sc->value->val->s;
+				bool regs = !strcmp(scn, "local"), smem = !strncmp(scn, "shared", 6);
+				error_at(S->d, sc->value->pos, "not supported yet: a kernel parameter in scope \"%s\": the host "
+				         "launches a kernel with pointers to global memory, and %s; allocate it in the kernel: "
+				         "%s = T.alloc_buffer(shape, dtype, scope=\"%s\"%s)", scn,
+				         regs ? "a thread's registers exist only once it runs, so a __global__ function cannot take "
+				         "them (TVM's tests declare one only to compile and inspect a copy out of registers, never to launch it)" : smem ? "a CTA's shared memory exists only once it runs "
+				         "and starts uninitialized" : "no other memory", p->name, regs || smem ? scn : "shared",
+				         call_kw(t, "layout") ? ", layout=..." : "");
 				return;
 			}
 			b->is_param = true;

@@ -187,7 +187,7 @@ void print_intrinsics(Buf *b)
 	for (int i = 0; i < IN_COUNT; i++) {
 		const Intrin *in = &intrins[i];
 		const char *name = in->path;
-		if (!strncmp(name, "layout.", 7) || !strncmp(name, "py.", 3))
+		if (!strncmp(name, "layout.", 7) || !strncmp(name, "py.", 3) || !strncmp(name, "pipeline.", 9))
 			name = strchr(name, '.') + 1;
 		bprintf(b, "| `%s` | ", name);
 		bool opt = false, any = false;
