@@ -756,8 +756,9 @@ struct Buffer {
 	 * cursor in bytes, the size operand of its T.alloc_buffer (grown with
 	 * each allocation), whether commit() fixed its size */
 	struct Pool { int64_t offset; Expr *size; bool committed; } *pool;
-	int64_t mbar_depth;  /* MBarrier(pool, n): n; its phase_offset= */
+	int64_t mbar_depth;  /* MBarrier(pool, n) or TMABar(pool, n): n; its phase_offset= */
 	int64_t mbar_phase;
+	bool mbar_tma;       /* TMABar: arrive(i, tx_count=) expects bytes */
 };
 
 struct Var {

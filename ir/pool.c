@@ -11,6 +11,8 @@
  *   bar.init(c)                -> if tid == 0: T.ptx.mbarrier.init(T.address_of(bar[i]), T.uint32(c)) for each i
  *   bar.wait(i, phase)         -> T.ptx.mbarrier.try_wait(T.address_of(bar[i]), phase)
  *   bar.arrive(i)              -> T.ptx.mbarrier.arrive(T.address_of(bar[i]))
+ *   TMABar(pool, n): the same, and bar.arrive(i, tx_count=b)
+ *                              -> T.ptx.mbarrier.arrive_expect_tx(T.address_of(bar[i]), T.uint32(b))
  *   bar.ptr_to([i])            -> T.address_of(bar[i]) (as every buffer's ptr_to)
  *
  * N is the pool's high-water mark: each allocation is placed at the
@@ -191,10 +193,11 @@ static bool align_kw(Sema *S, Kw *k, int64_t *a)
 /* X = pool.alloc(shape, dtype="float32", align=0, scope="shared.dyn",
  * layout=...) or X = MBarrier(pool, n): rewritten into T.decl_buffer.
  * 1 rewritten (*depth the mbarriers, 0 for alloc), 0 not one, -1 error. */
-int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase)
+int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase, bool *tma)
 {
 	Expr *f = call->a;
 	*depth = 0;
+	*tma = false;
 	*phase = 0;
 	if (f->kind == E_ATTR && strcmp(f->str, "alloc") == 0) {
 		Buffer *pool = named_buffer(S, f->a);
@@ -274,27 +277,29 @@ int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase)
 	Value *fn = eval(S, f);
 	if (IS_ERR(fn))
 		return -1;
-	if (!fn || fn->kind != V_FUNC || fn->intrin != IN_MBARRIER)
+	if (!fn || fn->kind != V_FUNC || (fn->intrin != IN_MBARRIER && fn->intrin != IN_TMABAR))
 		return 0;
+	const char *kind = fn->intrin == IN_TMABAR ? "TMABar" : "MBarrier";
+	*tma = fn->intrin == IN_TMABAR;
 	Args a;
-	if (!check_args(S, call, IN_MBARRIER, &a))
+	if (!check_args(S, call, fn->intrin, &a))
 		return -1;
 	Buffer *pool = named_buffer(S, call->args[0]);
 	if (!pool || !pool->pool) {
-		error_at(S->d, call->args[0]->pos, "MBarrier() takes the pool it is allocated in (pool = T.SMEMPool()), not "
-		         "'%s'", expr_str(call->args[0]));
+		error_at(S->d, call->args[0]->pos, "%s() takes the pool it is allocated in (pool = T.SMEMPool()), not "
+		         "'%s'", kind, expr_str(call->args[0]));
 		return -1;
 	}
 	Kw *k = kwarg(&a, "leader");
 	if (k) {
-		error_at(S->d, k->pos, "not supported yet: MBarrier(leader=): txc's mbar.init() runs on thread 0 of the CTA");
+		error_at(S->d, k->pos, "not supported yet: %s(leader=): txc's init() runs on thread 0 of the CTA", kind);
 		return -1;
 	}
-	if (!pool_open(S, pool, call, "MBarrier()"))
+	if (!pool_open(S, pool, call, xprintf("%s()", kind)))
 		return -1;
 	int64_t n = a.pos[1]->i;
 	if (n < 1 || n > 1024) {
-		error_at(S->d, call->args[1]->pos, "MBarrier() holds 1 to 1024 barriers, not %lld", (long long)n);
+		error_at(S->d, call->args[1]->pos, "%s() holds 1 to 1024 barriers, not %lld", kind, (long long)n);
 		return -1;
 	}
 	k = kwarg(&a, "phase_offset");
@@ -382,16 +387,28 @@ int pool_stmt(Sema *S, Stmt *s)
 	bool init = !strcmp(m, "init"), wait = !strcmp(m, "wait"), arrive = !strcmp(m, "arrive");
 	if (!init && !wait && !arrive)
 		return 0;
+	Expr *tx = NULL;
 	for (int i = 0; i < e->nkws; i++) {
-		error_at(S->d, e->kws[i].pos, "not supported yet: %s.%s(%s=): txc's %s.%s takes %s", b->name, m,
-		         e->kws[i].name, b->name, m, init ? "the arrival count" : wait ? "the barrier and the phase" :
-		         "the barrier (a local arrive of count 1)");
+		if (arrive && b->mbar_tma && !strcmp(e->kws[i].name, "tx_count") && !tx) {
+			tx = e->kws[i].value;
+			continue;
+		}
+		if (arrive && !b->mbar_tma && !strcmp(e->kws[i].name, "tx_count"))
+			error_at(S->d, e->kws[i].pos, "tx_count= is an arrive of TMABar's: declare %s = TMABar(pool, n)", b->name);
+		else
+			error_at(S->d, e->kws[i].pos, "not supported yet: %s.%s(%s=): txc's %s.%s takes %s", b->name, m,
+			         e->kws[i].name, b->name, m, init ? "the arrival count" : wait ? "the barrier and the phase" :
+			         b->mbar_tma ? "the barrier and tx_count= (a local arrive)" : "the barrier (a local arrive of "
+			         "count 1)");
 		return -1;
 	}
 	int want = init ? 1 : wait ? 2 : 1;
+	if (arrive && b->mbar_tma && e->nargs == 2 && !tx)
+		tx = e->args[--e->nargs]; /* TMABar's arrive(i, tx_count) */
 	if (e->nargs != want) {
 		error_at(S->d, e->pos, "%s.%s() takes %s", b->name, m, init ? "the arrival count: init(count)" :
-		         wait ? "the barrier and the phase: wait(i, phase)" : "the barrier: arrive(i)");
+		         wait ? "the barrier and the phase: wait(i, phase)" : b->mbar_tma ?
+		         "the barrier and the bytes expected: arrive(i, tx_count=n)" : "the barrier: arrive(i)");
 		return -1;
 	}
 	if (init) {
@@ -426,8 +443,14 @@ int pool_stmt(Sema *S, Stmt *s)
 	}
 	if (!bar_index(S, b, e, e->args[0]))
 		return -1;
-	Expr *c = new_call(p, callee(p, wait ? "T.ptx.mbarrier.try_wait" : "T.ptx.mbarrier.arrive"));
+	Expr *c = new_call(p, callee(p, wait ? "T.ptx.mbarrier.try_wait" : tx ? "T.ptx.mbarrier.arrive_expect_tx" :
+	                               "T.ptx.mbarrier.arrive"));
 	call_add_arg(c, elem_addr(p, b->name, e->args[0]));
+	if (tx) {
+		Expr *n = new_call(p, callee(p, "T.uint32"));
+		call_add_arg(n, tx);
+		call_add_arg(c, n);
+	}
 	if (wait) {
 		Expr *ph = e->args[1];
 		if (b->mbar_phase) {

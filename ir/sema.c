@@ -608,7 +608,8 @@ bool assign1(Sema *S, Stmt *s)
 		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
 	if (value->kind == E_CALL && in_func) {
 		int64_t mbar = 0, phase = 0;
-		int pr = pool_alloc(S, value, &mbar, &phase);
+		bool tma = false;
+		int pr = pool_alloc(S, value, &mbar, &phase, &tma);
 		if (pr < 0 || (pr == 0 && tvm_view_dtype(S, value) < 0))
 			return false;
 		Value *fn = eval(S, value->a);
@@ -653,6 +654,7 @@ bool assign1(Sema *S, Stmt *s)
 					pool_made(b);
 				b->mbar_depth = mbar;
 				b->mbar_phase = phase;
+				b->mbar_tma = tma;
 			}
 		} else if (!fn && value->a->kind == E_ATTR &&
 		           (strcmp(value->a->str, "view") == 0 || strcmp(value->a->str, "local") == 0)) {

@@ -115,7 +115,7 @@ bool ptx_rewrite(Sema *S, Expr *call);
 /* pool.c: TVM's T.SMEMPool() and MBarrier(pool, n), rewritten into txc's text */
 bool pool_new(Sema *S, Expr *call);               /* T.SMEMPool() -> T.alloc_buffer(...) */
 void pool_made(Buffer *b);                        /* b is that buffer */
-int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase); /* pool.alloc, MBarrier -> T.decl_buffer: 1, 0, -1 */
+int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase, bool *tma); /* pool.alloc, MBarrier -> T.decl_buffer: 1, 0, -1 */
 int pool_stmt(Sema *S, Stmt *s);                  /* commit, init, wait, arrive: 1 rewritten, 0, -1 */
 void pool_check(Sema *S, Func *f);                /* pools never committed */
 

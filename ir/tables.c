@@ -142,6 +142,8 @@ static const ModuleName imports[] = {
 	{ "tvm.tir.layout", "*", "layout." },
 	{ "tvm.tirx.lang.pipeline", "MBarrier", "pipeline.MBarrier" },
 	{ "tvm.backend.cuda.lang.pipeline", "MBarrier", "pipeline.MBarrier" },
+	{ "tvm.tirx.lang.pipeline", "TMABar", "pipeline.TMABar" },
+	{ "tvm.backend.cuda.lang.pipeline", "TMABar", "pipeline.TMABar" },
 };
 
 const char *import_lookup(const char *module, const char *name, bool *known_module)
