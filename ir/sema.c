@@ -421,7 +421,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
 		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG || id == IN_TMEM_ADDR ||
-		    id == IN_META_VAR ||
+		    id == IN_META_VAR || id == IN_SMEM_POOL || id == IN_MBARRIER || id == IN_TMABAR || id == IN_GRID ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
 		    id == IN_LET) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
