@@ -665,8 +665,7 @@ int tvm_allocated_addr(Sema *S, Expr *e)
 /* X = B.view("uint32"): TVM's view of B's storage as another dtype, the
  * last dimension scaled by the ratio of the sizes. Rewritten into
  * T.decl_buffer(shape, dtype, R.data, elem_offset=k) over B's root storage
- * R, where B and every buffer between it and R are row-major over their
- * storage. 1 rewritten, 0 not one, -1 after an error. */
+ * R, at B's start, where B is row-major over R. 1 rewritten, 0 not one, -1 after an error. */
 int tvm_view_dtype(Sema *S, Expr *call)
 {
 	Expr *f = call->a;
@@ -698,23 +697,19 @@ int tvm_view_dtype(Sema *S, Expr *call)
 		         "local buffers", scopes[b->scope].name, bn, dtypes[dt].name);
 		return -1;
 	}
-	/* the byte offset of b in its root storage, through row-major levels */
-	int64_t off = 0;
-	Buffer *r = b;
-	for (;;) {
-		bool reshaped = r->decl && r->decl->kind == E_CALL && r->decl->a->kind == E_ATTR &&
-		                (!strcmp(r->decl->a->str, "view") || !strcmp(r->decl->a->str, "local"));
-		if (r->layout && !(r->elem_offset && !call_kw(r->decl, "layout") && !reshaped)) {
-			error_at(S->d, call->pos, "not supported yet: %s.view(\"%s\"): '%s' has a layout%s; txc reinterprets "
-			         "a buffer of another dtype only where it is row-major over its storage", bn, dtypes[dt].name,
-			         r->name, r->scope == SC_LOCAL ? " (registers spread over threads)" : " (swizzled or not row-major)");
-			return -1;
-		}
-		off += r->elem_offset * dtype_bytes(r->dtype);
-		if (!r->base)
-			break;
-		r = r->base;
+	/* b's byte offset in its root storage R: its elem_offset= (a buffer's
+	 * layout maps its elements to R's, as TVM's X.data is R's pointer) */
+	Buffer *r = buffer_root(b);
+	bool reshaped = b->decl && b->decl->kind == E_CALL && b->decl->a->kind == E_ATTR &&
+	                (!strcmp(b->decl->a->str, "view") || !strcmp(b->decl->a->str, "local"));
+	if (b->layout && !(b->elem_offset && !call_kw(b->decl, "layout") && !reshaped)) {
+		error_at(S->d, call->pos, "not supported yet: %s.view(\"%s\"): '%s' has a layout%s; txc reinterprets "
+		         "a buffer as another dtype only where it is row-major over its storage", bn, dtypes[dt].name, bn,
+		         b->scope == SC_LOCAL ? " (registers spread over threads: view the calling thread's, .local(), first)" :
+		         " (swizzled or not row-major)");
+		return -1;
 	}
+	int64_t off = b->elem_offset * dtype_bytes(b->dtype);
 	int64_t last = b->shape[b->ndim - 1], bytes = last * (ob / 8);
 	if (bytes % (nb / 8)) {
 		error_at(S->d, call->args[0]->pos, "%s.view(\"%s\"): the last dimension of '%s' holds %lld bytes, not a "
