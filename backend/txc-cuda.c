@@ -863,7 +863,12 @@ static void call_stmt(Gen *g, const Expr *e)
 		}
 	switch (id) {
 	case IN_EVALUATE:
-		call_stmt(g, e->args[0]);
+		if (!evaluated_value(e->args[0])) {
+			call_stmt(g, e->args[0]);
+			return;
+		}
+		/* T.evaluate(value): read for nothing, which nvcc may drop */
+		line(g, xprintf("(void)(%s);", cx(g, e->args[0], e->args[0]->dtype).s));
 		return;
 	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_CTA_ID_IN_CLUSTER: case IN_CLUSTER_ID: case IN_THREAD_ID: case IN_WARP_ID: case IN_LANE_ID: case IN_WARPGROUP_ID:
 	case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:

@@ -106,3 +106,11 @@ int call_builtin(const Expr *call, int *es, int *dtype)
 		*dtype = call->a && call->a->val && call->a->val->kind == V_DTYPE ? call->a->val->dtype : DT_NONE;
 	return call->intrin;
 }
+
+bool evaluated_value(const Expr *x)
+{
+	if (x->kind != E_CALL)
+		return true;
+	int dt, id = call_builtin(x, NULL, &dt);
+	return dt != DT_NONE || id == IN_CAST || id == IN_MIN || id == IN_MAX;
+}

@@ -378,8 +378,8 @@ Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base)
 	if (IS_ERR(first))
 		return NULL;
 	if (first && (first->kind == V_STR || first->kind == V_DTYPE)) {
-		error_at(S->d, call->args[0]->pos, "not supported yet: a view as another dtype (view(\"%s\")): txc's layouts "
-		         "count elements of the buffer's own dtype", first->kind == V_STR ? first->s : dtypes[first->dtype].name);
+		error_at(S->d, call->args[0]->pos, "a view as another dtype takes the dtype alone: %s.view(\"%s\")",
+		         base->name, first->kind == V_STR ? first->s : dtypes[first->dtype].name);
 		return NULL;
 	}
 	/* TVM's -1: the extent that makes the view as large as its base */

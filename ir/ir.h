@@ -424,6 +424,9 @@ Kw *call_kw(const Expr *call, const char *name);
 /* After verify_module: the builtin a call names (-1: none), the execution
  * scope of a tile op, and for T.float16(x) and the like the dtype. */
 int call_builtin(const Expr *call, int *es, int *dtype);
+/* After verify_module: whether the operand x of T.evaluate(x) is a value,
+ * computed and dropped (a load, T.cast(...)), not a call made for its effect. */
+bool evaluated_value(const Expr *x);
 /* Where the text of e begins (binary operators sit at their operator; a
  * call's position already spans its whole callee). */
 Pos expr_start(const Expr *e);
@@ -772,6 +775,13 @@ struct Buffer {
 	Layout *row_major;  /* buffer_layout's layout when it has none */
 	bool scalar;        /* T.shared_scalar / T.local_scalar: its name reads element 0 */
 	int64_t elem_offset; /* decl_buffer(elem_offset=): where it starts in its storage, in its elements */
+	/* TVM's T.SMEMPool() (pool.c): the shared.dyn buffer it became, its
+	 * cursor in bytes, the size operand of its T.alloc_buffer (grown with
+	 * each allocation), whether commit() fixed its size */
+	struct Pool { int64_t offset; Expr *size; bool committed; } *pool;
+	int64_t mbar_depth;  /* MBarrier(pool, n) or TMABar(pool, n): n; its phase_offset= */
+	int64_t mbar_phase;
+	bool mbar_tma;       /* TMABar: arrive(i, tx_count=) expects bytes */
 };
 
 struct Var {

@@ -777,6 +777,48 @@ static Value *py_int(Sema *S, Expr *e, Value **args, int n)
 	return vint(neg ? (int64_t)(0 - r) : (int64_t)r);
 }
 
+/* dict(), dict(mapping), dict(pairs), each with key=value keywords
+ * after: a constant dict. */
+static Value *py_dict(Sema *S, Expr *e)
+{
+	if (e->nargs > 1)
+		return fail(S, e->args[1]->pos, "dict() takes at most 1 positional argument but %d were given", e->nargs);
+	Value *d = vnew(V_DICT);
+	if (e->nargs) {
+		Value *a = eval_const(S, e->args[0], "the argument of dict()");
+		if (IS_ERR(a))
+			return a;
+		if (a->kind == V_DICT) {
+			for (int k = 0; k < a->nelts; k++)
+				dict_put(d, a->elts[k], a->vals[k]);
+		} else {
+			Value **it;
+			int m;
+			if (!items_of(S, a, e->args[0]->pos, &it, &m))
+				return &verr;
+			for (int k = 0; k < m; k++) {
+				if (it[k]->kind != V_TUPLE || it[k]->nelts != 2)
+					return fail(S, e->args[0]->pos, "dict() takes a dict or a sequence of (key, value) pairs; "
+					            "item %d is %s", k, it[k]->kind == V_TUPLE ? xprintf("a sequence of %d", it[k]->nelts) :
+					            value_kind_name(it[k]));
+				if (!hashable(it[k]->elts[0]))
+					return fail(S, e->args[0]->pos, "a dict key is a number, a string, a boolean, None or a tuple "
+					            "of them, not %s", value_kind_name(it[k]->elts[0]));
+				dict_put(d, it[k]->elts[0], it[k]->elts[1]);
+			}
+		}
+	}
+	for (int i = 0; i < e->nkws; i++) {
+		if (!strcmp(e->kws[i].name, KW_SPLAT))
+			return fail(S, e->kws[i].pos, "not supported yet: '**' in dict(); write dict(a, key=...) or {**a, **b}");
+		Value *v = eval_const(S, e->kws[i].value, "a value of dict()");
+		if (IS_ERR(v))
+			return v;
+		dict_put(d, vstr(e->kws[i].name), v);
+	}
+	return d;
+}
+
 /* A builtin of Python over constants; NULL when an operand is a runtime
  * value. */
 Value *py_call(Sema *S, Expr *e, int id)
@@ -784,6 +826,8 @@ Value *py_call(Sema *S, Expr *e, int id)
 	const char *name = intrins[id].path;
 	if (strncmp(name, "py.", 3) == 0)
 		name += 3;
+	if (id == IN_PY_DICT)
+		return py_dict(S, e);
 	if (e->nkws)
 		return fail(S, e->kws[0].pos, "%s() takes no keyword arguments here", name);
 	int n = e->nargs;
@@ -960,7 +1004,8 @@ bool is_py_builtin(int id)
 {
 	return id == IN_PY_LEN || id == IN_PY_TUPLE || id == IN_PY_LIST || id == IN_PY_MAX || id == IN_PY_MIN ||
 	       id == IN_PY_INT || id == IN_PY_STR || id == IN_PY_GETATTR || id == IN_PY_ENUMERATE || id == IN_PY_ZIP ||
-	       id == IN_PY_DATATYPE || id == IN_MATH_PROD || id == IN_MATH_GCD || id == IN_MATH_CEIL || id == IN_MATH_FLOOR;
+	       id == IN_PY_DATATYPE || id == IN_MATH_PROD || id == IN_MATH_GCD || id == IN_MATH_CEIL || id == IN_MATH_FLOOR ||
+	       id == IN_PY_DICT;
 }
 
 /* ---- names from modules txc does not know ------------------------------------------------- */

@@ -137,7 +137,7 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 		return DT_HANDLE;
 	}
 	default:
-		return error_dt(S, e->pos, "%s() has no value to use in an expression", intrins[fn->intrin].path);
+		return error_dt(S, e->pos, "%s() has no value to use in an expression", fn_name(e));
 	}
 }
 

@@ -402,13 +402,19 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	}
 	case IN_EVALUATE:
 		e->intrin = IN_EVALUATE;
-		if (e->nargs != 1) {
-			error_at(S->d, e->pos, "T.evaluate() takes one call");
+		if (e->nargs != 1 || e->nkws) {
+			error_at(S->d, e->pos, "T.evaluate() takes one call or value");
 			return;
 		}
-		if (e->args[0]->kind != E_CALL) {
-			error_at(S->d, e->args[0]->pos, "not supported yet: T.evaluate of a value: txc evaluates calls for their "
-			         "effect, and a value whose result is dropped (a load) has none");
+		Value *ef = e->args[0]->kind == E_CALL ? eval(S, e->args[0]->a) : NULL;
+		if (IS_ERR(ef))
+			return;
+		if (e->args[0]->kind != E_CALL || (ef && (ef->kind == V_DTYPE || (ef->kind == V_FUNC &&
+		    (ef->intrin == IN_CAST || ef->intrin == IN_MIN || ef->intrin == IN_MAX))))) {
+			/* a value computed and dropped, as TVM's T.evaluate(buf[i, j]):
+			 * its indices are checked, the emulator reads it */
+			if (scalar(S, e->args[0]) != DT_ERROR && !S->in_device)
+				error_at(S->d, e->pos, "T.evaluate() before T.device_entry()");
 			return;
 		}
 		call_stmt(S, e->args[0], s);
@@ -421,7 +427,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		if (is_buffer_maker(id) || strncmp(intrins[id].path, "layout.", 7) == 0 || id == IN_CAST ||
 		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
 		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG || id == IN_TMEM_ADDR ||
-		    id == IN_META_VAR ||
+		    id == IN_META_VAR || id == IN_SMEM_POOL || id == IN_MBARRIER || id == IN_TMABAR || id == IN_GRID ||
 		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
 		    id == IN_LET) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
@@ -646,12 +652,22 @@ bool assign1(Sema *S, Stmt *s)
 	if (in_func && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
 		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
 	if (value->kind == E_CALL && in_func) {
+		int64_t mbar = 0, phase = 0;
+		bool tma = false;
+		int pr = pool_alloc(S, value, &mbar, &phase, &tma);
+		if (pr < 0 || (pr == 0 && tvm_view_dtype(S, value) < 0))
+			return false;
 		Value *fn = eval(S, value->a);
 		if (IS_ERR(fn))
 			return false;
 		Buffer *b = NULL;
 		bool scalar = fn && fn->kind == V_FUNC && (fn->intrin == IN_SHARED_SCALAR || fn->intrin == IN_LOCAL_SCALAR);
-		if (scalar) {
+		bool pool = fn && fn->kind == V_FUNC && fn->intrin == IN_SMEM_POOL;
+		if (pool) {
+			if (!pool_new(S, value))
+				return false;
+			fn = eval(S, value->a);
+		} else if (scalar) {
 			Args a;
 			if (!check_args(S, value, fn->intrin, &a))
 				return false;
@@ -679,6 +695,11 @@ bool assign1(Sema *S, Stmt *s)
 				if (!b)
 					return false;
 				b->scalar = scalar;
+				if (pool)
+					pool_made(b);
+				b->mbar_depth = mbar;
+				b->mbar_phase = phase;
+				b->mbar_tma = tma;
 			}
 		} else if (!fn && value->a->kind == E_ATTR &&
 		           (strcmp(value->a->str, "view") == 0 || strcmp(value->a->str, "local") == 0)) {
@@ -760,12 +781,57 @@ bool assign1(Sema *S, Stmt *s)
 	return true;
 }
 
+/* for i, j, ... in T.grid(m, n, ...): rewritten into the nest
+ * for i in range(m): for j in range(n): ..., one loop per name. */
+static bool grid(Sema *S, Stmt *s)
+{
+	Expr *t = s->targets[0], *it = s->value;
+	Args a;
+	if (!check_args(S, it, IN_GRID, &a))
+		return false;
+	int n = t->kind == E_TUPLE ? t->nargs : 1;
+	if (n != it->nargs) {
+		error_at(S->d, t->pos, "T.grid() of %d extent%s runs %d loop variable%s, not %d", it->nargs,
+		         it->nargs == 1 ? "" : "s", it->nargs, it->nargs == 1 ? "" : "s", n);
+		return false;
+	}
+	Stmt *inner = s;
+	for (int i = n - 1; i >= 0; i--) {
+		Stmt *l = i == 0 ? s : new_stmt(S_FOR, s->pos);
+		Expr *r = new_call(it->args[i]->pos, new_name(it->args[i]->pos, "range"));
+		call_add_arg(r, it->args[i]);
+		if (i > 0) {
+			l->body = inner == s ? s->body : NULL;
+			l->nbody = inner == s ? s->nbody : 0;
+			if (inner != s)
+				vpush(l->body, l->nbody, inner);
+		} else if (inner != s) {
+			s->body = NULL;
+			s->nbody = 0;
+			vpush(s->body, s->nbody, inner);
+		}
+		l->targets = NULL;
+		l->ntargets = 0;
+		vpush(l->targets, l->ntargets, t->kind == E_TUPLE ? t->args[i] : t);
+		l->value = r;
+		inner = l;
+	}
+	return true;
+}
+
 static void for_stmt(Sema *S, Stmt *s)
 {
 	Expr *t = s->targets[0], *it = s->value;
 	Value *fn = it->kind == E_CALL ? eval(S, it->a) : NULL;
 	if (IS_ERR(fn))
 		return;
+	if (fn && fn->kind == V_FUNC && fn->intrin == IN_GRID) {
+		if (!grid(S, s))
+			return;
+		t = s->targets[0];
+		it = s->value;
+		fn = eval(S, it->a);
+	}
 	if (!fn || fn->kind != V_FUNC || (fn->intrin != IN_RANGE && fn->intrin != IN_SERIAL && fn->intrin != IN_UNROLL)) {
 		error_at(S->d, it->pos, "a loop runs over range(...), T.serial(...) or T.unroll(...)");
 		return;
@@ -863,6 +929,10 @@ static void stmt(Sema *S, Stmt *s)
 	case S_PASS:
 		return;
 	case S_EXPR:
+		switch (S->func ? pool_stmt(S, s) : 0) {
+		case -1: return;
+		case 1: stmt(S, s); return; /* TVM's pool and mbarrier methods, in txc's statements */
+		}
 		call_stmt(S, s->value, s);
 		return;
 	case S_ASSIGN:
@@ -957,9 +1027,15 @@ static void param(Sema *S, Param *p)
 			b->scope = SC_GLOBAL;
 			Kw *sc = kwarg(&a, "scope");
 			if (sc && sc->value->val && sc->value->val->kind == V_STR && strcmp(sc->value->val->s, "global") != 0) {
-				error_at(S->d, sc->value->pos, "not supported yet: a kernel parameter in scope \"%s\" (TVM's device "
-				         "functions take such buffers); a kernel's parameters are in global memory",
-				         sc->value->val->s);
+				const char *scn = sc->value->val->s;
+				bool regs = !strcmp(scn, "local"), smem = !strncmp(scn, "shared", 6);
+				error_at(S->d, sc->value->pos, "not supported yet: a kernel parameter in scope \"%s\": the host "
+				         "launches a kernel with pointers to global memory, and %s; allocate it in the kernel: "
+				         "%s = T.alloc_buffer(shape, dtype, scope=\"%s\"%s)", scn,
+				         regs ? "a thread's registers exist only once it runs, so a __global__ function cannot take "
+				         "them (TVM's tests declare one only to compile and inspect a copy out of registers, never to launch it)" : smem ? "a CTA's shared memory exists only once it runs "
+				         "and starts uninitialized" : "no other memory", p->name, regs || smem ? scn : "shared",
+				         call_kw(t, "layout") ? ", layout=..." : "");
 				return;
 			}
 			b->is_param = true;
@@ -1230,6 +1306,7 @@ static void kernel(Sema *S, Stmt *s)
 	}
 	check_grid(S, f);
 	check_thread_axes(S, f);
+	pool_check(S, f);
 	int64_t used = smem_plan(f);
 	if (f->dyn_smem && f->dyn_smem < used)
 		error_at(S->d, f->dyn_smem_at, "T.attr gives the kernel %lld bytes of dynamic shared memory, but its shared "

@@ -118,6 +118,13 @@ Buffer *address_buffer(Sema *S, Expr *x, const char **why);
  * anything else is left alone. False after an error. */
 bool ptx_rewrite(Sema *S, Expr *call);
 
+/* pool.c: TVM's T.SMEMPool() and MBarrier(pool, n), rewritten into txc's text */
+bool pool_new(Sema *S, Expr *call);               /* T.SMEMPool() -> T.alloc_buffer(...) */
+void pool_made(Buffer *b);                        /* b is that buffer */
+int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase, bool *tma); /* pool.alloc, MBarrier -> T.decl_buffer: 1, 0, -1 */
+int pool_stmt(Sema *S, Stmt *s);                  /* commit, init, wait, arrive: 1 rewritten, 0, -1 */
+void pool_check(Sema *S, Func *f);                /* pools never committed */
+
 /* buffers.c: buffers and launch ids */
 Buffer *new_buffer(const char *name, Pos pos, Expr *call);
 bool set_layout(Sema *S, Buffer *b, Kw *kw);
@@ -147,5 +154,6 @@ bool tvm_view_chain(Sema *S, Expr *value);
  * such operand bound to a fresh name first; the assignments (at most max) go to out and the
  * operands name them. Returns how many. */
 int tvm_inplace_views(Sema *S, Stmt *s, Stmt **out, int max);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
+int tvm_view_dtype(Sema *S, Expr *call);         /* X.view("uint32") -> T.decl_buffer over X's storage: 1, 0, -1 */
 
 #endif

@@ -171,6 +171,10 @@ static const ModuleName imports[] = {
 	{ "math", "gcd", "math.gcd" },
 	{ "math", "ceil", "math.ceil" },
 	{ "math", "floor", "math.floor" },
+	{ "tvm.tirx.lang.pipeline", "MBarrier", "pipeline.MBarrier" },
+	{ "tvm.backend.cuda.lang.pipeline", "MBarrier", "pipeline.MBarrier" },
+	{ "tvm.tirx.lang.pipeline", "TMABar", "pipeline.TMABar" },
+	{ "tvm.backend.cuda.lang.pipeline", "TMABar", "pipeline.TMABar" },
 };
 
 const char *import_lookup(const char *module, const char *name, bool *known_module)
@@ -216,7 +220,7 @@ void print_intrinsics(Buf *b)
 	for (int i = 0; i < IN_COUNT; i++) {
 		const Intrin *in = &intrins[i];
 		const char *name = in->path;
-		if (!strncmp(name, "layout.", 7) || !strncmp(name, "py.", 3))
+		if (!strncmp(name, "layout.", 7) || !strncmp(name, "py.", 3) || !strncmp(name, "pipeline.", 9))
 			name = strchr(name, '.') + 1;
 		bprintf(b, "| `%s` | ", name);
 		bool opt = false, any = false;

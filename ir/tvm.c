@@ -150,6 +150,18 @@ Value *tvm_member(Sema *S, Expr *e, Buffer *b)
 {
 	if (tvm_refused_member(S, e))
 		return &verr;
+	if (b->mbar_depth && !strcmp(e->str, "remote_view"))
+		return fail(S, e->pos, "not supported yet: %s.remote_view(): an mbarrier of another CTA of a cluster; txc "
+		            "launches no clusters yet", b->name);
+	if (b->mbar_depth && (!strcmp(e->str, "init") || !strcmp(e->str, "wait") || !strcmp(e->str, "arrive")))
+		return fail(S, e->pos, "%s.%s(...) is a statement of its own", b->name, e->str);
+	if (b->pool && (!strcmp(e->str, "alloc") || !strcmp(e->str, "commit")))
+		return fail(S, e->pos, "%s", !strcmp(e->str, "alloc") ? xprintf("%s.alloc(...) is assigned to a name: "
+		            "X = %s.alloc(shape, dtype)", b->name, b->name) : xprintf("%s.commit() is a statement of its own",
+		            b->name));
+	if (b->pool)
+		return fail(S, e->pos, "pool '%s' has no attribute '%s' (txc's pools have alloc and commit; other TVM pool "
+		            "methods are not supported yet)", b->name, e->str);
 	return fail(S, e->pos, "buffer '%s' has no attribute '%s' (it has data, shape, dtype, view, local, ptr_to, "
 	            "access_ptr and elem_offset_of)", b->name, e->str);
 }
@@ -805,5 +817,81 @@ int tvm_allocated_addr(Sema *S, Expr *e)
 	Pos p = e->pos;
 	*e = *b->alloc_addr;
 	e->pos = p;
+	return 1;
+}
+
+/* X = B.view("uint32"): TVM's view of B's storage as another dtype, the
+ * last dimension scaled by the ratio of the sizes. Rewritten into
+ * T.decl_buffer(shape, dtype, R.data, elem_offset=k) over B's root storage
+ * R, at B's start, where B is row-major over R. 1 rewritten, 0 not one, -1 after an error. */
+int tvm_view_dtype(Sema *S, Expr *call)
+{
+	Expr *f = call->a;
+	if (f->kind != E_ATTR || strcmp(f->str, "view") != 0 || call->nargs != 1 || call->nkws)
+		return 0;
+	Value *bv = eval(S, f->a);
+	if (IS_ERR(bv))
+		return -1;
+	if (!bv || bv->kind != V_BUFFER)
+		return 0;
+	Value *dv = eval(S, call->args[0]);
+	if (IS_ERR(dv))
+		return -1;
+	if (!dv || (dv->kind != V_STR && dv->kind != V_DTYPE))
+		return 0;
+	Buffer *b = bv->buffer;
+	int dt = eval_dtype(S, call->args[0]);
+	if (dt == DT_NONE)
+		return -1;
+	const char *bn = b->name;
+	int ob = dtypes[b->dtype].bits, nb = dtypes[dt].bits;
+	if (ob % 8 || nb % 8) {
+		error_at(S->d, call->args[0]->pos, "not supported yet: a view of %s '%s' as %s: txc reinterprets whole-byte "
+		         "elements only", dtypes[b->dtype].name, bn, dtypes[dt].name);
+		return -1;
+	}
+	if (b->scope == SC_TMEM || b->scope == SC_GLOBAL) {
+		error_at(S->d, call->pos, "not supported yet: a view of %s buffer '%s' as %s: txc reinterprets shared and "
+		         "local buffers", scopes[b->scope].name, bn, dtypes[dt].name);
+		return -1;
+	}
+	/* b's byte offset in its root storage R: its elem_offset= (a buffer's
+	 * layout maps its elements to R's, as TVM's X.data is R's pointer) */
+	Buffer *r = buffer_root(b);
+	bool reshaped = b->decl && b->decl->kind == E_CALL && b->decl->a->kind == E_ATTR &&
+	                (!strcmp(b->decl->a->str, "view") || !strcmp(b->decl->a->str, "local"));
+	if (b->layout && !(b->elem_offset && !call_kw(b->decl, "layout") && !reshaped)) {
+		error_at(S->d, call->pos, "not supported yet: %s.view(\"%s\"): '%s' has a layout%s; txc reinterprets "
+		         "a buffer as another dtype only where it is row-major over its storage", bn, dtypes[dt].name, bn,
+		         b->scope == SC_LOCAL ? " (registers spread over threads: view the calling thread's, .local(), first)" :
+		         " (swizzled or not row-major)");
+		return -1;
+	}
+	int64_t off = b->elem_offset * dtype_bytes(b->dtype);
+	int64_t last = b->shape[b->ndim - 1], bytes = last * (ob / 8);
+	if (bytes % (nb / 8)) {
+		error_at(S->d, call->args[0]->pos, "%s.view(\"%s\"): the last dimension of '%s' holds %lld bytes, not a "
+		         "multiple of %s's %d", bn, dtypes[dt].name, bn, (long long)bytes, dtypes[dt].name, nb / 8);
+		return -1;
+	}
+	if (off % (nb / 8)) {
+		error_at(S->d, call->pos, "%s.view(\"%s\"): '%s' starts at byte %lld of '%s', not a multiple of %s's %d",
+		         bn, dtypes[dt].name, bn, (long long)off, r->name, dtypes[dt].name, nb / 8);
+		return -1;
+	}
+	Pos p = call->pos;
+	Expr *shape = new_expr(E_TUPLE, p);
+	shape->paren = true;
+	for (int i = 0; i < b->ndim; i++)
+		call_add_arg(shape, new_int(p, i == b->ndim - 1 ? bytes / (nb / 8) : b->shape[i]));
+	Expr *ds = new_expr(E_STR, call->args[0]->pos);
+	ds->str = dtypes[dt].name;
+	Expr *data = new_expr(E_ATTR, p);
+	data->a = new_name(p, r->name);
+	data->str = "data";
+	Expr *args[] = { shape, ds, data };
+	become_call(call, "T.decl_buffer", 3, args);
+	if (off / (nb / 8))
+		call_add_kw(call, "elem_offset", new_int(p, off / (nb / 8)), p);
 	return 1;
 }

@@ -728,8 +728,15 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	Callee k = resolve(e);
 	switch (k.id) {
 	case IN_EVALUATE:
-		if (e->nargs == 1)
+		if (e->nargs == 1 && !evaluated_value(e->args[0])) {
 			ccall_stmt(C, c, e->args[0]);
+		} else if (e->nargs == 1) {
+			/* T.evaluate(value): evaluated (its loads bounds-checked), then dropped */
+			c->kind = C_LET;
+			c->slot = -1;
+			c->dtype = e->args[0]->dtype;
+			c->value = cx(C, e->args[0]);
+		}
 		return;
 	case IN_CTA_SYNC:
 	case IN_CLUSTER_SYNC:

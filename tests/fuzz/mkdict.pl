@@ -59,7 +59,7 @@ my $intrin = slurp('ir/intrin.def');
 my (@paths, @kwargs);
 while ($intrin =~ /^INTRIN\(\s*\w+,\s*"([^"]*)",\s*"[^"]*",\s*"([^"]*)"/mg) {
     my ($path, $keywords) = ($1, $2);
-    $path =~ s/^(?:layout|py)\.//;
+    $path =~ s/^(?:layout|py|pipeline)\.//;
     push @paths, $path;
     push @kwargs, map { (split /:/)[0] . '=' } split ' ', $keywords;
 }
