@@ -80,6 +80,14 @@ void test_eval(void)
 	int_is("shape = (4, 8)\nx = shape[0] * shape[1]", 32);
 	int_is("a, b = 3, 4\nx = a * b", 12);
 	int_is("t = (1, 2) + (3,)\nx = t[2]", 3);
+	/* names of Python modules over constants, computed by hand */
+	int_is("import tvm\nx = tvm.DataType(\"bfloat16\").bits // 8", 2);
+	int_is("import tvm\nx = tvm.runtime.DataType(\"float8_e4m3fn\").bits", 8);
+	int_is("import math\nx = math.prod((4, 8, 3))", 96);
+	int_is("import math\nx = math.gcd(4096, 384, -48)", 16);
+	int_is("import math\nx = math.ceil(2.5) * 10 + math.floor(-2.5)", 27);
+	int_is("import math\nx = math.ceil(-2.5) + math.floor(2.5)", 0);
+	error_is("import math\nx = math.sqrt(4)", "'math.sqrt' is not a name of module 'math' that txc knows");
 	error_is("x = 2 ** 63", "integer overflow in constant expression");
 	error_is("x = 9223372036854775807 + 1", "integer overflow in constant expression");
 	error_is("x = 1 // 0", "division by zero");
