@@ -55,27 +55,9 @@ typedef struct Gen {
 
 /* ---- names, types, helpers -------------------------------------------------- */
 
-static const char *const reserved[] = {
-	"alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "const", "constexpr",
-	"const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
-	"explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
-	"mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected", "public",
-	"register", "reinterpret_cast", "restrict", "return", "short", "signed", "sizeof", "static",
-	"static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-	"try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-	"wchar_t", "while", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max", "half",
-	"half2", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
-	"uintptr_t", "uint2", "uint4", "smem", "smem_raw", "printf", "assert", "main", NULL,
-};
-
-/* The IR's name, or with a '_' after it where it would clash in CUDA C. */
-static const char *cname(const char *s)
-{
-	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0;
-	for (int i = 0; !clash && reserved[i]; i++)
-		clash = strcmp(s, reserved[i]) == 0;
-	return clash ? xprintf("%s_", s) : s;
-}
+/* The IR's name, or with a '_' after it where it would clash in CUDA C
+ * (the library's cuda_name, which the launcher uses for the kernel). */
+static const char *cname(const char *s) { return cuda_name(s); }
 
 static bool is_intdt(int dt) { return dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT); }
 static bool is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
@@ -1199,8 +1181,6 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	int64_t bytes = smem_bytes(f);
 	Buf body = {0};
 	g->f = f;
-	if (strcmp(cname(f->name), f->name) != 0) /* the launcher finds the kernel by its IR name */
-		error_at(g->d, s->pos, "kernel name '%s' is taken in CUDA C; rename the kernel", f->name);
 	g->buf_used = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 	g->nvars = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -1218,7 +1198,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		if (g->d->errors)
 			return;
 	}
-	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", f->name,
+	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", cname(f->name),
 	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
 	/* the cluster shape is compiled in: cuLaunchKernel launches such a
 	 * kernel in clusters of that shape (runtime/txc-run.c) */
@@ -1228,7 +1208,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	if (f->has_cluster)
 		bprintf(out, "// in clusters of (%lld, %lld, %lld) CTAs\n", (long long)f->cluster[0], (long long)f->cluster[1],
 		        (long long)f->cluster[2]);
-	bprintf(out, "extern \"C\" __global__ void %s__launch_bounds__(%lld) %s(", cluster, (long long)f->threads, f->name);
+	bprintf(out, "extern \"C\" __global__ void %s__launch_bounds__(%lld) %s(", cluster, (long long)f->threads, cname(f->name));
 	/* the signature's order: buffers as pointers, scalar parameters by value */
 	for (int i = 0; i < f->nsig; i++) {
 		const char *sep = i ? (f->nsig > 3 ? ",\n    " : ", ") : f->nsig > 3 ? "\n    " : "";

@@ -289,6 +289,10 @@ int tcgen05_shape_regs(const char *shape);
 /* Modules that `from M import ...` accepts. */
 typedef struct ModuleName { const char *module, *name, *means; } ModuleName;
 const char *import_lookup(const char *module, const char *name, bool *known_module);
+/* The name s takes in CUDA C: itself, or with a '_' after it where CUDA C,
+ * its headers or txc's generated code already use it (the kernel "main"
+ * becomes "main_", and the launcher looks it up so). */
+const char *cuda_name(const char *s);
 
 /* ---- ast.c: the syntax tree ---------------------------------------------- */
 

@@ -819,6 +819,114 @@ static bool grid(Sema *S, Stmt *s)
 	return true;
 }
 
+/* TVM's launch loops: `for bx in T.thread_binding(n, thread="blockIdx.x"):`
+ * (also (0, n, "blockIdx.x") and (n, "blockIdx.x")) runs its body once per
+ * CTA, which is what txc's launch declaration says. Rewritten in place into
+ * `bx = T.cta_id([n])` followed by the loop's body, spliced into the list
+ * the loop was in. 1 done, 0 not one, -1 error. */
+static const struct { const char *thread, *path; } bindings[] = {
+	{"blockIdx.x", "T.cta_id"},
+	{"threadIdx.x", "T.thread_id"},
+	{"clusterCtaIdx.x", "T.cta_id_in_cluster"},
+};
+
+static int thread_binding(Sema *S, Stmt ***v, int *n, int i)
+{
+	Stmt *s = (*v)[i];
+	if (s->kind != S_FOR || s->value->kind != E_CALL || s->value->a->kind != E_ATTR ||
+	    strcmp(s->value->a->str, "thread_binding") != 0)
+		return 0;
+	if (!desugar(S, &s->value))
+		return -1;
+	Expr *it = s->value, *t = s->targets[0];
+	Value *fn = eval(S, it->a);
+	if (IS_ERR(fn))
+		return -1;
+	if (!fn || fn->kind != V_FUNC || fn->intrin != IN_THREAD_BINDING)
+		return 0;
+	Args a;
+	if (!check_args(S, it, IN_THREAD_BINDING, &a))
+		return -1;
+	Kw *th = kwarg(&a, "thread"), *ann = kwarg(&a, "annotations");
+	if (ann) {
+		error_at(S->d, ann->pos, "not supported yet: annotations= on T.thread_binding (txc's launch has none)");
+		return -1;
+	}
+	/* (n, thread=), (n, "x"), (lo, hi, "x") or (lo, hi, thread=) */
+	Expr *lo = NULL, *hi = it->args[0], *name = th ? th->value : NULL;
+	int nnum = it->nargs;
+	if (!th && it->nargs > 1) {
+		name = it->args[it->nargs - 1];
+		nnum--;
+	}
+	if (nnum > 2 || (th && it->nargs == 3)) {
+		error_at(S->d, it->pos, "T.thread_binding takes (extent, thread=) or (start, stop, thread)");
+		return -1;
+	}
+	if (nnum == 2) {
+		lo = it->args[0];
+		hi = it->args[1];
+	}
+	if (!name) {
+		error_at(S->d, it->pos, "T.thread_binding needs the thread it binds (thread=\"blockIdx.x\", \"threadIdx.x\" or \"clusterCtaIdx.x\")");
+		return -1;
+	}
+	Value *nv = eval_const(S, name, "the thread");
+	if (IS_ERR(nv))
+		return -1;
+	if (nv->kind != V_STR) {
+		error_at(S->d, name->pos, "the thread T.thread_binding binds is a string such as \"blockIdx.x\"");
+		return -1;
+	}
+	const char *path = NULL;
+	for (size_t k = 0; k < sizeof bindings / sizeof bindings[0]; k++)
+		if (!strcmp(bindings[k].thread, nv->s))
+			path = bindings[k].path;
+	if (!path) {
+		size_t len = strlen(nv->s);
+		bool yz = len > 2 && nv->s[len - 2] == '.' && (nv->s[len - 1] == 'y' || nv->s[len - 1] == 'z');
+		if (yz)
+			error_at(S->d, name->pos, "not supported yet: T.thread_binding on \"%s\": txc's launch loops bind "
+			         "the x dimension; declare several dimensions at once, as in bx, by = T.cta_id([nx, ny])", nv->s);
+		else
+			error_at(S->d, name->pos, "T.thread_binding binds \"blockIdx.x\", \"threadIdx.x\" or \"clusterCtaIdx.x\", not \"%s\"",
+			         nv->s);
+		return -1;
+	}
+	int64_t start = 0, ext;
+	if (lo && !eval_int(S, lo, "the start of a launch loop", &start))
+		return -1;
+	if (!eval_int(S, hi, "the extent of a launch loop", &ext))
+		return -1;
+	if (start != 0) {
+		error_at(S->d, lo->pos, "a launch loop starts at 0 (the first %s), not %lld", nv->s, (long long)start);
+		return -1;
+	}
+	if (t->kind != E_NAME) {
+		error_at(S->d, t->pos, "a launch loop's variable is one name");
+		return -1;
+	}
+	if (s->norelse) {
+		error_at(S->d, s->pos, "a launch loop has no else branch");
+		return -1;
+	}
+	/* bx = T.cta_id([n]); then the body */
+	Expr *l = new_expr(E_LIST, hi->pos);
+	vpush(l->args, l->nargs, new_int(hi->pos, ext));
+	Expr *f = new_expr(E_ATTR, it->pos);
+	f->a = new_name(it->pos, "T");
+	f->str = path + 2;
+	Expr *c = new_call(it->pos, f);
+	call_add_arg(c, l);
+	Stmt *asg = new_stmt(S_ASSIGN, s->pos);
+	vpush(asg->targets, asg->ntargets, t);
+	asg->value = c;
+	(*v)[i] = asg;
+	for (int k = 0; k < s->nbody; k++)
+		stmt_insert(v, n, i + 1 + k, s->body[k]);
+	return 1;
+}
+
 static void for_stmt(Sema *S, Stmt *s)
 {
 	Expr *t = s->targets[0], *it = s->value;
@@ -998,6 +1106,8 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 		int k = S->func ? tvm_inplace_views(S, (*v)[i], views, LAYOUT_MAX_ITERS) : 0;
 		for (int j = 0; j < k; j++)
 			stmt_insert(v, n, i + j, views[j]);
+		if (S->func && thread_binding(S, v, n, i) < 0)
+			continue;
 		stmt(S, (*v)[i]);
 	}
 }

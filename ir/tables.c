@@ -269,3 +269,28 @@ int tcgen05_shape_regs(const char *shape)
 			return shapes[i].regs;
 	return 0;
 }
+
+/* Names CUDA C, its headers or txc's generated code already use: a kernel,
+ * buffer or variable of one of these names gets a '_' after it in CUDA C,
+ * and the launcher looks the kernel up by the same rule. TVM's kernels are
+ * often called main. */
+static const char *const cuda_reserved[] = {
+	"alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "const", "constexpr",
+	"const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+	"explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+	"mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected", "public",
+	"register", "reinterpret_cast", "restrict", "return", "short", "signed", "sizeof", "static",
+	"static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+	"try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+	"wchar_t", "while", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max", "half",
+	"half2", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+	"uintptr_t", "uint2", "uint4", "smem", "smem_raw", "printf", "assert", "main", NULL,
+};
+
+const char *cuda_name(const char *s)
+{
+	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0;
+	for (int i = 0; !clash && cuda_reserved[i]; i++)
+		clash = strcmp(s, cuda_reserved[i]) == 0;
+	return clash ? xprintf("%s_", s) : s;
+}

@@ -723,9 +723,9 @@ int main(int argc, char **argv)
 		error("cannot load '%s': cuModuleLoadData: %s", cubin, cu_error(r));
 		fail(1);
 	}
-	r = cu.cuModuleGetFunction(&l.fn, gpu.mod, f->name);
+	r = cu.cuModuleGetFunction(&l.fn, gpu.mod, cuda_name(f->name));
 	if (r == CUDA_ERROR_NOT_FOUND) {
-		error("'%s' has no kernel '%s' (an extern \"C\" __global__ function of that name)", cubin, f->name);
+		error("'%s' has no kernel '%s' (an extern \"C\" __global__ function of that name)", cubin, cuda_name(f->name));
 		fail(1);
 	}
 	cu_check(r, "cuModuleGetFunction");

@@ -55,7 +55,7 @@ echo 'not a cubin' >"$TMP/text.cubin"
 run "$P" --cubin "$TMP/text.cubin"
 expect "a file that is no cubin exits 1" 1
 check "and says so" grep -q "is not a cubin" "$TMP/err"
-printf '\177ELF fake\ncopy copy\ncopy_half half\nnone none\nfault fault\nsmem none\n' >"$TMP/fake.cubin"
+printf '\177ELF fake\ncopy copy\ncopy_half half\nnone none\nfault fault\nsmem_ none\n' >"$TMP/fake.cubin"
 run "$TMP/missing.tx" --cubin "$TMP/fake.cubin"
 expect "a missing program exits 1" 1
 run "$P" --cubin "$TMP/fake.cubin" --kernel nope
@@ -142,11 +142,11 @@ else
   check "fake driver: no-check: says it did not check" grep -qx "RAN kernel copy: 2 buffers, not checked (--no-check)" "$TMP/out"
 
   fake "$D/smem.tx" --cubin "$TMP/fake.cubin" --no-check
-  expect "fake driver: smem: exits 0" 0
+  expect "fake driver: smem: exits 0 (the kernel smem is found as smem_)" 0
   check "fake driver: smem: asks for the plan + 1024 bytes (a swizzled buffer)" \
-    grep -qx "attr smem 8 74752" "$FAKECUDA_LOG"
+    grep -qx "attr smem_ 8 74752" "$FAKECUDA_LOG"
   check "fake driver: smem: and launches with it, on a 3-D grid" \
-    grep -qx "launch smem grid 2 3 4 block 64 1 1 smem 74752" "$FAKECUDA_LOG"
+    grep -qx "launch smem_ grid 2 3 4 block 64 1 1 smem 74752" "$FAKECUDA_LOG"
 
   sed 's/def copy_half/def fault/' "$P" >"$TMP/fault.tx"
   fake "$TMP/fault.tx" --cubin "$TMP/fake.cubin" --kernel fault
