@@ -28,9 +28,9 @@ BUILD   := build
 BIN     := bin
 endif
 
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Iir -Ifrontend -I$(BUILD)/gen
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Iir -Ivariants -Ifrontend -I$(BUILD)/gen
 
-LIB_SRC := $(wildcard ir/*.c)
+LIB_SRC := $(wildcard ir/*.c variants/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/parse.o $(BUILD)/gen/lex.o
 LIB     := $(BUILD)/libtxir.a
 
@@ -69,7 +69,7 @@ $(BUILD)/gen/lex.o: $(BUILD)/gen/lex.c $(BUILD)/gen/parse.h frontend/lexer.h ir/
 $(BUILD)/gen/parse.o: $(BUILD)/gen/parse.c frontend/lexer.h ir/ir.h
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.c $(wildcard ir/*.h ir/*.def runtime/*.h frontend/*.h) $(BUILD)/gen/parse.h
+$(BUILD)/%.o: %.c $(wildcard ir/*.h ir/*.def variants/*.h runtime/*.h frontend/*.h) $(BUILD)/gen/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 

@@ -4,26 +4,32 @@
 int main(int argc, char **argv)
 {
 	const char *target = NULL;
-	bool no_verify = false, list = false, tvm = false, ptx = false;
+	bool no_verify = false, list = false, tvm = false, ptx = false, plans = false, vars = false;
 	Opt opts[] = {
 		{ "--target", "ARCH", "reject intrinsics that ARCH lacks (sm_80, sm_90, sm_90a, sm_100a)", &target, NULL },
 		{ "--no-verify", NULL, "print the syntax tree without checking names, dtypes and layouts", NULL, &no_verify },
 		{ "--intrinsics", NULL, "print the table of builtins (ir/intrin.def) as Markdown and exit", NULL, &list },
 		{ "--tvm", NULL, "print the table of TVM's spellings txc honours or refuses (ir/tvm.def) as Markdown and exit", NULL, &tvm },
 		{ "--ptx", NULL, "print the table of the PTX dialect (ir/ptx.def) as Markdown and exit", NULL, &ptx },
+		{ "--variants", NULL, "print the table of copy variants (ir/variant.def) as Markdown and exit", NULL, &vars },
+		{ "--plans", NULL, "print the table of a plan's fields (ir/plan.def) as Markdown and exit", NULL, &plans },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-parse", .opts = opts,
 	          .summary = "Parses a txc program (doc/txir.md), verifies it and prints its canonical IR." };
 	cli_parse(&c, argc, argv);
-	if (list || tvm || ptx) {
+	if (list || tvm || ptx || plans || vars) {
 		Buf b = {0};
 		if (list)
 			print_intrinsics(&b);
 		else if (tvm)
 			print_tvm(&b);
-		else
+		else if (ptx)
 			print_ptx(&b);
+		else if (plans)
+			print_plan_fields(&b);
+		else
+			print_variants(&b);
 		return write_file(c.prog, c.output, b.s, b.n) ? 0 : 1;
 	}
 	int tg = TG_ANY;

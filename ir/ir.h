@@ -652,11 +652,41 @@ bool smem_rounds_base(Func *f);
  * INT64_MAX. */
 int64_t local_plan(Func *f);
 
-/* ---- plan.c: what the passes share ------------------------------------------ */
+/* ---- variants/: the copy variants, their families and plans ----------------- */
 
-enum { PLAN_NONE, PLAN_GS, PLAN_REG };
+/* Memory classes, what a variant moves between: a scope's class. */
+enum { MC_GLOBAL, MC_SHARED, MC_LOCAL, MC_TMEM, MC_COUNT };
+extern const char *const memory_class_names[MC_COUNT];
+int memory_class(int scope);
+
 enum {
-#define VARIANT(id, op, name, prio, plan, pairs, vbits, access, preds) id,
+#define FAMILY(id, name, hooks) id,
+#include "family.def"
+#undef FAMILY
+	FAM_COUNT };
+enum {
+#define PRED(name, doc) PR_##name,
+#include "pred.def"
+#undef PRED
+	PR_COUNT };
+enum {
+#define COMPLETION(id, name, how, emulated) id,
+#include "completion.def"
+#undef COMPLETION
+	DONE_COUNT };
+typedef struct Completion { const char *name, *how; bool emulated; } Completion;
+extern const Completion completions[DONE_COUNT];
+
+/* The columns of ir/variant.def, as sets of bits: a misspelt class, width,
+ * completion or predicate does not compile. */
+enum { W_8 = 1, W_16 = 2, W_32 = 4, W_64 = 8, W_128 = 16, W_256 = 32 };
+#define MV(src, dst) (1u << (MC_##src * MC_COUNT + MC_##dst))
+#define MV_ANY 0xffffu
+#define W(bits) W_##bits
+#define DONE(dst, kind) ((unsigned)(kind) << (4 * MC_##dst))
+#define P(name) (1u << PR_##name)
+enum {
+#define VARIANT(id, op, name, prio, family, moves, widths, access, done, preds) id,
 #include "variant.def"
 #undef VARIANT
 	VA_COUNT };
@@ -664,14 +694,32 @@ typedef struct Variant {
 	const char *name;
 	int op;             /* IN_COPY or IN_COPY_ASYNC */
 	int priority;
-	int plan;           /* PLAN_* */
-	const char *pairs;  /* "global>shared ...": the scopes it moves between */
-	const char *vbits;  /* access widths in bits, widest first */
-	int access;         /* the builtin of one lowered access */
-	const char *preds;  /* predicate names, in order */
+	int family;         /* FAM_* */
+	unsigned moves;     /* MV(src, dst) bits */
+	unsigned widths;    /* W(bits) bits */
+	int access;         /* the builtin of one lowered access, -1: none */
+	unsigned done;      /* DONE(dst, kind): 4 bits per destination class */
+	unsigned preds;     /* P(name) bits */
 } Variant;
 extern const Variant variants[VA_COUNT];
+extern const char *const family_names[FAM_COUNT];
 int variant_lookup(int op, const char *name);
+/* The variant of op that the table's own rules give a copy from scope src
+ * to scope dst, with or without mbar=: the first by priority (ties by
+ * name) that moves between those memories and completes at dst on an
+ * mbarrier exactly when mbar= is given; -1 when none does. The emulator
+ * runs a tile-level copy_async as that variant would. */
+int variant_for(int op, int src, int dst, bool mbar);
+/* Whether the variant moves data from scope src to scope dst. */
+bool variant_moves(const Variant *v, int src, int dst);
+/* How a copy of the variant into scope dst completes (DONE_*). */
+int variant_done(const Variant *v, int dst);
+/* Whether bits is one of the variant's access widths. */
+bool variant_width(const Variant *v, int64_t bits);
+/* Its access widths, widest first: "128 64 32". */
+const char *variant_widths(const Variant *v);
+/* Its moves, as "global -> shared, shared -> global". */
+const char *variant_moves_str(const Variant *v);
 /* TVM's names of variants in dispatch="..." (ir/tvm_variant.def). */
 typedef struct TvmVariant {
 	const char *name;
@@ -682,43 +730,37 @@ typedef struct TvmVariant {
 } TvmVariant;
 extern const TvmVariant tvm_variants[]; /* ends with a zero row */
 const TvmVariant *tvm_variant_lookup(int op, const char *name);
-/* Whether the variant moves data from scope src to scope dst. */
-bool variant_moves(const Variant *v, int src, int dst);
 
-/* A variant's plan for one tile op (doc/txir.md, section 12). */
+/* A variant's plan for one tile op (doc/txir.md, section 9): its members
+ * are the rows of ir/plan.def; family says which of them it has. */
+#include "plan.def"
+#define PF_CTYPE_LAYOUT Layout *
+#define PF_CTYPE_EXPR Expr *
+#define PF_CTYPE_COUNT int64_t
+#define F(fam) (1u << FAM_##fam)
 typedef struct Plan {
 	const char *variant;
-	Layout *src, *dst;           /* both operands over one iteration space */
-	Expr *src_base, *dst_base;   /* storage offsets of the regions' starts */
-	int64_t vec, threads, outer; /* 0: not decided yet */
+	int family;                  /* FAM_*, -1 when the variant is unknown */
 	const char *why;             /* set when the variant cannot run the op */
+#define PLAN_MEMBER(name, kind, fams, by, doc) PF_CTYPE_##kind name; /* 0 / NULL: not decided yet */
+	PLAN_FIELDS(PLAN_MEMBER)
+#undef PLAN_MEMBER
 } Plan;
+/* T.plan's keywords, for ir/intrin.def: "src:x dst:x ... why:s " */
+#define PF_KIND_LAYOUT "x"
+#define PF_KIND_EXPR "e"
+#define PF_KIND_COUNT "i"
+#define PLAN_KW(name, kind, fams, by, doc) #name ":" PF_KIND_##kind " "
+#define PLAN_KEYWORDS PLAN_FIELDS(PLAN_KW) "why:s "
 int read_plans(const Expr *call, Plan **out);
-/* NULL when a complete plan covers the region: outer x threads x vec
- * elements, or outer x vec per thread for a register plan; else why not. */
-const char *plan_check(const Plan *p, int64_t elements, bool per_thread);
-/* Aligns dst and src into p (src, dst, src_base, dst_base): each region
- * sliced out of its buffer's layout, a symbolic start moved into the base;
- * the two sides split to common extents; for global <-> shared (sort) the
- * iters ordered by the global side's strides, outermost first; iters that
- * continue each other on both sides fused. False with why when they cannot. */
-bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst_is_global, const char **why);
-/* NULL when vec elements per access is legal for p's layouts (reg: the
- * register side of a register plan, else NULL), with threads threads over
- * elements elements; else why not. */
-const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements);
-/* NULL when plan p of variant va, as written (perhaps by hand), is true
- * of the operands: its layouts reach what the buffers' layouts reach from
- * the same starts, pairing the same elements (their iters may be ordered,
- * split and fused otherwise), with the buffers' swizzles, and its vec is an
- * access width of the variant that txc-vectorize's rules allow; else which
- * claim is false. Cheap: facts about iters and divisibility, no
- * enumeration. */
-const char *plan_prove(const Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads);
-/* The register side of a register plan (the local operand's layout). */
-const Layout *plan_registers(const Plan *p, const Value *dst);
 void write_plans(Expr *call, const Plan *v, int n);
 Plan *find_plan(Plan *v, int n, const char *variant);
+/* Whether keyword `name` of T.plan must be a positive integer. */
+bool plan_count_field(const char *name);
+/* The table of variants as doc/txir.md shows it (txc-parse --variants). */
+void print_variants(Buf *b);
+/* The table of plan fields as doc/txir.md shows it (txc-parse --plans). */
+void print_plan_fields(Buf *b);
 Expr *layout_expr(const Layout *l);
 /* Threads taking part in a tile op of scope es. */
 int64_t scope_threads(const Func *f, int es);
@@ -748,14 +790,12 @@ typedef int (*OpFn)(OpSite *site, void *ctx);
 bool walk_tile_ops(Module *m, OpFn fn, void *ctx);
 /* From the callback: the op's statement is replaced by the n statements v. */
 void op_replace(OpSite *o, Stmt **v, int n);
-
-/* ---- dispatch.c: the variants' predicates ------------------------------------------ */
+/* Inserts s before (*body)[at]. */
+void stmt_insert(Stmt ***body, int *n, int at, Stmt *s);
 
 /* NULL when variant va can run the tile op at o with plan (NULL: none),
  * else the first of its predicates that fails, as "name: reason". */
 const char *variant_verdict(OpSite *o, const Variant *va, Plan *plan);
-/* Inserts s before (*body)[at]. */
-void stmt_insert(Stmt ***body, int *n, int at, Stmt *s);
 
 /* ---- sema.c: name resolution and checks ------------------------------------ */
 

@@ -183,7 +183,7 @@ static void copy(Sema *S, Expr *call, Value *fn)
 			for (int k = 0; k < p->nkws; k++) {
 				Value *v = p->kws[k].value->val;
 				const char *n = p->kws[k].name;
-				bool count = !strcmp(n, "vec") || !strcmp(n, "threads") || !strcmp(n, "outer");
+				bool count = plan_count_field(n);
 				if (count && v && v->kind == V_INT && v->i <= 0) {
 					error_at(S->d, p->kws[k].value->pos, "%s= of a plan must be positive", p->kws[k].name);
 					return;

@@ -1,6 +1,7 @@
 /* txc-align: for each tile op and each candidate variant that needs a plan,
  * writes both operands as layouts over one iteration space (tirx.md, the
- * partition algorithm, steps 1 and 2): each region is sliced out of its
+ * partition algorithm, steps 1 and 2), through its family's hook
+ * (variants/): each region is sliced out of its
  * buffer's layout, with a symbolic start moved into a base offset; the two
  * sides are split to common extents; for global <-> shared the iters are
  * ordered by the global side's strides, outermost first; iters that continue
@@ -10,9 +11,7 @@
  * why="...". Plans already present are kept as they are. */
 #include <string.h>
 
-#include "ir.h"
-
-static int scope_flags(const Value *r) { return scopes[r->buffer->scope].flags; }
+#include "family.h"
 
 static int align_op(OpSite *o, void *ctx)
 {
@@ -25,7 +24,8 @@ static int align_op(OpSite *o, void *ctx)
 	int n = 0;
 	for (int v = 0; v < VA_COUNT; v++) {
 		const Variant *va = &variants[v];
-		if (va->op != call->intrin || va->plan == PLAN_NONE)
+		const Family *fam = families[va->family];
+		if (va->op != call->intrin || !fam->align)
 			continue;
 		Plan *given = find_plan(old, nold, va->name);
 		if (given) {
@@ -34,11 +34,9 @@ static int align_op(OpSite *o, void *ctx)
 		}
 		if (!variant_moves(va, src->buffer->scope, dst->buffer->scope))
 			continue;
-		Plan p = { .variant = va->name };
+		Plan p = { .variant = va->name, .family = va->family };
 		const char *why = NULL;
-		bool dst_global = scope_flags(dst) & SCF_GLOBAL;
-		/* global <-> shared: iters in the order of the global side's strides */
-		if (!plan_align(&p, dst, src, va->plan == PLAN_GS, dst_global, &why))
+		if (!fam->align(&p, va, dst, src, &why))
 			p.why = why;
 		plans[n++] = p;
 	}

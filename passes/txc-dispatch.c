@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
+#include "family.h"
 
 /* ---- the pass --------------------------------------------------------------------- */
 
@@ -101,7 +101,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 		return -1;
 	}
 	const Variant *va = &variants[cand[chosen]];
-	if (va->plan == PLAN_NONE && !forced) {
+	if (!families[va->family]->align && !forced) {
 		Buf rules = {0};
 		bputs(&rules, "");
 		for (int i = 0; i < chosen; i++)

@@ -8,54 +8,24 @@
  * [outer, threads, vec] partition the elements must also divide evenly over
  * threads x vec; for a register plan the per-thread elements over vec, and
  * the memory side of every thread must be aligned (thread strides too). A
- * plan with vec= already set is kept. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "ir.h"
+ * plan with vec= already set is kept. The rules are the family's
+ * (variants/, its vectorize hook). */
+#include "family.h"
 
 static int vectorize_op(OpSite *o, void *ctx)
 {
 	(void)ctx;
 	Expr *call = o->call;
 	const Value *dst = call->args[0]->val;
-	int dt = dst->buffer->dtype;
-	int bits = dtypes[dt].bits;
-	int64_t elements = region_elements(dst);
 	int64_t threads = scope_threads(o->func, call->es);
 	Plan *plans;
 	int n = read_plans(call, &plans);
 	for (int k = 0; k < n; k++) {
 		Plan *p = &plans[k];
 		int va = variant_lookup(call->intrin, p->variant);
-		if (p->why || p->vec || !p->src || !p->dst || va < 0)
+		if (p->why || p->vec || !p->src || !p->dst || va < 0 || !families[variants[va].family]->vectorize)
 			continue;
-		const Layout *reg = NULL;
-		if (variants[va].plan == PLAN_REG)
-			reg = plan_registers(p, dst);
-		else if (elements % threads) {
-			p->why = xprintf("the region has %lld elements, not a multiple of the %lld threads of the scope",
-			                 (long long)elements, (long long)threads);
-			continue;
-		}
-		/* the variant's widths, widest first; then one element, if the
-		 * variant takes accesses that narrow (its smallest width is 8 bits) */
-		const char *why = "no access width fits", *w = variants[va].vbits;
-		bool scalar = false;
-		while (*w && !p->vec) {
-			int bitsw = atoi(w);
-			w += strcspn(w, " ");
-			w += strspn(w, " ");
-			scalar = bitsw == 8;
-			if (bitsw % bits || bitsw < bits)
-				continue;
-			if (!(why = plan_vec_why(p, reg, bitsw / bits, threads, elements)))
-				p->vec = bitsw / bits;
-		}
-		if (!p->vec && scalar && (why = plan_vec_why(p, reg, 1, threads, elements)) == NULL)
-			p->vec = 1;
-		if (!p->vec)
-			p->why = xprintf("%s (widths of %s bits)", why, variants[va].vbits);
+		p->why = families[variants[va].family]->vectorize(p, &variants[va], dst, threads);
 	}
 	if (n)
 		write_plans(call, plans, n);

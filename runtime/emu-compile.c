@@ -672,9 +672,11 @@ static const char *space_name(int sp)
 	}
 }
 
-/* Tx[.scope].copy_async(dst, src, ...): the cp.async kind (dst shared, src
- * global, no mbar=, dispatch= not naming TMA or tcgen05) runs; TMA and
- * tcgen05 copies are reported when they run, as not emulated yet. */
+/* Tx[.scope].copy_async(dst, src, ...) runs as the variant it is
+ * dispatched to (dispatch=), or else the one the table gives the operands'
+ * memories and mbar= (variant_for), and completes as that variant's row
+ * says (ir/completion.def): a cp.async group is emulated; the other
+ * completions are reported when the copy runs, as not emulated yet. */
 static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 {
 	if (e->nargs != 2 || !cregion(C, e->args[0], &c->dst) || !cregion(C, e->args[1], &c->src)) {
@@ -682,22 +684,32 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 		return;
 	}
 	Kw *d = call_kw(e, "dispatch");
-	const char *v = d ? str_const(C, d->value) : NULL;
-	int ds = c->dst.acc->space, ss = c->src.acc->space;
-	if (call_kw(e, "mbar") || (v && strcmp(v, "tma") == 0))
-		set_fail(c, "copy_async through TMA (cp.async.bulk.tensor) is not emulated yet");
-	else if ((v && strncmp(v, "tcgen05", 7) == 0) || ds == SP_TMEM || ss == SP_TMEM)
-		set_fail(c, "copy_async to or from tensor memory (tcgen05) is not emulated yet");
-	else if (ds != SP_SHARED || ss != SP_GLOBAL)
-		set_fail(c, xprintf("copy_async from %s to %s is not emulated yet (only global -> shared, through cp.async)",
-		                    space_name(ss), space_name(ds)));
-	else {
-		c->kind = C_COPY_ASYNC;
-		c->scope = es;
-		Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
-		if (p)
-			c->opt[CP_PRED] = cx(C, p->value);
+	const char *name = d ? str_const(C, d->value) : NULL;
+	int ds = e->args[0]->val->buffer->scope, ss = e->args[1]->val->buffer->scope;
+	bool mbar = call_kw(e, "mbar") != NULL;
+	int v = name ? variant_lookup(IN_COPY_ASYNC, name) : variant_for(IN_COPY_ASYNC, ss, ds, mbar);
+	if (v < 0) {
+		set_fail(c, name ? xprintf("copy_async through %s is not emulated yet (txc registers no such variant)", name) :
+		         xprintf("copy_async from %s to %s%s is not emulated yet (no registered variant of copy_async moves it)",
+		                 space_name(c->src.acc->space), space_name(c->dst.acc->space),
+		                 mbar ? ", completing on an mbarrier (a TMA load)," : ""));
+		return;
 	}
+	int done = variant_done(&variants[v], ds);
+	if (!variant_moves(&variants[v], ss, ds)) {
+		set_fail(c, xprintf("copy_async through %s moves only %s", variants[v].name, variant_moves_str(&variants[v])));
+		return;
+	}
+	if (done != DONE_CP_GROUP) {
+		set_fail(c, xprintf("copy_async through %s, which completes %s, is not emulated yet", variants[v].name,
+		                    completions[done].name));
+		return;
+	}
+	c->kind = C_COPY_ASYNC;
+	c->scope = es;
+	Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
+	if (p)
+		c->opt[CP_PRED] = cx(C, p->value);
 }
 
 /* T.ptx.cp_async(dst, src, cp_size[, cache_policy, prefetch_size,

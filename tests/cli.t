@@ -47,4 +47,10 @@ same_file "doc/txir.md's table of TVM's spellings is what txc-parse --tvm prints
 "$TXC_BIN/txc-parse" --ptx >"$TMP/ptx.md"
 perl -ne 'print if /^\| PTX instruction \|/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-ptx.md"
 same_file "doc/txir.md's table of the PTX dialect is what txc-parse --ptx prints" "$TMP/ptx.md" "$TMP/doc-ptx.md"
+"$TXC_BIN/txc-parse" --variants >"$TMP/variants.md"
+perl -ne 'print if /^\| op \| variant \| priority/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-variants.md"
+same_file "doc/txir.md's table of variants is what txc-parse --variants prints" "$TMP/variants.md" "$TMP/doc-variants.md"
+"$TXC_BIN/txc-parse" --plans >"$TMP/plans.md"
+perl -ne 'print if /^\| keyword \| kind \| families/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-plans.md"
+same_file "doc/txir.md's table of plan fields is what txc-parse --plans prints" "$TMP/plans.md" "$TMP/doc-plans.md"
 done_testing

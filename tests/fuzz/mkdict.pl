@@ -57,8 +57,10 @@ add('frontend/lex.l: what else it reads: strings, f-strings and their fields, sp
 # operand as "name=".
 my $intrin = slurp('ir/intrin.def');
 my (@paths, @kwargs);
-while ($intrin =~ /^INTRIN\(\s*\w+,\s*"([^"]*)",\s*"[^"]*",\s*"([^"]*)"/mg) {
-    my ($path, $keywords) = ($1, $2);
+# T.plan's keywords are ir/plan.def's fields (PLAN_KEYWORDS) and why=.
+my $plan_kws = join ' ', (slurp('ir/plan.def') =~ /^\s*X\((\w+),/mg), 'why';
+while ($intrin =~ /^INTRIN\(\s*\w+,\s*"([^"]*)",\s*"[^"]*",\s*(?:"([^"]*)"|PLAN_KEYWORDS)/mg) {
+    my ($path, $keywords) = ($1, $2 // $plan_kws);
     $path =~ s/^(?:layout|py|pipeline)\.//;
     push @paths, $path;
     push @kwargs, map { (split /:/)[0] . '=' } split ' ', $keywords;

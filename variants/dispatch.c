@@ -1,21 +1,14 @@
 /* Whether a variant can run a tile op: the predicates that ir/variant.def
- * names for each variant (which threads run the op, the scopes it moves
- * between, the register layout, the plan, ...). txc-dispatch asks them of
- * every candidate to choose one; txc-lower asks them again of the variant
+ * names for each variant, asked in the order of ir/pred.def (which threads
+ * run the op, the scopes it moves between, its completion, the family's
+ * plan, ...); the general ones are here, a family's own in its file.
+ * txc-dispatch asks them of every candidate to choose one; txc-lower asks them again of the variant
  * an op was dispatched to, since a user may have written dispatch= by
  * hand. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-
-typedef struct Try {
-	OpSite *site;
-	Expr *call;
-	const Value *dst, *src;
-	Plan *plan;       /* this variant's plan, or NULL */
-	const Variant *va;
-} Try;
+#include "family.h"
 
 /* ---- which threads run the op ----------------------------------------------- */
 
@@ -112,7 +105,7 @@ static int thread_value(const Expr *e, int64_t tid, int64_t *out, int64_t *budge
 	}
 }
 
-static const char *all_threads_active(Try *t)
+const char *pred_all_threads_active(const Try *t)
 {
 	OpSite *o = t->site;
 	int64_t n = o->func->threads, group = scope_threads(o->func, t->call->es);
@@ -146,7 +139,7 @@ static const char *all_threads_active(Try *t)
 
 /* ---- the predicates ------------------------------------------------------------ */
 
-static const char *exec_scope(Try *t)
+const char *pred_exec_scope(const Try *t)
 {
 	int es = t->call->es;
 	if (es == ES_CLUSTER)
@@ -154,115 +147,63 @@ static const char *exec_scope(Try *t)
 	return NULL;
 }
 
-static const char *valid_copy(Try *t)
+const char *pred_valid_copy(const Try *t)
 {
 	if (t->dst->buffer->scope == SC_TMEM || t->src->buffer->scope == SC_TMEM)
 		return "an operand is in tensor memory, which only the tcgen05 variants of copy_async reach";
 	return NULL;
 }
 
-static const char *storage_scope(Try *t)
+const char *pred_storage_scope(const Try *t)
 {
 	if (variant_moves(t->va, t->src->buffer->scope, t->dst->buffer->scope))
 		return NULL;
-	Buf pairs = {0};
-	for (const char *p = t->va->pairs; *p;) {
-		size_t k = strcspn(p, " "), g = strcspn(p, ">");
-		bprintf(&pairs, "%s%.*s -> %.*s", pairs.n ? ", " : "", (int)g, p, (int)(k - g - 1), p + g + 1);
-		p += k;
-		p += strspn(p, " ");
-	}
 	return xprintf("%s -> %s: %s moves only %s", scopes[t->src->buffer->scope].name,
-	               scopes[t->dst->buffer->scope].name, t->va->name, pairs.s);
+	               scopes[t->dst->buffer->scope].name, t->va->name, variant_moves_str(t->va));
 }
 
-static const char *no_mbarrier(Try *t)
+/* mbar= names the mbarrier a copy completes on: given exactly when the
+ * variant's copy into the destination completes so (ir/completion.def). */
+const char *pred_completion(const Try *t)
 {
-	if (call_kw(t->call, "mbar"))
-		return "mbar= asks for a TMA load that completes on the mbarrier; cp.async would drop it";
+	int done = variant_done(t->va, t->dst->buffer->scope);
+	bool mbar = call_kw(t->call, "mbar") != NULL;
+	if (mbar && done != DONE_MBAR_TX)
+		return xprintf("mbar= asks for a copy that completes on the mbarrier (a TMA load); %s completes %s%s, and "
+		               "would drop it", t->va->name, done == DONE_NONE ? "" : "in a ", completions[done].name);
+	if (!mbar && done == DONE_MBAR_TX)
+		return xprintf("%s completes on an mbarrier: name it with mbar=", t->va->name);
 	return NULL;
 }
 
-static const char *register_layout(Try *t)
+const char *pred_plan(const Try *t)
 {
-	const Buffer *r = t->dst->buffer->scope == SC_LOCAL ? t->dst->buffer : t->src->buffer;
-	static const int allowed[ES_COUNT][AX_COUNT] = {
-		[ES_WARP] = { [AX_LANEID] = 1 },
-		[ES_WARPGROUP] = { [AX_TIDINWG] = 1, [AX_WIDINWG] = 1, [AX_LANEID] = 1 },
-		[ES_CTA] = { [AX_TX] = 1, [AX_WARPID] = 1, [AX_LANEID] = 1, [AX_WGID] = 1, [AX_TIDINWG] = 1,
-		             [AX_WIDINWG] = 1 },
-	};
-	const Layout *l = r->layout;
-	if (!l)
-		return t->call->es == ES_THREAD ? NULL :
-		       xprintf("register buffer '%s' has no thread axes: a %s copy needs its layout to say which thread "
-		               "holds which element", r->name, exec_scope_names[t->call->es]);
-	if (l->nrep)
-		return xprintf("register layout of '%s' has replicas (R[...]); the register copy does not replicate", r->name);
-	for (int i = 0; i < l->nshard; i++) {
-		int a = l->shard[i].axis;
-		if (axes[a].kind == AXK_THREAD && l->shard[i].extent > 1 && !allowed[t->call->es][a])
-			return xprintf("register layout of '%s' uses thread axis %s, which a %s copy does not have", r->name,
-			               axes[a].name, exec_scope_names[t->call->es]);
-	}
-	return NULL;
-}
-
-static const char *plan(Try *t)
-{
+	const Family *f = families[t->va->family];
 	Plan *p = t->plan;
+	if (!f->check)
+		return NULL;
 	if (!p)
 		return "no plan: run txc-align, txc-vectorize and txc-partition first";
 	if (p->why)
 		return p->why;
-	return plan_check(p, region_elements(t->dst), t->va->plan == PLAN_REG);
+	return f->check(p, t->dst);
 }
 
-static const char *element_access(Try *t)
-{
-	const Value *v[2] = { t->dst, t->src };
-	for (int i = 0; i < 2; i++)
-		if (v[i]->buffer->layout && layout_uses_axis_kind(v[i]->buffer->layout, AXK_THREAD))
-			return xprintf("the elements of '%s' are spread over threads; one thread cannot reach them",
-			               v[i]->buffer->name);
-	return NULL;
-}
-
-static const struct { const char *name; const char *(*fn)(Try *); } preds[] = {
-	{ "exec_scope", exec_scope },
-	{ "all_threads_active", all_threads_active },
-	{ "valid_copy", valid_copy },
-	{ "storage_scope", storage_scope },
-	{ "register_layout", register_layout },
-	{ "plan", plan },
-	{ "element_access", element_access },
-	{ "no_mbarrier", no_mbarrier },
+static const struct { const char *name; const char *(*fn)(const Try *); } preds[PR_COUNT] = {
+#define PRED(name, doc) [PR_##name] = { #name, pred_##name },
+#include "pred.def"
+#undef PRED
 };
-
-static const char *verdict(Try *t);
 
 const char *variant_verdict(OpSite *o, const Variant *va, Plan *plan)
 {
 	Try t = { o, o->call, o->call->args[0]->val, o->call->args[1]->val, plan, va };
-	return verdict(&t);
-}
-
-static const char *verdict(Try *t)
-{
-	const char *s = t->va->preds;
-	while (*s) {
-		size_t n = strcspn(s, " ");
-		size_t k = 0;
-		while (k < sizeof preds / sizeof preds[0] && (strlen(preds[k].name) != n || strncmp(preds[k].name, s, n)))
-			k++;
-		if (k == sizeof preds / sizeof preds[0])
-			die("variant %s names an unknown predicate %.*s", t->va->name, (int)n, s);
-		const char *why = preds[k].fn(t);
+	for (int k = 0; k < PR_COUNT; k++) {
+		if (!(va->preds & (1u << k)))
+			continue;
+		const char *why = preds[k].fn(&t);
 		if (why)
 			return xprintf("%s: %s", preds[k].name, why);
-		s += n;
-		s += strspn(s, " ");
 	}
 	return NULL;
 }
-

@@ -1,0 +1,131 @@
+/* The variant families (ir/family.def): the hooks each family's file
+ * defines, the planning steps the families share, and the toolkit their
+ * lowerings use. A variant is a row of ir/variant.def; what it plans,
+ * checks and emits is its family's (variants/NAME.c). The passes loop
+ * over the table and call these hooks. */
+#ifndef TXC_FAMILY_H
+#define TXC_FAMILY_H
+
+#include "ir.h"
+
+typedef struct Lower Lower;
+
+typedef struct Family {
+	/* txc-align: both operands as layouts over one iteration space, into p
+	 * (src, dst, src_base, dst_base); false with *why when they cannot be.
+	 * NULL: the family plans nothing (fallback). */
+	bool (*align)(Plan *p, const Variant *va, const Value *dst, const Value *src, const char **why);
+	/* txc-vectorize: sets p->vec to the widest legal access, or says why
+	 * none is (threads: the scope's). */
+	const char *(*vectorize)(Plan *p, const Variant *va, const Value *dst, int64_t threads);
+	/* txc-partition: sets p->threads and p->outer, or says why not. */
+	const char *(*partition)(Plan *p, const Value *dst, int64_t threads);
+	/* dispatch's plan predicate: NULL when plan p is complete and covers
+	 * the region. */
+	const char *(*check)(const Plan *p, const Value *dst);
+	/* txc-lower: NULL when p, as written (perhaps by hand), is true of the
+	 * operands; else which claim is false. */
+	const char *(*prove)(const Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads);
+	/* txc-lower: replaces the op by per-thread code (op_replace); negative
+	 * after an error. */
+	int (*lower)(Lower *L, OpSite *o, const Variant *va, const Plan *p);
+} Family;
+
+#define FAMILY(id, name, hooks) extern const Family hooks;
+#include "family.def"
+#undef FAMILY
+extern const Family *const families[FAM_COUNT];
+
+/* ---- dispatch.c: the predicates ---------------------------------------------- */
+
+/* What a predicate is asked about: one candidate variant for one op. */
+typedef struct Try {
+	OpSite *site;
+	Expr *call;
+	const Value *dst, *src;
+	Plan *plan;       /* this variant's plan, or NULL */
+	const Variant *va;
+} Try;
+/* pred_NAME for each row of ir/pred.def: NULL when it holds, else why. */
+#define PRED(name, doc) const char *pred_##name(const Try *t);
+#include "pred.def"
+#undef PRED
+
+/* ---- align.c, vector.c, prove.c: the planning of layout pairs ---------------- */
+
+/* Aligns dst and src into p (src, dst, src_base, dst_base): each region
+ * sliced out of its buffer's layout, a symbolic start moved into the base;
+ * the two sides split to common extents; for global <-> shared (sort) the
+ * iters ordered by the global side's strides, outermost first; iters that
+ * continue each other on both sides fused. False with why when they cannot. */
+bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst_is_global, const char **why);
+/* NULL when vec elements per access is legal for p's layouts (reg: the
+ * register side of a register plan, else NULL), with threads threads over
+ * elements elements; else why not. */
+const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements);
+/* Sets p->vec to the widest of the variant's widths (whole elements; then
+ * one element when its narrowest width is 8 bits) that plan_vec_why
+ * allows, or says why none is. */
+const char *plan_widest(Plan *p, const Variant *va, const Layout *reg, int elem_bits, int64_t threads,
+                        int64_t elements);
+/* NULL when plan p of variant va, as written, is true of the operands:
+ * aligned again from the buffers (sort as plan_align's), its layouts reach
+ * what the buffers' layouts reach from the same starts, pairing the same
+ * elements (their iters may be ordered, split and fused otherwise), with
+ * the buffers' swizzles; its vec is an access width of the variant that
+ * plan_vec_why allows (registers: a register plan). Facts about iters and divisibility,
+ * no enumeration. */
+const char *plan_prove_pair(const Plan *p, const Variant *va, const Value *dst, const Value *src, bool sort,
+                            bool registers, int64_t threads);
+/* Whether the iter inner continues the iter outer (one run on one axis). */
+bool iter_fuses(const Iter *outer, const Iter *inner);
+/* NULL when a complete plan covers the region: outer x threads x vec
+ * elements, or outer x vec per thread (per_thread, a register plan); else
+ * why not. */
+const char *plan_covers(const Plan *p, int64_t elements, bool per_thread);
+/* The register side of a register plan (the local operand's layout). */
+const Layout *plan_registers(const Plan *p, const Value *dst);
+
+/* ---- lowering.c: the toolkit of the lowerings (txc-lower) ---------------------- */
+
+struct Lower {
+	Diag *d;
+	Func *func;
+	Stmt *fstmt;
+	const char *tid;    /* the name bound to T.thread_id */
+	Map names;          /* every name the kernel uses */
+	bool verify;        /* --verify: check every access of every copy */
+	int verified;
+	int64_t accesses;
+};
+/* A name no statement of the kernel uses; lowered loops are siblings, so
+ * the same fresh name serves every op. take() marks one as used. */
+const char *lower_fresh(Lower *L, const char *base);
+void lower_take(Lower *L, const char *s);
+/* Prepares L for kernel f (its statement fs): collects its names and binds
+ * the thread index. */
+void lower_begin(Lower *L, Stmt *fs);
+/* An error at the op: "cannot lower OP: why"; returns -1. */
+int lower_fail(Lower *L, OpSite *o, const char *why);
+/* The index of the thread within the op's scope. */
+Expr *lower_scope_index(Lower *L, int es);
+/* The value of thread axis `axis` for the current thread, and how many
+ * values it takes in the kernel. */
+Expr *lower_axis_value(Lower *L, int axis, int64_t *count);
+/* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
+ * the memory axis, inner running over the iters after each one in the range. */
+Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x);
+/* base + the layout's offset + sum, through the layout's swizzle. */
+Expr *lower_address(const Layout *l, Expr *base, Expr *sum);
+/* for f in range(outer): dst_ptr = ..., src_ptr = ..., one access of the
+ * variant (va->access) of `bytes` bytes; or the body alone when outer is 1.
+ * Replaces the op. */
+int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const char *f, const Buffer *db, Expr *da,
+                    const Buffer *sb, Expr *sa, int64_t bytes);
+/* --verify: enumerates every access of the lowered copy (addresses da and
+ * sa of loop variable f) and compares them with the layouts; false after
+ * an error. reg: a register plan. */
+bool lower_verify(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src, Expr *da,
+                  Expr *sa, const char *f);
+
+#endif

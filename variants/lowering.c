@@ -1,0 +1,487 @@
+/* The toolkit of the families' lowerings (txc-lower, doc/txir.md section
+ * 12): the kernel's names, the thread index, addresses from layouts, the
+ * loop of accesses, and --verify's enumeration of every access against
+ * the layouts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+
+/* ---- names -------------------------------------------------------------------- */
+
+static bool taken(Lower *L, const char *s) { return map_get(&L->names, s) != NULL; }
+
+void lower_take(Lower *L, const char *s) { map_put(&L->names, s, (void *)s); }
+
+static void collect_expr(Lower *L, const Expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == E_NAME)
+		lower_take(L, e->str);
+	collect_expr(L, e->a);
+	collect_expr(L, e->b);
+	collect_expr(L, e->c);
+	for (int i = 0; i < e->nargs; i++)
+		collect_expr(L, e->args[i]);
+	for (int i = 0; i < e->nkws; i++)
+		collect_expr(L, e->kws[i].value);
+}
+
+static void collect(Lower *L, Stmt **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = v[i];
+		for (int k = 0; k < s->ntargets; k++)
+			collect_expr(L, s->targets[k]);
+		collect_expr(L, s->value);
+		collect(L, s->body, s->nbody);
+		collect(L, s->orelse, s->norelse);
+	}
+}
+
+/* A name no statement of the kernel uses; lowered loops are siblings, so
+ * the same fresh name serves every op. */
+const char *lower_fresh(Lower *L, const char *base)
+{
+	const char *s = base;
+	for (int k = 1; taken(L, s); k++)
+		s = xprintf("%s_%d", base, k);
+	return s;
+}
+
+/* The name of the thread index: the one bound to T.thread_id, else a
+ * T.thread_id statement gets one, else one is declared after
+ * T.device_entry(). Done before the walk, which must not see the kernel's
+ * top-level statements move. */
+static void bind_thread_index(Lower *L)
+{
+	Stmt *f = L->fstmt;
+	int entry = -1;
+	for (int i = 0; i < f->nbody; i++) {
+		Stmt *s = f->body[i];
+		Expr *call = s->value;
+		if (s->kind == S_EXPR && call && call->kind == E_CALL && call->intrin == IN_DEVICE_ENTRY)
+			entry = i;
+		if (!call || call->kind != E_CALL || call->intrin != IN_THREAD_ID)
+			continue;
+		Expr *t = s->kind == S_ASSIGN && s->ntargets == 1 ? s->targets[0] : NULL;
+		if (t && t->kind == E_TUPLE && !t->paren && t->nargs == 1) /* tid, = T.thread_id([n]) */
+			t = t->args[0];
+		if (t && t->kind == E_NAME) {
+			L->tid = t->str;
+			return;
+		}
+		if (s->kind == S_EXPR) {
+			s->kind = S_ASSIGN;
+			L->tid = lower_fresh(L, "tid");
+			vpush(s->targets, s->ntargets, ex_name(L->tid));
+			return;
+		}
+	}
+	L->tid = lower_fresh(L, "tid");
+	Expr *ext = new_expr(E_LIST, (Pos){0});
+	vpush(ext->args, ext->nargs, ex_int(L->func->threads));
+	Stmt *s = new_stmt(S_ASSIGN, (Pos){0});
+	vpush(s->targets, s->ntargets, ex_name(L->tid));
+	s->value = ex_call("T.thread_id", 1, &ext);
+	stmt_insert(&f->body, &f->nbody, entry + 1, s);
+}
+
+
+void lower_begin(Lower *L, Stmt *f)
+{
+	L->func = f->func;
+	L->fstmt = f;
+	L->names = (Map){ 0 };
+	collect(L, f->body, f->nbody);
+	for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
+		lower_take(L, f->params[i].name);
+	bind_thread_index(L);
+}
+
+/* ---- expressions ------------------------------------------------------------- */
+
+/* The index of the thread within the op's scope. */
+Expr *lower_scope_index(Lower *L, int es)
+{
+	int64_t g = scope_threads(L->func, es);
+	if (g == 1)
+		return ex_int(0);
+	Expr *t = ex_name(L->tid);
+	return g >= L->func->threads ? t : ex_mod(t, g);
+}
+
+/* The value of thread axis `axis` for the current thread, and how many
+ * values it takes. */
+Expr *lower_axis_value(Lower *L, int axis, int64_t *count)
+{
+	Expr *t = ex_name(L->tid);
+	int64_t n = L->func->threads;
+	switch (axis) {
+	case AX_LANEID:
+		*count = n < 32 ? n : 32;
+		return n <= 32 ? t : ex_mod(t, 32);
+	case AX_TIDINWG:
+		*count = n < 128 ? n : 128;
+		return n <= 128 ? t : ex_mod(t, 128);
+	case AX_WIDINWG:
+		*count = n < 128 ? (n + 31) / 32 : 4;
+		return ex_div(n <= 128 ? t : ex_mod(t, 128), 32);
+	case AX_WARPID:
+		*count = (n + 31) / 32;
+		return ex_div(t, 32);
+	case AX_WGID:
+		*count = (n + 127) / 128;
+		return ex_div(t, 128);
+	default:
+		*count = n;
+		return t;
+	}
+}
+
+/* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
+ * axis m, inner running over the iters after each one in the range. */
+Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
+{
+	Expr *sum = ex_int(0);
+	int64_t inner = 1;
+	for (int k = hi - 1; k >= lo; k--) {
+		const Iter *it = &l->shard[k];
+		if (it->extent > 1 && it->axis == AX_M) {
+			Expr *c = ex_div(x, inner);
+			if (k != lo)
+				c = ex_mod(c, it->extent);
+			sum = ex_add(sum, ex_mul(c, ex_int(it->stride)));
+		}
+		inner *= it->extent;
+	}
+	return sum;
+}
+
+Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
+{
+	Expr *a = ex_add(ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M])), sum);
+	return ex_swizzle(l, a);
+}
+
+static const char *ptr_name(const Buffer *b)
+{
+	int sc = buffer_root((Buffer *)b)->scope;
+	return sc == SC_GLOBAL ? "g_ptr" : sc == SC_LOCAL ? "r_ptr" : "s_ptr";
+}
+
+/* for f in range(outer): dst_ptr = ..., src_ptr = ..., copy_bytes; or the
+ * body alone when outer is 1. */
+int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const char *f, const Buffer *db, Expr *da,
+                     const Buffer *sb, Expr *sa, int64_t bytes)
+{
+	Expr *dp[] = { ex_name(db->name), da }, *sp[] = { ex_name(sb->name), sa };
+	Expr *dptr = ex_call("T.pointer_offset", 2, dp), *sptr = ex_call("T.pointer_offset", 2, sp);
+	Stmt *body[3];
+	int n = 0;
+	if (outer > 1) {
+		const char *dn = ptr_name(db), *sn = ptr_name(sb);
+		if (strcmp(dn, sn) == 0)
+			sn = xprintf("%s_src", sn);
+		dn = lower_fresh(L, dn), sn = lower_fresh(L, sn);
+		Stmt *a = new_stmt(S_ASSIGN, (Pos){0}), *b = new_stmt(S_ASSIGN, (Pos){0});
+		vpush(a->targets, a->ntargets, ex_name(dn));
+		a->value = dptr;
+		vpush(b->targets, b->ntargets, ex_name(sn));
+		b->value = sptr;
+		body[n++] = a;
+		body[n++] = b;
+		dptr = ex_name(dn);
+		sptr = ex_name(sn);
+	}
+	/* TVM's prefetch_size= and predicate= (tvm.def): cp.async's L2
+	 * prefetch and predicate operands (false: no read, zero fill) */
+	Kw *pf = va->access == IN_CP_ASYNC ? call_kw(o->call, "prefetch_size") : NULL;
+	Kw *pred = va->access == IN_CP_ASYNC ? call_kw(o->call, "predicate") : NULL;
+	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
+	                 pred ? pred->value : NULL };
+	/* TVM's cache="nc" (tvm.def): copy_bytes's ld.global.nc operand */
+	Kw *nc = va->access == IN_COPY_BYTES ? call_kw(o->call, "cache") : NULL;
+	if (nc)
+		args[3] = nc->value;
+	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
+	copy->value = ex_call(intrins[va->access].path, pred ? 7 : pf ? 5 : nc ? 4 : 3, args);
+	body[n++] = copy;
+	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
+	if (outer == 1) {
+		op_replace(o, body, n);
+		return 0;
+	}
+	Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
+	vpush(loop->targets, loop->ntargets, ex_name(f));
+	Expr *e = ex_int(outer);
+	loop->value = ex_call("range", 1, &e);
+	for (int i = 0; i < n; i++)
+		vpush(loop->body, loop->nbody, body[i]);
+	op_replace(o, &loop, 1);
+	return 0;
+}
+
+
+int lower_fail(Lower *L, OpSite *o, const char *why)
+{
+	error_at(L->d, o->call->pos, "cannot lower %s: %s", expr_str(o->call->a), why);
+	return -1;
+}
+
+static bool lower_vfail(Lower *L, OpSite *o, const char *why)
+{
+	lower_fail(L, o, why);
+	return false;
+}
+
+/* ---- --verify: every access of a lowered copy, against the layouts ------------ */
+
+/* Values for the names of an address: the loop variable, the thread index,
+ * and launch ids and loop variables of the program at sample values. */
+typedef struct Env {
+	const char *f, *tid;
+	int64_t fval, tidval;
+	Var *vars[16];
+	int64_t vals[16];
+	int nvars;
+	bool high;
+	int64_t budget;     /* nodes left to visit: definitions can nest exponentially */
+} Env;
+
+static void sample_vars(Env *env, const Expr *e)
+{
+	if (!e || --env->budget < 0)
+		return;
+	if (e->kind == E_NAME && e->var && e->var->launch != IN_THREAD_ID) {
+		Var *v = e->var;
+		if (v->def) {
+			sample_vars(env, v->def);
+		} else {
+			for (int i = 0; i < env->nvars; i++)
+				if (env->vars[i] == v)
+					return;
+			if (env->nvars < 16) {
+				env->vars[env->nvars] = v;
+				env->vals[env->nvars++] = v->hi > v->lo ? (env->high ? v->hi - 1 : v->lo) : 0;
+			}
+		}
+	}
+	sample_vars(env, e->a);
+	sample_vars(env, e->b);
+	sample_vars(env, e->c);
+	for (int i = 0; i < e->nargs; i++)
+		sample_vars(env, e->args[i]);
+}
+
+static bool ev(const Expr *e, Env *env, int64_t *out)
+{
+	int64_t a, b;
+	if (--env->budget < 0)
+		return false;
+	if (e->kind == E_INT) {
+		*out = e->ival;
+		return true;
+	}
+	if (e->val && e->val->kind == V_INT) {
+		*out = e->val->i;
+		return true;
+	}
+	switch (e->kind) {
+	case E_NAME:
+		if (env->f && strcmp(e->str, env->f) == 0) {
+			*out = env->fval;
+			return true;
+		}
+		if (strcmp(e->str, env->tid) == 0 || (e->var && e->var->launch == IN_THREAD_ID)) {
+			*out = env->tidval;
+			return true;
+		}
+		if (!e->var)
+			return false;
+		if (thread_launch(e->var->launch)) {
+			*out = launch_value(thread_launch(e->var->launch), env->tidval);
+			return true;
+		}
+		if (e->var->def)
+			return ev(e->var->def, env, out);
+		for (int i = 0; i < env->nvars; i++)
+			if (env->vars[i] == e->var) {
+				*out = env->vals[i];
+				return true;
+			}
+		return false;
+	case E_UN:
+		if (!ev(e->a, env, &a) || (e->op == OP_NEG && a == INT64_MIN))
+			return false;
+		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
+		return true;
+	case E_BIN:
+		if (!ev(e->a, env, &a) || !ev(e->b, env, &b))
+			return false;
+		switch (e->op) {
+		case OP_ADD: return add_ok(a, b, out);
+		case OP_SUB: return !__builtin_sub_overflow(a, b, out);
+		case OP_MUL: return mul_ok(a, b, out);
+		case OP_FLOORDIV: case OP_MOD:
+			if (b <= 0 || a < 0)
+				return false;
+			*out = e->op == OP_FLOORDIV ? a / b : a % b;
+			return true;
+		case OP_BITAND: *out = a & b; return true;
+		case OP_BITOR: *out = a | b; return true;
+		case OP_BITXOR: *out = a ^ b; return true;
+		case OP_SHL:
+			if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b))
+				return false;
+			*out = a << b;
+			return true;
+		case OP_SHR:
+			if (b < 0 || b > 63)
+				return false;
+			*out = a >> b;
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* One address or start, with a fresh budget. */
+static bool evaluate(const Expr *e, Env *env, int64_t *out)
+{
+	env->budget = 100000;
+	return ev(e, env, out);
+}
+
+typedef struct Access { int64_t thread, a, b; } Access;
+
+/* --verify holds two lists of accesses per copy: at most this many
+ * elements, so that it runs in bounded memory (2 x 96 MiB). */
+#define VERIFY_MAX ((int64_t)1 << 22)
+
+static int by_access(const void *x, const void *y)
+{
+	const Access *p = x, *q = y;
+	if (p->thread != q->thread)
+		return p->thread < q->thread ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/* The thread (within the scope) whose values on the thread axes the
+ * register layout uses are those of an element. */
+static int64_t owner(const Layout *l, const int64_t *coords, int64_t group)
+{
+	bool used[AX_COUNT] = { 0 };
+	for (int i = 0; i < l->nshard; i++)
+		used[l->shard[i].axis] = true;
+	for (int a = 0; a < AX_COUNT; a++)
+		used[a] = used[a] || l->off[a];
+	for (int64_t t = 0; t < group; t++) {
+		bool all = true;
+		for (int a = 0; a < AX_COUNT && all; a++) {
+			if (!used[a] || axes[a].kind != AXK_THREAD)
+				continue;
+			int64_t v = a == AX_LANEID ? t % 32 : a == AX_TIDINWG ? t % 128 : a == AX_WIDINWG ? t % 128 / 32 :
+			            a == AX_WARPID ? t / 32 : a == AX_WGID ? t / 128 : t;
+			all = coords[a] == v;
+		}
+		if (all)
+			return t;
+	}
+	return -1;
+}
+
+/* Expected accesses from the layouts, generated ones from the addresses:
+ * both sorted, they must be the same list (every element once), and every
+ * generated address aligned to the access. */
+static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src,
+                           Expr *da, Expr *sa, const char *f, Env *env)
+{
+	int64_t group = scope_threads(L->func, o->call->es);
+	int64_t n = region_elements(dst);
+	if (n > VERIFY_MAX)
+		return lower_vfail(L, o, xprintf("verify: the copy has %lld elements; --verify enumerates at most %lld (%lld MiB "
+		                          "of accesses); check a smaller tile of the same kernel", (long long)n,
+		                          (long long)VERIFY_MAX, (long long)(2 * VERIFY_MAX * (int64_t)sizeof(Access) >> 20)));
+	bool rd = dst->buffer->scope == SC_LOCAL;
+	Access *want = xalloc(sizeof(Access) * (size_t)n), *got = xalloc(sizeof(Access) * (size_t)n);
+	const Value *side[2] = { dst, src };
+	int64_t start[2][LAYOUT_MAX_ITERS];
+	for (int s = 0; s < 2; s++)
+		for (int d = 0; d < side[s]->ndim; d++)
+			if (!evaluate(side[s]->starts[d], env, &start[s][d]))
+				return lower_vfail(L, o, "verify: cannot evaluate a region start");
+	for (int64_t e = 0; e < n; e++) {
+		int64_t off[2], thread = 0;
+		for (int s = 0; s < 2; s++) {
+			const Value *r = side[s];
+			int64_t idx[LAYOUT_MAX_ITERS], x = e;
+			for (int d = r->ndim - 1; d >= 0; d--) {
+				idx[d] = start[s][d] + x % r->extents[d];
+				x /= r->extents[d];
+			}
+			int64_t c[AX_COUNT];
+			if (!layout_apply_coord(buffer_layout(r->buffer), r->buffer->shape, r->ndim, idx, c))
+				return lower_vfail(L, o, "verify: an element has no address");
+			off[s] = c[AX_M];
+			if (reg && r->buffer->scope == SC_LOCAL && group > 1)
+				thread = owner(buffer_layout(r->buffer), c, group);
+		}
+		/* register plans: (thread, register, memory); else (0, dst, src) */
+		want[e] = reg ? (Access){ thread, off[rd ? 0 : 1], off[rd ? 1 : 0] } : (Access){ 0, off[0], off[1] };
+	}
+	int64_t k = 0, bad_align = 0;
+	int64_t threads = reg ? group : p->threads;
+	for (int64_t t = 0; t < threads; t++) {
+		env->tidval = group > 1 ? t : env->tidval;
+		for (int64_t fi = 0; fi < p->outer; fi++) {
+			env->fval = fi;
+			int64_t a, b;
+			env->f = f;
+			if (!evaluate(da, env, &a) || !evaluate(sa, env, &b))
+				return lower_vfail(L, o, "verify: cannot evaluate an address");
+			if (a % p->vec || b % p->vec)
+				bad_align++;
+			for (int64_t v = 0; v < p->vec && k < n; v++, k++)
+				got[k] = reg ? (Access){ t, (rd ? a : b) + v, (rd ? b : a) + v } : (Access){ 0, a + v, b + v };
+		}
+	}
+	qsort(want, (size_t)n, sizeof(Access), by_access);
+	qsort(got, (size_t)k, sizeof(Access), by_access);
+	int64_t diff = k == n ? 0 : 1;
+	for (int64_t i = 0; i < n && i < k; i++)
+		diff += by_access(&want[i], &got[i]) != 0;
+	if (diff || bad_align)
+		return lower_vfail(L, o, xprintf("verify: %lld of %lld accesses differ from the layouts, %lld misaligned",
+		                          (long long)diff, (long long)n, (long long)bad_align));
+	L->accesses += n;
+	return true;
+}
+
+/* Runs the check with the program's names at their lowest and highest
+ * values, and for a thread-scope copy for the first and the last thread. */
+bool lower_verify(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src, Expr *da,
+                   Expr *sa, const char *f)
+{
+	for (int high = 0; high < 2; high++) {
+		Env env = { .tid = L->tid, .high = high, .budget = 100000 };
+		for (int s = 0; s < 2; s++) {
+			const Value *r = s ? src : dst;
+			for (int d = 0; d < r->ndim; d++)
+				sample_vars(&env, r->starts[d]);
+		}
+		sample_vars(&env, p->src_base);
+		sample_vars(&env, p->dst_base);
+		env.tidval = high ? L->func->threads - 1 : 0;
+		if (!check_accesses(L, o, p, reg, dst, src, da, sa, f, &env))
+			return false;
+	}
+	L->verified++;
+	return true;
+}
+

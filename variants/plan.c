@@ -1,0 +1,257 @@
+/* Plans as the text records them: plans=[T.plan(VARIANT, KEY=VALUE, ...)]
+ * on a tile op, read and written field by field from ir/plan.def; layouts
+ * written back as expressions; the region and thread counts the families
+ * share. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+
+/* ---- layouts as expressions ----------------------------------------------- */
+
+static Expr *tuple(int n, Expr **v)
+{
+	Expr *t = new_expr(E_TUPLE, (Pos){0});
+	for (int i = 0; i < n; i++)
+		vpush(t->args, t->nargs, v[i]);
+	t->paren = true;
+	return t;
+}
+
+static Expr *stride_expr(const Iter *it)
+{
+	if (it->axis == AX_M)
+		return ex_int(it->stride);
+	return ex_op(OP_MATMUL, ex_int(it->stride), ex_name(axes[it->axis].name));
+}
+
+static Expr *iters_expr(const char *name, const Iter *v, int n)
+{
+	Expr *slice = new_expr(E_SLICE, (Pos){0});
+	if (n == 1) {
+		slice->a = ex_int(v[0].extent);
+		slice->b = stride_expr(&v[0]);
+	} else {
+		Expr *e[(4 * LAYOUT_MAX_ITERS)], *s[(4 * LAYOUT_MAX_ITERS)];
+		for (int i = 0; i < n && i < (4 * LAYOUT_MAX_ITERS); i++) {
+			e[i] = ex_int(v[i].extent);
+			s[i] = stride_expr(&v[i]);
+		}
+		slice->a = tuple(n, e);
+		slice->b = tuple(n, s);
+	}
+	return ex_index(ex_name(name), 1, &slice);
+}
+
+Expr *layout_expr(const Layout *l)
+{
+	Expr *e;
+	if (l->nshard) {
+		e = iters_expr("S", l->shard, l->nshard);
+	} else {
+		Expr *one = ex_int(1);
+		e = ex_index(ex_name("S"), 1, &one);
+	}
+	if (l->nrep)
+		e = ex_op(OP_ADD, e, iters_expr("R", l->rep, l->nrep));
+	for (int a = 0; a < AX_COUNT; a++)
+		if (l->off[a] && a != AX_M)
+			e = ex_op(OP_ADD, e, ex_op(OP_MATMUL, ex_int(l->off[a]), ex_name(axes[a].name)));
+	if (l->off[AX_M])
+		e = ex_op(OP_ADD, e, ex_int(l->off[AX_M]));
+	if (l->swizzled) {
+		Expr *args[] = { ex_int(l->swz_m), ex_int(l->swz_b), ex_int(l->swz_s), e };
+		e = ex_call("ComposeLayout", 4, args);
+	}
+	return e;
+}
+
+/* ---- plans ------------------------------------------------------------------- */
+
+enum { PK_LAYOUT, PK_EXPR, PK_COUNT };
+static const struct Field {
+	const char *name;
+	int kind;
+	unsigned fams;
+	size_t off;
+	const char *by, *doc;
+} fields[] = {
+#define PLAN_ROW(name, kind, fams, by, doc) { #name, PK_##kind, fams, offsetof(Plan, name), by, doc },
+	PLAN_FIELDS(PLAN_ROW)
+#undef PLAN_ROW
+};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static int plan_family(const Expr *call, const char *variant)
+{
+	int v = variant_lookup(call->intrin, variant);
+	return v < 0 ? -1 : variants[v].family;
+}
+
+int read_plans(const Expr *call, Plan **out)
+{
+	Kw *kw = call_kw(call, "plans");
+	*out = NULL;
+	if (!kw || kw->value->kind != E_LIST)
+		return 0;
+	Expr *l = kw->value;
+	Plan *v = xalloc(sizeof(Plan) * (size_t)(l->nargs + 1));
+	for (int i = 0; i < l->nargs; i++) {
+		Expr *c = l->args[i];
+		Plan *p = &v[i];
+		p->variant = c->nargs ? c->args[0]->str : "";
+		p->family = plan_family(call, p->variant);
+		for (int k = 0; k < c->nkws; k++) {
+			const char *n = c->kws[k].name;
+			Expr *x = c->kws[k].value;
+			Value *val = x->val;
+			if (!strcmp(n, "why")) {
+				p->why = x->str;
+				continue;
+			}
+			for (size_t f = 0; f < NFIELDS; f++) {
+				if (strcmp(n, fields[f].name) != 0)
+					continue;
+				char *slot = (char *)p + fields[f].off;
+				if (fields[f].kind == PK_LAYOUT)
+					*(Layout **)slot = val && val->kind == V_LAYOUT ? val->layout : NULL;
+				else if (fields[f].kind == PK_EXPR)
+					*(Expr **)slot = x;
+				else if (val && val->kind == V_INT)
+					*(int64_t *)slot = val->i;
+			}
+		}
+	}
+	*out = v;
+	return l->nargs;
+}
+
+Plan *find_plan(Plan *v, int n, const char *variant)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(v[i].variant, variant) == 0)
+			return &v[i];
+	return NULL;
+}
+
+static Expr *str_expr(const char *s)
+{
+	Expr *e = new_expr(E_STR, (Pos){0});
+	e->str = s;
+	return e;
+}
+
+void write_plans(Expr *call, const Plan *v, int n)
+{
+	Expr *list = new_expr(E_LIST, (Pos){0});
+	for (int i = 0; i < n; i++) {
+		const Plan *p = &v[i];
+		Expr *name = str_expr(p->variant);
+		Expr *c = ex_call("T.plan", 1, &name);
+		for (size_t f = 0; f < NFIELDS; f++) {
+			const char *slot = (const char *)p + fields[f].off;
+			Expr *x = NULL;
+			if (p->family >= 0 && !(fields[f].fams & (1u << p->family)))
+				continue;
+			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot)
+				x = layout_expr(*(Layout *const *)slot);
+			else if (fields[f].kind == PK_EXPR)
+				x = *(Expr *const *)slot;
+			else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot)
+				x = ex_int(*(const int64_t *)slot);
+			if (x)
+				call_add_kw(c, fields[f].name, x, (Pos){0});
+		}
+		if (p->why)
+			call_add_kw(c, "why", str_expr(p->why), (Pos){0});
+		vpush(list->args, list->nargs, c);
+	}
+	set_kw(call, "plans", n ? list : NULL);
+}
+
+bool plan_count_field(const char *name)
+{
+	for (size_t f = 0; f < NFIELDS; f++)
+		if (!strcmp(fields[f].name, name))
+			return fields[f].kind == PK_COUNT;
+	return false;
+}
+
+void print_plan_fields(Buf *b)
+{
+	bputs(b, "| keyword | kind | families | set by | meaning |\n|---|---|---|---|---|\n");
+	static const char *const kinds[] = { "layout", "expr", "positive int" };
+	for (size_t f = 0; f < NFIELDS; f++) {
+		bprintf(b, "| `%s=` | %s | ", fields[f].name, kinds[fields[f].kind]);
+		bool any = false;
+		for (int k = 0; k < FAM_COUNT; k++)
+			if (fields[f].fams & (1u << k)) {
+				bprintf(b, "%s%s", any ? ", " : "", family_names[k]);
+				any = true;
+			}
+		bprintf(b, " | %s | %s |\n", fields[f].by, fields[f].doc);
+	}
+	bputs(b, "| `why=` | str | every family | any planning pass | why the variant cannot run the op |\n");
+}
+
+void set_kw(Expr *call, const char *name, Expr *value)
+{
+	for (int i = 0; i < call->nkws; i++) {
+		if (strcmp(call->kws[i].name, name) != 0)
+			continue;
+		if (value) {
+			call->kws[i].value = value;
+		} else {
+			memmove(&call->kws[i], &call->kws[i + 1], sizeof(Kw) * (size_t)(call->nkws - i - 1));
+			call->nkws--;
+		}
+		return;
+	}
+	if (value)
+		call_add_kw(call, name, value, (Pos){0});
+}
+
+/* ---- what the families share ------------------------------------------------- */
+
+int64_t scope_threads(const Func *f, int es)
+{
+	switch (es) {
+	case ES_THREAD: return 1;
+	case ES_WARP: return 32;
+	case ES_WARPGROUP: return 128;
+	default: return f->threads;
+	}
+}
+
+int64_t region_elements(const Value *r)
+{
+	int64_t n = 1;
+	for (int i = 0; i < r->ndim; i++)
+		n *= r->extents[i];
+	return n;
+}
+
+const Layout *buffer_layout(const Buffer *b)
+{
+	if (b->layout)
+		return b->layout;
+	if (!b->row_major) {
+		Layout *l = layout_new();
+		layout_default(l, b->shape, b->ndim);
+		((Buffer *)b)->row_major = l; /* made once, on first use */
+	}
+	return b->row_major;
+}
+
+const char *plan_covers(const Plan *p, int64_t elements, bool per_thread)
+{
+	if (!p->vec || !p->threads || !p->outer || !p->src || !p->dst)
+		return "the plan is incomplete (src, dst, vec, threads and outer are needed)";
+	int64_t covered;
+	if (!mul_ok(p->outer, p->vec, &covered) || (!per_thread && !mul_ok(covered, p->threads, &covered)) ||
+	    (!per_thread && covered != elements) || covered > elements)
+		return xprintf("the plan's outer %lld x %svec %lld does not cover the %lld elements of the region",
+		               (long long)p->outer, per_thread ? "" : xprintf("threads %lld x ", (long long)p->threads),
+		               (long long)p->vec, (long long)elements);
+	return NULL;
+}

@@ -1,0 +1,161 @@
+/* txc-lower's proof of a plan of a pair of layouts, as written (perhaps by
+ * hand), against the operands: from facts about iters and divisibility,
+ * no enumeration. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+
+/* ---- proving a plan (txc-lower) -------------------------------------------------- */
+
+/* A plan's two layouts as pairs of iters, order and splits forgotten: the
+ * iters of extent 1 dropped, the rest sorted (outermost first, by the first
+ * side's axis and stride, then the second's) and fused where both sides
+ * continue. Two pairings of the same elements reach the same form however
+ * their iters were ordered, split or fused; side may be NULL (one layout). */
+typedef struct Pair { Iter a, b; } Pair;
+
+static int iter_cmp(const Iter *x, const Iter *y)
+{
+	if (x->axis != y->axis)
+		return x->axis < y->axis ? 1 : -1;
+	if (x->stride != y->stride)
+		return x->stride < y->stride ? 1 : -1;
+	return x->extent < y->extent ? 1 : x->extent > y->extent ? -1 : 0;
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+	const Pair *p = x, *q = y;
+	int c = iter_cmp(&p->a, &q->a);
+	return c ? c : iter_cmp(&p->b, &q->b);
+}
+
+static int normal_form(const Layout *a, const Layout *b, Pair **out)
+{
+	Pair *v = xalloc(sizeof(Pair) * (size_t)(a->nshard + 1));
+	int n = 0;
+	for (int k = 0; k < a->nshard; k++)
+		if (a->shard[k].extent != 1)
+			v[n++] = (Pair){ a->shard[k], b ? b->shard[k] : (Iter){ a->shard[k].extent, 0, AX_M } };
+	qsort(v, (size_t)n, sizeof(Pair), pair_cmp);
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (m > 0 && iter_fuses(&v[m - 1].a, &v[i].a) && (!b || iter_fuses(&v[m - 1].b, &v[i].b))) {
+			v[m - 1].a.extent *= v[i].a.extent;
+			v[m - 1].a.stride = v[i].a.stride;
+			v[m - 1].b.extent *= v[i].b.extent;
+			v[m - 1].b.stride = v[i].b.stride;
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	*out = v;
+	return m;
+}
+
+static bool same_form(const Layout *a, const Layout *b, const Layout *ca, const Layout *cb)
+{
+	Pair *x, *y;
+	int n = normal_form(a, b, &x), m = normal_form(ca, cb, &y);
+	if (n != m)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (pair_cmp(&x[i], &y[i]) != 0)
+			return false;
+	return true;
+}
+
+/* One side of a plan against the truth: its offsets on every axis (the
+ * storage one with the symbolic base), its replicas and its swizzle. */
+static const char *side_why(const char *side, const Layout *l, Expr *base, const Layout *t, Expr *tbase)
+{
+	for (int a = 0; a < AX_COUNT; a++)
+		if (a != AX_M && l->off[a] != t->off[a])
+			return xprintf("its %s layout's offset on %s is %lld, not %lld", side, axes[a].name,
+			               (long long)l->off[a], (long long)t->off[a]);
+	int64_t diff;
+	Expr *start = ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M]));
+	Expr *tstart = ex_add(tbase ? tbase : ex_int(0), ex_int(t->off[AX_M]));
+	if (!expr_const_diff(start, tstart, &diff) || diff != 0)
+		return xprintf("its %s region starts at storage offset %s, not %s", side, expr_str(start), expr_str(tstart));
+	if (l->swizzled != t->swizzled ||
+	    (l->swizzled && (l->swz_m != t->swz_m || l->swz_b != t->swz_b || l->swz_s != t->swz_s)))
+		return xprintf("its %s layout is %s, but the buffer's is %s", side,
+		               l->swizzled ? xprintf("swizzled (%d, %d, %d)", l->swz_m, l->swz_b, l->swz_s) : "not swizzled",
+		               t->swizzled ? xprintf("swizzled (%d, %d, %d)", t->swz_m, t->swz_b, t->swz_s) : "not");
+	bool reps = l->nrep == t->nrep;
+	for (int i = 0; reps && i < l->nrep; i++)
+		reps = iter_cmp(&l->rep[i], &t->rep[i]) == 0;
+	if (!reps)
+		return xprintf("its %s layout's replicas are not the buffer's", side);
+	return NULL;
+}
+
+/* The access widths of a variant include this many bits (one element when
+ * its narrowest width is 8 bits, as txc-vectorize allows). */
+static bool width_ok(const Variant *va, int64_t bits, int64_t elem_bits, int64_t vec)
+{
+	return variant_width(va, bits) || (vec == 1 && (va->widths & W_8) && elem_bits <= 64);
+}
+
+/* A region as the user would write it: A[r * 128:r * 128 + 128, 0:64]. */
+static const char *region_str(const Value *r)
+{
+	Buf b = {0};
+	bprintf(&b, "%s[", r->buffer->name);
+	for (int d = 0; d < r->ndim; d++) {
+		const char *lo = expr_str(r->starts[d]);
+		int64_t v;
+		bool num = r->starts[d]->kind == E_INT || (r->starts[d]->val && r->starts[d]->val->kind == V_INT);
+		v = !num ? 0 : r->starts[d]->kind == E_INT ? r->starts[d]->ival : r->starts[d]->val->i;
+		bprintf(&b, "%s%s:%s", d ? ", " : "", lo,
+		        num ? xprintf("%lld", (long long)(v + r->extents[d])) : xprintf("%s + %lld", lo, (long long)r->extents[d]));
+	}
+	bputc(&b, ']');
+	return b.s;
+}
+
+const char *plan_prove_pair(const Plan *p, const Variant *va, const Value *dst, const Value *src, bool sort,
+                            bool registers, int64_t threads)
+{
+	Plan t = { .variant = p->variant };
+	const char *why = NULL;
+	bool dst_global = scopes[dst->buffer->scope].flags & SCF_GLOBAL;
+	if (!plan_align(&t, dst, src, sort, dst_global, &why))
+		return xprintf("its operands cannot be aligned to check it against: %s", why);
+	if (p->dst->nshard != p->src->nshard)
+		return xprintf("its dst layout has %d iters and its src layout %d; they must run over one iteration space",
+		               p->dst->nshard, p->src->nshard);
+	for (int k = 0; k < p->dst->nshard; k++)
+		if (p->dst->shard[k].extent != p->src->shard[k].extent)
+			return xprintf("iter %d has extent %lld in its dst layout but %lld in its src layout", k,
+			               (long long)p->dst->shard[k].extent, (long long)p->src->shard[k].extent);
+	if ((why = side_why("dst", p->dst, p->dst_base, t.dst, t.dst_base)) ||
+	    (why = side_why("src", p->src, p->src_base, t.src, t.src_base)))
+		return why;
+	const char *dname = region_str(dst), *sname = region_str(src);
+	if (!same_form(p->dst, NULL, t.dst, NULL))
+		return xprintf("its dst layout %s is not the layout of %s, %s (a plan may order, split and fuse iters, "
+		               "not change what they reach)", layout_str(p->dst), dname, layout_str(t.dst));
+	if (!same_form(p->src, NULL, t.src, NULL))
+		return xprintf("its src layout %s is not the layout of %s, %s (a plan may order, split and fuse iters, "
+		               "not change what they reach)", layout_str(p->src), sname, layout_str(t.src));
+	if (!same_form(p->dst, p->src, t.dst, t.src))
+		return xprintf("its layouts do not pair the elements of %s with those of %s", dname, sname);
+	int bits = dtypes[dst->buffer->dtype].bits;
+	int64_t access;
+	if (!mul_ok(p->vec, bits, &access) || !width_ok(va, access, bits, p->vec))
+		return xprintf("its vec %lld (%lld bits) is not an access width of %s (%s bits)", (long long)p->vec,
+		               (long long)(p->vec * (int64_t)bits), va->name, variant_widths(va));
+	const Layout *reg = registers ? plan_registers(p, dst) : NULL;
+	if ((why = plan_vec_why(p, reg, p->vec, threads, region_elements(dst))))
+		return xprintf("its vec %lld is not legal: %s", (long long)p->vec, why);
+	return NULL;
+}
+
+
+const Layout *plan_registers(const Plan *p, const Value *dst)
+{
+	return dst->buffer->scope == SC_LOCAL ? p->dst : p->src;
+}

@@ -1,0 +1,108 @@
+/* txc-vectorize's rules for the families that plan a pair of layouts
+ * (tirx.md, the partition algorithm, steps 3 and 5): which access widths
+ * the layouts allow. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+
+/* ---- the vector (txc-vectorize) ------------------------------------------------ */
+
+/* Offsets of a side: the layout's own and the symbolic base. */
+static bool base_ok(const Layout *l, const Expr *base, int64_t vec)
+{
+	if (l->off[AX_M] % vec)
+		return false;
+	return !base || expr_divisible(base, vec);
+}
+
+/* A swizzled side: a vector may not cross a 2^M-element chunk. */
+static bool swizzle_ok(const Layout *l, int64_t vec)
+{
+	return !l->swizzled || vec <= ((int64_t)1 << l->swz_m);
+}
+
+/* Memory-axis strides other than the innermost iter's, multiples of vec;
+ * for a register plan, thread strides of the memory side too. */
+static bool strides_ok(const Layout *l, int skip, int64_t vec)
+{
+	for (int i = 0; i < l->nshard; i++) {
+		if (i == skip || l->shard[i].extent == 1)
+			continue;
+		if (axes[l->shard[i].axis].kind == AXK_THREAD)
+			continue;
+		if (l->shard[i].stride % vec)
+			return false;
+	}
+	return true;
+}
+
+/* The index of the innermost iter that carries data for one thread: the
+ * last iter, or for a register plan the last one the register side holds
+ * on m (thread iters are spread over threads, not over one access). */
+static int innermost(const Layout *reg)
+{
+	for (int i = reg->nshard - 1; i >= 0; i--)
+		if (axes[reg->shard[i].axis].kind != AXK_THREAD)
+			return i;
+	return -1;
+}
+
+const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements)
+{
+	const Layout *d = p->dst, *s = p->src;
+	int in = reg ? innermost(reg) : d->nshard - 1;
+	if (in < 0)
+		return "no elements per thread";
+	const Iter *di = &d->shard[in], *si = &s->shard[in];
+	if (vec > 1) {
+		if (di->axis != AX_M || si->axis != AX_M || di->stride != 1 || si->stride != 1)
+			return "the innermost iter is not contiguous on both sides";
+		if (di->extent % vec)
+			return "the contiguous run is shorter than the vector";
+		if (!strides_ok(d, in, vec) || !strides_ok(s, in, vec))
+			return "a stride is not a multiple of the vector";
+		if (!base_ok(d, p->dst_base, vec) || !base_ok(s, p->src_base, vec))
+			return "an offset is not provably a multiple of the vector";
+		if (!swizzle_ok(d, vec) || !swizzle_ok(s, vec))
+			return "the vector would cross a swizzle chunk";
+		if (reg) {
+			/* every thread's memory-side start aligned: its thread strides */
+			const Layout *mem = reg == d ? s : d;
+			for (int i = 0; i < reg->nshard; i++)
+				if (axes[reg->shard[i].axis].kind == AXK_THREAD && reg->shard[i].extent > 1 &&
+				    mem->shard[i].stride % vec)
+					return "a thread's start on the memory side is not a multiple of the vector";
+		}
+	}
+	if (!reg && elements % (threads * vec))
+		return "the elements do not divide over threads x vector";
+	if (reg) {
+		int64_t per = 1;
+		for (int i = 0; i < reg->nshard; i++)
+			if (axes[reg->shard[i].axis].kind != AXK_THREAD)
+				per *= reg->shard[i].extent;
+		if (per % vec)
+			return "the elements of a thread do not divide by the vector";
+	}
+	return NULL;
+}
+
+
+const char *plan_widest(Plan *p, const Variant *va, const Layout *reg, int elem_bits, int64_t threads,
+                        int64_t elements)
+{
+	/* the variant's widths, widest first; then one element, if the
+	 * variant takes accesses that narrow (its smallest width is 8 bits) */
+	const char *why = "no access width fits";
+	for (int k = 5; k >= 0 && !p->vec; k--) {
+		int bitsw = 8 << k;
+		if (!(va->widths & (1u << k)) || bitsw % elem_bits || bitsw < elem_bits)
+			continue;
+		if (!(why = plan_vec_why(p, reg, bitsw / elem_bits, threads, elements)))
+			p->vec = bitsw / elem_bits;
+	}
+	if (!p->vec && (va->widths & W_8) && (why = plan_vec_why(p, reg, 1, threads, elements)) == NULL)
+		p->vec = 1;
+	return p->vec ? NULL : xprintf("%s (widths of %s bits)", why, variant_widths(va));
+}

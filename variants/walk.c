@@ -1,0 +1,111 @@
+/* The walk over the tile ops of a module, with the conditions of the ifs
+ * around each, and the replacement of an op by its lowered statements. */
+#include <string.h>
+
+#include "family.h"
+
+/* ---- the tile ops of a module ------------------------------------------------ */
+
+typedef struct Walk {
+	OpFn fn;
+	void *ctx;
+	OpSite site;
+	Expr *conds[64];
+	bool negs[64];
+	int nconds;
+	bool ok;
+} Walk;
+
+static void walk_block(Walk *w, Stmt ***body, int *n)
+{
+	Stmt **out = NULL; /* the rebuilt block, from the first replaced op on */
+	int nout = 0;
+	for (int i = 0; i < *n; i++) {
+		Stmt *s = (*body)[i];
+		switch (s->kind) {
+		case S_EXPR:
+			if (s->value->kind == E_CALL &&
+			    (s->value->intrin == IN_COPY || s->value->intrin == IN_COPY_ASYNC)) {
+				OpSite *o = &w->site;
+				o->stmt = s;
+				o->call = s->value;
+				o->conds = w->conds;
+				o->negs = w->negs;
+				o->nconds = w->nconds;
+				o->repl = NULL;
+				o->nrepl = -1;
+				if (w->fn(o, w->ctx) < 0)
+					w->ok = false;
+				if (o->nrepl >= 0) {
+					if (!out)
+						for (int k = 0; k < i; k++)
+							vpush(out, nout, (*body)[k]);
+					for (int k = 0; k < o->nrepl; k++)
+						vpush(out, nout, o->repl[k]);
+					if (!out) /* replaced by nothing, and first */
+						out = xalloc(sizeof *out);
+					continue;
+				}
+			}
+			break;
+		case S_IF:
+			if (w->nconds < 63) {
+				w->conds[w->nconds] = s->value;
+				w->negs[w->nconds++] = false;
+				walk_block(w, &s->body, &s->nbody);
+				w->negs[w->nconds - 1] = true;
+				walk_block(w, &s->orelse, &s->norelse);
+				w->nconds--;
+			}
+			break;
+		case S_FOR:
+			walk_block(w, &s->body, &s->nbody);
+			break;
+		default:
+			break;
+		}
+		if (out)
+			vpush(out, nout, s);
+	}
+	if (out) {
+		*body = out;
+		*n = nout;
+	}
+}
+
+void op_replace(OpSite *o, Stmt **v, int n)
+{
+	o->repl = xalloc(sizeof(Stmt *) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++)
+		o->repl[i] = v[i];
+	o->nrepl = n;
+}
+
+bool walk_tile_ops(Module *m, OpFn fn, void *ctx)
+{
+	Walk w = { .fn = fn, .ctx = ctx, .ok = true };
+	for (int i = 0; i < m->nbody; i++) {
+		Stmt *s = m->body[i];
+		if (s->kind != S_FUNC || !s->func)
+			continue;
+		w.site.func = s->func;
+		w.site.fstmt = s;
+		walk_block(&w, &s->body, &s->nbody);
+	}
+	return w.ok;
+}
+
+void stmt_insert(Stmt ***body, int *n, int at, Stmt *s)
+{
+	size_t cap = 1;
+	while (cap < (size_t)(*n + 2))
+		cap *= 2;
+	Stmt **v = xalloc(sizeof(Stmt *) * cap);
+	if (at)
+		memcpy(v, *body, sizeof(Stmt *) * (size_t)at);
+	v[at] = s;
+	if (*n > at)
+		memcpy(v + at + 1, *body + at, sizeof(Stmt *) * (size_t)(*n - at));
+	*body = v;
+	(*n)++;
+}
