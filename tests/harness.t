@@ -43,6 +43,14 @@ CC=false CUDA=/nonexistent PATH=/usr/bin:/bin bash "$TOP/tests/run.t" >"$TMP/out
 check "run.t: a fake CUDA driver that does not build is a failure" has "^not ok .*fake driver: tests/run/fakecuda.c builds"
 check "run.t: and not a skip" eval '! grep -q "SKIP.*fake driver" "$TMP/out"'
 
+# A CHECK that does not hold is a failing test point of check.t and cuda.t.
+fake "$TMP/empty" txc-lower 'exit 0'
+TXC_BIN=$TMP/empty perl "$TOP/tests/check.t" >"$TMP/out" 2>&1
+check "check.t: an output without the CHECKed lines is a failure" has "^not ok .* - edit_dispatch.tx: txc-lower"
+fake "$TMP/empty" txc-cuda 'while [ $# -gt 1 ]; do [ "$1" = -o ] && : >"$2"; shift; done'
+TXC_BIN=$TMP/empty bash "$TOP/tests/cuda.t" >"$TMP/out" 2>&1
+check "cuda.t: an output without the CHECKed lines is a failure" has "^not ok .* - cta_copy.tx: its 17 CHECK lines hold for sm_90a"
+
 # errors.t runs on a copy of its files, so that a regression cannot damage them.
 mkdir -p "$TMP/tree/tests"
 cp -R "$TOP/tests/lib.sh" "$TOP/tests/errors.t" "$TOP/tests/errors" "$TMP/tree/tests/"
