@@ -20,7 +20,7 @@ for f in *.tx; do
   for a in $archs; do
     out=$TMP/${f%.tx}.$a.cu
     "$CUDA" --arch "$a" "$f" -o "$out" 2>"$TMP/stderr"; rc=$?
-    check "$f: emits CUDA for $a" [ $rc = 0 ] && [ ! -s "$TMP/stderr" ]
+    check "$f: emits CUDA for $a" eval '[ $rc = 0 ] && [ ! -s "$TMP/stderr" ]'
     [ $rc = 0 ] || { diag <"$TMP/stderr"; continue; }
     if [ $first = 1 ]; then
       n=$(grep -cE '^# CHECK(-NEXT|-NOT|-COUNT-[0-9]+)?: ' "$f")

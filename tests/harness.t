@@ -51,6 +51,15 @@ fake "$TMP/empty" txc-cuda 'while [ $# -gt 1 ]; do [ "$1" = -o ] && : >"$2"; shi
 TXC_BIN=$TMP/empty bash "$TOP/tests/cuda.t" >"$TMP/out" 2>&1
 check "cuda.t: an output without the CHECKed lines is a failure" has "^not ok .* - cta_copy.tx: its 17 CHECK lines hold for sm_90a"
 
+# A pass whose output changes is a failing test point of golden.t, which
+# names the pass; UPDATE=1 is not set, so nothing is rewritten.
+sum() { find "$TOP/tests/golden/passes" -type f | sort | xargs cat | cksum; }
+before=$(sum)
+fake "$TMP/vec" txc-vectorize '"$REAL" "$@" | sed "s/vec=8/vec=4/"'
+TXC_BIN=$TMP/vec bash "$TOP/tests/golden.t" >"$TMP/out" 2>&1
+check "golden.t: a changed vec= is a failure at its pass" has "^not ok .* - sm_90a/copy_tile/03-vectorize.tx"
+check "golden.t: and the golden files stay as they are" [ "$(sum)" = "$before" ]
+
 # errors.t runs on a copy of its files, so that a regression cannot damage them.
 mkdir -p "$TMP/tree/tests"
 cp -R "$TOP/tests/lib.sh" "$TOP/tests/errors.t" "$TOP/tests/errors" "$TMP/tree/tests/"
