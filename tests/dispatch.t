@@ -2,13 +2,15 @@
 # The dispatch cases of tests/dispatch/cases.tx: each case runs through
 # txc-parse | txc-align | txc-vectorize | txc-partition | txc-dispatch, and
 # the variant and plan of each tile op, or the diagnostics, are compared with
-# the case's EXPECT / WARN / ERROR lines (written by hand from the rules).
+# the case's EXPECT / WARN / ERROR lines (written by hand from the rules);
+# WARN and ERROR lines are matched by tests/filecheck as CHECK lines.
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
 
 my $top = $0 =~ s{/tests/[^/]*$}{}r;
 $top = '.' if $top eq $0;
+require "$top/tests/filecheck";
 my $bin = $ENV{TXC_BIN} // "$top/bin";
 $bin = "$top/$bin" unless $bin =~ m{^/};
 my $tmp = tempdir(CLEANUP => 1);
@@ -21,14 +23,14 @@ while (my $line = <$fh>) {
     } elsif (@cases) {
         my $c = $cases[-1];
         if ($line =~ /^# EXPECT: (.*)/) { push @{ $c->{expect} }, $1 }
-        elsif ($line =~ /^# WARN: (.*)/) { push @{ $c->{warn} }, $1 }
-        elsif ($line =~ /^# ERROR: (.*)/) { push @{ $c->{error} }, $1 }
+        elsif ($line =~ /^# (WARN|ERROR): (.*)/) {
+            push @{ $c->{ lc $1 } }, { kind => "CHECK", text => $2, line => $. };
+        }
         else { $c->{text} .= $line }
     }
 }
 close $fh;
 
-sub squash { my $s = shift; $s =~ s/\s+/ /g; return $s }
 my $n = 0;
 sub ok { my ($good, $name, @diag) = @_; $n++; print(($good ? "ok" : "not ok") . " $n - $name\n"); print map { "# $_\n" } map { split /\n/ } @diag unless $good; }
 
@@ -41,8 +43,8 @@ for my $c (@cases) {
     my $err = do { local (@ARGV, $/) = ("$tmp/err"); <> // '' };
     my $ir = do { local (@ARGV, $/) = ("$tmp/out"); <> // '' };
     if (@{ $c->{error} }) {
-        my @miss = grep { index(squash($err), squash($_)) < 0 } @{ $c->{error} };
-        ok($rc != 0 && !@miss, "$c->{name}: rejected", "exit $rc", @miss ? ("missing: @miss", $err) : ());
+        my @miss = FileCheck::check("cases.tx", $c->{error}, $err);
+        ok($rc != 0 && !@miss, "$c->{name}: rejected", "exit $rc", @miss ? (@miss, $err) : ());
         next;
     }
     # each dispatched tile op, in order: its variant and plan numbers
@@ -64,8 +66,8 @@ for my $c (@cases) {
     my $verr = do { local (@ARGV, $/) = ("$tmp/verr"); <> // '' };
     my $vector = grep { !/^fallback/ } @got;  # fallback copies are element loops, nothing to verify
     ok($vrc == 0 && $verr =~ /verified (\d+) copies/ && $1 == $vector, "$c->{name}: txc-lower --verify", $verr);
-    my @miss = grep { index(squash($err), squash($_)) < 0 } @{ $c->{warn} };
+    my @miss = FileCheck::check("cases.tx", $c->{warn}, $err);
     ok(!@miss && (@{ $c->{warn} } || $err !~ /warning:/), "$c->{name}: warnings as expected",
-       @miss ? "missing: @miss" : (), $err) if @{ $c->{warn} } || $err =~ /warning:/;
+       @miss, $err) if @{ $c->{warn} } || $err =~ /warning:/;
 }
 print "1..$n\n";

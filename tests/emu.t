@@ -303,7 +303,7 @@ bad() {
   local k=$1; shift
   cat >"$TMP/want"
   rc=0; (cd "$D" && "$EMU" --kernel "$k" "$@" bad.tx) >"$TMP/out" 2>"$TMP/err" || rc=$?
-  check "$k: exit 1, no output" [ "$rc" = 1 ] && [ ! -s "$TMP/out" ]
+  check "$k: exit 1, no output" eval '[ "$rc" = 1 ] && [ ! -s "$TMP/out" ]'
   check "$k: the diagnostic" stderr_is "$TMP/want"
 }
 bad oob_copy_bytes <<'EOF'

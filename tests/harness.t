@@ -43,6 +43,25 @@ CC=false CUDA=/nonexistent PATH=/usr/bin:/bin bash "$TOP/tests/run.t" >"$TMP/out
 check "run.t: a fake CUDA driver that does not build is a failure" has "^not ok .*fake driver: tests/run/fakecuda.c builds"
 check "run.t: and not a skip" eval '! grep -q "SKIP.*fake driver" "$TMP/out"'
 
+# A CHECK that does not hold is a failing test point of check.t and cuda.t.
+fake "$TMP/empty" txc-lower 'exit 0'
+TXC_BIN=$TMP/empty perl "$TOP/tests/check.t" >"$TMP/out" 2>&1
+check "check.t: an output without the CHECKed lines is a failure" has "^not ok .* - edit_dispatch.tx: txc-lower"
+# (only cta_copy.tx gets an empty output: the others fail, so that nvcc runs on one file alone)
+fake "$TMP/empty" txc-cuda 'case "$*" in *cta_copy.tx*) ;; *) exit 1 ;; esac
+while [ $# -gt 1 ]; do [ "$1" = -o ] && : >"$2"; shift; done'
+TXC_BIN=$TMP/empty bash "$TOP/tests/cuda.t" >"$TMP/out" 2>&1
+check "cuda.t: an output without the CHECKed lines is a failure" has "^not ok .* - cta_copy.tx: its 17 CHECK lines hold for sm_90a"
+
+# A pass whose output changes is a failing test point of golden.t, which
+# names the pass; UPDATE=1 is not set, so nothing is rewritten.
+sum() { find "$TOP/tests/golden/passes" -type f | sort | xargs cat | cksum; }
+before=$(sum)
+fake "$TMP/vec" txc-vectorize '"$REAL" "$@" | sed "s/vec=8/vec=4/"'
+TXC_BIN=$TMP/vec bash "$TOP/tests/golden.t" >"$TMP/out" 2>&1
+check "golden.t: a changed vec= is a failure at its pass" has "^not ok .* - sm_90a/copy_tile/03-vectorize.tx"
+check "golden.t: and the golden files stay as they are" [ "$(sum)" = "$before" ]
+
 # errors.t runs on a copy of its files, so that a regression cannot damage them.
 mkdir -p "$TMP/tree/tests"
 cp -R "$TOP/tests/lib.sh" "$TOP/tests/errors.t" "$TOP/tests/errors" "$TMP/tree/tests/"

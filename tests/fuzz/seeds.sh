@@ -7,8 +7,9 @@
 #   errors     the rejected programs of tests/errors/
 #   parse ... lower   the IR after that pass for every source seed, as
 #              `txc --dump-dir` writes it (with the default target and with
-#              sm_100a), plus the hand-edited tests whose RUN line starts at
-#              the next pass (tests/check/)
+#              sm_100a), plus the hand-edited tests whose RUN line or
+#              "# program:" line starts at the next pass (tests/check/,
+#              tests/errors/)
 #   emu        the programs of tests/emu/
 #   layout     layout expressions: those of tests/layout-tool.t and
 #              doc/txc-layout.md, and every layout= of the test programs
@@ -38,8 +39,9 @@ put() {
     { print > f }' "$2"
 }
 
-# The RUN line of a test program: "txc-vectorize %s | ..." gives vectorize.
-run_of() { sed -n 's/^# RUN: \(txc[-a-z]*\) .*/\1/p' "$1" | head -1; }
+# The program that reads a test program first: that of its RUN line
+# ("txc-vectorize %s | ..." gives txc-vectorize) or of its "# program:" line.
+run_of() { sed -n 's/^# RUN: \(txc[-a-z]*\) .*/\1/p; s/^# program: \(txc[-a-z]*\).*/\1/p' "$1" | head -1; }
 
 for f in "$TOP"/examples/*.tx "$TOP"/tests/golden/*.tx "$TOP"/tests/layouts/*.tx "$TOP"/tests/run/*.tx \
          "$TOP"/tests/dispatch/*.tx "$TOP"/tests/check/*.tx; do
@@ -69,8 +71,9 @@ for pass in parse align vectorize partition dispatch lower; do
     done
   done
 done
-for f in "$TOP"/tests/check/*.tx "$TOP"/tests/cuda/*.tx; do
+for f in "$TOP"/tests/check/*.tx "$TOP"/tests/cuda/*.tx "$TOP"/tests/errors/*.tx; do
   case $(run_of "$f"),$f in
+    txc-align,*) put parse "$f" ;;
     txc-vectorize,*) put align "$f" ;;
     txc-partition,*) put vectorize "$f" ;;
     txc-dispatch,*) put partition "$f" ;;
