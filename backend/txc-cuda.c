@@ -1039,7 +1039,7 @@ static void assign(Gen *g, Stmt *s)
 			for (int k = 0; k < g->nvars; k++)
 				used |= g->vars[k]->launch == id && strcmp(g->vars[k]->name, t[i]->str) == 0;
 			bind(g, t[i]->str, NULL);
-			const char *rhs = grid_launch(id) ? grid_id(g, grid_launch(id), i) : thread_launch(id)->cuda;
+			const char *rhs = grid_launch(id) ? grid_id(g, grid_launch(id), i) : launch_cuda(thread_launch(id));
 			if (used)
 				line(g, xprintf("const int %s = %s;", cname(t[i]->str), rhs));
 		}

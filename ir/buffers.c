@@ -469,7 +469,7 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 		 * what one holds; the threads per CTA are checked with the kernel */
 		const LaunchId *tl = thread_launch(id);
 		int64_t lim = gl && gl->in_cluster ? 8 : gl ? (i == 0 ? 2147483647 : 65535) :
-		              tl->mod ? tl->mod / tl->div : INT32_MAX;
+		              axis_mod(tl->axis) ? axis_mod(tl->axis) / axis_div(tl->axis) : INT32_MAX;
 		if (x <= 0 || x > lim) {
 			error_at(S->d, call->args[0]->pos, "%s() extent %lld is out of range (1 to %lld)", fn_name(call),
 			         (long long)x, (long long)lim);

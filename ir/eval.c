@@ -351,15 +351,7 @@ static Value *arith(Sema *S, Expr *e, Value *a, Value *b)
 		case OP_FLOORDIV: case OP_MOD:
 			if (y == 0)
 				return fail(S, e->pos, "division by zero");
-			if (x == INT64_MIN && y == -1) {
-				ok = false;
-				break;
-			}
-			r = x / y;
-			if ((x % y != 0) && ((x < 0) != (y < 0)))
-				r--;
-			if (op == OP_MOD)
-				r = x - r * y;
+			ok = int_binop(op, x, y, &r);
 			break;
 		case OP_DIV:
 			return fail(S, e->pos, "'/' on integers; use '//' for integer division");

@@ -197,20 +197,53 @@ typedef struct Scope { const char *name; int flags; } Scope;
 extern const Scope scopes[SC_COUNT];
 int scope_lookup(const char *name);
 
+/* The thread hierarchy (hierarchy.def): the execution scopes of tile ops
+ * (`Tx.copy` thread, `Tx.warp.copy`, ...), innermost first, and the
+ * threads of one group of each (ES_WARP_SIZE, ...). */
+enum {
+#define LEVEL(id, name, threads) id,
+#include "hierarchy.def"
+#undef LEVEL
+	ES_COUNT };
+enum {
+#define LEVEL(id, name, threads) id##_SIZE = threads,
+#include "hierarchy.def"
+#undef LEVEL
+};
+extern const char *const exec_scope_names[ES_COUNT];
+/* The threads of one group of scope es in a CTA of n threads (the CTA
+ * and the cluster: n). */
+int64_t level_threads(int es, int64_t n);
+
 /* Layout axes. */
 enum {
-#define AXIS(id, name, kind, extent) id,
+#define AXIS(id, name, kind, extent, outer, inner) id,
 #include "axis.def"
 #undef AXIS
 	AX_COUNT };
 enum { AXK_MEM, AXK_TMEM, AXK_THREAD };
-typedef struct Axis { const char *name; int kind; int extent; } Axis;
+typedef struct Axis {
+	const char *name;
+	int kind;
+	int extent;         /* a tensor-memory axis's */
+	int outer, inner;   /* a thread axis: it counts inner groups in an outer one */
+} Axis;
 extern const Axis axes[AX_COUNT];
 int axis_lookup(const char *name); /* -1 if unknown */
-
-/* Execution scopes of tile ops: `Tx.copy` (thread), `Tx.warp.copy`, ... */
-enum { ES_THREAD, ES_WARP, ES_WARPGROUP, ES_CTA, ES_CLUSTER, ES_COUNT };
-extern const char *const exec_scope_names[ES_COUNT];
+/* Whether the axis is derived from the thread index in the CTA (not the
+ * cluster axes). */
+bool axis_of_thread(int axis);
+/* A thread axis: t % mod / div for thread t of the CTA (mod 0: none). */
+int64_t axis_mod(int axis);
+int64_t axis_div(int axis);
+/* Its value for thread t of the CTA. */
+int64_t axis_value(int axis, int64_t t);
+/* How many values it takes in a CTA of n threads. */
+int64_t axis_count(int axis, int64_t n);
+/* The thread of the CTA of n threads, among first..last, whose thread
+ * axes take the values c[a] for every axis a in the bit set used; -1 when
+ * none does. */
+int64_t axes_thread(unsigned used, const int64_t *c, int64_t first, int64_t last);
 
 /* GPU targets, oldest first, and their limits (target.def). */
 enum {
@@ -230,8 +263,7 @@ extern const Target targets[TG_COUNT];
 /* The launch ids that name a thread (launch.def). */
 typedef struct LaunchId {
 	int id;
-	int64_t mod, div;     /* the value of thread t: t % mod / div (mod 0: t / div) */
-	const char *cuda;     /* the same in CUDA C */
+	int axis;             /* the thread axis it is the value of */
 } LaunchId;
 /* The row of a thread launch id, or NULL (T.cta_id, anything else). */
 const LaunchId *thread_launch(int id);
@@ -254,6 +286,8 @@ bool is_launch_id(int id);
 int64_t launch_value(const LaunchId *l, int64_t t);
 /* The extent a CTA of n threads declares for it. */
 int64_t launch_extent(const LaunchId *l, int64_t n);
+/* Its value in CUDA C: threadIdx.x % mod / div. */
+const char *launch_cuda(const LaunchId *l);
 extern const char *const target_names[TG_COUNT];
 int target_lookup(const char *name); /* -1 if unknown */
 bool target_has(int target, int need);
@@ -651,6 +685,27 @@ bool smem_rounds_base(Func *f);
  * aligned (local_off); returns the bytes a thread needs. Sizes saturate at
  * INT64_MAX. */
 int64_t local_plan(Func *f);
+
+/* ---- ieval.c: integer expressions with Python's semantics -------------------- */
+
+/* x op y for the integer operators (floor // and %, comparisons as 0 or
+ * 1); false on an overflow, a division by zero or a negative shift. */
+bool int_binop(int op, int64_t x, int64_t y, int64_t *out);
+/* What int_eval knows of a value, from best to worst: known, the same for
+ * every thread of a CTA but not known here, or nothing. */
+enum { IV_KNOWN, IV_UNIFORM, IV_UNKNOWN, IV_FOLLOW };
+typedef struct IntEnv IntEnv;
+struct IntEnv {
+	/* A name's value: IV_KNOWN with *out, IV_UNIFORM, IV_UNKNOWN, or
+	 * IV_FOLLOW to evaluate its let-bound definition instead. */
+	int (*name)(IntEnv *env, const Expr *name, int64_t *out);
+	int64_t budget;     /* nodes left to visit: definitions can nest exponentially */
+	void *ctx;
+};
+/* The value of an integer or boolean expression (IV_*): a combination is
+ * as good as its worst operand; past the budget, or on an overflow,
+ * IV_UNKNOWN. */
+int int_eval(const Expr *e, IntEnv *env, int64_t *out);
 
 /* ---- variants/: the copy variants, their families and plans ----------------- */
 

@@ -1229,15 +1229,8 @@ static void check_thread_axes(Sema *S, Func *f)
 		for (int a = 0; a < AX_COUNT; a++) {
 			if (axes[a].kind != AXK_THREAD)
 				continue;
-			int64_t span, lim = axes[a].extent;
-			if (a == AX_TX)
-				lim = f->threads;
-			else if (a == AX_WARPID)
-				lim = f->threads / 32;
-			else if (a == AX_WGID)
-				lim = f->threads / 128;
-			else if (a >= AX_CBX && a <= AX_CBZ)
-				lim = f->cluster[a - AX_CBX];
+			int64_t span, lim = a >= AX_CBX && a <= AX_CBZ ? f->cluster[a - AX_CBX] :
+			                    axis_mod(a) ? axis_mod(a) / axis_div(a) : f->threads / axis_div(a);
 			if (!lim)
 				continue;
 			Layout *l = b->layout;
@@ -1389,7 +1382,7 @@ static void kernel(Sema *S, Stmt *s)
 	for (size_t i = 0; i < sizeof order / sizeof order[0] && from < 0; i++)
 		if (S->launch[order[i]]) {
 			from = order[i];
-			n = S->launch_ext[from] * thread_launch(from)->div;
+			n = S->launch_ext[from] * axis_div(thread_launch(from)->axis);
 		}
 	f->threads = n;
 	const Target *tg = &targets[S->m->target];
@@ -1400,19 +1393,19 @@ static void kernel(Sema *S, Stmt *s)
 		int id = order[i];
 		const LaunchId *l = thread_launch(id);
 		int64_t want = launch_extent(l, n);
-		if (id == IN_LANE_ID && S->launch[id] && n % 32)
+		if (id == IN_LANE_ID && S->launch[id] && n % ES_WARP_SIZE)
 			error_at(S->d, S->launch_pos[id], "T.lane_id needs whole warps, but the CTA has %lld threads",
 			         (long long)n);
 		if (!S->launch[id] || id == from || id == IN_LANE_ID || S->launch_ext[id] == want)
 			continue;
-		if (!l->mod)
+		if (!axis_mod(l->axis))
 			error_at(S->d, S->launch_pos[id], "%s([%lld]) means %lld threads, but the CTA has %lld",
-			         intrins[id].path, (long long)S->launch_ext[id], (long long)(S->launch_ext[id] * l->div),
-			         (long long)n);
+			         intrins[id].path, (long long)S->launch_ext[id],
+			         (long long)(S->launch_ext[id] * axis_div(l->axis)), (long long)n);
 		else
-			error_at(S->d, S->launch_pos[id], "%s([%lld]): a CTA of %lld threads has %lld %s in a warpgroup",
+			error_at(S->d, S->launch_pos[id], "%s([%lld]): a CTA of %lld threads has %lld %ss in a %s",
 			         intrins[id].path, (long long)S->launch_ext[id], (long long)n, (long long)want,
-			         l->div == 32 ? "warps" : "threads");
+			         exec_scope_names[axes[l->axis].inner], exec_scope_names[axes[l->axis].outer]);
 	}
 	check_grid(S, f);
 	check_thread_axes(S, f);

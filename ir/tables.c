@@ -40,7 +40,7 @@ int scope_lookup(const char *name)
 }
 
 const Axis axes[AX_COUNT] = {
-#define AXIS(id, name, kind, extent) [id] = { name, kind, extent },
+#define AXIS(id, name, kind, extent, outer, inner) [id] = { name, kind, extent, outer, inner },
 #include "axis.def"
 #undef AXIS
 };
@@ -54,9 +54,51 @@ int axis_lookup(const char *name)
 }
 
 const char *const exec_scope_names[ES_COUNT] = {
-	[ES_THREAD] = "thread", [ES_WARP] = "warp", [ES_WARPGROUP] = "warpgroup",
-	[ES_CTA] = "cta", [ES_CLUSTER] = "cluster",
+#define LEVEL(id, name, threads) [id] = name,
+#include "hierarchy.def"
+#undef LEVEL
 };
+
+static const int64_t level_sizes[ES_COUNT] = {
+#define LEVEL(id, name, threads) [id] = threads,
+#include "hierarchy.def"
+#undef LEVEL
+};
+
+int64_t level_threads(int es, int64_t n) { return level_sizes[es] ? level_sizes[es] : n; }
+
+bool axis_of_thread(int a) { return axes[a].kind == AXK_THREAD && axes[a].outer != ES_CLUSTER; }
+
+int64_t axis_mod(int a) { return level_sizes[axes[a].outer]; }
+
+int64_t axis_div(int a) { return level_sizes[axes[a].inner]; }
+
+int64_t axis_value(int a, int64_t t)
+{
+	int64_t mod = axis_mod(a);
+	return (mod ? t % mod : t) / axis_div(a);
+}
+
+int64_t axis_count(int a, int64_t n)
+{
+	int64_t mod = axis_mod(a), div = axis_div(a);
+	return ((mod && n > mod ? mod : n) + div - 1) / div;
+}
+
+int64_t axes_thread(unsigned used, const int64_t *c, int64_t first, int64_t last)
+{
+	/* the axes fix digits of t in the hierarchy's mixed radix: try the
+	 * threads whose digits they leave free, at most one group apart */
+	for (int64_t t = first; t <= last; t++) {
+		bool all = true;
+		for (int a = 0; a < AX_COUNT && all; a++)
+			if ((used >> a & 1u) && axis_of_thread(a))
+				all = axis_value(a, t) == c[a];
+		if (all)
+			return t;
+	}
+	return -1;
+}
 
 const Target targets[TG_COUNT] = {
 #define TARGET(id, name, threads, smem, local) [id] = { name, threads, smem, local },
@@ -89,7 +131,7 @@ bool target_has(int target, int need)
 }
 
 static const LaunchId launch_ids[] = {
-#define LAUNCH(id, mod, div, cuda) { id, mod, div, cuda },
+#define LAUNCH(id, axis) { id, axis },
 #define GRID(id, in_cluster, of_cluster, cuda, declares)
 #include "launch.def"
 #undef GRID
@@ -97,7 +139,7 @@ static const LaunchId launch_ids[] = {
 };
 
 static const GridId grid_ids[] = {
-#define LAUNCH(id, mod, div, cuda)
+#define LAUNCH(id, axis)
 #define GRID(id, in_cluster, of_cluster, cuda, declares) { id, in_cluster, of_cluster, cuda, declares },
 #include "launch.def"
 #undef GRID
@@ -125,11 +167,26 @@ const LaunchId *thread_launch(int id)
 	return NULL;
 }
 
+const char *launch_cuda(const LaunchId *l)
+{
+	const char *s = "threadIdx.x";
+	int64_t mod = axis_mod(l->axis), div = axis_div(l->axis);
+	if (mod)
+		s = xprintf("%s %% %lld", s, (long long)mod);
+	if (div > 1)
+		s = xprintf("%s / %lld", s, (long long)div);
+	return s;
+}
+
 bool is_launch_id(int id) { return grid_launch(id) || thread_launch(id); }
 
-int64_t launch_value(const LaunchId *l, int64_t t) { return (l->mod ? t % l->mod : t) / l->div; }
+int64_t launch_value(const LaunchId *l, int64_t t) { return axis_value(l->axis, t); }
 
-int64_t launch_extent(const LaunchId *l, int64_t n) { return (l->mod && n > l->mod ? l->mod : n) / l->div; }
+int64_t launch_extent(const LaunchId *l, int64_t n)
+{
+	int64_t mod = axis_mod(l->axis);
+	return (mod && n > mod ? mod : n) / axis_div(l->axis);
+}
 
 const Intrin intrins[IN_COUNT] = {
 #define INTRIN(id, path, args, kws, target, doc) [id] = { path, args, kws, target, doc },

@@ -137,49 +137,22 @@ bool emu_offset(const Acc *a, const int64_t *idx, int64_t *m)
 
 /* ---- who holds a register ---------------------------------------------------------------- */
 
-static bool fix(int64_t *digit, int64_t v)
-{
-	if (v < 0 || (*digit >= 0 && *digit != v))
-		return false;
-	*digit = v;
-	return true;
-}
-
 int emu_owners(const Acc *a, const int64_t c[AX_COUNT], const int64_t cb[3], int first, int n, int nthreads,
                int *out, int max)
 {
-	/* a thread is 128 * wg + 32 * wid + lane; each axis fixes some digits */
-	int64_t wg = -1, wid = -1, lane = -1;
 	unsigned u = a->taxes;
-	bool ok = true;
-	if (u & (1u << AX_TX))
-		ok = fix(&wg, c[AX_TX] / 128) && fix(&wid, c[AX_TX] / 32 % 4) && fix(&lane, c[AX_TX] % 32) && c[AX_TX] >= 0;
-	if (ok && (u & (1u << AX_WARPID)))
-		ok = c[AX_WARPID] >= 0 && fix(&wg, c[AX_WARPID] / 4) && fix(&wid, c[AX_WARPID] % 4);
-	if (ok && (u & (1u << AX_LANEID)))
-		ok = c[AX_LANEID] < 32 && fix(&lane, c[AX_LANEID]);
-	if (ok && (u & (1u << AX_WGID)))
-		ok = fix(&wg, c[AX_WGID]);
-	if (ok && (u & (1u << AX_TIDINWG)))
-		ok = c[AX_TIDINWG] >= 0 && c[AX_TIDINWG] < 128 && fix(&wid, c[AX_TIDINWG] / 32) &&
-		     fix(&lane, c[AX_TIDINWG] % 32);
-	if (ok && (u & (1u << AX_WIDINWG)))
-		ok = c[AX_WIDINWG] < 4 && fix(&wid, c[AX_WIDINWG]);
-	for (int x = AX_CBX; ok && x <= AX_CBZ; x++)
-		if (u & (1u << x))
-			ok = c[x] == cb[x - AX_CBX]; /* held by this CTA of the cluster */
-	if (!ok)
-		return 0;
+	for (int x = AX_CBX; x <= AX_CBZ; x++)
+		if ((u & (1u << x)) && c[x] != cb[x - AX_CBX])
+			return 0; /* held by another CTA of the cluster */
+	for (int x = 0; x < AX_COUNT; x++)
+		if ((u & (1u << x)) && axis_of_thread(x) && (c[x] < 0 || (axis_mod(x) && c[x] >= axis_count(x, axis_mod(x)))))
+			return 0;
 	int k = 0, last = first + n - 1 < nthreads - 1 ? first + n - 1 : nthreads - 1;
-	for (int64_t g = wg >= 0 ? wg : first / 128; g <= (wg >= 0 ? wg : last / 128); g++)
-		for (int64_t w = wid >= 0 ? wid : 0; w <= (wid >= 0 ? wid : 3); w++)
-			for (int64_t l = lane >= 0 ? lane : 0; l <= (lane >= 0 ? lane : 31); l++) {
-				int64_t t = 128 * g + 32 * w + l;
-				if (t < first || t > last)
-					continue;
-				if (k == max)
-					return k;
-				out[k++] = (int)t;
-			}
+	for (int64_t t = first; t <= last && k < max; t++) {
+		t = axes_thread(u, c, t, last);
+		if (t < 0)
+			break;
+		out[k++] = (int)t;
+	}
 	return k;
 }

@@ -508,16 +508,8 @@ static bool cfold(Comp *C, Expr *e, int64_t *out)
 		if (!cfold(C, e->a, &a) || !cfold(C, e->b, &b))
 			return false;
 		switch (e->op) {
-		case OP_ADD: return !__builtin_add_overflow(a, b, out);
-		case OP_SUB: return !__builtin_sub_overflow(a, b, out);
-		case OP_MUL: return !__builtin_mul_overflow(a, b, out);
-		case OP_FLOORDIV: case OP_MOD: {
-			EVal x = { a, NULL }, y = { b, NULL }, r;
-			if (emu_binop(e->op, DT_INT64, x, y, &r))
-				return false;
-			*out = r.i;
-			return true;
-		}
+		case OP_ADD: case OP_SUB: case OP_MUL: case OP_FLOORDIV: case OP_MOD:
+			return int_binop(e->op, a, b, out);
 		default: return false;
 		}
 	default:

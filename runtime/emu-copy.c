@@ -67,12 +67,9 @@ overflow:
 
 static const char *group_name(int es, int first)
 {
-	switch (es) {
-	case ES_THREAD: return xprintf("thread %d", first);
-	case ES_WARP: return xprintf("warp %d", first / 32);
-	case ES_WARPGROUP: return xprintf("warpgroup %d", first / 128);
-	default: return "the CTA";
-	}
+	if (es >= ES_CTA)
+		return "the CTA";
+	return xprintf("%s %lld", exec_scope_names[es], (long long)(first / level_threads(es, 0)));
 }
 
 static bool unheld(Emu *E, const Side *x, int es, int first, int tf)
@@ -214,7 +211,7 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact)
 	for (int i = 0; i < 2; i++)
 		if (sides[i]->why)
 			return emu_fail(E, s->pos, act[0], "%s", sides[i]->why);
-	int size = s->scope == ES_THREAD ? 1 : s->scope == ES_WARP ? 32 : s->scope == ES_WARPGROUP ? 128 : E->nthreads;
+	int size = (int)level_threads(s->scope, E->nthreads);
 	int64_t ds[EMU_MAX_DIMS], ss[EMU_MAX_DIMS];
 	for (int i = 0; i < nact;) {
 		int t = act[i], first = t / size * size;

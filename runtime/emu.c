@@ -363,10 +363,10 @@ static bool exec_for(Emu *E, const CStmt *s, const int *act, int nact, int depth
 static bool warp_sync(Emu *E, const CStmt *s, const int *act, int nact)
 {
 	for (int i = 0; i < nact;) {
-		int w = act[i] / 32, j = i;
-		while (j < nact && act[j] / 32 == w)
+		int W = ES_WARP_SIZE, w = act[i] / W, j = i;
+		while (j < nact && act[j] / W == w)
 			j++;
-		int need = E->nthreads - 32 * w < 32 ? E->nthreads - 32 * w : 32;
+		int need = E->nthreads - W * w < W ? E->nthreads - W * w : W;
 		if (j - i != need)
 			return emu_fail(E, s->pos, act[i], "warp barrier in divergent code: %d of the %d threads of warp %d reach it",
 			                j - i, need, w);

@@ -632,14 +632,17 @@ static uint64_t color_key(const View *v, const int64_t *o, int by)
 	uint64_t t;
 	if (v->nthr) {
 		uint64_t cta = (uint64_t)o[AX_CBX] + 64 * (uint64_t)o[AX_CBY] + 4096 * (uint64_t)o[AX_CBZ];
-		t = (uint64_t)o[AX_TX] + 32 * ((uint64_t)o[AX_WARPID] + (uint64_t)o[AX_WIDINWG]) +
-		    (uint64_t)o[AX_LANEID] + 128 * (uint64_t)o[AX_WGID] + (uint64_t)o[AX_TIDINWG] + (cta << 32);
+		/* each thread axis counts groups of axis_div(a) threads */
+		t = cta << 32;
+		for (int a = 0; a < AX_COUNT; a++)
+			if (axis_of_thread(a))
+				t += (uint64_t)o[a] * (uint64_t)axis_div(a);
 	} else if (v->tmem) {
 		t = (uint64_t)o[AX_TLANE];
 	} else {
 		t = (uint64_t)o[AX_M] * (uint64_t)dtype_bytes(v->dtype) / 16;
 	}
-	return by == BY_WARP ? t / 32 : by == BY_LANE ? t % 32 : t;
+	return by == BY_WARP ? t / ES_WARP_SIZE : by == BY_LANE ? t % ES_WARP_SIZE : t;
 }
 
 static char *legend_label(const View *v, const int64_t *o, uint64_t k, int by)
@@ -653,9 +656,9 @@ static char *legend_label(const View *v, const int64_t *o, uint64_t k, int by)
 	else if (v->tmem && by == BY_THREAD)
 		bprintf(&b, "TLane %llu", x);
 	else if (v->tmem && by == BY_WARP)
-		bprintf(&b, "TLane %llu-%llu", 32 * x, 32 * x + 31);
+		bprintf(&b, "TLane %llu-%llu", ES_WARP_SIZE * x, ES_WARP_SIZE * x + ES_WARP_SIZE - 1);
 	else if (v->tmem)
-		bprintf(&b, "TLane %% 32 = %llu", x);
+		bprintf(&b, "TLane %% %d = %llu", ES_WARP_SIZE, x);
 	else
 		bprintf(&b, "bytes %llu-%llu", 16 * x, 16 * x + 15);
 	return b.s;

@@ -12,97 +12,24 @@
 
 /* ---- which threads run the op ----------------------------------------------- */
 
-enum { KNOWN, UNIFORM, MIXED };
-
-/* The value of an integer or boolean expression for thread `tid`: KNOWN,
- * UNIFORM (the same for every thread of the CTA, but not known here: the
- * CTA index, a loop variable) or MIXED. Let-bound names are followed into
- * their definitions, within a budget of nodes (a chain of definitions that
- * each use the previous one twice would take exponential time); past it,
- * or on an overflow, the answer is MIXED, which refuses the op with a
- * reason rather than guess. */
-static int thread_value(const Expr *e, int64_t tid, int64_t *out, int64_t *budget)
+/* A condition's names for thread tid (ctx): thread launch ids are known,
+ * grid ones the same for every thread of the CTA, a let-bound name its
+ * definition, a loop variable or parameter uniform, and a variable
+ * assigned at run time (perhaps per thread) unknown. The evaluator's budget
+ * keeps chains of definitions that use the previous one twice from taking
+ * exponential time; past it the answer is unknown, which refuses the op
+ * with a reason rather than guess. */
+static int thread_name(IntEnv *env, const Expr *e, int64_t *out)
 {
-	if (--*budget < 0)
-		return MIXED;
-	if (e->kind == E_INT || (e->val && e->val->kind == V_INT) || e->kind == E_TRUE || e->kind == E_FALSE ||
-	    (e->val && e->val->kind == V_BOOL)) {
-		*out = e->kind == E_INT ? e->ival : e->kind == E_TRUE ? 1 : e->kind == E_FALSE ? 0 : e->val->i;
-		return KNOWN;
+	if (!e->var || e->var->mut)
+		return IV_UNKNOWN;
+	if (grid_launch(e->var->launch))
+		return IV_UNIFORM;
+	if (thread_launch(e->var->launch)) {
+		*out = launch_value(thread_launch(e->var->launch), *(const int64_t *)env->ctx);
+		return IV_KNOWN;
 	}
-	int64_t a, b;
-	int ka, kb;
-	switch (e->kind) {
-	case E_NAME:
-		if (!e->var)
-			return MIXED;
-		if (grid_launch(e->var->launch))
-			return UNIFORM;
-		if (thread_launch(e->var->launch)) {
-			*out = launch_value(thread_launch(e->var->launch), tid);
-			return KNOWN;
-		}
-		if (e->var->mut) /* assigned at run time, perhaps per thread */
-			return MIXED;
-		return e->var->def ? thread_value(e->var->def, tid, out, budget) : UNIFORM;
-	case E_NOT:
-		ka = thread_value(e->a, tid, &a, budget);
-		*out = !a;
-		return ka;
-	case E_UN:
-		ka = thread_value(e->a, tid, &a, budget);
-		if (ka == KNOWN && e->op == OP_NEG && a == INT64_MIN)
-			return MIXED;
-		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
-		return ka;
-	case E_BIN: case E_CMP: case E_AND: case E_OR:
-		ka = thread_value(e->a, tid, &a, budget);
-		kb = thread_value(e->b, tid, &b, budget);
-		if (ka == MIXED || kb == MIXED)
-			return MIXED;
-		if (ka == UNIFORM || kb == UNIFORM)
-			return UNIFORM;
-		if (e->kind == E_AND || e->kind == E_OR) {
-			*out = e->kind == E_AND ? (a && b) : (a || b);
-			return KNOWN;
-		}
-		switch (e->op) {
-		case OP_ADD: return add_ok(a, b, out) ? KNOWN : MIXED;
-		case OP_SUB: return __builtin_sub_overflow(a, b, out) ? MIXED : KNOWN;
-		case OP_MUL: return mul_ok(a, b, out) ? KNOWN : MIXED;
-		case OP_FLOORDIV:
-			if (!b || (a == INT64_MIN && b == -1))
-				return MIXED;
-			*out = a / b - ((a % b) && ((a < 0) != (b < 0)));
-			break;
-		case OP_MOD:
-			if (!b || (a == INT64_MIN && b == -1))
-				return MIXED;
-			*out = a % b;
-			if (*out && ((*out < 0) != (b < 0)))
-				*out += b;
-			break;
-		case OP_BITAND: *out = a & b; break;
-		case OP_BITOR: *out = a | b; break;
-		case OP_BITXOR: *out = a ^ b; break;
-		case OP_SHR: *out = b >= 0 && b < 63 ? a >> b : 0; break;
-		case OP_SHL:
-			if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b))
-				return MIXED;
-			*out = a << b;
-			break;
-		case OP_LT: *out = a < b; break;
-		case OP_LE: *out = a <= b; break;
-		case OP_GT: *out = a > b; break;
-		case OP_GE: *out = a >= b; break;
-		case OP_EQ: *out = a == b; break;
-		case OP_NE: *out = a != b; break;
-		default: return MIXED;
-		}
-		return KNOWN;
-	default:
-		return MIXED;
-	}
+	return e->var->def ? IV_FOLLOW : IV_UNIFORM;
 }
 
 const char *pred_all_threads_active(const Try *t)
@@ -116,11 +43,11 @@ const char *pred_all_threads_active(const Try *t)
 		on[tid] = true;
 		for (int c = 0; c < o->nconds; c++) {
 			int64_t v;
-			int64_t budget = 20000;
-			int k = thread_value(o->conds[c], tid, &v, &budget);
-			if (k == MIXED)
+			IntEnv env = { thread_name, 20000, &tid };
+			int k = int_eval(o->conds[c], &env, &v);
+			if (k == IV_UNKNOWN)
 				return xprintf("cannot tell which threads run it (condition '%s')", expr_str(o->conds[c]));
-			if (k == KNOWN && (v != 0) == o->negs[c])
+			if (k == IV_KNOWN && (v != 0) == o->negs[c])
 				on[tid] = false;
 		}
 	}

@@ -117,27 +117,11 @@ Expr *lower_scope_index(Lower *L, int es)
 Expr *lower_axis_value(Lower *L, int axis, int64_t *count)
 {
 	Expr *t = ex_name(L->tid);
-	int64_t n = L->func->threads;
-	switch (axis) {
-	case AX_LANEID:
-		*count = n < 32 ? n : 32;
-		return n <= 32 ? t : ex_mod(t, 32);
-	case AX_TIDINWG:
-		*count = n < 128 ? n : 128;
-		return n <= 128 ? t : ex_mod(t, 128);
-	case AX_WIDINWG:
-		*count = n < 128 ? (n + 31) / 32 : 4;
-		return ex_div(n <= 128 ? t : ex_mod(t, 128), 32);
-	case AX_WARPID:
-		*count = (n + 31) / 32;
-		return ex_div(t, 32);
-	case AX_WGID:
-		*count = (n + 127) / 128;
-		return ex_div(t, 128);
-	default:
-		*count = n;
-		return t;
-	}
+	int64_t n = L->func->threads, mod = axis_mod(axis), div = axis_div(axis);
+	*count = axis_count(axis, n);
+	if (mod && n > mod)
+		t = ex_mod(t, mod);
+	return div > 1 ? ex_div(t, div) : t;
 }
 
 /* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
@@ -275,85 +259,38 @@ static void sample_vars(Env *env, const Expr *e)
 		sample_vars(env, e->args[i]);
 }
 
-static bool ev(const Expr *e, Env *env, int64_t *out)
+static int env_name(IntEnv *ie, const Expr *e, int64_t *out)
 {
-	int64_t a, b;
-	if (--env->budget < 0)
-		return false;
-	if (e->kind == E_INT) {
-		*out = e->ival;
-		return true;
+	Env *env = ie->ctx;
+	if (env->f && strcmp(e->str, env->f) == 0) {
+		*out = env->fval;
+		return IV_KNOWN;
 	}
-	if (e->val && e->val->kind == V_INT) {
-		*out = e->val->i;
-		return true;
+	if (strcmp(e->str, env->tid) == 0 || (e->var && e->var->launch == IN_THREAD_ID)) {
+		*out = env->tidval;
+		return IV_KNOWN;
 	}
-	switch (e->kind) {
-	case E_NAME:
-		if (env->f && strcmp(e->str, env->f) == 0) {
-			*out = env->fval;
-			return true;
-		}
-		if (strcmp(e->str, env->tid) == 0 || (e->var && e->var->launch == IN_THREAD_ID)) {
-			*out = env->tidval;
-			return true;
-		}
-		if (!e->var)
-			return false;
-		if (thread_launch(e->var->launch)) {
-			*out = launch_value(thread_launch(e->var->launch), env->tidval);
-			return true;
-		}
-		if (e->var->def)
-			return ev(e->var->def, env, out);
-		for (int i = 0; i < env->nvars; i++)
-			if (env->vars[i] == e->var) {
-				*out = env->vals[i];
-				return true;
-			}
-		return false;
-	case E_UN:
-		if (!ev(e->a, env, &a) || (e->op == OP_NEG && a == INT64_MIN))
-			return false;
-		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
-		return true;
-	case E_BIN:
-		if (!ev(e->a, env, &a) || !ev(e->b, env, &b))
-			return false;
-		switch (e->op) {
-		case OP_ADD: return add_ok(a, b, out);
-		case OP_SUB: return !__builtin_sub_overflow(a, b, out);
-		case OP_MUL: return mul_ok(a, b, out);
-		case OP_FLOORDIV: case OP_MOD:
-			if (b <= 0 || a < 0)
-				return false;
-			*out = e->op == OP_FLOORDIV ? a / b : a % b;
-			return true;
-		case OP_BITAND: *out = a & b; return true;
-		case OP_BITOR: *out = a | b; return true;
-		case OP_BITXOR: *out = a ^ b; return true;
-		case OP_SHL:
-			if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b))
-				return false;
-			*out = a << b;
-			return true;
-		case OP_SHR:
-			if (b < 0 || b > 63)
-				return false;
-			*out = a >> b;
-			return true;
-		}
-		return false;
-	default:
-		return false;
+	if (!e->var)
+		return IV_UNKNOWN;
+	if (thread_launch(e->var->launch)) {
+		*out = launch_value(thread_launch(e->var->launch), env->tidval);
+		return IV_KNOWN;
 	}
+	if (e->var->def)
+		return IV_FOLLOW;
+	for (int i = 0; i < env->nvars; i++)
+		if (env->vars[i] == e->var) {
+			*out = env->vals[i];
+			return IV_KNOWN;
+		}
+	return IV_UNKNOWN;
 }
 
 /* One address or start, with a fresh budget. */
 static bool evaluate(const Expr *e, Env *env, int64_t *out)
 {
-	env->budget = 100000;
-	return ev(e, env, out);
+	IntEnv ie = { env_name, 100000, env };
+	return int_eval(e, &ie, out) == IV_KNOWN;
 }
 
 typedef struct Access { int64_t thread, a, b; } Access;
@@ -376,24 +313,13 @@ static int by_access(const void *x, const void *y)
  * register layout uses are those of an element. */
 static int64_t owner(const Layout *l, const int64_t *coords, int64_t group)
 {
-	bool used[AX_COUNT] = { 0 };
+	unsigned used = 0;
 	for (int i = 0; i < l->nshard; i++)
-		used[l->shard[i].axis] = true;
+		used |= 1u << l->shard[i].axis;
 	for (int a = 0; a < AX_COUNT; a++)
-		used[a] = used[a] || l->off[a];
-	for (int64_t t = 0; t < group; t++) {
-		bool all = true;
-		for (int a = 0; a < AX_COUNT && all; a++) {
-			if (!used[a] || axes[a].kind != AXK_THREAD)
-				continue;
-			int64_t v = a == AX_LANEID ? t % 32 : a == AX_TIDINWG ? t % 128 : a == AX_WIDINWG ? t % 128 / 32 :
-			            a == AX_WARPID ? t / 32 : a == AX_WGID ? t / 128 : t;
-			all = coords[a] == v;
-		}
-		if (all)
-			return t;
-	}
-	return -1;
+		if (l->off[a])
+			used |= 1u << a;
+	return axes_thread(used, coords, 0, group - 1);
 }
 
 /* Expected accesses from the layouts, generated ones from the addresses:

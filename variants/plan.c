@@ -213,15 +213,7 @@ void set_kw(Expr *call, const char *name, Expr *value)
 
 /* ---- what the families share ------------------------------------------------- */
 
-int64_t scope_threads(const Func *f, int es)
-{
-	switch (es) {
-	case ES_THREAD: return 1;
-	case ES_WARP: return 32;
-	case ES_WARPGROUP: return 128;
-	default: return f->threads;
-	}
-}
+int64_t scope_threads(const Func *f, int es) { return level_threads(es, f->threads); }
 
 int64_t region_elements(const Value *r)
 {

@@ -48,8 +48,40 @@ static int64_t start_multiple(Value *r)
 	return rows;
 }
 
+/* int_binop against Python's results, worked by hand: -7 // 2 = -4,
+ * -7 % 2 = 1, 7 % -2 = -1, -1 >> 70 = -1, 3 << 2 = 12. */
+static void python_ints(void)
+{
+	int64_t r = 0;
+	ok(int_binop(OP_FLOORDIV, -7, 2, &r) && r == -4, "-7 // 2 is -4 (floor)");
+	ok(int_binop(OP_MOD, -7, 2, &r) && r == 1, "-7 %% 2 is 1");
+	ok(int_binop(OP_MOD, 7, -2, &r) && r == -1, "7 %% -2 is -1");
+	ok(int_binop(OP_FLOORDIV, 7, 2, &r) && r == 3, "7 // 2 is 3");
+	ok(int_binop(OP_SHR, -1, 70, &r) && r == -1, "-1 >> 70 is -1");
+	ok(int_binop(OP_SHL, 3, 2, &r) && r == 12, "3 << 2 is 12");
+	ok(!int_binop(OP_FLOORDIV, 1, 0, &r), "a division by zero has no value");
+	ok(!int_binop(OP_FLOORDIV, INT64_MIN, -1, &r), "INT64_MIN // -1 overflows");
+	ok(!int_binop(OP_MUL, INT64_MAX, 2, &r), "an overflowing product has no value");
+	ok(!int_binop(OP_SHL, 1, 63, &r), "1 << 63 overflows int64");
+	ok(!int_binop(OP_SHR, 1, -1, &r), "a negative shift count has no value");
+	ok(int_binop(OP_LT, -1, 0, &r) && r == 1, "a comparison is 0 or 1");
+	/* the hierarchy: thread 300 of a CTA is lane 12 of warp 9, thread 44
+	 * and warp 1 of warpgroup 2 */
+	is_int(axis_value(AX_LANEID, 300), 12, "thread 300: lane 12");
+	is_int(axis_value(AX_WARPID, 300), 9, "thread 300: warp 9");
+	is_int(axis_value(AX_WGID, 300), 2, "thread 300: warpgroup 2");
+	is_int(axis_value(AX_TIDINWG, 300), 44, "thread 300: thread 44 of its warpgroup");
+	is_int(axis_value(AX_WIDINWG, 300), 1, "thread 300: warp 1 of its warpgroup");
+	is_int(axis_count(AX_WIDINWG, 48), 2, "48 threads reach 2 warps of a warpgroup");
+	is_int(axis_count(AX_LANEID, 256), 32, "a warp has 32 lanes");
+	int64_t c[AX_COUNT] = { 0 };
+	c[AX_LANEID] = 12, c[AX_WIDINWG] = 1;
+	is_int(axes_thread(1u << AX_LANEID | 1u << AX_WIDINWG, c, 128, 511), 172, "lane 12 of warp 1 from thread 128: 172");
+}
+
 void test_arith(void)
 {
+	python_ints();
 	Value *r = src_region("    Tx.cta.copy(S0[:, :], A[bx * 128 : bx * 128 + 128, 0:64])\n", 0);
 	ok(r && expr_multiple(r->starts[0]) == 128, "bx * 128 is a multiple of 128");
 	ok(r && expr_divisible(r->starts[0], 8) && r->extents[0] == 128, "so 16-byte (8 x float16) rows are aligned");
