@@ -59,13 +59,13 @@ bool layout_apply_coord(const Layout *l, const int64_t *shape, int ndim, const i
 	int dims[LAYOUT_MAX_ITERS + 1];
 	const char *why;
 	Layout *g = NULL;
-	Layout *cache = (Layout *)l; /* apply is called per element: group once per shape */
-	if (cache->grouped && cache->gndim == ndim && !memcmp(cache->gshape, shape, sizeof(int64_t) * (size_t)ndim)) {
+	LayoutCache *cache = l->cache; /* apply is called per element: group once per shape */
+	if (cache && cache->grouped && cache->gndim == ndim && !memcmp(cache->gshape, shape, sizeof(int64_t) * (size_t)ndim)) {
 		g = cache->grouped;
 		memcpy(dims, cache->gdims, sizeof(int) * (size_t)(ndim + 1));
 	} else if (ndim <= 8) {
 		g = layout_group(l, shape, ndim, dims, &why);
-		if (g) {
+		if (g && cache) {
 			cache->grouped = g;
 			cache->gndim = ndim;
 			memcpy(cache->gshape, shape, sizeof(int64_t) * (size_t)ndim);

@@ -95,7 +95,6 @@ struct Diag {
 void diag_init(Diag *d, FILE *out);
 void error_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void warn_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void note_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap);
 
 /* Reading a whole file (NULL name or "-": stdin); returns false and prints
@@ -487,7 +486,7 @@ void print_expr(Buf *b, const Expr *e);
 void print_stmt(Buf *b, const Stmt *s, int indent);
 char *expr_str(const Expr *e);
 
-/* ---- value.c: compile-time values ----------------------------------------- */
+/* ---- eval.c: compile-time values ------------------------------------------- */
 
 enum ValueKind {
 	V_INT, V_FLOAT, V_STR, V_BOOL, V_NONE,
@@ -565,12 +564,17 @@ struct Layout {
 	/* swizzle (ComposeLayout): bits per element M, length B, atom S */
 	bool swizzled;
 	int swz_m, swz_b, swz_s;
-	/* layout_apply_coord's grouping for the last shape it was given */
+	/* layout_apply_coord's grouping for the last shape it was given: a
+	 * cache allocated with the layout (layout_new), so that a const
+	 * layout keeps it; NULL for a layout made otherwise (no caching) */
+	struct LayoutCache *cache;
+};
+typedef struct LayoutCache {
 	struct Layout *grouped;
 	int64_t gshape[8];
 	int gndim;
 	int gdims[9];
-};
+} LayoutCache;
 
 Layout *layout_new(void);
 Layout *layout_copy(const Layout *l);
@@ -667,9 +671,8 @@ Expr *ex_swizzle(const Layout *l, Expr *offset);
 Buffer *buffer_root(Buffer *b);
 /* Elements of storage the buffer needs (per thread for local buffers). */
 int64_t buffer_storage(const Buffer *b);
-/* The storage offset of a logical element; false if out of bounds. */
-bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off);
-/* The same as an expression of index expressions (with the swizzle). */
+/* The storage offset of a logical element as an expression of index
+ * expressions (with the swizzle). */
 Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why);
 /* Places the kernel's shared buffers (smem_off); returns the bytes used. */
 int64_t smem_plan(Func *f);
@@ -871,7 +874,6 @@ struct Buffer {
 	int64_t local_off;  /* local: byte offset in each thread's local memory */
 	bool swizzled_root; /* shared: it or a view of it is swizzled (storage.c) */
 	int64_t align;      /* align=: the byte alignment of its start (0: the default) */
-	Layout *row_major;  /* buffer_layout's layout when it has none */
 	bool scalar;        /* T.shared_scalar / T.local_scalar: its name reads element 0 */
 	int64_t elem_offset; /* decl_buffer(elem_offset=): where it starts in its storage, in its elements */
 	/* TVM's T.SMEMPool() (pool.c): the shared.dyn buffer it became, its

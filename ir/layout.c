@@ -7,13 +7,18 @@
 bool mul_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
 bool add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
 
-Layout *layout_new(void) { return xalloc(sizeof(Layout)); }
+Layout *layout_new(void)
+{
+	Layout *l = xalloc(sizeof(Layout));
+	l->cache = xalloc(sizeof(LayoutCache));
+	return l;
+}
 
 Layout *layout_copy(const Layout *l)
 {
 	Layout *c = layout_new();
 	*c = *l;
-	c->grouped = NULL; /* the copy will be changed: no cached grouping */
+	c->cache = xalloc(sizeof(LayoutCache)); /* the copy will be changed: its own cache */
 	c->shard = xalloc(sizeof(Iter) * (size_t)(l->nshard + 1));
 	if (l->nshard)
 		memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);
@@ -25,7 +30,8 @@ Layout *layout_copy(const Layout *l)
 
 void layout_push(Layout *l, bool replica, int64_t extent, int64_t stride, int axis)
 {
-	l->grouped = NULL;
+	if (l->cache)
+		l->cache->grouped = NULL;
 	Iter it = { extent, stride, axis };
 	Iter **v = replica ? &l->rep : &l->shard;
 	int *n = replica ? &l->nrep : &l->nshard;

@@ -29,18 +29,6 @@ int64_t buffer_storage(const Buffer *b)
 	return n;
 }
 
-bool buffer_offset(const Buffer *b, const int64_t *idx, int64_t *off)
-{
-	int64_t out[AX_COUNT];
-	for (int d = 0; d < b->ndim; d++)
-		if (idx[d] < 0 || idx[d] >= b->shape[d])
-			return false;
-	if (!layout_apply_coord(buffer_layout(b), b->shape, b->ndim, idx, out))
-		return false;
-	*off = out[AX_M];
-	return true;
-}
-
 Expr *buffer_offset_expr(const Buffer *b, Expr **idx, const char **why)
 {
 	const Layout *l = buffer_layout(b);

@@ -261,14 +261,6 @@ void warn_at(Diag *d, Pos p, const char *fmt, ...)
 	va_end(ap);
 }
 
-void note_at(Diag *d, Pos p, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	verror_at(d, p, "note", fmt, ap);
-	va_end(ap);
-}
-
 #define MAX_INPUT (256 << 20)
 
 bool read_file(const char *prog, const char *name, Src *src)

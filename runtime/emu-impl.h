@@ -11,7 +11,7 @@
 #define TXC_EMU_IMPL_H
 
 #include "emu.h"
-#include "sema.h" /* DT_WEAK_INT, DT_WEAK_FLOAT: the dtypes sema gives literals */
+#include "ir.h"
 
 /* ---- values (emu-value.c) --------------------------------------------------- */
 

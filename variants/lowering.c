@@ -337,6 +337,7 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 	bool rd = dst->buffer->scope == SC_LOCAL;
 	Access *want = xalloc(sizeof(Access) * (size_t)n), *got = xalloc(sizeof(Access) * (size_t)n);
 	const Value *side[2] = { dst, src };
+	const Layout *lay[2] = { buffer_layout(dst->buffer), buffer_layout(src->buffer) };
 	int64_t start[2][LAYOUT_MAX_ITERS];
 	for (int s = 0; s < 2; s++)
 		for (int d = 0; d < side[s]->ndim; d++)
@@ -352,11 +353,11 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 				x /= r->extents[d];
 			}
 			int64_t c[AX_COUNT];
-			if (!layout_apply_coord(buffer_layout(r->buffer), r->buffer->shape, r->ndim, idx, c))
+			if (!layout_apply_coord(lay[s], r->buffer->shape, r->ndim, idx, c))
 				return lower_vfail(L, o, "verify: an element has no address");
 			off[s] = c[AX_M];
 			if (reg && r->buffer->scope == SC_LOCAL && group > 1)
-				thread = owner(buffer_layout(r->buffer), c, group);
+				thread = owner(lay[s], c, group);
 		}
 		/* register plans: (thread, register, memory); else (0, dst, src) */
 		want[e] = reg ? (Access){ thread, off[rd ? 0 : 1], off[rd ? 1 : 0] } : (Access){ 0, off[0], off[1] };

@@ -227,12 +227,9 @@ const Layout *buffer_layout(const Buffer *b)
 {
 	if (b->layout)
 		return b->layout;
-	if (!b->row_major) {
-		Layout *l = layout_new();
-		layout_default(l, b->shape, b->ndim);
-		((Buffer *)b)->row_major = l; /* made once, on first use */
-	}
-	return b->row_major;
+	Layout *l = layout_new(); /* made on each call: callers in loops hoist it */
+	layout_default(l, b->shape, b->ndim);
+	return l;
 }
 
 const char *plan_covers(const Plan *p, int64_t elements, bool per_thread)

@@ -10,9 +10,9 @@ typedef struct Walk {
 	OpFn fn;
 	void *ctx;
 	OpSite site;
-	Expr *conds[64];
-	bool negs[64];
-	int nconds;
+	Expr **conds;       /* the ifs around the walk's place, outermost first */
+	bool *negs;
+	int nconds, cap;
 	bool ok;
 } Walk;
 
@@ -49,14 +49,22 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 			}
 			break;
 		case S_IF:
-			if (w->nconds < 63) {
-				w->conds[w->nconds] = s->value;
-				w->negs[w->nconds++] = false;
-				walk_block(w, &s->body, &s->nbody);
-				w->negs[w->nconds - 1] = true;
-				walk_block(w, &s->orelse, &s->norelse);
-				w->nconds--;
+			if (w->nconds == w->cap) { /* as deep as the text nests: no limit here */
+				int cap = w->cap ? 2 * w->cap : 16;
+				Expr **c = xalloc(sizeof(Expr *) * (size_t)cap);
+				bool *ng = xalloc(sizeof(bool) * (size_t)cap);
+				if (w->nconds) {
+					memcpy(c, w->conds, sizeof(Expr *) * (size_t)w->nconds);
+					memcpy(ng, w->negs, sizeof(bool) * (size_t)w->nconds);
+				}
+				w->conds = c, w->negs = ng, w->cap = cap;
 			}
+			w->conds[w->nconds] = s->value;
+			w->negs[w->nconds++] = false;
+			walk_block(w, &s->body, &s->nbody);
+			w->negs[w->nconds - 1] = true;
+			walk_block(w, &s->orelse, &s->norelse);
+			w->nconds--;
 			break;
 		case S_FOR:
 			walk_block(w, &s->body, &s->nbody);
