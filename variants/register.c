@@ -62,7 +62,23 @@ static const char *partition(Plan *p, const Value *dst, int64_t threads)
 	return NULL;
 }
 
-static const char *check(const Plan *p, const Value *dst) { return plan_covers(p, region_elements(dst), true); }
+/* Complete, and outer x vec is exactly a thread's elements (the register
+ * layout's iters that are not thread axes). */
+static const char *check(const Plan *p, const Value *dst)
+{
+	const char *why = plan_covers(p, region_elements(dst), true);
+	if (why)
+		return why;
+	const Layout *reg = plan_registers(p, dst);
+	int64_t per = 1;
+	for (int i = 0; i < reg->nshard; i++)
+		if (axes[reg->shard[i].axis].kind != AXK_THREAD)
+			per *= reg->shard[i].extent;
+	if (p->outer * p->vec != per)
+		return xprintf("the plan's outer %lld x vec %lld is not the %lld elements of a thread", (long long)p->outer,
+		               (long long)p->vec, (long long)per);
+	return NULL;
+}
 
 static const char *prove(const Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads)
 {
