@@ -38,19 +38,16 @@ head -c 300000000 /dev/zero | tr '\0' '#' >"$TMP/huge.tx"
 "$TXC_BIN/txc-parse" "$TMP/huge.tx" 2>"$TMP/err"; rc=$?
 check "a 300 MB input is refused" [ $rc = 1 ]
 check "as too large" grep -q "larger than 256 MiB" "$TMP/err"
-"$TXC_BIN/txc-parse" --intrinsics >"$TMP/intrinsics.md"
-perl -ne 'print if /^\| name \| operands/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-table.md"
-same_file "doc/txir.md's table of builtins is what txc-parse --intrinsics prints" "$TMP/intrinsics.md" "$TMP/doc-table.md"
-"$TXC_BIN/txc-parse" --tvm >"$TMP/tvm.md"
-perl -ne 'print if /^\| TVM spelling \| in txc/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-tvm.md"
-same_file "doc/txir.md's table of TVM's spellings is what txc-parse --tvm prints" "$TMP/tvm.md" "$TMP/doc-tvm.md"
-"$TXC_BIN/txc-parse" --ptx >"$TMP/ptx.md"
-perl -ne 'print if /^\| PTX instruction \|/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-ptx.md"
-same_file "doc/txir.md's table of the PTX dialect is what txc-parse --ptx prints" "$TMP/ptx.md" "$TMP/doc-ptx.md"
-"$TXC_BIN/txc-parse" --variants >"$TMP/variants.md"
-perl -ne 'print if /^\| op \| variant \| priority/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-variants.md"
-same_file "doc/txir.md's table of variants is what txc-parse --variants prints" "$TMP/variants.md" "$TMP/doc-variants.md"
-"$TXC_BIN/txc-parse" --plans >"$TMP/plans.md"
-perl -ne 'print if /^\| keyword \| kind \| families/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-plans.md"
-same_file "doc/txir.md's table of plan fields is what txc-parse --plans prints" "$TMP/plans.md" "$TMP/doc-plans.md"
+# doc_table FLAG HEADER WHAT: doc/txir.md's table that starts with the line
+# matching HEADER (a Perl pattern) is what txc-parse FLAG prints.
+doc_table() {
+  "$TXC_BIN/txc-parse" "$1" >"$TMP/gen.md"
+  perl -ne "print if /^$2/ .. /^\$/" "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc.md"
+  same_file "doc/txir.md's table of $3 is what txc-parse $1 prints" "$TMP/gen.md" "$TMP/doc.md"
+}
+doc_table --intrinsics '\| name \| operands' builtins
+doc_table --tvm '\| TVM spelling \| in txc' "TVM's spellings"
+doc_table --ptx '\| PTX instruction \|' 'the PTX dialect'
+doc_table --variants '\| op \| variant \| priority' variants
+doc_table --plans '\| keyword \| kind \| families' 'plan fields'
 done_testing
