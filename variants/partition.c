@@ -34,9 +34,12 @@ static const char *boundary(const Layout *l, int64_t at, int64_t threads)
 		int64_t e = l->shard[i].extent;
 		int64_t qe;
 		if (!mul_ok(q, e, &qe) || qe > at) {
-			if (at % q || e % (at / q))
+			if (at % q)
+				return xprintf("%lld threads cannot be carved evenly: threads x vec = %lld elements is not a "
+				               "multiple of the %lld elements of the inner iters", (long long)threads, (long long)at, (long long)q);
+			if (e % (at / q))
 				return xprintf("%lld threads cannot be carved evenly: an iter of extent %lld does not split by %lld",
-				               (long long)threads, (long long)e, (long long)(at % q ? at : at / q));
+				               (long long)threads, (long long)e, (long long)(at / q));
 			return NULL;
 		}
 		q *= e;
