@@ -27,6 +27,68 @@ int64_t layout_swizzle(const Layout *l, int64_t addr)
 	return (x << l->swz_m) | low;
 }
 
+/* The addresses of iters v[0 .. n) (strides positive, largest first) from
+ * base that are at least lo: the largest of them after the swizzle into
+ * *best; false once *budget steps are spent. */
+static bool reach_walk(const Layout *l, const Iter *v, int n, const int64_t *rest, int64_t base, int64_t lo,
+                       int64_t *best, int64_t *budget)
+{
+	if (--*budget < 0)
+		return false;
+	if (n == 0) {
+		int64_t a = layout_swizzle(l, base);
+		if (a > *best)
+			*best = a;
+		return true;
+	}
+	for (int64_t d = v[0].extent - 1; d >= 0; d--) {
+		int64_t a = base + d * v[0].stride;
+		if (a + rest[1] < lo) /* the iters after it cannot reach lo */
+			break;
+		if (!reach_walk(l, v + 1, n - 1, rest + 1, a, lo, best, budget))
+			return false;
+	}
+	return true;
+}
+
+bool layout_reach(const Layout *l, int64_t *out)
+{
+	if (!layout_span(l, AX_M, out))
+		return false;
+	if (!l->swizzled)
+		return true;
+	/* A swizzle moves an element only within its 2^(M+B)-element chunk:
+	 * the largest address is in the chunk of the last element. Its
+	 * addresses are walked, the largest strides first; where that takes
+	 * too long (iters that overlap), the chunk's end. */
+	int64_t chunk = (int64_t)1 << (l->swz_m + l->swz_b), lo = (*out - 1) / chunk * chunk;
+	int64_t end = lo + chunk;
+	Iter v[ITERS_CAP];
+	int64_t rest[ITERS_CAP + 1];
+	int n = 0;
+	for (int i = 0; i < l->nshard + l->nrep; i++) {
+		const Iter *it = i < l->nshard ? &l->shard[i] : &l->rep[i - l->nshard];
+		if (it->axis != AX_M || it->extent == 1 || it->stride == 0)
+			continue;
+		if (it->stride < 0 || n == ITERS_CAP) {
+			*out = end;
+			return true;
+		}
+		int k = n++;
+		for (; k > 0 && v[k - 1].stride < it->stride; k--)
+			v[k] = v[k - 1];
+		v[k] = *it;
+	}
+	rest[n] = 0;
+	for (int k = n - 1; k >= 0; k--)
+		rest[k] = rest[k + 1] + (v[k].extent - 1) * v[k].stride;
+	int64_t best = -1, budget = (int64_t)1 << 16;
+	if (!reach_walk(l, v, n, rest, l->off[AX_M], lo, &best, &budget))
+		best = end - 1;
+	*out = best + 1;
+	return true;
+}
+
 bool layout_apply_iters(const Layout *l, const int64_t *coord, int64_t out[AX_COUNT])
 {
 	for (int a = 0; a < AX_COUNT; a++)

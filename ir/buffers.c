@@ -23,14 +23,15 @@ static const char *shape_str(const Buffer *b)
 	return s.s;
 }
 
-/* Elements of storage per thread (local) or in memory the buffer needs. */
+/* Elements of storage per thread (local) or in memory the buffer needs:
+ * for a swizzled layout, as far as the swizzle takes its elements. */
 static bool storage(const Buffer *b, int64_t *n)
 {
 	if (!b->layout) {
 		*n = elements(b);
 		return true;
 	}
-	return layout_span(b->layout, AX_M, n);
+	return layout_reach(b->layout, n);
 }
 
 static bool check_layout(Sema *S, Buffer *b, Pos p)

@@ -79,15 +79,20 @@ int int_eval(const Expr *e, IntEnv *env, int64_t *out)
 			return IV_UNKNOWN;
 		*out = e->op == OP_NEG ? -a : e->op == OP_INVERT ? ~a : a;
 		return ka;
-	case E_BIN: case E_CMP: case E_AND: case E_OR:
+	case E_AND: case E_OR: /* short-circuit, as the code runs */
+		ka = int_eval(e->a, env, &a);
+		if (ka == IV_KNOWN && (e->kind == E_AND) != (a != 0)) {
+			*out = a != 0;
+			return IV_KNOWN;
+		}
+		kb = int_eval(e->b, env, &b);
+		*out = b != 0;
+		return worse(ka, kb);
+	case E_BIN: case E_CMP:
 		ka = int_eval(e->a, env, &a);
 		kb = int_eval(e->b, env, &b);
 		if (ka != IV_KNOWN || kb != IV_KNOWN)
 			return worse(ka, kb);
-		if (e->kind == E_AND || e->kind == E_OR) {
-			*out = e->kind == E_AND ? (a && b) : (a || b);
-			return IV_KNOWN;
-		}
 		return int_binop(e->op, a, b, out) ? IV_KNOWN : IV_UNKNOWN;
 	default:
 		return IV_UNKNOWN;

@@ -609,6 +609,9 @@ bool layout_apply_coord(const Layout *l, const int64_t *shape, int ndim, const i
                         int64_t out[AX_COUNT]);
 int64_t layout_nreplicas(const Layout *l);
 void layout_replica(const Layout *l, int64_t r, int64_t out[AX_COUNT]);
+/* The storage a layout reaches on m: its span, or for a swizzled layout
+ * one past the largest of its addresses after the swizzle. */
+bool layout_reach(const Layout *l, int64_t *out);
 /* The swizzle of a ComposeLayout on an m address (identity if none). */
 int64_t layout_swizzle(const Layout *l, int64_t addr);
 /* Drop extent-1 iters, fuse adjacent iters on one axis when

@@ -1,7 +1,9 @@
 #!/usr/bin/env perl
 # Checks that do not only agree with themselves: each kernel of
 # tests/layouts/ loads a tile with one layout family (row-major, padded,
-# swizzled, column-major shared; strided, thread-interleaved, row registers)
+# swizzled, swizzled over padded rows, column-major shared; strided,
+# thread-interleaved, row registers, one register per lane, registers whose
+# runs cross the rows of the view)
 # and writes the raw storage out in storage order. The expected output is
 # computed here from the input and the layout's definition (tirx.md, ptx.md),
 # without txc. The kernel runs on the emulator as written and as lowered by
@@ -76,6 +78,29 @@ my %expect = (
         @B;
     },
     reg_rows => sub { my ($A) = @_; map { $A->[$_] } 0 .. 255 },
+    reg_one => sub { my ($A) = @_; (@$A[0 .. 31], @$A[0 .. 31]) },
+    reg_uneven => sub {
+        my ($A) = @_;                                           # A is (24, 128)
+        map { $A->[int($_ / 64) * 128 + 32 + $_ % 64] } 0 .. 1535;
+    },
+    reg_uneven_store => sub {
+        my ($A) = @_;                                           # A is (24, 64)
+        my @B = (0) x 3072;
+        for my $r (0 .. 23) { $B[$r * 128 + 16 + $_] = $A->[(($r + 12) % 24) * 64 + $_] for 0 .. 63 }
+        @B;
+    },
+    shared_swizzled_padded => sub {
+        my ($A) = @_;
+        my @B = (0) x 2048;
+        for my $r (0 .. 15) {
+            for my $c (0 .. 111) {
+                my $byte = 2 * ($r * 128 + $c);                 # rows of 128 float16: 256 bytes
+                my $phys = $byte ^ ((($byte >> 7) & 7) << 4);   # ptx.md: the 128B swizzle
+                $B[$phys / 2] = $A->[$r * 112 + $c];
+            }
+        }
+        @B;
+    },
 );
 
 my $n = 0;

@@ -23,27 +23,28 @@ static bool is_const(const Expr *e, int64_t *v)
 
 /* The region of one operand as a layout over its elements in row-major
  * order, and the storage offset of its first element beyond the layout's
- * own offset (an expression of launch ids and loop variables). */
-static Layout *region_layout(const Value *r, Expr **base, const char **why)
+ * own offset (an expression of launch ids and loop variables): the
+ * buffer's layout sliced by the region, the region given as nd dimensions
+ * (shape, starts, extents) whose product is the buffer's size. */
+static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr *const *starts,
+                            const int64_t *extents, Expr **base, const char **why)
 {
-	const Buffer *b = r->buffer;
 	const Layout *l = buffer_layout(b);
-	int nd = b->ndim;
 	int64_t start[LAYOUT_MAX_ITERS];
 	Expr *sym[LAYOUT_MAX_ITERS];
 	for (int d = 0; d < nd; d++) {
 		sym[d] = NULL;
-		if (!is_const(r->starts[d], &start[d])) {
+		if (!is_const(starts[d], &start[d])) {
 			start[d] = 0;
-			sym[d] = r->starts[d];
+			sym[d] = starts[d];
 		}
 	}
-	Layout *s = layout_slice(l, b->shape, nd, start, r->extents, why);
+	Layout *s = layout_slice(l, shape, nd, start, extents, why);
 	if (!s)
 		return NULL;
 	*base = ex_int(0);
 	int dims[LAYOUT_MAX_ITERS + 1];
-	Layout *g = layout_group(l, b->shape, nd, dims, why);
+	Layout *g = layout_group(l, shape, nd, dims, why);
 	if (!g)
 		return NULL;
 	for (int d = 0; d < nd; d++) {
@@ -65,13 +66,43 @@ static Layout *region_layout(const Value *r, Expr **base, const char **why)
 			*why = xprintf("a symbolic start on dimension %d of '%s', which is spread over threads", d, b->name);
 			return NULL;
 		}
-		if (inner > 1 && (!expr_divisible(sym[d], inner) || r->extents[d] % inner)) {
+		if (inner > 1 && (!expr_divisible(sym[d], inner) || extents[d] % inner)) {
 			*why = xprintf("the start '%s' of dimension %d of '%s' is not provably a multiple of %lld, "
 			               "the inner extent of its layout", expr_str(sym[d]), d, b->name, (long long)inner);
 			return NULL;
 		}
 		*base = ex_add(*base, ex_mul(ex_div(sym[d], inner), ex_int(outer->stride)));
 	}
+	return s;
+}
+
+/* The region by the buffer's dimensions; where the layout does not split
+ * along them (12 registers per thread over a (24, 64) view), by fewer:
+ * each dimension that the region takes whole merged into the one outside
+ * it, which changes no element's place in the row-major order. */
+static Layout *region_layout(const Value *r, Expr **base, const char **why)
+{
+	const Buffer *b = r->buffer;
+	Layout *s = slice_region(b, b->ndim, b->shape, r->starts, r->extents, base, why);
+	if (s || b->ndim < 2)
+		return s;
+	int64_t shape[LAYOUT_MAX_ITERS], ext[LAYOUT_MAX_ITERS], v;
+	Expr *start[LAYOUT_MAX_ITERS];
+	int n = 0;
+	for (int d = 0; d < b->ndim; d++) {
+		bool whole = is_const(r->starts[d], &v) && v == 0 && r->extents[d] == b->shape[d];
+		if (n > 0 && whole) { /* dimension d joins the merged one outside it */
+			shape[n - 1] *= b->shape[d];
+			ext[n - 1] *= b->shape[d];
+			start[n - 1] = ex_mul(start[n - 1], ex_int(b->shape[d]));
+			continue;
+		}
+		shape[n] = b->shape[d], ext[n] = r->extents[d], start[n] = r->starts[d];
+		n++;
+	}
+	const char *first = *why;
+	if (n == b->ndim || !(s = slice_region(b, n, shape, start, ext, base, why)))
+		*why = first;
 	return s;
 }
 
@@ -128,4 +159,93 @@ bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst
 	p->dst_base = db;
 	p->src_base = sb;
 	return true;
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b, b = t;
+	}
+	return a;
+}
+
+/* The iters of l from the outermost up to iter i, then (e, s) for the
+ * part of iter i + 1 left, then the paired iters v[n - 1] .. v[0]. */
+static Layout *rebuild(const Layout *l, int i, int64_t e, int64_t s, int axis, const Iter *v, int n)
+{
+	Layout *c = layout_copy(l);
+	c->nshard = 0;
+	for (int k = 0; k <= i; k++)
+		layout_push(c, false, l->shard[k].extent, l->shard[k].stride, l->shard[k].axis);
+	if (e > 1)
+		layout_push(c, false, e, s, axis);
+	for (int k = n - 1; k >= 0; k--)
+		layout_push(c, false, v[k].extent, v[k].stride, v[k].axis);
+	return c;
+}
+
+bool plan_align_inner(Plan *p, const Value *dst, const Value *src, const char **why)
+{
+	Expr *db, *sb;
+	Layout *d = region_layout(dst, &db, why);
+	Layout *s = d ? region_layout(src, &sb, why) : NULL;
+	if (!s)
+		return false;
+	d = layout_canonical(d), s = layout_canonical(s);
+	int64_t nd, ns;
+	if (!layout_size(d, &nd) || !layout_size(s, &ns) || nd != ns) {
+		*why = "the two sides have different sizes";
+		return false;
+	}
+	/* innermost first: split both iters at the extent both divide, as
+	 * layout_refine does, until two extents are coprime */
+	Iter rd[(4 * LAYOUT_MAX_ITERS)], rs[(4 * LAYOUT_MAX_ITERS)];
+	int n = 0, i = d->nshard - 1, j = s->nshard - 1;
+	int64_t ed = 1, sd = 0, es = 1, ss = 0;
+	int ad = AX_M, as = AX_M;
+	for (;;) {
+		if (ed == 1 && i >= 0)
+			ed = d->shard[i].extent, sd = d->shard[i].stride, ad = d->shard[i].axis, i--;
+		if (es == 1 && j >= 0)
+			es = s->shard[j].extent, ss = s->shard[j].stride, as = s->shard[j].axis, j--;
+		int64_t e = gcd(ed, es);
+		if (e == 1)
+			break;
+		if (n >= (4 * LAYOUT_MAX_ITERS)) {
+			*why = "too many iters";
+			return false;
+		}
+		rd[n] = (Iter){ e, sd, ad };
+		rs[n++] = (Iter){ e, ss, as };
+		if (!mul_ok(sd, e, &sd) || !mul_ok(ss, e, &ss)) {
+			*why = "a stride overflows";
+			return false;
+		}
+		ed /= e, es /= e;
+	}
+	/* paired iters that continue each other on both sides fused */
+	int m = 0;
+	for (int k = 0; k < n; k++) {
+		if (m > 0 && iter_fuses(&rd[k], &rd[m - 1]) && iter_fuses(&rs[k], &rs[m - 1])) {
+			rd[m - 1].extent *= rd[k].extent;
+			rs[m - 1].extent *= rs[k].extent;
+			continue;
+		}
+		rd[m] = rd[k], rs[m++] = rs[k];
+	}
+	p->dst = rebuild(d, i, ed, sd, ad, rd, m);
+	p->src = rebuild(s, j, es, ss, as, rs, m);
+	p->dst_base = db;
+	p->src_base = sb;
+	return true;
+}
+
+int plan_paired(const Plan *p)
+{
+	const Layout *d = p->dst, *s = p->src;
+	int k = 0;
+	while (k < d->nshard && k < s->nshard && d->shard[d->nshard - 1 - k].extent == s->shard[s->nshard - 1 - k].extent)
+		k++;
+	return k;
 }

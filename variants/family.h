@@ -59,9 +59,22 @@ typedef struct Try {
  * iters ordered by the global side's strides, outermost first; iters that
  * continue each other on both sides fused. False with why when they cannot. */
 bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst_is_global, const char **why);
+/* For a register plan whose layouts do not refine (12 registers per thread
+ * against rows of 64): both regions in row-major order, each side's
+ * contiguous iters fused, split from the innermost where both extents
+ * divide by a common factor, as far as they do; the iters outside stay
+ * each side's own, a function of the element's place in the row-major
+ * order. False with why when the regions cannot be sliced. */
+bool plan_align_inner(Plan *p, const Value *dst, const Value *src, const char **why);
+/* How many iters, from the innermost, the two layouts of a plan pair
+ * (equal extents): all of them once aligned; for plan_align_inner's, the
+ * inner part split in common. */
+int plan_paired(const Plan *p);
 /* NULL when vec elements per access is legal for p's layouts (reg: the
  * register side of a register plan, else NULL), with threads threads over
- * elements elements; else why not. */
+ * elements elements; else why not. A vector runs along iters the two
+ * layouts pair (plan_paired); a thread that holds one element takes
+ * vec 1. */
 const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements);
 /* Sets p->vec to the widest of the variant's widths (whole elements; then
  * one element when its narrowest width is 8 bits) that plan_vec_why
@@ -127,5 +140,9 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
  * an error. reg: a register plan. */
 bool lower_verify(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src, Expr *da,
                   Expr *sa, const char *f);
+/* The same for a copy that only the threads for which guard holds make
+ * (NULL: every thread). */
+bool lower_verify_when(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src, Expr *da,
+                       Expr *sa, const char *f, const Expr *guard);
 
 #endif

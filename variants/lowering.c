@@ -326,7 +326,7 @@ static int64_t owner(const Layout *l, const int64_t *coords, int64_t group)
  * both sorted, they must be the same list (every element once), and every
  * generated address aligned to the access. */
 static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src,
-                           Expr *da, Expr *sa, const char *f, Env *env)
+                           Expr *da, Expr *sa, const char *f, const Expr *guard, Env *env)
 {
 	int64_t group = scope_threads(L->func, o->call->es);
 	int64_t n = region_elements(dst);
@@ -366,7 +366,11 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 	int64_t threads = reg ? group : p->threads;
 	for (int64_t t = 0; t < threads; t++) {
 		env->tidval = group > 1 ? t : env->tidval;
-		for (int64_t fi = 0; fi < p->outer; fi++) {
+		int64_t runs = 1;
+		env->f = NULL;
+		if (guard && !evaluate(guard, env, &runs))
+			return lower_vfail(L, o, "verify: cannot evaluate which threads take part");
+		for (int64_t fi = 0; fi < p->outer && runs; fi++) {
 			env->fval = fi;
 			int64_t a, b;
 			env->f = f;
@@ -374,14 +378,17 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 				return lower_vfail(L, o, "verify: cannot evaluate an address");
 			if (a % p->vec || b % p->vec)
 				bad_align++;
-			for (int64_t v = 0; v < p->vec && k < n; v++, k++)
-				got[k] = reg ? (Access){ t, (rd ? a : b) + v, (rd ? b : a) + v } : (Access){ 0, a + v, b + v };
+			for (int64_t v = 0; v < p->vec; v++, k++) /* every access counted: none may be extra */
+				if (k < n)
+					got[k] = reg ? (Access){ t, (rd ? a : b) + v, (rd ? b : a) + v } :
+					               (Access){ 0, a + v, b + v };
 		}
 	}
+	int64_t kept = k < n ? k : n;
 	qsort(want, (size_t)n, sizeof(Access), by_access);
-	qsort(got, (size_t)k, sizeof(Access), by_access);
+	qsort(got, (size_t)kept, sizeof(Access), by_access);
 	int64_t diff = k == n ? 0 : 1;
-	for (int64_t i = 0; i < n && i < k; i++)
+	for (int64_t i = 0; i < kept; i++)
 		diff += by_access(&want[i], &got[i]) != 0;
 	if (diff || bad_align)
 		return lower_vfail(L, o, xprintf("verify: %lld of %lld accesses differ from the layouts, %lld misaligned",
@@ -395,6 +402,12 @@ static bool check_accesses(Lower *L, OpSite *o, const Plan *p, bool reg, const V
 bool lower_verify(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src, Expr *da,
                    Expr *sa, const char *f)
 {
+	return lower_verify_when(L, o, p, reg, dst, src, da, sa, f, NULL);
+}
+
+bool lower_verify_when(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst, const Value *src, Expr *da,
+                       Expr *sa, const char *f, const Expr *guard)
+{
 	for (int high = 0; high < 2; high++) {
 		Env env = { .tid = L->tid, .high = high, .budget = 100000 };
 		for (int s = 0; s < 2; s++) {
@@ -405,7 +418,7 @@ bool lower_verify(Lower *L, OpSite *o, const Plan *p, bool reg, const Value *dst
 		sample_vars(&env, p->src_base);
 		sample_vars(&env, p->dst_base);
 		env.tidval = high ? L->func->threads - 1 : 0;
-		if (!check_accesses(L, o, p, reg, dst, src, da, sa, f, &env))
+		if (!check_accesses(L, o, p, reg, dst, src, da, sa, f, guard, &env))
 			return false;
 	}
 	L->verified++;

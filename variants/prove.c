@@ -116,33 +116,111 @@ static const char *region_str(const Value *r)
 	return b.s;
 }
 
+/* Whether a plan's two layouts pair every iter. */
+static bool aligned(const Plan *p)
+{
+	return p->dst->nshard == p->src->nshard && plan_paired(p) == p->dst->nshard;
+}
+
+/* Iters lo .. hi - 1 of l, alone. */
+static Layout *iters(const Layout *l, int lo, int hi)
+{
+	Layout *c = layout_new();
+	for (int k = lo; k < hi; k++)
+		layout_push(c, false, l->shard[k].extent, l->shard[k].stride, l->shard[k].axis);
+	return c;
+}
+
+/* The same iters in the same order once each is fused and stripped of
+ * extent-1 iters: the same function of the place in row-major order. */
+static bool same_order(const Layout *a, const Layout *b)
+{
+	Layout *x = layout_canonical(a), *y = layout_canonical(b);
+	if (x->nshard != y->nshard)
+		return false;
+	for (int k = 0; k < x->nshard; k++)
+		if (iter_cmp(&x->shard[k], &y->shard[k]) != 0)
+			return false;
+	return true;
+}
+
+static const char *reach_why(const char *side, const Layout *l, const Value *r, const Layout *t)
+{
+	return xprintf("its %s layout %s is not the layout of %s, %s (a plan may order, split and fuse iters, "
+	               "not change what they reach)", side, layout_str(l), region_str(r), layout_str(t));
+}
+
+/* Plan p against the truth t, both aligned: each side reaches what its
+ * region does, and the two pair the same elements. */
+static const char *prove_aligned(const Plan *p, const Plan *t, const Value *dst, const Value *src)
+{
+	const char *why;
+	for (int k = 0; k < p->dst->nshard; k++)
+		if (p->dst->shard[k].extent != p->src->shard[k].extent)
+			return xprintf("iter %d has extent %lld in its dst layout but %lld in its src layout", k,
+			               (long long)p->dst->shard[k].extent, (long long)p->src->shard[k].extent);
+	if ((why = side_why("dst", p->dst, p->dst_base, t->dst, t->dst_base)) ||
+	    (why = side_why("src", p->src, p->src_base, t->src, t->src_base)))
+		return why;
+	if (!same_form(p->dst, NULL, t->dst, NULL))
+		return reach_why("dst", p->dst, dst, t->dst);
+	if (!same_form(p->src, NULL, t->src, NULL))
+		return reach_why("src", p->src, src, t->src);
+	if (!same_form(p->dst, p->src, t->dst, t->src))
+		return xprintf("its layouts do not pair the elements of %s with those of %s", region_str(dst),
+		               region_str(src));
+	return NULL;
+}
+
+/* A register plan whose layouts pair only their inner iters
+ * (plan_align_inner), or a truth that does: the paired iters as in an
+ * aligned plan (order, splits and fusions free), the others of each side
+ * the truth's in the same order, since they are read from the element's
+ * place in row-major order. */
+static const char *prove_inner(const Plan *p, const Plan *t, const Value *dst, const Value *src)
+{
+	const char *why;
+	if ((why = side_why("dst", p->dst, p->dst_base, t->dst, t->dst_base)) ||
+	    (why = side_why("src", p->src, p->src_base, t->src, t->src_base)))
+		return why;
+	int pk = plan_paired(p), tk = plan_paired(t);
+	const Layout *pd = p->dst, *ps = p->src, *td = t->dst, *ts = t->src;
+	if (!same_order(iters(pd, 0, pd->nshard - pk), iters(td, 0, td->nshard - tk)))
+		return reach_why("dst", pd, dst, td);
+	if (!same_order(iters(ps, 0, ps->nshard - pk), iters(ts, 0, ts->nshard - tk)))
+		return reach_why("src", ps, src, ts);
+	Layout *pdi = iters(pd, pd->nshard - pk, pd->nshard), *psi = iters(ps, ps->nshard - pk, ps->nshard);
+	Layout *tdi = iters(td, td->nshard - tk, td->nshard), *tsi = iters(ts, ts->nshard - tk, ts->nshard);
+	if (!same_form(pdi, NULL, tdi, NULL))
+		return reach_why("dst", pd, dst, td);
+	if (!same_form(psi, NULL, tsi, NULL))
+		return reach_why("src", ps, src, ts);
+	if (!same_form(pdi, psi, tdi, tsi))
+		return xprintf("its layouts do not pair the elements of %s with those of %s", region_str(dst),
+		               region_str(src));
+	return NULL;
+}
+
 const char *plan_prove_pair(const Plan *p, const Variant *va, const Value *dst, const Value *src, bool sort,
                             bool registers, int64_t threads)
 {
 	Plan t = { .variant = p->variant };
 	const char *why = NULL;
 	bool dst_global = scopes[dst->buffer->scope].flags & SCF_GLOBAL;
-	if (!plan_align(&t, dst, src, sort, dst_global, &why))
-		return xprintf("its operands cannot be aligned to check it against: %s", why);
-	if (p->dst->nshard != p->src->nshard)
+	if (!plan_align(&t, dst, src, sort, dst_global, &why)) {
+		const char *first = why;
+		if (!registers || !plan_align_inner(&t, dst, src, &why))
+			return xprintf("its operands cannot be aligned to check it against: %s", first);
+	}
+	if (registers && (!aligned(p) || !aligned(&t)))
+		why = prove_inner(p, &t, dst, src);
+	else if (p->dst->nshard != p->src->nshard)
 		return xprintf("its dst layout has %d iters and its src layout %d; they must run over one iteration space",
 		               p->dst->nshard, p->src->nshard);
-	for (int k = 0; k < p->dst->nshard; k++)
-		if (p->dst->shard[k].extent != p->src->shard[k].extent)
-			return xprintf("iter %d has extent %lld in its dst layout but %lld in its src layout", k,
-			               (long long)p->dst->shard[k].extent, (long long)p->src->shard[k].extent);
-	if ((why = side_why("dst", p->dst, p->dst_base, t.dst, t.dst_base)) ||
-	    (why = side_why("src", p->src, p->src_base, t.src, t.src_base)))
+	else
+		why = prove_aligned(p, &t, dst, src);
+	if (why)
 		return why;
-	const char *dname = region_str(dst), *sname = region_str(src);
-	if (!same_form(p->dst, NULL, t.dst, NULL))
-		return xprintf("its dst layout %s is not the layout of %s, %s (a plan may order, split and fuse iters, "
-		               "not change what they reach)", layout_str(p->dst), dname, layout_str(t.dst));
-	if (!same_form(p->src, NULL, t.src, NULL))
-		return xprintf("its src layout %s is not the layout of %s, %s (a plan may order, split and fuse iters, "
-		               "not change what they reach)", layout_str(p->src), sname, layout_str(t.src));
-	if (!same_form(p->dst, p->src, t.dst, t.src))
-		return xprintf("its layouts do not pair the elements of %s with those of %s", dname, sname);
 	int bits = dtypes[dst->buffer->dtype].bits;
 	int64_t access;
 	if (!mul_ok(p->vec, bits, &access) || !width_ok(va, access, bits, p->vec))

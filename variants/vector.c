@@ -39,7 +39,8 @@ static bool strides_ok(const Layout *l, int skip, int64_t vec)
 
 /* The index of the innermost iter that carries data for one thread: the
  * last iter, or for a register plan the last one the register side holds
- * on m (thread iters are spread over threads, not over one access). */
+ * on m (thread iters are spread over threads, not over one access); -1
+ * when a thread holds one element. */
 static int innermost(const Layout *reg)
 {
 	for (int i = reg->nshard - 1; i >= 0; i--)
@@ -51,27 +52,38 @@ static int innermost(const Layout *reg)
 const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements)
 {
 	const Layout *d = p->dst, *s = p->src;
+	/* the iters from the innermost that the two sides pair; a register
+	 * plan's others are each side's own (plan_align_inner) */
+	int paired = plan_paired(p);
+	if (!reg && (d->nshard != s->nshard || paired != d->nshard))
+		return "its two layouts do not run over one iteration space";
 	int in = reg ? innermost(reg) : d->nshard - 1;
-	if (in < 0)
-		return "no elements per thread";
-	const Iter *di = &d->shard[in], *si = &s->shard[in];
+	if (in < 0) /* one element per thread: the thread iters hold them all */
+		return vec > 1 ? "a thread holds one element" : NULL;
+	int from_end = (reg ? reg->nshard : d->nshard) - 1 - in;
 	if (vec > 1) {
+		if (from_end >= paired)
+			return "the innermost iter of a thread's elements is not split in common with the other side";
+		int ind = d->nshard - 1 - from_end, ins = s->nshard - 1 - from_end;
+		const Iter *di = &d->shard[ind], *si = &s->shard[ins];
 		if (di->axis != AX_M || si->axis != AX_M || di->stride != 1 || si->stride != 1)
 			return "the innermost iter is not contiguous on both sides";
 		if (di->extent % vec)
 			return "the contiguous run is shorter than the vector";
-		if (!strides_ok(d, in, vec) || !strides_ok(s, in, vec))
+		if (!strides_ok(d, ind, vec) || !strides_ok(s, ins, vec))
 			return "a stride is not a multiple of the vector";
 		if (!base_ok(d, p->dst_base, vec) || !base_ok(s, p->src_base, vec))
 			return "an offset is not provably a multiple of the vector";
 		if (!swizzle_ok(d, vec) || !swizzle_ok(s, vec))
 			return "the vector would cross a swizzle chunk";
 		if (reg) {
-			/* every thread's memory-side start aligned: its thread strides */
+			/* every thread's memory-side start aligned: its thread strides
+			 * (an unpaired thread iter reaches the memory side through
+			 * that side's own iters, whose strides are checked above) */
 			const Layout *mem = reg == d ? s : d;
-			for (int i = 0; i < reg->nshard; i++)
+			for (int i = reg->nshard - paired; i < reg->nshard; i++)
 				if (axes[reg->shard[i].axis].kind == AXK_THREAD && reg->shard[i].extent > 1 &&
-				    mem->shard[i].stride % vec)
+				    mem->shard[i - reg->nshard + mem->nshard].stride % vec)
 					return "a thread's start on the memory side is not a multiple of the vector";
 		}
 	}

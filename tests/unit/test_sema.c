@@ -87,6 +87,24 @@ void test_sema(void)
 	        "TLane and TCol address tensor memory only");
 	rejects("    R = T.alloc_local((8,), \"float32\")\n    V = R.view(32, 16, layout=TileLayout(S[(32, 16) : (1 @ laneid, 1)]))\n",
 	        "view 'V' needs 16 elements of storage per thread but 'R' has 8");
+	/* a swizzle moves elements within 2^(M+B)-element chunks: the storage a
+	 * swizzled layout needs is one past its largest swizzled address (15
+	 * rows of 112 in rows of 128: row 14's last chunk reaches 1919) */
+	accepts("    X = T.alloc_shared((15, 112), \"float16\", layout=ComposeLayout(3, 3, 3, S[(15, 112) : (128, 1)]))\n"
+	        "    F = X.view(1920)\n", "a view of the storage a swizzled tile over padded rows reaches");
+	rejects("    X = T.alloc_shared((15, 112), \"float16\", layout=ComposeLayout(3, 3, 3, S[(15, 112) : (128, 1)]))\n"
+	        "    F = X.view(1921)\n", "view 'F' needs 1921 elements of storage but 'X' has 1920");
+	rejects("    X = T.alloc_shared((1919,), \"float16\")\n"
+	        "    V = X.view(15, 112, layout=ComposeLayout(3, 3, 3, S[(15, 112) : (128, 1)]))\n",
+	        "view 'V' needs 1920 elements of storage but 'X' has 1919");
+	/* 13 rows: row 12's second chunk is swizzled by 1 (chunks 8..13 to 9, 8,
+	 * 11, 10, 13, 12): it reaches no further than the rows' span, 1648 */
+	accepts("    X = T.alloc_shared((1648,), \"float16\")\n"
+	        "    V = X.view(13, 112, layout=ComposeLayout(3, 3, 3, S[(13, 112) : (128, 1)]))\n",
+	        "a swizzled view that reaches the end of its storage exactly");
+	rejects("    X = T.alloc_shared((1647,), \"float16\")\n"
+	        "    V = X.view(13, 112, layout=ComposeLayout(3, 3, 3, S[(13, 112) : (128, 1)]))\n",
+	        "view 'V' needs 1648 elements of storage but 'X' has 1647");
 	rejects("    X = T.alloc_local((8,), \"float32\", layout=ComposeLayout(1, 1, 1, S[8]))\n",
 	        "a swizzled layout is for shared memory");
 	accepts("    A[0, 0] = 1.5\n    A[0, 0] = B[0, 0]\n", "a store converts its value to the buffer's dtype (TVMScript's)");
