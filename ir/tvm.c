@@ -205,16 +205,28 @@ bad:
  * L.tile(TileLayout(S[to // atom]), to // atom, atom). A ComposeLayout keeps
  * its swizzle over the tiled layout, as TVM's does. Rewritten in place into
  * the layout it makes. 1 done, 0 not one, -1 error. */
+/* A call of X.method(...) whose X is a value of kind `kind`: 1 with *out
+ * its value, 0 not one, -1 after an error evaluating X. */
+static int receiver(Sema *S, Expr *f, const char *method, enum ValueKind kind, Value **out)
+{
+	if (f->kind != E_ATTR || strcmp(f->str, method) != 0)
+		return 0;
+	Value *v = eval(S, f->a);
+	if (IS_ERR(v))
+		return -1;
+	if (!v || v->kind != kind)
+		return 0;
+	*out = v;
+	return 1;
+}
+
 static int tile_to(Sema *S, Expr *e)
 {
 	Expr *f = e->a;
-	if (f->kind != E_ATTR || strcmp(f->str, "tile_to") != 0)
-		return 0;
-	Value *lv = eval(S, f->a);
-	if (IS_ERR(lv))
-		return -1;
-	if (!lv || lv->kind != V_LAYOUT)
-		return 0;
+	Value *lv;
+	int r = receiver(S, f, "tile_to", V_LAYOUT, &lv);
+	if (r <= 0)
+		return r;
 	if (lv->i) {
 		error_at(S->d, f->pos, "tile_to() tiles a layout with a shard S[...], not replicas R[...] alone");
 		return -1;
@@ -827,13 +839,12 @@ int tvm_allocated_addr(Sema *S, Expr *e)
 int tvm_view_dtype(Sema *S, Expr *call)
 {
 	Expr *f = call->a;
-	if (f->kind != E_ATTR || strcmp(f->str, "view") != 0 || call->nargs != 1 || call->nkws)
+	Value *bv;
+	if (call->nargs != 1 || call->nkws)
 		return 0;
-	Value *bv = eval(S, f->a);
-	if (IS_ERR(bv))
-		return -1;
-	if (!bv || bv->kind != V_BUFFER)
-		return 0;
+	int is = receiver(S, f, "view", V_BUFFER, &bv);
+	if (is <= 0)
+		return is;
 	Value *dv = eval(S, call->args[0]);
 	if (IS_ERR(dv))
 		return -1;
