@@ -164,7 +164,7 @@ int run_pass(Cli *c, int target, bool (*pass)(Module *m, Diag *d));
 
 /* Element types. */
 enum { DT_NONE = 0,
-#define DTYPE(id, name, bits, kind, ctype) id,
+#define DTYPE(id, name, bits, kind, ctype, header) id,
 #include "dtype.def"
 #undef DTYPE
        DT_COUNT };
@@ -173,7 +173,8 @@ typedef struct DType {
 	const char *name;
 	int bits;
 	int kind;
-	const char *ctype;
+	const char *ctype;  /* in emitted CUDA */
+	const char *header; /* the CUDA header that declares ctype, or "" */
 } DType;
 extern const DType dtypes[DT_COUNT];
 int dtype_lookup(const char *name); /* DT_NONE if unknown */

@@ -5,8 +5,9 @@
 #include "ir.h"
 
 const DType dtypes[DT_COUNT] = {
-	[DT_NONE] = { "none", 0, DK_INT, "void" },
-#define DTYPE(id, name, bits, kind, ctype) [id] = { name, bits, kind, ctype },
+	/* no dtype: the indices and offsets of emitted CUDA, in 64 bits */
+	[DT_NONE] = { "none", 0, DK_INT, "long long", "" },
+#define DTYPE(id, name, bits, kind, ctype, header) [id] = { name, bits, kind, ctype, header },
 #include "dtype.def"
 #undef DTYPE
 };
