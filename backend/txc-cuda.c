@@ -711,10 +711,11 @@ static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 {
 	const char *shape = const_str(g, e->args[3]);
 	int64_t num = arg_int(g, e, 4, 1), pack = arg_int(g, e, 5, 0);
-	int per = tcgen05_shape_regs(shape);
+	const Tcgen05Shape *sh = tcgen05_shape(shape);
+	int per = sh ? sh->regs : 0;
 	if (!per) {
-		error_at(g->d, expr_start(e->args[3]), "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b%s",
-		         shape ? shape : "?", shape && strcmp(shape, "16x32bx2") == 0 ? " (16x32bx2 needs a second address, which the intrinsic has no operand for)" : "");
+		error_at(g->d, expr_start(e->args[3]), "tcgen05 shape \"%s\": txc emits %s", shape ? shape : "?",
+		         tcgen05_shape_list("and"));
 		return;
 	}
 	int64_t nregs = num * per;

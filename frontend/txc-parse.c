@@ -4,24 +4,27 @@
 int main(int argc, char **argv)
 {
 	const char *target = NULL;
-	bool no_verify = false, list = false, tvm = false, ptx = false;
+	bool no_verify = false, list = false, tvm = false, ptx = false, tc = false;
 	Opt opts[] = {
 		{ "--target", "ARCH", "reject intrinsics that ARCH lacks (sm_80, sm_90, sm_90a, sm_100a)", &target, NULL },
 		{ "--no-verify", NULL, "print the syntax tree without checking names, dtypes and layouts", NULL, &no_verify },
 		{ "--intrinsics", NULL, "print the table of builtins (ir/intrin.def) as Markdown and exit", NULL, &list },
 		{ "--tvm", NULL, "print the table of TVM's spellings txc honours or refuses (ir/tvm.def) as Markdown and exit", NULL, &tvm },
 		{ "--ptx", NULL, "print the table of the PTX dialect (ir/ptx.def) as Markdown and exit", NULL, &ptx },
+		{ "--tcgen05", NULL, "print the table of tcgen05.ld/st shapes (ir/tcgen05.def) as Markdown and exit", NULL, &tc },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-parse", .opts = opts,
 	          .summary = "Parses a txc program (doc/txir.md), verifies it and prints its canonical IR." };
 	cli_parse(&c, argc, argv);
-	if (list || tvm || ptx) {
+	if (list || tvm || ptx || tc) {
 		Buf b = {0};
 		if (list)
 			print_intrinsics(&b);
 		else if (tvm)
 			print_tvm(&b);
+		else if (tc)
+			print_tcgen05(&b);
 		else
 			print_ptx(&b);
 		return write_file(c.prog, c.output, b.s, b.n) ? 0 : 1;

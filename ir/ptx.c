@@ -31,6 +31,7 @@ enum { NROWS = sizeof rows / sizeof rows[0] };
 #define MAX_PARTS 16
 #define MAX_TOKS 32
 #define MAX_ALTS 12
+_Static_assert(TC_NSHAPES <= MAX_ALTS, "the tcgen05 shapes are one part's alternatives");
 
 /* One part of a pattern: alternatives, or pre{name=values}suf. */
 typedef struct Part {
@@ -83,6 +84,11 @@ static const Pattern *pattern(int r)
 			q->name = xstrndup(lb + 1, (size_t)(eq - lb - 1));
 			q->suf = rb + 1;
 			q->nalt = split(xstrndup(eq + 1, (size_t)(rb - eq - 1)), '|', q->alt, MAX_ALTS);
+			if (q->nalt == 1 && !strcmp(q->alt[0], "@tcgen05")) {
+				q->nalt = TC_NSHAPES;
+				for (int k = 0; k < TC_NSHAPES; k++)
+					q->alt[k] = tcgen05_shapes[k].name;
+			}
 		} else {
 			q->nalt = split(w, '|', q->alt, MAX_ALTS);
 		}

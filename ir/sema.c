@@ -454,10 +454,10 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		/* tcgen05.ld/st: the shape, the repetitions and their registers */
 		if ((id == IN_TC_LD || id == IN_TC_ST) && a.pos[3] && a.pos[4]) {
 			const char *shape = a.pos[3]->s;
-			int64_t num = a.pos[4]->i, per = tcgen05_shape_regs(shape);
+			const Tcgen05Shape *sh = tcgen05_shape(shape);
+			int64_t num = a.pos[4]->i, per = sh ? sh->regs : 0;
 			if (!per)
-				error_at(S->d, e->args[3]->pos, "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b",
-				         shape);
+				error_at(S->d, e->args[3]->pos, "tcgen05 shape \"%s\": txc emits %s", shape, tcgen05_shape_list("and"));
 			else if (num < 1 || num * per > 128 || (num & (num - 1)))
 				error_at(S->d, e->args[4]->pos, "tcgen05 .%s repeats 1, 2, 4, ... times, at most %lld (128 registers), "
 				         "not %lld", shape, (long long)(128 / per), (long long)num);
