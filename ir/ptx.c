@@ -391,14 +391,15 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 			for (int k = 0; k < p->n; k++)
 				if (p->part[k].name && !strcmp(p->part[k].name, name))
 					v = val[k];
+			/* at the instruction, where sema's errors about them point */
 			if (flag) {
-				one[n] = new_expr(v ? E_TRUE : E_FALSE, call->pos);
+				one[n] = new_expr(v ? E_TRUE : E_FALSE, at(call));
 				one[n++]->depth = 1;
 			} else if (v && v[strspn(v, "0123456789")] == 0) {
-				one[n] = new_int(call->pos, atoll(v));
+				one[n] = new_int(at(call), atoll(v));
 				one[n++]->depth = 1;
 			} else {
-				one[n++] = lit_str(call->pos, v ? v : "");
+				one[n++] = lit_str(at(call), v ? v : "");
 			}
 		} else {
 			one[n] = new_expr(!strcmp(it, "True") ? E_TRUE : E_FALSE, call->pos);

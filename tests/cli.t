@@ -47,4 +47,7 @@ same_file "doc/txir.md's table of TVM's spellings is what txc-parse --tvm prints
 "$TXC_BIN/txc-parse" --ptx >"$TMP/ptx.md"
 perl -ne 'print if /^\| PTX instruction \|/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-ptx.md"
 same_file "doc/txir.md's table of the PTX dialect is what txc-parse --ptx prints" "$TMP/ptx.md" "$TMP/doc-ptx.md"
+"$TXC_BIN/txc-parse" --tcgen05 >"$TMP/tcgen05.md"
+perl -ne 'print if /^\| shape \| lanes a warp reaches/ .. /^$/' "$TOP/doc/txir.md" | sed '/^$/d' >"$TMP/doc-tcgen05.md"
+same_file "doc/txir.md's table of tcgen05 shapes is what txc-parse --tcgen05 prints" "$TMP/tcgen05.md" "$TMP/doc-tcgen05.md"
 done_testing
