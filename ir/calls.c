@@ -387,7 +387,7 @@ static void tcgen05_register(Sema *S, Expr *x, bool ld)
 }
 
 /* tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...): a shape
- * of tcgen05.def repeated num times, num registers a repetition each. */
+ * of tcgen05.def repeated num times, the shape's registers each time. */
 static void tcgen05_ldst(Sema *S, Expr *e, Args *a, bool ld)
 {
 	const char *name = a->pos[3]->s;
