@@ -50,7 +50,8 @@ typedef struct Gen {
 	bool shared;     /* a shared buffer was declared */
 	Helper *helpers; /* the prelude, in order of first use */
 	int nhelpers;
-	bool fp16, bf16, fp8;
+	bool header[DT_COUNT]; /* dtypes whose header (dtype.def) the code needs */
+	bool fp8;              /* cuda_fp8.h, for the float8 conversions */
 } Gen;
 
 /* ---- names, types, helpers -------------------------------------------------- */
@@ -66,16 +67,13 @@ static bool is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }
 static int concrete(int dt) { return dt == DT_COUNT ? DT_INT32 : dt == DT_COUNT + 1 ? DT_FLOAT32 : dt < DT_COUNT ? dt : DT_NONE; }
 static bool known(int dt) { return dt > DT_NONE && dt < DT_COUNT; }
 
-/* The C type of a dtype; float8 is stored as raw bits. */
+/* The C type of a dtype (dtype.def), whose header the code then includes. */
 static const char *ctype(Gen *g, int dt)
 {
-	switch (dt) {
-	case DT_FLOAT16: g->fp16 = true; return "half";
-	case DT_BFLOAT16: g->bf16 = true; return "__nv_bfloat16";
-	case DT_FP8E4M3: case DT_FP8E5M2: return "uint8_t";
-	case DT_NONE: return "long long";
-	default: return dtypes[dt].ctype;
-	}
+	if (dt < 0 || dt >= DT_COUNT)
+		die("txc-cuda: ctype of dtype %d, not one of dtype.def", dt);
+	g->header[dt] = true;
+	return dtypes[dt].ctype;
 }
 /* The same for scalars, where int reads better than int32_t. */
 static const char *stype(Gen *g, int dt) { return dt == DT_INT32 ? "int" : ctype(g, dt); }
@@ -165,7 +163,7 @@ static void floor_helpers(Gen *g)
 static const char *fp8_helper(Gen *g, int dt, bool to)
 {
 	const char *k = dt == DT_FP8E4M3 ? "e4m3" : "e5m2", *K = dt == DT_FP8E4M3 ? "E4M3" : "E5M2";
-	g->fp8 = g->fp16 = true;
+	g->fp8 = g->header[DT_FLOAT16] = true; /* through __half */
 	const char *name = to ? xprintf("txc_float_to_%s", k) : xprintf("txc_%s_to_float", k);
 	if (!have(g, name))
 		add(g, name, to ? xprintf("// float8 values are raw bits (uint8_t)\n" DEV "uint8_t %s(float x)\n{\n"
@@ -247,6 +245,8 @@ static bool const_int(Gen *g, const Expr *e, int64_t *out)
 
 static const char *const_str(Gen *g, const Expr *e)
 {
+	if (e->val && e->val->kind == V_STR) /* sema's value of a string operand */
+		return e->val->s;
 	if (e->kind == E_STR)
 		return e->str;
 	if (e->kind != E_NAME)
@@ -315,14 +315,11 @@ static const char *float_digits(double v, bool single)
 /* A float expression converted to a 16- or 8-bit float type. */
 static Code narrow(Gen *g, int dt, const char *f)
 {
-	if (dt == DT_FLOAT16) {
-		g->fp16 = true;
+	g->header[dt] = true;
+	if (dt == DT_FLOAT16)
 		return code(xprintf("__float2half_rn(%s)", f), P_POSTFIX);
-	}
-	if (dt == DT_BFLOAT16) {
-		g->bf16 = true;
+	if (dt == DT_BFLOAT16)
 		return code(xprintf("__float2bfloat16_rn(%s)", f), P_POSTFIX);
-	}
 	return code(xprintf("%s(%s)", fp8_helper(g, dt, true), f), P_POSTFIX);
 }
 
@@ -608,21 +605,23 @@ static void block(Gen *g, Stmt **v, int n)
 	names_pop(&g->binds, mark);
 }
 
-/* Keyword operand kw of call e as a constant (dflt when absent). */
+/* Keyword operand kw of call e, a constant (dflt when absent): its kind
+ * in intrin.def is int or bool, which sema checked. */
 static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
 {
 	int64_t v = dflt;
 	Kw *k = call_kw(e, kw);
 	if (k && !const_int(g, k->value, &v))
-		error_at(g->d, expr_start(k->value), "%s= must be a compile-time constant", kw);
+		die("txc-cuda: %s= of %s is not a constant, and sema let it through", kw, expr_str(e->a));
 	return v;
 }
 
+/* Operand i of call e, a constant (dflt when absent), as kw_int. */
 static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt)
 {
 	int64_t v = dflt;
 	if (i < e->nargs && !const_int(g, e->args[i], &v))
-		error_at(g->d, expr_start(e->args[i]), "this operand must be a compile-time constant");
+		die("txc-cuda: operand %d of %s is not a constant, and sema let it through", i + 1, expr_str(e->a));
 	return v;
 }
 
@@ -638,9 +637,7 @@ static void cp_async(Gen *g, const Expr *e)
 	if (!*cache)
 		cache = n == 16 ? "cg" : "ca";
 	bool hint = e->nargs > 3 && !(const_int(g, e->args[3], &v) && v == 0);
-	int64_t pf = arg_int(g, e, 4, 0);
-	if (pf != 0 && pf != 64 && pf != 128 && pf != 256)
-		error_at(g->d, expr_start(e->args[4]), "the L2 prefetch size is 0, 64, 128 or 256 bytes");
+	int64_t pf = arg_int(g, e, 4, 0); /* 0, 64, 128 or 256: sema checked it */
 	bool size = e->nargs > 5 && !(const_int(g, e->args[5], &v) && v == -1);
 	bool pred = e->nargs > 6 && !(const_int(g, e->args[6], &v) && v == -1);
 	const char *name = xprintf("txc_cp_async_%s_%lld%s%s%s", cache, (long long)n, pf ? xprintf("_L2_%lldB", (long long)pf) : "",
@@ -672,26 +669,14 @@ static void cp_async(Gen *g, const Expr *e)
 
 /* One register operand of tcgen05.ld/st: a buffer element names the 32-bit
  * word that starts there (two float16 elements, or four 8-bit ones); st
- * also takes a 32-bit value. */
-static const char *tc_reg(Gen *g, const Expr *e, bool ld)
+ * also takes a 32-bit value (sema checked the dtypes and the offsets). */
+static const char *tc_reg(Gen *g, const Expr *e)
 {
 	Buffer *b = NULL;
 	if (e->kind == E_INDEX && buffer_of(g, e->a)) {
 		const char *el = element(g, e, &b);
 		if (!b)
 			return "0";
-		int bytes = dtype_bytes(b->dtype);
-		if (bytes > 4) {
-			error_at(g->d, expr_start(e), "a tcgen05 register holds 32 bits; '%s' is %s", b->name, dtypes[b->dtype].name);
-			return "0";
-		}
-		const char *why = NULL;
-		Expr *off = buffer_offset_expr(b, e->args, &why);
-		if (bytes < 4 && !expr_divisible(off, 4 / bytes)) {
-			error_at(g->d, expr_start(e), "a register operand of %s starts a 32-bit word: its storage offset must be a multiple of %d",
-			         dtypes[b->dtype].name, 4 / bytes);
-			return "0";
-		}
 		add(g, "txc_reg32", "// the 32-bit register that holds element x and, for narrower types, those after it\n"
 		    "template <typename T> " DEV "uint32_t& txc_reg32(T& x)\n{\n"
 		    "  static_assert(sizeof(T) <= 4, \"a register holds 32 bits\");\n"
@@ -699,40 +684,18 @@ static const char *tc_reg(Gen *g, const Expr *e, bool ld)
 		return b->dtype == DT_UINT32 ? el : xprintf("txc_reg32(%s)", el);
 	}
 	int dt = concrete(e->dtype);
-	if (ld) {
-		error_at(g->d, expr_start(e), "tcgen05.ld writes its registers: this operand must be a buffer element");
-		return "0";
-	}
 	if (dt == DT_FLOAT32)
 		return xprintf("__float_as_uint(%s)", cx(g, e, dt).s);
-	if (dt == DT_INT32 || dt == DT_UINT32)
-		return cast(g, e, DT_UINT32).s;
-	error_at(g->d, expr_start(e), "a tcgen05 register holds 32 bits, not %s", dtypes[dt].name);
-	return "0";
+	return cast(g, e, DT_UINT32).s; /* int32 or uint32 */
 }
 
 /* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...). */
 static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 {
+	/* sema checked the shape (tcgen05.def), num and the registers */
 	const char *shape = const_str(g, e->args[3]);
 	int64_t num = arg_int(g, e, 4, 1), pack = arg_int(g, e, 5, 0);
-	int per = tcgen05_shape_regs(shape);
-	if (!per) {
-		error_at(g->d, expr_start(e->args[3]), "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b%s",
-		         shape ? shape : "?", shape && strcmp(shape, "16x32bx2") == 0 ? " (16x32bx2 needs a second address, which the intrinsic has no operand for)" : "");
-		return;
-	}
-	int64_t nregs = num * per;
-	if (num < 1 || num > 128 || (num & (num - 1)) || nregs > 128) {
-		error_at(g->d, expr_start(e->args[4]), "tcgen05 .%s repeats 1, 2, 4, ... times, at most %d (128 registers), not %lld", shape,
-		         128 / per, (long long)num);
-		return;
-	}
-	if (e->nargs - 6 != nregs) {
-		error_at(g->d, expr_start(e), "tcgen05.%s .%s.x%lld takes %lld registers, not %d", ld ? "ld" : "st", shape,
-		         (long long)num, (long long)nregs, e->nargs - 6);
-		return;
-	}
+	int64_t nregs = num * tcgen05_shape(shape)->regs;
 	const char *q = pack ? (ld ? ".pack::16b" : ".unpack::16b") : "";
 	const char *name = xprintf("txc_tcgen05_%s_%s_x%lld%s", ld ? "ld" : "st", shape, (long long)num,
 	                           pack ? (ld ? "_pack16" : "_unpack16") : "");
@@ -761,7 +724,7 @@ static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 	const char **regs = xalloc(sizeof(char *) * (size_t)nregs);
 	size_t len = strlen(head) + 2 * (size_t)g->indent;
 	for (int i = 0; i < nregs; i++)
-		len += strlen(regs[i] = tc_reg(g, e->args[6 + i], ld)) + 2;
+		len += strlen(regs[i] = tc_reg(g, e->args[6 + i])) + 2;
 	Buf call = {0};
 	bputs(&call, head);
 	for (int i = 0; i < nregs; i++) {
@@ -815,15 +778,12 @@ static const struct Fixed {
 static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
 {
 	const char *name = x->name, *ptx = x->ptx;
+	/* cta_group 1 or 2, n_cols a power of two from 32 to 512: sema checked them */
 	int64_t cg = kw_int(g, e, "cta_group", 1), n = kw_int(g, e, "n_cols", 32);
 	if (strstr(ptx, "%d")) {
-		if (cg != 1 && cg != 2)
-			error_at(g->d, expr_start(call_kw(e, "cta_group")->value), "cta_group is 1 or 2, not %lld", (long long)cg);
 		name = cg == 2 ? xprintf("%s_cg2", name) : name;
 		ptx = xprintf(ptx, (int)cg);
 	}
-	if (strchr(x->ops, 'n') && (n < 32 || n > 512 || (n & (n - 1))))
-		error_at(g->d, expr_start(call_kw(e, "n_cols")->value), "n_cols is a power of two from 32 to 512, not %lld", (long long)n);
 	Buf call = {0};
 	bprintf(&call, "%s(", x->in ? asm_in(g, name, x->params, ptx, x->in) : asm0(g, name, ptx));
 	for (int k = 0; x->ops[k]; k++)
@@ -867,14 +827,8 @@ static void call_stmt(Gen *g, const Expr *e)
 		line(g, "__syncwarp();");
 		return;
 	case IN_STORAGE_SYNC:
-		s = const_str(g, e->args[0]);
-		if (s && (strcmp(s, "shared") == 0 || strcmp(s, "shared.dyn") == 0))
-			line(g, "__syncthreads();");
-		else if (s && strcmp(s, "warp") == 0)
-			line(g, "__syncwarp();");
-		else
-			error_at(g->d, expr_start(e->args[0]), "T.tvm_storage_sync(\"%s\"): CUDA synchronizes \"shared\" (the CTA) or \"warp\"",
-			         s ? s : "?");
+		s = const_str(g, e->args[0]); /* "shared", "shared.dyn" or "warp": sema checked it */
+		line(g, strcmp(s, "warp") == 0 ? "__syncwarp();" : "__syncthreads();");
 		return;
 	case IN_COPY_BYTES:
 		n = arg_int(g, e, 2, 16); /* 1, 2, 4, 8 or 16: sema checked it */
@@ -885,9 +839,7 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_CP_WAIT: case IN_BULK_WAIT: {
 		n = arg_int(g, e, 0, 0);
-		bool bulk = id == IN_BULK_WAIT, read = bulk && kw_int(g, e, "read", 0);
-		if (n < 0 || n > 63)
-			error_at(g->d, expr_start(e->args[0]), "wait_group N takes N from 0 to 63");
+		bool bulk = id == IN_BULK_WAIT, read = bulk && kw_int(g, e, "read", 0); /* N from 0 to 63: sema checked it */
 		s = asm0(g, xprintf("txc_cp_async%s_wait_group%s_%lld", bulk ? "_bulk" : "", read ? "_read" : "", (long long)n),
 		         xprintf("cp.async%s.wait_group%s %lld;", bulk ? ".bulk" : "", read ? ".read" : "", (long long)n));
 		line(g, xprintf("%s();", s));
@@ -903,14 +855,12 @@ static void call_stmt(Gen *g, const Expr *e)
 		line(g, xprintf("txc_mbarrier_try_wait(%s, %s);", address(g, e->args[0]).s, cx(g, e->args[1], DT_UINT32).s));
 		return;
 	case IN_FENCE_ASYNC: {
+		/* "shared::cta", "shared::cluster", "global" or "": sema checked it */
 		s = e->nargs ? const_str(g, e->args[0]) : "shared::cta";
-		const char *name = !s ? NULL : !*s ? "txc_fence_proxy_async" : !strcmp(s, "global") ? "txc_fence_proxy_async_global" :
+		const char *name = !*s ? "txc_fence_proxy_async" : !strcmp(s, "global") ? "txc_fence_proxy_async_global" :
 		                   !strcmp(s, "shared::cta") ? "txc_fence_proxy_async_shared_cta" :
-		                   !strcmp(s, "shared::cluster") ? "txc_fence_proxy_async_shared_cluster" : NULL;
-		if (!name)
-			error_at(g->d, expr_start(e->args[0]), "fence.proxy.async takes \"shared::cta\", \"shared::cluster\", \"global\" or \"\"");
-		else
-			line(g, xprintf("%s();", asm0(g, name, xprintf("fence.proxy.async%s%s;", *s ? "." : "", s))));
+		                   "txc_fence_proxy_async_shared_cluster";
+		line(g, xprintf("%s();", asm0(g, name, xprintf("fence.proxy.async%s%s;", *s ? "." : "", s))));
 		return;
 	}
 	case IN_TC_LD: case IN_TC_ST:
@@ -1248,10 +1198,9 @@ static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
 	bprintf(out, "// Generated by txc-cuda (txc %s) from %s for %s. Do not edit.\n", TXC_VERSION, src, arch);
 	bputs(out, "// Launch each kernel with the grid, block and dynamic shared memory above it.\n\n");
 	bputs(out, "#include <stdint.h>\n");
-	if (g->fp16)
-		bputs(out, "#include <cuda_fp16.h>\n");
-	if (g->bf16)
-		bputs(out, "#include <cuda_bf16.h>\n");
+	for (int dt = 0; dt < DT_COUNT; dt++)
+		if (g->header[dt] && *dtypes[dt].header)
+			bprintf(out, "#include <%s>\n", dtypes[dt].header);
 	if (g->fp8)
 		bputs(out, "#include <cuda_fp8.h>\n");
 	if (g->nhelpers)

@@ -4,7 +4,7 @@
 int main(int argc, char **argv)
 {
 	const char *target = NULL;
-	bool no_verify = false, list = false, tvm = false, ptx = false, plans = false, vars = false;
+	bool no_verify = false, list = false, tvm = false, ptx = false, plans = false, vars = false, tc = false;
 	Opt opts[] = {
 		{ "--target", "ARCH", "reject intrinsics that ARCH lacks (sm_80, sm_90, sm_90a, sm_100a)", &target, NULL },
 		{ "--no-verify", NULL, "print the syntax tree without checking names, dtypes and layouts", NULL, &no_verify },
@@ -13,17 +13,20 @@ int main(int argc, char **argv)
 		{ "--ptx", NULL, "print the table of the PTX dialect (ir/ptx.def) as Markdown and exit", NULL, &ptx },
 		{ "--variants", NULL, "print the table of copy variants (ir/variant.def) as Markdown and exit", NULL, &vars },
 		{ "--plans", NULL, "print the table of a plan's fields (ir/plan.def) as Markdown and exit", NULL, &plans },
+		{ "--tcgen05", NULL, "print the table of tcgen05.ld/st shapes (ir/tcgen05.def) as Markdown and exit", NULL, &tc },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-parse", .opts = opts,
 	          .summary = "Parses a txc program (doc/txir.md), verifies it and prints its canonical IR." };
 	cli_parse(&c, argc, argv);
-	if (list || tvm || ptx || plans || vars) {
+	if (list || tvm || ptx || plans || vars || tc) {
 		Buf b = {0};
 		if (list)
 			print_intrinsics(&b);
 		else if (tvm)
 			print_tvm(&b);
+		else if (tc)
+			print_tcgen05(&b);
 		else if (ptx)
 			print_ptx(&b);
 		else if (plans)

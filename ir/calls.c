@@ -325,3 +325,174 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 		         what, (long long)bytes, expr_str(off), b->name, (long long)(lo * eb),
 		         (long long)(hi * eb + bytes), b->name, (long long)(size * eb));
 }
+
+
+/* ---- the values operands take ---------------------------------------------------- */
+
+/* Beyond its kind (intrin.def), an operand obeys the rules of the
+ * instruction it becomes. They are checked here, at the operand, so that
+ * txc-parse refuses what txc-cuda or txc-emu would: those trust them. */
+
+static bool pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/* cp.async's L2 prefetch (.L2::64B, .L2::128B, .L2::256B) */
+bool l2_prefetch_size(int64_t n) { return n == 64 || n == 128 || n == 256; }
+
+/* The cta_group of a tcgen05 instruction, 1 or 2, and one per kernel: PTX
+ * refuses a kernel whose tcgen05 instructions mix cta_group::1 and
+ * cta_group::2. Without the keyword it is 1, as txc-cuda emits it. */
+static void cta_group(Sema *S, Expr *e, Args *a)
+{
+	Kw *k = kwarg(a, "cta_group");
+	int64_t cg = k ? k->value->val->i : 1;
+	Pos at = k ? k->value->pos : e->pos;
+	const char *how = k ? "" : " (the default)";
+	if (cg != 1 && cg != 2)
+		error_at(S->d, at, "cta_group is 1 or 2, not %lld", (long long)cg);
+	else if (!S->cta_group) {
+		S->cta_group = cg;
+		S->cta_group_at = at;
+		S->cta_group_how = how;
+	} else if (cg != S->cta_group)
+		error_at(S->d, at, "cta_group=%lld%s, but the tcgen05 instruction at %d:%d has cta_group=%lld%s: the "
+		         "tcgen05 instructions of a kernel take one cta_group", (long long)cg, how, S->cta_group_at.line,
+		         S->cta_group_at.col, (long long)S->cta_group, S->cta_group_how);
+}
+
+/* One register operand of tcgen05.ld/st: a buffer element is the 32-bit
+ * register that starts there (a float16 element and the next, or four
+ * 8-bit ones); tcgen05.st also takes a 32-bit value. */
+static void tcgen05_register(Sema *S, Expr *x, bool ld)
+{
+	Value *v = x->kind == E_INDEX ? eval(S, x->a) : NULL;
+	if (IS_ERR(v))
+		return;
+	if (v && v->kind == V_BUFFER) {
+		Buffer *b = v->buffer;
+		int bytes = dtype_bytes(b->dtype);
+		const char *why = NULL;
+		Expr *off = bytes < 4 ? buffer_offset_expr(b, x->args, &why) : NULL;
+		if (bytes > 4)
+			error_at(S->d, x->pos, "a tcgen05 register holds 32 bits; '%s' is %s", b->name, dtypes[b->dtype].name);
+		else if (off && !expr_divisible(off, 4 / bytes))
+			error_at(S->d, x->pos, "a register operand of %s starts a 32-bit word: its storage offset must be a "
+			         "multiple of %d", dtypes[b->dtype].name, 4 / bytes);
+		return;
+	}
+	int dt = x->dtype == DT_WEAK_INT ? DT_INT32 : x->dtype == DT_WEAK_FLOAT ? DT_FLOAT32 : x->dtype;
+	if (ld)
+		error_at(S->d, x->pos, "tcgen05.ld writes its registers: this operand must be a buffer element");
+	else if (dt != DT_FLOAT32 && dt != DT_INT32 && dt != DT_UINT32 && dt != DT_ERROR)
+		error_at(S->d, x->pos, "a tcgen05 register holds 32 bits, not %s", dtype_str(dt));
+}
+
+/* tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...): a shape
+ * of tcgen05.def repeated num times, the shape's registers each time. */
+static void tcgen05_ldst(Sema *S, Expr *e, Args *a, bool ld)
+{
+	const char *name = a->pos[3]->s;
+	int64_t num = a->pos[4]->i;
+	const Tcgen05Shape *s = tcgen05_shape(name);
+	if (!s) {
+		error_at(S->d, e->args[3]->pos, "tcgen05 shape \"%s\": txc emits %s", name, tcgen05_shape_list("and"));
+		return;
+	}
+	if (!pow2(num) || num > s->max_num) {
+		error_at(S->d, e->args[4]->pos, "tcgen05 .%s repeats 1, 2, 4, ... times, at most %d (%d registers), not %lld",
+		         name, s->max_num, TCGEN05_MAX_REGS, (long long)num);
+		return;
+	}
+	int64_t regs = num * s->regs;
+	if (e->nargs - 6 != regs) {
+		error_at(S->d, e->pos, "tcgen05.%s .%s.x%lld takes %lld register%s, not %d", ld ? "ld" : "st", name,
+		         (long long)num, (long long)regs, regs == 1 ? "" : "s", e->nargs - 6);
+		return;
+	}
+	for (int i = 6; i < e->nargs; i++)
+		tcgen05_register(S, e->args[i], ld);
+}
+
+/* The sizes of T.cuda.copy_bytes and T.ptx.cp_async, cp.async's cache
+ * operator and prefetch, and the addresses they read and write. */
+static void access_sizes(Sema *S, Expr *e, int id, Args *a)
+{
+	int64_t n = a->pos[2]->i;
+	bool ok = id == IN_CP_ASYNC ? n == 4 || n == 8 || n == 16 : n == 1 || n == 2 || n == 4 || n == 8 || n == 16;
+	if (!ok)
+		error_at(S->d, e->args[2]->pos, "%s copies %s bytes, not %lld", fn_name(e),
+		         id == IN_CP_ASYNC ? "4, 8 or 16" : "1, 2, 4, 8 or 16", (long long)n);
+	else if (prove_accesses)
+		for (int k = 0; k < 2; k++)
+			check_access(S, e, k, n, id == IN_CP_ASYNC ? e->nargs > 5 ? e->args[5] : NULL : NULL,
+			             id == IN_CP_ASYNC && e->nargs > 6 ? e->args[6] : NULL);
+	if (id == IN_COPY_BYTES && e->nargs > 3) {
+		const char *why = NULL;
+		Buffer *b = address_buffer(S, e->args[1], &why);
+		if (strcmp(a->pos[3]->s, "nc") != 0)
+			error_at(S->d, e->args[3]->pos, "the cache operator of T.cuda.copy_bytes is \"nc\" (ld.global.nc), not \"%s\"",
+			         a->pos[3]->s);
+		else if (!b)
+			error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory; txc cannot tell what '%s' addresses: %s",
+			         expr_str(e->args[1]), why);
+		else if (b->scope != SC_GLOBAL)
+			error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory, and '%s' is in %s memory", b->name,
+			         scopes[b->scope].name);
+	}
+	if (id != IN_CP_ASYNC)
+		return;
+	int64_t pf = e->nargs > 4 ? a->pos[4]->i : 0;
+	if (pf != 0 && !l2_prefetch_size(pf))
+		error_at(S->d, e->args[4]->pos, "the L2 prefetch size of cp.async is 64, 128 or 256 bytes (0: none), not %lld",
+		         (long long)pf);
+	const char *c = e->nargs > 7 ? a->pos[7]->s : "";
+	if (*c && strcmp(c, "ca") && strcmp(c, "cg"))
+		error_at(S->d, e->args[7]->pos, "the cache operator of cp.async is \"ca\" or \"cg\", not \"%s\"", c);
+	else if (!strcmp(c, "cg") && n != 16)
+		error_at(S->d, e->args[7]->pos, "cp.async.cg copies 16 bytes only, not %lld", (long long)n);
+}
+
+void check_operands(Sema *S, Expr *e, int id, Args *a)
+{
+	switch (id) {
+	case IN_COPY_BYTES: case IN_CP_ASYNC:
+		access_sizes(S, e, id, a);
+		return;
+	case IN_CP_WAIT: case IN_BULK_WAIT: {
+		/* cp.async{.bulk}.wait_group N: at most N groups left pending */
+		int64_t n = e->nargs ? a->pos[0]->i : 0;
+		if (n < 0 || n > 63)
+			error_at(S->d, e->args[0]->pos, "wait_group N takes N from 0 to 63, not %lld", (long long)n);
+		return;
+	}
+	case IN_TC_ALLOC: case IN_TC_DEALLOC: {
+		/* whole tensor-memory columns, a power of two of them */
+		Kw *k = kwarg(a, "n_cols");
+		int64_t n = k->value->val->i, most = axes[AX_TCOL].extent;
+		if (n < 32 || n > most || !pow2(n))
+			error_at(S->d, k->value->pos, "n_cols is a power of two from 32 to %lld, not %lld", (long long)most,
+			         (long long)n);
+		cta_group(S, e, a);
+		return;
+	}
+	case IN_TC_RELINQ: case IN_TC_COMMIT:
+		cta_group(S, e, a);
+		return;
+	case IN_TC_LD: case IN_TC_ST:
+		tcgen05_ldst(S, e, a, id == IN_TC_LD);
+		return;
+	case IN_FENCE_ASYNC: {
+		const char *s = e->nargs ? a->pos[0]->s : "shared::cta";
+		if (*s && strcmp(s, "shared::cta") && strcmp(s, "shared::cluster") && strcmp(s, "global"))
+			error_at(S->d, e->args[0]->pos, "fence.proxy.async takes \"shared::cta\", \"shared::cluster\", \"global\" "
+			         "or \"\" (all state spaces), not \"%s\"", s);
+		return;
+	}
+	case IN_STORAGE_SYNC: {
+		const char *s = a->pos[0]->s;
+		if (strcmp(s, "shared") && strcmp(s, "shared.dyn") && strcmp(s, "warp"))
+			error_at(S->d, e->args[0]->pos, "%s() synchronizes \"shared\" or \"shared.dyn\" (the CTA) or \"warp\", "
+			         "not \"%s\"", fn_name(e), s);
+		return;
+	}
+	}
+}

@@ -163,7 +163,7 @@ int run_pass(Cli *c, int target, bool (*pass)(Module *m, Diag *d));
 
 /* Element types. */
 enum { DT_NONE = 0,
-#define DTYPE(id, name, bits, kind, ctype) id,
+#define DTYPE(id, name, bits, kind, ctype, header) id,
 #include "dtype.def"
 #undef DTYPE
        DT_COUNT };
@@ -172,7 +172,8 @@ typedef struct DType {
 	const char *name;
 	int bits;
 	int kind;
-	const char *ctype;
+	const char *ctype;  /* in emitted CUDA */
+	const char *header; /* the CUDA header that declares ctype, or "" */
 } DType;
 extern const DType dtypes[DT_COUNT];
 int dtype_lookup(const char *name); /* DT_NONE if unknown */
@@ -315,9 +316,26 @@ void print_intrinsics(Buf *b);
 bool ptx_is_alias(const char *path);
 void print_ptx(Buf *b);
 
-/* The registers per thread of one repetition of a tcgen05.ld/st shape
- * ("32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4); 0: unknown. */
-int tcgen05_shape_regs(const char *shape);
+/* The shapes of tcgen05.ld/st (tcgen05.def). */
+enum {
+#define TCGEN05_SHAPE(id, name, lanes, bits) id,
+#include "tcgen05.def"
+#undef TCGEN05_SHAPE
+	TC_NSHAPES };
+#define TCGEN05_MAX_REGS 128 /* registers per thread of one tcgen05.ld/st */
+typedef struct Tcgen05Shape {
+	const char *name;
+	int lanes, bits; /* a warp's lanes and the bits of each, per repetition */
+	int regs;        /* 32-bit registers per thread per repetition */
+	int cols;        /* 32-bit tensor-memory columns per repetition */
+	int max_num;     /* the most repetitions: TCGEN05_MAX_REGS / regs */
+} Tcgen05Shape;
+extern const Tcgen05Shape tcgen05_shapes[TC_NSHAPES];
+const Tcgen05Shape *tcgen05_shape(const char *name); /* NULL if unknown */
+/* The names as a list: "32x32b, 16x64b, 16x128b and 16x256b" (last: "and"). */
+const char *tcgen05_shape_list(const char *last);
+/* The table as Markdown, for doc/txir.md (txc-parse --tcgen05). */
+void print_tcgen05(Buf *b);
 
 /* Modules that `from M import ...` accepts. */
 typedef struct ModuleName { const char *module, *name, *means; } ModuleName;

@@ -179,26 +179,23 @@ const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int6
 		               (long long)cols, dtypes[dt].name);
 	int64_t pack = 32 / bits; /* elements per register */
 	int64_t slabs = rows / 64;
-	int64_t per_rep, max_rep;
-	if (!strcmp(shape, "32x32b"))
-		per_rep = rows == 128 ? 1 : 2, max_rep = 128;
-	else if (!strcmp(shape, "16x64b"))
-		per_rep = 2, max_rep = 128;
-	else if (!strcmp(shape, "16x128b"))
-		per_rep = 4, max_rep = 64;
-	else if (!strcmp(shape, "16x256b"))
-		per_rep = 8, max_rep = 32;
-	else
-		return xprintf("tcgen05_atom_layout: unknown shape \"%s\" (expected 32x32b, 16x64b, 16x128b or 16x256b)", shape);
+	const Tcgen05Shape *s = tcgen05_shape(shape);
+	if (!s)
+		return xprintf("tcgen05_atom_layout: unknown shape \"%s\" (expected %s)", shape, tcgen05_shape_list("or"));
+	/* the tile's columns one repetition covers: a warpgroup of 32-lane
+	 * warps reaches 128 lanes, so 64 rows take two columns a repetition;
+	 * 16-lane warps reach 64 lanes, and 128 rows are two slabs instead */
+	int64_t per_rep = s->lanes == 32 ? s->cols * 128 / rows : s->cols;
 	int64_t n = cols32 / per_rep;
-	if (cols32 % per_rep || log2_exact(n) < 0 || n > max_rep)
-		return xprintf("tcgen05_atom_layout: %lld 32-bit columns need .%s.x%lld%s; the repetition must be a power of two from 1 to %lld",
+	if (cols32 % per_rep || log2_exact(n) < 0 || n > s->max_num)
+		return xprintf("tcgen05_atom_layout: %lld 32-bit columns need .%s.x%lld%s; the repetition must be a power of two from 1 to %d",
 		               (long long)cols32, shape, (long long)(cols32 / per_rep),
-		               cols32 % per_rep ? " and a fraction" : "", (long long)max_rep);
-	if (!strcmp(shape, "32x32b") && rows == 64 && bits != 32)
+		               cols32 % per_rep ? " and a fraction" : "", s->max_num);
+	int id = (int)(s - tcgen05_shapes);
+	if (id == TC_32X32B && rows == 64 && bits != 32)
 		return xprintf("tcgen05_atom_layout: 32x32b with 64 rows holds 32-bit elements only");
 	int64_t P = pack; /* m strides count elements */
-	if (!strcmp(shape, "32x32b")) {
+	if (id == TC_32X32B) {
 		if (rows == 128) {
 			layout_push(l, false, 128, 1, AX_TIDINWG);
 			layout_push(l, false, cols, 1, AX_M);
@@ -209,32 +206,31 @@ const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int6
 		}
 		return NULL;
 	}
-	int64_t regs; /* registers per slab per thread */
-	if (!strcmp(shape, "16x64b")) {
-		regs = n;
-		layout_push(l, false, 4, 32, AX_TIDINWG);
-		layout_push(l, false, slabs, regs * P, AX_M);
+	int64_t regs = s->regs * n; /* registers per slab per thread */
+	layout_push(l, false, 4, 32, AX_TIDINWG);
+	layout_push(l, false, slabs, regs * P, AX_M);
+	switch (id) {
+	case TC_16X64B:
 		layout_push(l, false, 2, 1, AX_TIDINWG);
 		layout_push(l, false, 8, 4, AX_TIDINWG);
 		layout_push(l, false, n, P, AX_M);
 		layout_push(l, false, 2, 2, AX_TIDINWG);
-	} else if (!strcmp(shape, "16x128b")) {
-		regs = 2 * n;
-		layout_push(l, false, 4, 32, AX_TIDINWG);
-		layout_push(l, false, slabs, regs * P, AX_M);
+		break;
+	case TC_16X128B:
 		layout_push(l, false, 2, P, AX_M);
 		layout_push(l, false, 8, 4, AX_TIDINWG);
 		layout_push(l, false, n, 2 * P, AX_M);
 		layout_push(l, false, 4, 1, AX_TIDINWG);
-	} else {
-		regs = 4 * n;
-		layout_push(l, false, 4, 32, AX_TIDINWG);
-		layout_push(l, false, slabs, regs * P, AX_M);
+		break;
+	case TC_16X256B:
 		layout_push(l, false, 2, 2 * P, AX_M);
 		layout_push(l, false, 8, 4, AX_TIDINWG);
 		layout_push(l, false, n, 4 * P, AX_M);
 		layout_push(l, false, 4, 1, AX_TIDINWG);
 		layout_push(l, false, 2, P, AX_M);
+		break;
+	default:
+		die("tcgen05_atom_layout: shape %s of tcgen05.def has no register layout here", shape);
 	}
 	if (pack > 1)
 		layout_push(l, false, pack, 1, AX_M);

@@ -31,6 +31,7 @@ enum { NROWS = sizeof rows / sizeof rows[0] };
 #define MAX_PARTS 16
 #define MAX_TOKS 32
 #define MAX_ALTS 12
+_Static_assert(TC_NSHAPES <= MAX_ALTS, "the tcgen05 shapes are one part's alternatives");
 
 /* One part of a pattern: alternatives, or pre{name=values}suf. */
 typedef struct Part {
@@ -83,6 +84,11 @@ static const Pattern *pattern(int r)
 			q->name = xstrndup(lb + 1, (size_t)(eq - lb - 1));
 			q->suf = rb + 1;
 			q->nalt = split(xstrndup(eq + 1, (size_t)(rb - eq - 1)), '|', q->alt, MAX_ALTS);
+			if (q->nalt == 1 && !strcmp(q->alt[0], "@tcgen05")) {
+				q->nalt = TC_NSHAPES;
+				for (int k = 0; k < TC_NSHAPES; k++)
+					q->alt[k] = tcgen05_shapes[k].name;
+			}
 		} else {
 			q->nalt = split(w, '|', q->alt, MAX_ALTS);
 		}
@@ -385,14 +391,15 @@ static bool rewrite(Sema *S, Expr *call, int r, const char *what, const char **v
 			for (int k = 0; k < p->n; k++)
 				if (p->part[k].name && !strcmp(p->part[k].name, name))
 					v = val[k];
+			/* at the instruction, where sema's errors about them point */
 			if (flag) {
-				one[n] = new_expr(v ? E_TRUE : E_FALSE, call->pos);
+				one[n] = new_expr(v ? E_TRUE : E_FALSE, at(call));
 				one[n++]->depth = 1;
 			} else if (v && v[strspn(v, "0123456789")] == 0) {
-				one[n] = new_int(call->pos, atoll(v));
+				one[n] = new_int(at(call), atoll(v));
 				one[n++]->depth = 1;
 			} else {
-				one[n++] = lit_str(call->pos, v ? v : "");
+				one[n++] = lit_str(at(call), v ? v : "");
 			}
 		} else {
 			one[n] = new_expr(!strcmp(it, "True") ? E_TRUE : E_FALSE, call->pos);

@@ -433,9 +433,12 @@ Value *region(Sema *S, Expr *e)
 		int64_t l0, l1;
 		int64_t end;
 		if (expr_range(lo, &l0, &l1) && (l0 < 0 || !add_ok(l1, extent, &end) || end > shape[i])) {
-			if (l0 == l1)
+			if (l0 == l1 && add_ok(l0, extent, &end))
 				fail(S, p, "slice %lld:%lld is out of bounds for dimension %d of '%s' (extent %lld)",
-				     (long long)l0, (long long)(l0 + extent), i, name, (long long)shape[i]);
+				     (long long)l0, (long long)end, i, name, (long long)shape[i]);
+			else if (l0 == l1) /* its end passes 2^63 */
+				fail(S, p, "a slice of extent %lld at %lld is out of bounds for dimension %d of '%s' (extent %lld)",
+				     (long long)extent, (long long)l0, i, name, (long long)shape[i]);
 			else
 				fail(S, p, "region of dimension %d of '%s' starts in [%lld, %lld] with extent %lld, out of bounds (extent %lld)",
 				     i, name, (long long)l0, (long long)l1, (long long)extent, (long long)shape[i]);

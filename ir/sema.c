@@ -196,7 +196,7 @@ static void copy(Sema *S, Expr *call, Value *fn)
 	Kw *pf = kwarg(&a, "prefetch_size"), *direct = kwarg(&a, "direct");
 	if (pf && pf->value->val && pf->value->val->kind == V_INT) {
 		int64_t n = pf->value->val->i;
-		if (n != 64 && n != 128 && n != 256) {
+		if (!l2_prefetch_size(n)) {
 			error_at(S->d, pf->value->pos, "prefetch_size= is cp.async's L2 prefetch: 64, 128 or 256 bytes, not %lld",
 			         (long long)n);
 			return;
@@ -451,51 +451,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if ((id == IN_ST_SHARED_V4 || id == IN_LD_SHARED_V4) && prove_accesses)
 			check_access(S, e, id == IN_ST_SHARED_V4 ? 0 : 4, 16, NULL, NULL);
-		/* tcgen05.ld/st: the shape, the repetitions and their registers */
-		if ((id == IN_TC_LD || id == IN_TC_ST) && a.pos[3] && a.pos[4]) {
-			const char *shape = a.pos[3]->s;
-			int64_t num = a.pos[4]->i, per = tcgen05_shape_regs(shape);
-			if (!per)
-				error_at(S->d, e->args[3]->pos, "tcgen05 shape \"%s\": txc emits 32x32b, 16x64b, 16x128b and 16x256b",
-				         shape);
-			else if (num < 1 || num * per > 128 || (num & (num - 1)))
-				error_at(S->d, e->args[4]->pos, "tcgen05 .%s repeats 1, 2, 4, ... times, at most %lld (128 registers), "
-				         "not %lld", shape, (long long)(128 / per), (long long)num);
-			else if (e->nargs - 6 != num * per)
-				error_at(S->d, e->pos, "tcgen05.%s .%s.x%lld takes %lld register%s, not %d", id == IN_TC_LD ? "ld" : "st",
-				         shape, (long long)num, (long long)(num * per), num * per == 1 ? "" : "s", e->nargs - 6);
-		}
-		/* access sizes the instructions have */
-		if ((id == IN_COPY_BYTES || id == IN_CP_ASYNC) && a.pos[2] && a.pos[2]->kind == V_INT) {
-			int64_t n = a.pos[2]->i;
-			bool ok = id == IN_CP_ASYNC ? n == 4 || n == 8 || n == 16 :
-			          n == 1 || n == 2 || n == 4 || n == 8 || n == 16;
-			if (!ok)
-				error_at(S->d, e->args[2]->pos, "%s copies %s bytes, not %lld", fn_name(e),
-				         id == IN_CP_ASYNC ? "4, 8 or 16" : "1, 2, 4, 8 or 16", (long long)n);
-			else if (prove_accesses)
-				for (int k = 0; k < 2; k++)
-					check_access(S, e, k, n, id == IN_CP_ASYNC ? e->nargs > 5 ? e->args[5] : NULL : NULL,
-					             id == IN_CP_ASYNC && e->nargs > 6 ? e->args[6] : NULL);
-			if (id == IN_COPY_BYTES && e->nargs > 3 && a.pos[3]) {
-				const char *why = NULL;
-				Buffer *b = address_buffer(S, e->args[1], &why);
-				if (strcmp(a.pos[3]->s, "nc") != 0)
-					error_at(S->d, e->args[3]->pos, "the cache operator of T.cuda.copy_bytes is \"nc\" (ld.global.nc), not \"%s\"",
-					         a.pos[3]->s);
-				else if (!b)
-					error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory; txc cannot tell what '%s' addresses: %s",
-					         expr_str(e->args[1]), why);
-				else if (b->scope != SC_GLOBAL)
-					error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory, and '%s' is in %s memory", b->name,
-					         scopes[b->scope].name);
-			}
-			const char *c = id == IN_CP_ASYNC && e->nargs > 7 && a.pos[7] ? a.pos[7]->s : "";
-			if (*c && strcmp(c, "ca") && strcmp(c, "cg"))
-				error_at(S->d, e->args[7]->pos, "the cache operator of cp.async is \"ca\" or \"cg\", not \"%s\"", c);
-			else if (!strcmp(c, "cg") && n != 16)
-				error_at(S->d, e->args[7]->pos, "cp.async.cg copies 16 bytes only, not %lld", (long long)n);
-		}
+		check_operands(S, e, id, &a);
 	}
 }
 
@@ -1316,6 +1272,7 @@ static void kernel(Sema *S, Stmt *s)
 	S->nbufs = 0;
 	memset(S->launch, 0, sizeof S->launch);
 	memset(S->launch_dims, 0, sizeof S->launch_dims);
+	S->cta_group = 0;
 	push_env(S, false);
 	Names pre = {0};
 	for (int i = 0; i < s->nparams; i++)

@@ -37,6 +37,9 @@ typedef struct Sema {
 	int64_t launch_dims[IN_COUNT][3]; /* a grid launch id's extents, 1 beyond those given */
 	int launch_ndim[IN_COUNT];
 	Pos launch_list[IN_COUNT];        /* where its extents are written */
+	int64_t cta_group;   /* of the kernel's first tcgen05 instruction that has one; 0: none yet */
+	Pos cta_group_at;
+	const char *cta_group_how; /* " (the default)" when the keyword is absent */
 } Sema;
 
 /* The value that says: an error was reported already. */
@@ -112,6 +115,10 @@ const char *fn_name(Expr *call);
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred);
 /* The buffer an address operand names (NULL with *why). */
 Buffer *address_buffer(Sema *S, Expr *x, const char **why);
+/* The rules an operand's value obeys beyond its kind (sizes, shapes,
+ * ranges, one cta_group per kernel), after check_args accepted the call. */
+void check_operands(Sema *S, Expr *call, int id, Args *a);
+bool l2_prefetch_size(int64_t n); /* cp.async's .L2::64B, 128B, 256B */
 
 /* ptx.c: a call of T.ptx.<chain>(...), T.ptx["..."](...) or a TVM alias
  * (ptx.def) rewritten in place into the txc builtin it means; a call of

@@ -5,8 +5,9 @@
 #include "ir.h"
 
 const DType dtypes[DT_COUNT] = {
-	[DT_NONE] = { "none", 0, DK_INT, "void" },
-#define DTYPE(id, name, bits, kind, ctype) [id] = { name, bits, kind, ctype },
+	/* no dtype: the indices and offsets of emitted CUDA, in 64 bits */
+	[DT_NONE] = { "none", 0, DK_INT, "long long", "" },
+#define DTYPE(id, name, bits, kind, ctype, header) [id] = { name, bits, kind, ctype, header },
 #include "dtype.def"
 #undef DTYPE
 };
@@ -314,17 +315,39 @@ void print_intrinsics(Buf *b)
 	}
 }
 
-/* The 32-bit registers one repetition of a tcgen05.ld/st shape moves per
- * thread (PTX ISA, tcgen05 data movement shapes). */
-int tcgen05_shape_regs(const char *shape)
+const Tcgen05Shape tcgen05_shapes[TC_NSHAPES] = {
+#define TCGEN05_SHAPE(id, name, lanes, bits) \
+	[id] = { name, lanes, bits, (lanes) * (bits) / 1024, (bits) / 32, TCGEN05_MAX_REGS / ((lanes) * (bits) / 1024) },
+#include "tcgen05.def"
+#undef TCGEN05_SHAPE
+};
+
+const Tcgen05Shape *tcgen05_shape(const char *name)
 {
-	static const struct { const char *shape; int regs; } shapes[] = {
-		{ "32x32b", 1 }, { "16x64b", 1 }, { "16x128b", 2 }, { "16x256b", 4 },
-	};
-	for (size_t i = 0; shape && i < sizeof shapes / sizeof shapes[0]; i++)
-		if (strcmp(shapes[i].shape, shape) == 0)
-			return shapes[i].regs;
-	return 0;
+	for (int i = 0; name && i < TC_NSHAPES; i++)
+		if (strcmp(tcgen05_shapes[i].name, name) == 0)
+			return &tcgen05_shapes[i];
+	return NULL;
+}
+
+const char *tcgen05_shape_list(const char *last)
+{
+	Buf b = {0};
+	for (int i = 0; i < TC_NSHAPES; i++)
+		bprintf(&b, "%s%s", i == 0 ? "" : i == TC_NSHAPES - 1 ? xprintf(" %s ", last) : ", ", tcgen05_shapes[i].name);
+	return b.s;
+}
+
+void print_tcgen05(Buf *b)
+{
+	bputs(b, "| shape | lanes a warp reaches | bits a lane | registers a thread | 32-bit columns | `.x{num}` |\n");
+	bputs(b, "|---|---|---|---|---|---|\n");
+	for (int i = 0; i < TC_NSHAPES; i++) {
+		const Tcgen05Shape *s = &tcgen05_shapes[i];
+		bprintf(b, "| `%s` | %d | %d | %s | %s | 1, 2, 4, ..., %d |\n", s->name, s->lanes, s->bits,
+		        s->regs == 1 ? "num" : xprintf("%d x num", s->regs), s->cols == 1 ? "num" : xprintf("%d x num", s->cols),
+		        s->max_num);
+	}
 }
 
 /* Names CUDA C, its headers or txc's generated code already use: a kernel,

@@ -139,20 +139,14 @@ bool emu_cp_async(Emu *E, const CStmt *s, int t)
 {
 	const char *op = "T.ptx.cp_async";
 	EVal d, src, v;
-	int64_t n, size, pf;
+	int64_t n, size;
 	if (!emu_eval(E, s->a, t, &d) || !emu_eval(E, s->b, t, &src) || !emu_eval_int(E, s->n, t, &n))
 		return false;
-	/* the size (4, 8, 16) and the cache operator were checked by sema */
+	/* sema checked the size (4, 8, 16), the cache operator and the L2
+	 * prefetch size (a constant: no effect on the data) */
 	const CExpr *x = s->opt[CP_POLICY];
 	if (x && !emu_eval(E, x, t, &v)) /* an L2 hint: no effect on the data */
 		return false;
-	if ((x = s->opt[CP_PREFETCH])) {
-		if (!emu_eval_int(E, x, t, &pf))
-			return false;
-		if (pf != 0 && pf != 64 && pf != 128 && pf != 256)
-			return emu_fail(E, x->at, t, "%s: the L2 prefetch size is 0, 64, 128 or 256 bytes, not %lld", op,
-			                (long long)pf);
-	}
 	size = n;
 	if ((x = s->opt[CP_SRC_SIZE]) && !none(x)) {
 		if (!emu_eval_int(E, x, t, &size))
@@ -216,8 +210,7 @@ bool emu_cp_commit(Emu *E, const CStmt *s, int t)
 
 bool emu_cp_wait(Emu *E, const CStmt *s, int t)
 {
-	if (s->wait < 0 || s->wait > 63)
-		return emu_fail(E, s->pos, t, "T.ptx.cp_async.wait_group N takes N from 0 to 63, not %lld", (long long)s->wait);
+	/* N from 0 to 63: sema checked it */
 	AsyncQueue *q = queue(E, s->pos, t);
 	if (!q)
 		return false;

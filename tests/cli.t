@@ -50,4 +50,5 @@ doc_table --tvm '\| TVM spelling \| in txc' "TVM's spellings"
 doc_table --ptx '\| PTX instruction \|' 'the PTX dialect'
 doc_table --variants '\| op \| variant \| priority' variants
 doc_table --plans '\| keyword \| kind \| families' 'plan fields'
+doc_table --tcgen05 '\| shape \| lanes a warp reaches' 'tcgen05 shapes'
 done_testing
