@@ -451,9 +451,63 @@ static void access_sizes(Sema *S, Expr *e, int id, Args *a)
 		error_at(S->d, e->args[7]->pos, "cp.async.cg copies 16 bytes only, not %lld", (long long)n);
 }
 
+/* The TMA instructions: (rank, [shared address, [mbarrier,]] tensor map,
+ * coordinates...), the map declared by T.tensormap with that rank, as
+ * many 32-bit coordinates as the rank, the shared operand in shared memory. */
+static void tma_operands(Sema *S, Expr *e, int id, Args *a)
+{
+	int map_at = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
+	Value *m = a->pos[map_at];
+	if (m->kind != V_TMAP) {
+		error_at(S->d, e->args[map_at]->pos, "%s() takes a tensor map (T.tensormap) here, not %s", fn_name(e),
+		         value_kind_name(m));
+		return;
+	}
+	TensorMap *t = m->tmap;
+	int64_t rank = a->pos[0]->i;
+	if (rank != t->rank) {
+		error_at(S->d, e->args[0]->pos, "%s() says rank %lld, but tensor map '%s' has %d dimension%s", fn_name(e),
+		         (long long)rank, t->name, t->rank, t->rank == 1 ? "" : "s");
+		return;
+	}
+	if (e->nargs - map_at - 1 != t->rank) {
+		error_at(S->d, e->pos, "%s() gives %d coordinate%s; tensor map '%s' has %d dimension%s", fn_name(e),
+		         e->nargs - map_at - 1, e->nargs - map_at - 1 == 1 ? "" : "s", t->name, t->rank,
+		         t->rank == 1 ? "" : "s");
+		return;
+	}
+	for (int i = map_at + 1; i < e->nargs; i++) {
+		int dt = e->args[i]->dtype;
+		if (dt != DT_WEAK_INT && !(dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT) &&
+		                          dtypes[dt].bits <= 32))
+			error_at(S->d, e->args[i]->pos, "a TMA coordinate is a 32-bit integer, not %s", dtype_str(dt));
+	}
+	for (int k = 1; k < map_at; k++) {
+		const char *why = NULL;
+		Buffer *b = address_buffer(S, e->args[k], &why);
+		if (b && !(scopes[buffer_root(b)->scope].flags & SCF_SHARED))
+			error_at(S->d, e->args[k]->pos, "%s() takes %s in shared memory; '%s' is in %s memory", fn_name(e),
+			         k == 2 ? "its mbarrier" : id == IN_TMA_LOAD ? "its destination" : "its source", b->name,
+			         scopes[buffer_root(b)->scope].name);
+	}
+	Kw *op = kwarg(a, "red_op");
+	if (op) {
+		static const char *const ops[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor" };
+		bool ok = false;
+		for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+			ok |= !strcmp(op->value->val->s, ops[i]);
+		if (!ok)
+			error_at(S->d, op->value->pos, "red_op= is \"add\", \"min\", \"max\", \"inc\", \"dec\", \"and\", "
+			         "\"or\" or \"xor\", not \"%s\"", op->value->val->s);
+	}
+}
+
 void check_operands(Sema *S, Expr *e, int id, Args *a)
 {
 	switch (id) {
+	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
+		tma_operands(S, e, id, a);
+		return;
 	case IN_COPY_BYTES: case IN_CP_ASYNC:
 		access_sizes(S, e, id, a);
 		return;

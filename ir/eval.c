@@ -43,6 +43,7 @@ const char *value_kind_name(const Value *v)
 	case V_HANDLE: return "a handle";
 	case V_PRIMFUNC: return "a kernel";
 	case V_DICT: return "a dict";
+	case V_TMAP: return "a tensor map";
 	case V_OPAQUE: return "a name from a module txc does not know";
 	}
 	return "a value";

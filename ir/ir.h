@@ -26,6 +26,7 @@ typedef struct Value Value;
 typedef struct Buffer Buffer;
 typedef struct Var Var;
 typedef struct Func Func;
+typedef struct TensorMap TensorMap;
 typedef struct Intrin Intrin;
 
 /* ---- util.c ------------------------------------------------------------ */
@@ -523,6 +524,7 @@ enum ValueKind {
 	V_HANDLE,  /* a T.handle parameter */
 	V_PRIMFUNC,
 	V_DICT,    /* elts: the keys, vals: the values, nelts entries */
+	V_TMAP,    /* a tensor map: tmap */
 	V_OPAQUE,  /* a name from a module txc does not know: s the module;
 	            * i 1 when txc knows the module but not the name */
 };
@@ -544,6 +546,7 @@ struct Value {
 	Buffer *buffer;
 	Var *var;
 	Func *func;
+	TensorMap *tmap;  /* V_TMAP */
 	Expr **starts;    /* V_REGION: per dimension */
 	int64_t *extents;
 	int ndim;
@@ -921,6 +924,36 @@ struct Var {
 	bool param;         /* a scalar kernel parameter */
 };
 
+/* A TMA tensor map (T.tensormap before T.device_entry()): what
+ * cuTensorMapEncodeTiled is given, every list innermost dimension first
+ * (doc/txir.md, "Tensor maps"). The kernel takes it by value after its other
+ * parameters, in declaration order; txc-run encodes it from the buffer's
+ * device address, the emulator reads the buffer through it. */
+#define TMAP_MAX_RANK 5
+struct TensorMap {
+	const char *name;
+	Pos pos;
+	Buffer *buf;          /* the global buffer parameter it describes */
+	int rank;             /* 1 .. 5 */
+	int64_t dims[TMAP_MAX_RANK];      /* elements per dimension */
+	int64_t strides[TMAP_MAX_RANK];   /* bytes; strides[0] is the element size */
+	int64_t box[TMAP_MAX_RANK];       /* elements of a box per dimension */
+	int64_t estrides[TMAP_MAX_RANK];  /* element strides, 1 .. 8 */
+	int64_t offset;       /* where dimension 0's element 0 is, in elements of buf */
+	int swizzle;          /* bytes: 0 (none), 32, 64, 128 */
+	bool nan_fill;        /* out-of-bounds elements of a load: NaN (else zero) */
+	int l2;               /* L2 promotion in bytes: 0, 64, 128, 256 */
+	int esize;            /* bytes per element (buf's dtype) */
+};
+/* The CUtensorMapDataType of a tensor map over dtype dt (CU_TENSOR_MAP_
+ * DATA_TYPE_*: 0 U8, 1 U16, 2 U32, 3 I32, 4 U64, 5 I64, 6 F16, 7 F32, 8 F64,
+ * 9 BF16), or -1 when TMA cannot move it. */
+int tmap_data_type(int dt);
+/* The swizzle span in bytes (0: none) of CUtensorMapSwizzle value k
+ * (0 none, 1 32B, 2 64B, 3 128B), and back (-1: not a span). */
+int tmap_swizzle_bytes(int k);
+int tmap_swizzle_mode(int bytes);
+
 struct Func {
 	const char *name;
 	Stmt *stmt;
@@ -929,8 +962,8 @@ struct Func {
 	Var **scalars;      /* the scalar parameters, in signature order */
 	int nscalars;
 	/* the launch signature, in order: for parameter i, sig[i] is a
-	 * buffer of params (kind 'b') or a scalar of scalars ('s'), index
-	 * sig_at[i] */
+	 * buffer of params (kind 'b'), a scalar of scalars ('s') or a tensor
+	 * map of tmaps ('t', after the others), index sig_at[i] */
 	char *sig;
 	int *sig_at;
 	int nsig;
@@ -945,6 +978,8 @@ struct Func {
 	 * bytes of dynamic shared memory (0: no such statement), at dyn_smem_at */
 	int64_t dyn_smem;
 	Pos dyn_smem_at;
+	TensorMap **tmaps;  /* its tensor maps, in declaration order (sig 't') */
+	int ntmaps;
 };
 
 /* Resolves names and checks the module; returns false after reporting. */

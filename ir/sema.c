@@ -428,7 +428,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
 		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG || id == IN_TMEM_ADDR ||
 		    id == IN_META_VAR || id == IN_SMEM_POOL || id == IN_MBARRIER || id == IN_TMABAR || id == IN_GRID ||
-		    id == IN_SERIAL || id == IN_UNROLL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
+		    id == IN_SERIAL || id == IN_UNROLL || id == IN_TENSORMAP || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
 		    id == IN_LET) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;
@@ -636,7 +636,17 @@ bool assign1(Sema *S, Stmt *s)
 			tvm_tc_frag(value);
 			fn = eval(S, value->a);
 		}
-		if (fn && fn->kind == V_FUNC && (is_buffer_maker(fn->intrin) || is_launch(fn->intrin))) {
+		if (fn && fn->kind == V_FUNC && fn->intrin == IN_TENSORMAP) {
+			if (s->ntargets != 1) {
+				error_at(S->d, s->pos, "a tensor map is assigned to one name");
+				return false;
+			}
+			TensorMap *t = make_tensormap(S, s->targets[0]->str, s->targets[0]->pos, value);
+			if (!t)
+				return false;
+			v = vnew(V_TMAP);
+			v->tmap = t;
+		} else if (fn && fn->kind == V_FUNC && (is_buffer_maker(fn->intrin) || is_launch(fn->intrin))) {
 			if (is_launch(fn->intrin)) {
 				v = launch(S, value, fn->intrin, s);
 				if (!v)
@@ -1298,8 +1308,8 @@ static void kernel(Sema *S, Stmt *s)
 	/* the launch parameters, in signature order */
 	Buffer **params = NULL;
 	int nparams = 0;
-	f->sig = xalloc((size_t)s->nparams + 1);
-	f->sig_at = xalloc(sizeof(int) * (size_t)(s->nparams + 1));
+	f->sig = xalloc((size_t)(s->nparams + f->ntmaps) + 1);
+	f->sig_at = xalloc(sizeof(int) * (size_t)(s->nparams + f->ntmaps + 1));
 	for (int i = 0; i < s->nparams; i++) {
 		Sym *sym = env_find(S->env, s->params[i].name);
 		for (int k = 0; sym && k < f->nparams; k++)
@@ -1317,6 +1327,10 @@ static void kernel(Sema *S, Stmt *s)
 	}
 	f->params = params;
 	f->nparams = nparams;
+	for (int k = 0; k < f->ntmaps; k++) {
+		f->sig[f->nsig] = 't';
+		f->sig_at[f->nsig++] = k;
+	}
 	pop_env(S);
 	S->func = NULL;
 	f->bufs = S->bufs;

@@ -132,6 +132,9 @@ int pool_alloc(Sema *S, Expr *call, int64_t *depth, int64_t *phase, bool *tma); 
 int pool_stmt(Sema *S, Stmt *s);                  /* commit, init, wait, arrive: 1 rewritten, 0, -1 */
 void pool_check(Sema *S, Func *f);                /* pools never committed */
 
+/* tmap.c: T.tensormap, checked against the driver's and TMA's rules */
+TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call);
+
 /* buffers.c: buffers and launch ids */
 Buffer *new_buffer(const char *name, Pos pos, Expr *call);
 bool set_layout(Sema *S, Buffer *b, Kw *kw);
