@@ -397,12 +397,12 @@ bad.tx:188:9: error: thread (cta 0, thread 0): collective copy with inactive thr
             ^~~~~~~~~~~~~~~~~
 EOF
 bad copy_async_tma <<'EOF'
-bad.tx:198:9: error: thread (cta 0, thread 0): copy_async from global memory to shared memory, completing on an mbarrier (a TMA load), is not emulated yet (no registered variant of copy_async moves it)
+bad.tx:198:9: error: thread (cta 0, thread 0): copy_async through tma, which completes mbarrier transaction count, is not emulated yet
             Tx.copy_async(A_smem[:, :], A[:, :], mbar=T.address_of(bar[0]))
             ^~~~~~~~~~~~~
 EOF
 bad copy_async_store <<'EOF'
-bad.tx:206:5: error: thread (cta 0, thread 0): copy_async from shared memory to global memory is not emulated yet (no registered variant of copy_async moves it)
+bad.tx:206:5: error: thread (cta 0, thread 0): copy_async through tma, which completes bulk group, is not emulated yet
         Tx.cta.copy_async(A[:, :], A_smem[:, :])
         ^~~~~~~~~~~~~~~~~
 EOF
