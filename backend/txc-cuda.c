@@ -793,6 +793,78 @@ static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
 	line(g, call.s);
 }
 
+/* The bulk tensor copies: one helper per form and rank, the tensor map a
+ * __grid_constant__ parameter whose address the instruction takes. */
+static void tma(Gen *g, const Expr *e, int id)
+{
+	int rank = (int)arg_int(g, e, 0, 1); /* 1 to 5, the map's: sema checked it */
+	int map = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
+	const Expr *hint = NULL;
+	for (int i = 0; i < e->nkws; i++)
+		if (!strcmp(e->kws[i].name, "cache_hint"))
+			hint = e->kws[i].value;
+	const char *red = id == IN_TMA_REDUCE ? const_str(g, call_kw(e, "red_op")->value) : NULL; /* sema: one of eight */
+	Buf params = {0}, in = {0}, coords = {0}, name = {0};
+	bputs(&name, id == IN_TMA_LOAD ? "txc_tma_load" : id == IN_TMA_STORE ? "txc_tma_store" :
+	      id == IN_TMA_REDUCE ? xprintf("txc_tma_reduce_%s", red) : "txc_tma_prefetch");
+	bprintf(&name, "_%dd%s", rank, hint ? "_hint" : "");
+	int op = 0;
+	if (id == IN_TMA_LOAD || id == IN_TMA_STORE || id == IN_TMA_REDUCE) {
+		bputs(&params, id == IN_TMA_LOAD ? "void* dst, " : "const void* src, ");
+		bprintf(&in, "\"r\"(txc_smem(%s)), ", id == IN_TMA_LOAD ? "dst" : "src");
+		op++;
+	}
+	if (id == IN_TMA_LOAD) {
+		bputs(&params, "void* bar, ");
+		bputs(&in, "\"r\"(txc_smem(bar)), ");
+		op++;
+	}
+	int map_op = op++;
+	bputs(&params, "const void* map");
+	bputs(&in, "\"l\"(map)");
+	for (int i = 0; i < rank; i++) {
+		bprintf(&params, ", int32_t c%d", i);
+		bprintf(&in, ", \"r\"(c%d)", i);
+		bprintf(&coords, "%s%%%d", i ? ", " : "", op++);
+	}
+	if (hint) {
+		bputs(&params, ", uint64_t policy");
+		bputs(&in, ", \"l\"(policy)");
+	}
+	const char *h = hint ? ".L2::cache_hint" : "", *tail = hint ? xprintf(", %%%d", op) : "";
+	const char *ptx;
+	switch (id) {
+	case IN_TMA_LOAD:
+		ptx = xprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s [%%0], "
+		              "[%%%d, {%s}], [%%1]%s;", rank, h, map_op, coords.s, tail);
+		break;
+	case IN_TMA_STORE:
+		ptx = xprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group%s [%%%d, {%s}], [%%0]%s;", rank, h,
+		              map_op, coords.s, tail);
+		break;
+	case IN_TMA_REDUCE:
+		ptx = xprintf("cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.tile.bulk_group%s [%%%d, {%s}], [%%0]%s;",
+		              rank, red, h, map_op, coords.s, tail);
+		break;
+	default:
+		ptx = xprintf("cp.async.bulk.prefetch.tensor.%dd.L2.global.tile%s [%%%d, {%s}]%s;", rank, h, map_op, coords.s,
+		              tail);
+		break;
+	}
+	asm_in(g, name.s, params.s, ptx, in.s);
+	Buf call = {0};
+	bprintf(&call, "%s(", name.s);
+	for (int k = 1; k < map; k++)
+		bprintf(&call, "%s, ", address(g, e->args[k]).s);
+	bprintf(&call, "&%s", cname(e->args[map]->str));
+	for (int k = map + 1; k < e->nargs; k++)
+		bprintf(&call, ", %s", cx(g, e->args[k], DT_INT32).s);
+	if (hint)
+		bprintf(&call, ", %s", cx(g, hint, DT_UINT64).s);
+	bputs(&call, ");");
+	line(g, call.s);
+}
+
 static void call_stmt(Gen *g, const Expr *e)
 {
 	int64_t n;
@@ -836,6 +908,9 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_CP_ASYNC:
 		cp_async(g, e);
+		return;
+	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
+		tma(g, e, id);
 		return;
 	case IN_CP_WAIT: case IN_BULK_WAIT: {
 		n = arg_int(g, e, 0, 0);
@@ -995,6 +1070,8 @@ static void assign(Gen *g, Stmt *s)
 		}
 		return;
 	}
+	if (id == IN_TENSORMAP)
+		return; /* a kernel parameter, encoded by the host */
 	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)))
 		for (int i = 0; i < g->f->nbufs; i++)
 			if (g->f->bufs[i]->decl == v) {
@@ -1159,12 +1236,18 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		bprintf(out, "// in clusters of (%lld, %lld, %lld) CTAs\n", (long long)f->cluster[0], (long long)f->cluster[1],
 		        (long long)f->cluster[2]);
 	bprintf(out, "extern \"C\" __global__ void %s__launch_bounds__(%lld) %s(", cluster, (long long)f->threads, cname(f->name));
-	/* the signature's order: buffers as pointers, scalar parameters by value */
+	if (f->ntmaps)
+		add(g, "txc_tensormap", "// a TMA tensor map (CUtensorMap), encoded by the host and passed by value\n"
+		    "struct __align__(64) txc_tensormap { uint64_t opaque[16]; };\n");
+	/* the signature's order: buffers as pointers, scalar parameters by
+	 * value, then the tensor maps */
 	for (int i = 0; i < f->nsig; i++) {
 		const char *sep = i ? (f->nsig > 3 ? ",\n    " : ", ") : f->nsig > 3 ? "\n    " : "";
 		if (f->sig[i] == 'b') {
 			Buffer *b = f->params[f->sig_at[i]];
 			bprintf(out, "%s%s* __restrict__ %s", sep, ctype(g, b->dtype), cname(b->name));
+		} else if (f->sig[i] == 't') {
+			bprintf(out, "%sconst __grid_constant__ txc_tensormap %s", sep, cname(f->tmaps[f->sig_at[i]]->name));
 		} else {
 			Var *v = f->scalars[f->sig_at[i]];
 			bprintf(out, "%s%s %s", sep, stype(g, v->dtype), cname(v->name));

@@ -819,6 +819,7 @@ const TvmVariant *tvm_variant_lookup(int op, const char *name);
 #define PF_CTYPE_LAYOUT Layout *
 #define PF_CTYPE_EXPR Expr *
 #define PF_CTYPE_COUNT int64_t
+#define PF_CTYPE_LIST Expr *
 #define F(fam) (1u << FAM_##fam)
 typedef struct Plan {
 	const char *variant;
@@ -832,6 +833,7 @@ typedef struct Plan {
 #define PF_KIND_LAYOUT "x"
 #define PF_KIND_EXPR "e"
 #define PF_KIND_COUNT "i"
+#define PF_KIND_LIST "x"
 #define PLAN_KW(name, kind, fams, by, doc) #name ":" PF_KIND_##kind " "
 #define PLAN_KEYWORDS PLAN_FIELDS(PLAN_KW) "why:s "
 int read_plans(const Expr *call, Plan **out);

@@ -89,6 +89,16 @@ static bool pass(Module *m, Diag *d)
 			continue;
 		lower_begin(&lower, f);
 		ok = walk_tile_ops(&one, lower_op, &lower) && ok;
+		/* the tensor maps the lowered ops use, declared with the
+		 * parameters */
+		int at = 0;
+		while (at < f->nbody && !(f->body[at]->kind == S_EXPR && f->body[at]->value->kind == E_CALL &&
+		                          f->body[at]->value->intrin == IN_DEVICE_ENTRY))
+			at++;
+		for (int k = 0; k < lower.npre; k++)
+			stmt_insert(&f->body, &f->nbody, at++, lower.pre[k]);
+		lower.pre = NULL;
+		lower.npre = 0;
 	}
 	return ok;
 }

@@ -110,6 +110,10 @@ struct Lower {
 	bool verify;        /* --verify: check every access of every copy */
 	int verified;
 	int64_t accesses;
+	/* statements to place before the kernel's T.device_entry() once its
+	 * ops are lowered (the tma family's tensor maps) */
+	Stmt **pre;
+	int npre;
 };
 /* A name no statement of the kernel uses; lowered loops are siblings, so
  * the same fresh name serves every op. take() marks one as used. */

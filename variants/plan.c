@@ -68,7 +68,7 @@ Expr *layout_expr(const Layout *l)
 
 /* ---- plans ------------------------------------------------------------------- */
 
-enum { PK_LAYOUT, PK_EXPR, PK_COUNT };
+enum { PK_LAYOUT, PK_EXPR, PK_COUNT, PK_LIST };
 static const struct Field {
 	const char *name;
 	int kind;
@@ -117,6 +117,8 @@ int read_plans(const Expr *call, Plan **out)
 					*(Layout **)slot = val && val->kind == V_LAYOUT ? val->layout : NULL;
 				else if (fields[f].kind == PK_EXPR)
 					*(Expr **)slot = x;
+				else if (fields[f].kind == PK_LIST)
+					*(Expr **)slot = x->kind == E_LIST ? x : NULL;
 				else if (val && val->kind == V_INT)
 					*(int64_t *)slot = val->i;
 			}
@@ -155,7 +157,7 @@ void write_plans(Expr *call, const Plan *v, int n)
 				continue;
 			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot)
 				x = layout_expr(*(Layout *const *)slot);
-			else if (fields[f].kind == PK_EXPR)
+			else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST)
 				x = *(Expr *const *)slot;
 			else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot)
 				x = ex_int(*(const int64_t *)slot);
@@ -180,7 +182,7 @@ bool plan_count_field(const char *name)
 void print_plan_fields(Buf *b)
 {
 	bputs(b, "| keyword | kind | families | set by | meaning |\n|---|---|---|---|---|\n");
-	static const char *const kinds[] = { "layout", "expr", "positive int" };
+	static const char *const kinds[] = { "layout", "expr", "positive int", "list of ints" };
 	for (size_t f = 0; f < NFIELDS; f++) {
 		bprintf(b, "| `%s=` | %s | ", fields[f].name, kinds[fields[f].kind]);
 		bool any = false;

@@ -1,5 +1,31 @@
-/* The tma family: one thread copies a global <-> shared region with bulk
- * tensor copies through a tensor map (doc/txir.md, "TMA"). */
+/* The tma family: one thread copies a region between global and shared
+ * memory with bulk tensor copies through a tensor map (doc/txir.md, "TMA").
+ *
+ * The plan starts from the aligned pair of layouts (txc-align, as the
+ * partition family's): iters of equal extents, each with a global and a
+ * shared stride. The tensor map is read off them:
+ *   1. every iter is split where it crosses a dimension of the global
+ *      buffer, so that each lies in one dimension d, at a multiple m of
+ *      that dimension's stride;
+ *   2. ordered by the shared stride, the innermost iter must be contiguous
+ *      on both sides; it is box dimension 0 (at most 256 elements, and at
+ *      most the swizzle span);
+ *   3. the next iters are box dimensions as long as shared memory holds the
+ *      box densely in TMA's order (rows of the box padded to the swizzle
+ *      span when there is one); the first that does not, and all after it,
+ *      become loops of boxes, each a tensor-map dimension with box 1;
+ *   4. a dimension of the global buffer that no iter covers (the region is
+ *      one element thick there) is a dimension with box 1 at the region's
+ *      start; one of a single element is dropped;
+ *   5. the tensor map's dimensions within one buffer dimension d, by m,
+ *      have sizes m_next / m (the last: d's extent / m), and the region's
+ *      start in d falls to the outermost of them (it must be a provable
+ *      multiple of its m, or a constant that leaves every box inside).
+ * The rank is at most 5 (adjacent uncovered dimensions are merged first);
+ * everything else the tensor map obeys is checked by T.tensormap's rules,
+ * here again with the numbers. */
+#include <string.h>
+
 #include "family.h"
 
 const char *pred_single_thread(const Try *t)
@@ -10,10 +36,448 @@ const char *pred_single_thread(const Try *t)
 	return NULL;
 }
 
-static const char *check(const Plan *p, const Value *dst)
+#define MAXIT (2 * TMAP_MAX_RANK + 8)
+
+typedef struct TIter {
+	int64_t e, g, s;   /* extent, global stride, shared stride (elements) */
+	int dim;           /* the global buffer's dimension */
+	int64_t m;         /* g / the dimension's stride */
+	bool box;          /* a box dimension (else a loop of boxes) */
+} TIter;
+
+typedef struct TDim {
+	int64_t size, stride, box; /* elements, bytes, elements */
+	Expr *coord;
+	int64_t loop;      /* boxes along it (1: none) */
+	int64_t sstep;     /* shared elements between two of them */
+} TDim;
+
+typedef struct Tma {
+	bool load;
+	Buffer *gb, *sb;   /* the global parameter, the shared buffer */
+	int esize, rank, swizzle;
+	TDim d[TMAP_MAX_RANK];
+	Expr *sbase;       /* the shared region's first element (storage, before the swizzle) */
+	int64_t boxes, box_bytes;
+} Tma;
+
+static int64_t largest_divisor(int64_t n, int64_t most)
 {
-	(void)p, (void)dst;
-	return "the tma variant is not implemented yet";
+	for (int64_t b = most < n ? most : n; b > 1; b--)
+		if (n % b == 0)
+			return b;
+	return 1;
 }
 
-const Family family_tma = { NULL, NULL, NULL, check, NULL, NULL };
+static bool insert(TIter *v, int *n, int at, TIter x)
+{
+	if (*n == MAXIT)
+		return false;
+	memmove(&v[at + 1], &v[at], sizeof *v * (size_t)(*n - at));
+	v[at] = x;
+	++*n;
+	return true;
+}
+
+/* The tensor map of a copy between dst and src with the aligned plan p,
+ * into t; NULL, or why there is none. */
+static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
+{
+	memset(t, 0, sizeof *t);
+	t->load = scopes[dst->buffer->scope].flags & SCF_SHARED;
+	const Value *g = t->load ? src : dst, *s = t->load ? dst : src;
+	const Layout *gl = t->load ? p->src : p->dst, *sl = t->load ? p->dst : p->src;
+	if (!gl || !sl)
+		return "the plan has no layouts (run txc-align)";
+	t->gb = g->buffer, t->sb = s->buffer;
+	Buffer *gb = t->gb;
+	t->esize = dtype_bytes(gb->dtype);
+	t->sbase = t->load ? p->dst_base : p->src_base;
+	if (!gb->is_param)
+		return xprintf("a tensor map describes a global buffer parameter; '%s' is a view of one", gb->name);
+	if (gb->layout)
+		return xprintf("a tensor map describes a row-major global buffer; '%s' has a layout", gb->name);
+	if (tmap_data_type(gb->dtype) < 0)
+		return xprintf("TMA cannot move %s elements", dtypes[gb->dtype].name);
+	if (gb->ndim < 1 || gb->ndim > 8)
+		return xprintf("the global buffer has %d dimensions", gb->ndim);
+	int64_t gstr[8];
+	for (int d = gb->ndim - 1; d >= 0; d--)
+		gstr[d] = d == gb->ndim - 1 ? 1 : gstr[d + 1] * gb->shape[d + 1];
+	/* the swizzle TMA writes: 16-byte chunks, rows of 128 bytes */
+	if (sl->swizzled) {
+		int m = 0;
+		while ((1 << m) * t->esize < 16)
+			m++;
+		if (sl->swz_m != m || sl->swz_s != 3 || sl->swz_b < 1 || sl->swz_b > 3)
+			return xprintf("the shared layout's swizzle ComposeLayout(%d, %d, %d, ...) is not one TMA writes "
+			               "(for %s: ComposeLayout(%d, B, 3, ...), B = 1, 2, 3 for 32, 64, 128 bytes)",
+			               sl->swz_m, sl->swz_b, sl->swz_s, dtypes[gb->dtype].name, m);
+		t->swizzle = 16 << sl->swz_b;
+	}
+	if (gl->nshard != sl->nshard)
+		return "the plan's layouts do not pair";
+	TIter it[MAXIT];
+	int n = 0;
+	for (int i = 0; i < gl->nshard; i++) {
+		if (gl->shard[i].extent != sl->shard[i].extent)
+			return "the plan's layouts do not pair";
+		if (gl->shard[i].axis != AX_M || sl->shard[i].axis != AX_M)
+			return "a layout of the plan is spread over threads";
+		if (gl->shard[i].extent == 1)
+			continue;
+		if (n == MAXIT)
+			return "too many iters";
+		it[n++] = (TIter){ gl->shard[i].extent, gl->shard[i].stride, sl->shard[i].stride, 0, 0, false };
+	}
+	/* 1. each iter in one dimension of the global buffer */
+	for (int i = 0; i < n; i++) {
+		TIter *x = &it[i];
+		int d = gb->ndim - 1;
+		while (d > 0 && x->g >= gstr[d - 1])
+			d--;
+		if (x->g % gstr[d])
+			return xprintf("a global stride of %lld elements is not a whole step of dimension %d", (long long)x->g, d);
+		x->dim = d;
+		x->m = x->g / gstr[d];
+		if (x->m * x->e > gb->shape[d]) {
+			int64_t a = gb->shape[d] / x->m;
+			if (gb->shape[d] % x->m || a < 1 || x->e % a)
+				return xprintf("the region runs across dimension %d of '%s' (%lld elements) in steps that do not divide it",
+				               d, gb->name, (long long)gb->shape[d]);
+			TIter o = { x->e / a, x->g * a, x->s * a, 0, 0, false };
+			x->e = a;
+			if (!insert(it, &n, i + 1, o))
+				return "too many iters";
+		}
+	}
+	/* 2. ordered by the shared stride (stable) */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && it[k - 1].s > it[k].s; k--) {
+			TIter x = it[k];
+			it[k] = it[k - 1], it[k - 1] = x;
+		}
+	if (n == 0)
+		it[n++] = (TIter){ 1, 1, 1, gb->ndim - 1, 1, false };
+	if (it[0].s != 1)
+		return xprintf("the shared side's innermost elements are %lld apart; TMA writes a box's rows contiguously",
+		               (long long)it[0].s);
+	if (it[0].g != 1)
+		return xprintf("the elements that are contiguous in shared memory are %lld apart in global memory; TMA's "
+		               "innermost box dimension runs along contiguous global elements", (long long)it[0].g);
+	int64_t lim = t->swizzle ? t->swizzle / t->esize : 256;
+	if (lim > 256)
+		lim = 256;
+	if (it[0].e > lim) {
+		int64_t b = largest_divisor(it[0].e, lim);
+		TIter o = { it[0].e / b, it[0].g * b, it[0].s * b, it[0].dim, it[0].m * b, false };
+		it[0].e = b;
+		if (!insert(it, &n, 1, o))
+			return "too many iters";
+	}
+	if (it[0].e * t->esize % 16)
+		return xprintf("the contiguous run is %lld x %d = %lld bytes; TMA's innermost box dimension is a multiple of "
+		               "16 bytes", (long long)it[0].e, t->esize, (long long)(it[0].e * t->esize));
+	it[0].box = true;
+	/* 3. box dimensions while shared memory holds the box densely */
+	int64_t want = t->swizzle ? t->swizzle / t->esize : it[0].e;
+	for (int i = 1; i < n; i++) {
+		if (it[i].s != want)
+			break;
+		if (it[i].e > 256) {
+			int64_t b = largest_divisor(it[i].e, 256);
+			TIter o = { it[i].e / b, it[i].g * b, it[i].s * b, it[i].dim, it[i].m * b, false };
+			it[i].e = b;
+			if (!insert(it, &n, i + 1, o))
+				return "too many iters";
+		}
+		it[i].box = true;
+		want *= it[i].e;
+	}
+	/* 4, 5. the tensor map's dimensions, innermost first */
+	int r = 0;
+	t->boxes = 1;
+	t->box_bytes = t->esize;
+	for (int i = 0; i < n; i++) {
+		if (r == TMAP_MAX_RANK)
+			goto too_many;
+		TIter *x = &it[i];
+		TDim *td = &t->d[r++];
+		td->stride = x->g * t->esize;
+		td->box = x->box ? x->e : 1;
+		td->loop = x->box ? 1 : x->e;
+		td->sstep = x->s;
+		t->boxes *= td->loop;
+		t->box_bytes *= td->box;
+	}
+	int ncovered = r;
+	for (int d = gb->ndim - 1; d >= 0; d--) {
+		bool covered = false;
+		for (int i = 0; i < n; i++)
+			covered |= it[i].dim == d;
+		if (covered || gb->shape[d] == 1)
+			continue;
+		/* an uncovered dimension: box 1 at the region's start, merged
+		 * into the inner one before it when that is uncovered and
+		 * continues into this one */
+		TDim *in = r > ncovered ? &t->d[r - 1] : NULL;
+		if (in && in->stride * in->size == gstr[d] * t->esize) {
+			in->coord = ex_add(ex_mul(g->starts[d], ex_int(in->size)), in->coord);
+			in->size *= gb->shape[d];
+			continue;
+		}
+		if (r == TMAP_MAX_RANK)
+			goto too_many;
+		t->d[r++] = (TDim){ gb->shape[d], gstr[d] * t->esize, 1, g->starts[d], 1, 0 };
+	}
+	/* the covered dimensions' sizes and coordinates */
+	for (int d = 0; d < gb->ndim; d++) {
+		int idx[MAXIT], k = 0;
+		for (int i = 0; i < n; i++)
+			if (it[i].dim == d)
+				idx[k++] = i;
+		if (!k)
+			continue;
+		for (int a = 1; a < k; a++) /* by m */
+			for (int b = a; b > 0 && it[idx[b - 1]].m > it[idx[b]].m; b--) {
+				int x = idx[b];
+				idx[b] = idx[b - 1], idx[b - 1] = x;
+			}
+		if (it[idx[0]].m != 1)
+			return xprintf("dimension %d of '%s' is copied in steps of %lld elements", d, gb->name,
+			               (long long)it[idx[0]].m);
+		Expr *c = g->starts[d];
+		int64_t top = it[idx[k - 1]].m, cv = 0;
+		bool constant = c->val && c->val->kind == V_INT;
+		if (constant)
+			cv = c->val->i;
+		else if (k > 1 && !expr_divisible(c, top))
+			return xprintf("the start '%s' of dimension %d of '%s' is not provably a multiple of %lld, where the "
+			               "tensor map splits that dimension", expr_str(c), d, gb->name, (long long)top);
+		for (int a = 0; a < k; a++) {
+			TDim *td = &t->d[idx[a]];
+			int64_t m = it[idx[a]].m;
+			if (a + 1 < k) {
+				int64_t next = it[idx[a + 1]].m;
+				if (next % m)
+					return xprintf("dimension %d of '%s' splits in steps of %lld and %lld elements", d, gb->name,
+					               (long long)m, (long long)next);
+				td->size = next / m;
+			} else {
+				if (gb->shape[d] % m)
+					return xprintf("dimension %d of '%s' (%lld elements) does not split in steps of %lld", d,
+					               gb->name, (long long)gb->shape[d], (long long)m);
+				td->size = gb->shape[d] / m;
+			}
+			if (k == 1)
+				td->coord = c;
+			else if (!constant)
+				td->coord = ex_int(0);
+			else {
+				int64_t v = a + 1 < k ? cv / m % td->size : cv / m;
+				if (a + 1 < k && v + td->box * td->loop > td->size)
+					return xprintf("the region's start %lld in dimension %d of '%s' makes its boxes wrap where the "
+					               "tensor map splits that dimension in steps of %lld", (long long)cv, d, gb->name,
+					               (long long)td->size);
+				td->coord = ex_int(v);
+			}
+			if (a + 1 == k && k > 1 && !constant)
+				td->coord = ex_div(c, m);
+		}
+	}
+	t->rank = r;
+	/* TMA writes (and reads) shared memory 128-byte aligned, and swizzles
+	 * the absolute address */
+	Buffer *root = buffer_root(t->sb);
+	bool rounded = (root->layout && root->layout->swizzled) || root->align > 16;
+	int64_t need = t->swizzle ? 128 << sl->swz_b : 128, bm = t->sbase ? expr_multiple(t->sbase) : 0;
+	if (!rounded || root->smem_off % need)
+		return xprintf("TMA needs '%s' at a %lld-byte aligned shared address; it starts at byte %lld%s", root->name,
+		               (long long)need, (long long)root->smem_off,
+		               rounded ? "" : " of a base only 16-byte aligned (allocate it with align=1024)");
+	if (bm != 0 && (bm * t->esize) % 128)
+		return xprintf("the shared region starts at element '%s' of '%s', not provably a multiple of 128 bytes",
+		               expr_str(t->sbase), t->sb->name);
+	for (int i = 0; i < t->rank; i++)
+		if (t->d[i].loop > 1 && t->d[i].sstep * t->esize % 128)
+			return xprintf("its boxes are %lld bytes apart in shared memory; TMA needs each at a multiple of 128 "
+			               "bytes", (long long)(t->d[i].sstep * t->esize));
+	for (int i = 1; i < t->rank; i++)
+		if (t->d[i].stride % 16)
+			return xprintf("global stride %lld bytes (tensor-map dimension %d) is not a multiple of 16",
+			               (long long)t->d[i].stride, i);
+	return NULL;
+too_many:
+	return xprintf("the region needs a tensor map of more than %d dimensions", TMAP_MAX_RANK);
+}
+
+static bool align(Plan *p, const Variant *va, const Value *dst, const Value *src, const char **why)
+{
+	(void)va;
+	bool dst_global = scopes[dst->buffer->scope].flags & SCF_GLOBAL;
+	if (!plan_align(p, dst, src, true, dst_global, why))
+		return false;
+	Tma t;
+	if ((*why = derive(&t, p, dst, src)))
+		return false;
+	Expr *box = new_expr(E_LIST, (Pos){0});
+	for (int i = 0; i < t.rank; i++)
+		vpush(box->args, box->nargs, ex_int(t.d[i].box));
+	p->box = box;
+	p->outer = t.boxes;
+	return true;
+}
+
+/* The box of a plan as integers; -1 when it is not a list of them. */
+static int plan_box(const Plan *p, int64_t *out)
+{
+	if (!p->box || p->box->kind != E_LIST || p->box->nargs > TMAP_MAX_RANK)
+		return -1;
+	for (int i = 0; i < p->box->nargs; i++) {
+		const Expr *x = p->box->args[i];
+		if (x->kind == E_INT)
+			out[i] = x->ival;
+		else if (x->val && x->val->kind == V_INT)
+			out[i] = x->val->i;
+		else
+			return -1;
+	}
+	return p->box->nargs;
+}
+
+static const char *check(const Plan *p, const Value *dst)
+{
+	(void)dst;
+	int64_t box[TMAP_MAX_RANK];
+	if (!p->src || !p->dst || !p->outer || plan_box(p, box) < 1)
+		return "the plan is incomplete: it needs src=, dst=, box= and outer= (run txc-align)";
+	return NULL;
+}
+
+static const char *prove(const Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads)
+{
+	(void)threads;
+	const char *why = plan_prove_pair(p, va, dst, src, true, false, 1);
+	if (why && strncmp(why, "its vec ", 8) != 0)
+		return why;
+	Tma t;
+	if ((why = derive(&t, p, dst, src)))
+		return why;
+	int64_t box[TMAP_MAX_RANK];
+	int n = plan_box(p, box);
+	bool same = n == t.rank && p->outer == t.boxes;
+	for (int i = 0; same && i < n; i++)
+		same = box[i] == t.d[i].box;
+	if (!same) {
+		Buf b = {0};
+		for (int i = 0; i < t.rank; i++)
+			bprintf(&b, "%s%lld", i ? ", " : "", (long long)t.d[i].box);
+		return xprintf("box= and outer= say %s and %lld, but the operands give box [%s] in %lld box%s",
+		               p->box ? expr_str(p->box) : "nothing", (long long)p->outer, b.s, (long long)t.boxes,
+		               t.boxes == 1 ? "" : "es");
+	}
+	return NULL;
+}
+
+static Expr *list(const int64_t *v, int n)
+{
+	Expr *l = new_expr(E_LIST, (Pos){0});
+	for (int i = 0; i < n; i++)
+		vpush(l->args, l->nargs, ex_int(v[i]));
+	return l;
+}
+
+/* The name of the tensor map of t: one already declared with the same
+ * encoding, or a new declaration (before T.device_entry()). */
+static const char *tensormap(Lower *L, OpSite *o, const Tma *t)
+{
+	int64_t dims[TMAP_MAX_RANK], box[TMAP_MAX_RANK], strides[TMAP_MAX_RANK];
+	for (int i = 0; i < t->rank; i++)
+		dims[i] = t->d[i].size, box[i] = t->d[i].box, strides[i] = i + 1 < t->rank ? t->d[i + 1].stride : 0;
+	Expr *buf = ex_name(t->gb->name);
+	Expr *call = ex_call("T.tensormap", 1, &buf);
+	call_add_kw(call, "dims", list(dims, t->rank), (Pos){0});
+	if (t->rank > 1)
+		call_add_kw(call, "strides", list(strides, t->rank - 1), (Pos){0});
+	call_add_kw(call, "box", list(box, t->rank), (Pos){0});
+	if (t->swizzle)
+		call_add_kw(call, "swizzle", ex_int(t->swizzle), (Pos){0});
+	Kw *fill = call_kw(o->call, "oob_fill");
+	if (fill)
+		call_add_kw(call, "fill", fill->value, (Pos){0});
+	Kw *l2 = call_kw(o->call, "l2_promotion");
+	if (l2)
+		call_add_kw(call, "l2_promotion", l2->value, (Pos){0});
+	const char *text = expr_str(call);
+	Stmt *fs = L->fstmt;
+	for (int pass = 0; pass < 2; pass++) {
+		Stmt **v = pass ? L->pre : fs->body;
+		int nv = pass ? L->npre : fs->nbody;
+		for (int i = 0; i < nv; i++)
+			if (v[i]->kind == S_ASSIGN && v[i]->ntargets == 1 && v[i]->targets[0]->kind == E_NAME &&
+			    v[i]->value->kind == E_CALL && !strcmp(expr_str(v[i]->value), text))
+				return v[i]->targets[0]->str;
+	}
+	const char *name = lower_fresh(L, xprintf("%s_map", t->gb->name));
+	lower_take(L, name);
+	Stmt *s = new_stmt(S_ASSIGN, (Pos){0});
+	vpush(s->targets, s->ntargets, ex_name(name));
+	s->value = call;
+	vpush(L->pre, L->npre, s);
+	return name;
+}
+
+static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
+{
+	(void)va;
+	const Value *dst = o->call->args[0]->val, *src = o->call->args[1]->val;
+	Tma t;
+	const char *why = derive(&t, p, dst, src);
+	if (why)
+		return lower_fail(L, o, why);
+	const char *map = tensormap(L, o, &t);
+	/* one instruction per box; the loops of boxes outermost first */
+	const char *var[TMAP_MAX_RANK] = {0};
+	Expr *soff = t.sbase ? t.sbase : ex_int(0);
+	Expr *coord[TMAP_MAX_RANK];
+	for (int i = 0; i < t.rank; i++) {
+		coord[i] = t.d[i].coord;
+		if (t.d[i].loop > 1) {
+			var[i] = lower_fresh(L, xprintf("b%d", i));
+			lower_take(L, var[i]);
+			soff = ex_add(soff, ex_mul(ex_name(var[i]), ex_int(t.d[i].sstep)));
+			coord[i] = ex_add(coord[i], ex_name(var[i]));
+		}
+	}
+	Expr *args[4 + TMAP_MAX_RANK];
+	int na = 0;
+	args[na++] = ex_int(t.rank);
+	Expr *sa[2] = { ex_name(t.sb->name), soff };
+	args[na++] = ex_call("T.pointer_offset", 2, sa);
+	if (t.load)
+		args[na++] = call_kw(o->call, "mbar")->value;
+	args[na++] = ex_name(map);
+	for (int i = 0; i < t.rank; i++)
+		args[na++] = coord[i];
+	Expr *c = ex_call(t.load ? "T.ptx.cp_async.bulk.tensor.g2c" : "T.ptx.cp_async.bulk.tensor.s2g", na, args);
+	Kw *hint = call_kw(o->call, "cache_hint");
+	if (hint)
+		call_add_kw(c, "cache_hint", hint->value, (Pos){0});
+	Stmt *st = new_stmt(S_EXPR, (Pos){0});
+	st->value = c;
+	for (int i = 0; i < t.rank; i++) {
+		if (!var[i])
+			continue;
+		Stmt *loop = new_stmt(S_FOR, (Pos){0});
+		vpush(loop->targets, loop->ntargets, ex_name(var[i]));
+		Expr *e = ex_int(t.d[i].loop);
+		loop->value = ex_call("range", 1, &e);
+		vpush(loop->body, loop->nbody, st);
+		st = loop;
+	}
+	st->pos = o->stmt->pos;
+	op_replace(o, &st, 1);
+	return 0;
+}
+
+const Family family_tma = { align, NULL, NULL, check, prove, lower };
