@@ -223,6 +223,55 @@ static void show_line(FILE *out, Pos p)
 	fputc('\n', out);
 }
 
+/* Line `line` of file `name`, for quoting the user's own text when a
+ * position came from a location comment (#@ file:line:col) of the IR:
+ * the file is read once and kept (the last one asked for). */
+static bool user_line(const char *name, int line, Src *out)
+{
+	static char *kept_name, *text;
+	static size_t len;
+	if (!kept_name || strcmp(kept_name, name) != 0) {
+		free(kept_name);
+		free(text);
+		kept_name = NULL, text = NULL, len = 0;
+		FILE *f = fopen(name, "rb");
+		if (!f)
+			return false;
+		size_t cap = 0;
+		int c;
+		while ((c = fgetc(f)) != EOF && len < ((size_t)64 << 20)) {
+			if (len + 1 >= cap) {
+				cap = cap ? 2 * cap : 4096;
+				char *t = realloc(text, cap);
+				if (!t)
+					break;
+				text = t;
+			}
+			text[len++] = (char)c;
+		}
+		fclose(f);
+		if (!text)
+			return false;
+		kept_name = malloc(strlen(name) + 1);
+		if (!kept_name)
+			return false;
+		strcpy(kept_name, name);
+	}
+	size_t a = 0;
+	for (int l = 1; l < line && a < len; a++)
+		if (text[a] == '\n')
+			l++;
+	if (a >= len && line > 1)
+		return false;
+	out->name = kept_name;
+	out->text = text + a;
+	size_t z = a;
+	while (z < len && text[z] != '\n')
+		z++;
+	out->len = z - a;
+	return true;
+}
+
 void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap)
 {
 	int max = d->max_errors ? d->max_errors : 20;
@@ -240,7 +289,17 @@ void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap)
 		fprintf(out, "%s: ", kind);
 	vfprintf(out, fmt, ap);
 	fputc('\n', out);
-	show_line(out, p);
+	Src user;
+	if (p.src && p.file && strcmp(p.file, p.src->name) != 0 && p.line >= 1 && p.col >= 1 &&
+	    user_line(p.file, p.line, &user) && (size_t)p.col - 1 <= user.len) {
+		/* the user's own line, not the IR's that a pass was given */
+		Pos q = p;
+		q.src = &user;
+		q.off = p.col - 1;
+		show_line(out, q);
+	} else {
+		show_line(out, p);
+	}
 	if (is_error && d->errors == max)
 		fprintf(out, "too many errors; stopping\n");
 }
