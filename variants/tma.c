@@ -92,7 +92,11 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 	t->gb = g->buffer, t->sb = s->buffer;
 	Buffer *gb = t->gb;
 	t->esize = dtype_bytes(gb->dtype);
+	/* the shared region's start: the symbolic part (the base) and the
+	 * constant one (the layout's offset) */
 	t->sbase = t->load ? p->dst_base : p->src_base;
+	if (sl && sl->off[AX_M])
+		t->sbase = ex_add(t->sbase ? t->sbase : ex_int(0), ex_int(sl->off[AX_M]));
 	if (!gb->is_param)
 		return xprintf("a tensor map describes a global buffer parameter; '%s' is a view of one", gb->name);
 	if (gb->layout)

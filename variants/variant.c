@@ -124,13 +124,16 @@ void print_variants(Buf *b)
 		const Variant *v = &variants[i];
 		bprintf(b, "| `%s` | `%s` | %d | %s | %s | %s | ", intrins[v->op].path + 2, v->name, v->priority,
 		        family_names[v->family], v->moves == MV_ANY ? "any memories" : variant_moves_str(v),
-		        v->widths ? variant_widths(v) : "one element");
+		        v->widths ? variant_widths(v) : v->access < 0 && v->family != FAM_FALLBACK ? "whole boxes" : "one element");
 		if (!v->done)
 			bputs(b, completions[DONE_NONE].name);
+		bool any = false;
 		for (int mc = 0; mc < MC_COUNT; mc++) {
 			int d = (int)(v->done >> (4 * mc) & 15u);
 			if (d)
-				bprintf(b, "into %s: %s (%s)", memory_class_names[mc], completions[d].name, completions[d].how);
+				bprintf(b, "%sinto %s: %s (%s)", any ? "; " : "", memory_class_names[mc], completions[d].name,
+				        completions[d].how);
+			any |= d != 0;
 		}
 		bputs(b, " |\n");
 	}
