@@ -260,7 +260,7 @@ fi
 export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
-GPU_TESTS="pass fail out time scalar-parameters"
+GPU_TESTS="pass fail out time scalar-parameters tma"
 NVCC=$(command -v nvcc || echo "${CUDA:-/usr/local/cuda}/bin/nvcc")
 if [ ! -x "$NVCC" ]; then
   for t in $GPU_TESTS; do skip "gpu: $t" "no nvcc"; done
@@ -299,6 +299,32 @@ else
   fi
   if gpu "time: --time" 0 --time 20; then
     check "gpu: time: the time line with a ratio" grep -Eqx "time kernel copy: median [0-9.]+ us over 20 launches, [0-9]+ GB/s; cuMemcpyDtoD [0-9]+ GB/s; ratio [0-9.]+" "$TMP/out"
+  fi
+  # tensor maps: tests/run/tma.cu takes tma.tx's two maps; the real driver
+  # encodes both, and A's rows 32..63 land on rows 0..31 through A_map
+  cat >"$TMP/tma_ref.tx" <<'TX'
+from tvm.script import tir as T
+
+
+@T.prim_func
+def tma(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (4, 8, 32), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    for i in range(16):
+        A[tid // 4, tid % 4 * 16 + i] = A[32 + tid // 4, tid % 4 * 16 + i]
+TX
+  if ! "$NVCC" -arch=sm_90a -cubin -o "$TMP/tma.cubin" "$D/tma.cu" 2>"$TMP/nvcc"; then
+    not_ok "gpu: nvcc builds tests/run/tma.cu"; diag <"$TMP/nvcc"
+  else
+    run "$D/tma.tx" --cubin "$TMP/tma.cubin" --ref "$TMP/tma_ref.tx" --time 3
+    if [ "$rc" = 3 ]; then
+      skip "gpu: tma" "no GPU"
+    else
+      expect "gpu: tma: the maps encoded and passed: A's rows moved through A_map, as the reference" 0
+    fi
   fi
 fi
 done_testing
