@@ -40,6 +40,22 @@ typedef struct CUevent_st *CUevent;
 #define CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT 12
 #define CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH 13
 #define CU_EVENT_DEFAULT 0
+/* TMA tensor maps (CUDA 12.0 on). 12.x headers align the struct to 64 bytes,
+ * which is what cuTensorMapEncodeTiled requires of its address; 13.0's to
+ * 128. */
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
+typedef struct CUtensorMap_st {
+	_Alignas(64) cuuint64_t opaque[16];
+} CUtensorMap;
+typedef enum CUtensorMapDataType_enum { CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0 } CUtensorMapDataType;
+typedef enum CUtensorMapInterleave_enum { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 } CUtensorMapInterleave;
+typedef enum CUtensorMapSwizzle_enum { CU_TENSOR_MAP_SWIZZLE_NONE = 0 } CUtensorMapSwizzle;
+typedef enum CUtensorMapL2promotion_enum { CU_TENSOR_MAP_L2_PROMOTION_NONE = 0 } CUtensorMapL2promotion;
+typedef enum CUtensorMapFloatOOBfill_enum {
+	CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+	CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+} CUtensorMapFloatOOBfill;
 #endif
 
 #include "ir.h"
@@ -82,7 +98,11 @@ typedef struct CUevent_st *CUevent;
 	X(cuEventElapsedTime_v2, "cuEventElapsedTime", (float *, CUevent, CUevent)) \
 	X(cuEventDestroy_v2, "cuEventDestroy", (CUevent)) \
 	X(cuGetErrorName, NULL, (CUresult, const char **)) \
-	X(cuGetErrorString, NULL, (CUresult, const char **))
+	X(cuGetErrorString, NULL, (CUresult, const char **)) \
+	X(cuTensorMapEncodeTiled, NULL, (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, \
+	                                 const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, \
+	                                 CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, \
+	                                 CUtensorMapFloatOOBfill))
 
 typedef struct CuApi {
 #define FIELD(name, alt, params) CUresult (*name) params;
@@ -118,6 +138,7 @@ static struct {
 	CUdeviceptr scratch;
 	Arg *args;
 	int nargs;
+	CUtensorMap *maps;  /* the kernel's tensor maps, encoded (aligned_alloc) */
 } gpu;
 
 static void gpu_close(void)
@@ -135,6 +156,7 @@ static void gpu_close(void)
 	if (gpu.mod)
 		cu.cuModuleUnload(gpu.mod);
 	cu.cuCtxDestroy_v2(gpu.ctx);
+	free(gpu.maps);
 	memset(&gpu, 0, sizeof gpu);
 }
 
@@ -270,7 +292,102 @@ static bool same_signature(const Func *f, const Func *g)
 			return false;
 		}
 	}
+	if (f->nscalars != g->nscalars) {
+		error("kernel '%s' takes %d scalars, but the reference takes %d", f->name, f->nscalars, g->nscalars);
+		return false;
+	}
+	for (int i = 0; i < f->nscalars; i++) {
+		const Var *a = f->scalars[i], *b = g->scalars[i];
+		if (strcmp(a->name, b->name) || a->dtype != b->dtype) {
+			error("kernel '%s': scalar %d '%s' is %s, but the reference's '%s' is %s", f->name, i + 1, a->name,
+			      dtypes[a->dtype].name, b->name, dtypes[b->dtype].name);
+			return false;
+		}
+	}
 	return true;
+}
+
+/* ---- TMA --------------------------------------------------------------- */
+
+/* The file of a place in a program: the `#@ FILE:LINE` comment's, or its own. */
+static const char *pos_file(Pos p)
+{
+	return p.file ? p.file : p.src && p.src->name ? p.src->name : "<stdin>";
+}
+
+/* A Tx.copy_async of body that goes through the tma variant: dispatch=
+ * names a variant of the tma family, or the variant table picks one for its
+ * memories and mbar= (variant_for, as the emulator and the passes do); NULL
+ * when there is none. */
+static const Expr *tma_copy(const Module *m, Stmt **body, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const Stmt *s = body[i];
+		const Expr *e = s->value, *hit = NULL;
+		if (s->kind == S_IF) {
+			hit = tma_copy(m, s->body, s->nbody);
+			if (!hit)
+				hit = tma_copy(m, s->orelse, s->norelse);
+		} else if (s->kind == S_FOR)
+			hit = tma_copy(m, s->body, s->nbody);
+		else if (s->kind == S_EXPR && e->kind == E_CALL && e->intrin == IN_COPY_ASYNC && e->nargs == 2) {
+			const Kw *d = call_kw(e, "dispatch");
+			int v = -1;
+			if (d) {
+				const Value *nv = d->value->kind == E_NAME ? module_value(m, d->value->str) : NULL;
+				const char *name = d->value->kind == E_STR ? d->value->str : nv && nv->kind == V_STR ? nv->s : NULL;
+				v = name ? variant_lookup(IN_COPY_ASYNC, name) : -1;
+			} else if (e->args[0]->val && e->args[0]->val->buffer && e->args[1]->val && e->args[1]->val->buffer) {
+				v = variant_for(IN_COPY_ASYNC, e->args[1]->val->buffer->scope, e->args[0]->val->buffer->scope,
+				                call_kw(e, "mbar") != NULL);
+			}
+			if (v >= 0 && variants[v].family == FAM_TMA)
+				hit = e;
+		}
+		if (hit)
+			return hit;
+	}
+	return NULL;
+}
+
+/* The enum values of cuTensorMapEncodeTiled's L2 promotion (CU_TENSOR_MAP_
+ * L2_PROMOTION_*: none, 64, 128, 256 bytes) for a promotion of `bytes`. */
+static int l2_promotion(int bytes)
+{
+	switch (bytes) {
+	case 64: return 1;
+	case 128: return 2;
+	case 256: return 3;
+	default: return 0;
+	}
+}
+
+/* Encodes tensor map t over the device copy of its buffer a into *out, as
+ * doc/txc-run.md ("Tensor maps") says; exit 1 when the driver refuses it. */
+static void encode_tmap(const Func *f, const TensorMap *t, const Arg *a, CUtensorMap *out)
+{
+	cuuint64_t dims[TMAP_MAX_RANK], strides[TMAP_MAX_RANK];
+	cuuint32_t box[TMAP_MAX_RANK], estrides[TMAP_MAX_RANK];
+	for (int i = 0; i < t->rank; i++) {
+		dims[i] = (cuuint64_t)t->dims[i];
+		box[i] = (cuuint32_t)t->box[i];
+		estrides[i] = (cuuint32_t)t->estrides[i];
+		if (i)
+			strides[i - 1] = (cuuint64_t)t->strides[i];
+	}
+	void *addr = (void *)(uintptr_t)(a->dev + (CUdeviceptr)t->offset * (CUdeviceptr)t->esize);
+	CUresult r = cu.cuTensorMapEncodeTiled(out, (CUtensorMapDataType)tmap_data_type(t->buf->dtype),
+	                                       (cuuint32_t)t->rank, addr, dims, strides, box, estrides,
+	                                       CU_TENSOR_MAP_INTERLEAVE_NONE, (CUtensorMapSwizzle)tmap_swizzle_mode(t->swizzle),
+	                                       (CUtensorMapL2promotion)l2_promotion(t->l2),
+	                                       t->nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+	                                                   : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS) {
+		error("%s:%d: kernel '%s': cannot encode tensor map '%s' over buffer '%s': cuTensorMapEncodeTiled: %s",
+		      pos_file(t->pos), t->pos.line, f->name, t->name,
+		      a->b->name, cu_error(r));
+		fail(1);
+	}
 }
 
 /* The storage element that holds logical element `flat` (row-major). */
@@ -639,6 +756,15 @@ int main(int argc, char **argv)
 	Func *f = kernel_of(m, kernel);
 	Module *rm = m;
 	Func *rf = f;
+	/* A source program's TMA copies become tensor maps, kernel parameters,
+	 * only in the lowered IR: the cubin's kernel takes them, so the launch
+	 * must come from the lowered IR. */
+	const Expr *tma = f->ntmaps ? NULL : tma_copy(m, f->stmt->body, f->stmt->nbody);
+	if (tma) {
+		error("%s:%d: kernel '%s' copies with TMA: run txc-run on its lowered IR (txc --emit=ir) with --ref the source",
+		      pos_file(tma->pos), tma->pos.line, f->name);
+		fail(1);
+	}
 	if (ref_file && !no_check) {
 		rm = load_program(ref_file);
 		rf = kernel_of(rm, f->name);
@@ -773,12 +899,32 @@ int main(int argc, char **argv)
 		CU(cuMemAlloc_v2, (&args[i].dev, args[i].bytes));
 		CU(cuMemcpyHtoD_v2, (args[i].dev, args[i].init, args[i].bytes));
 	}
+	/* the tensor maps, over the buffers' device addresses */
+	if (f->ntmaps) {
+		size_t al = _Alignof(CUtensorMap), n = sizeof(CUtensorMap) * (size_t)f->ntmaps;
+		gpu.maps = aligned_alloc(al, (n + al - 1) / al * al);
+		if (!gpu.maps)
+			die("out of memory");
+		memset(gpu.maps, 0, n);
+	}
+	for (int k = 0; k < f->ntmaps; k++) {
+		const TensorMap *t = f->tmaps[k];
+		int i = 0;
+		while (i < f->nparams && f->params[i] != t->buf)
+			i++;
+		if (i == f->nparams)
+			die("tensor map '%s' is over '%s', no buffer parameter of '%s'", t->name, t->buf->name, f->name);
+		encode_tmap(f, t, &args[i], &gpu.maps[k]);
+	}
 	/* in the signature's order: a buffer's device pointer, a scalar's value
 	 * (an int64_t cell whose first bytes, on a little-endian host, are the
-	 * value at the parameter's width) */
+	 * value at the parameter's width), a tensor map's 128 bytes (passed by
+	 * value: the driver copies the struct the pointer points at) */
 	void **params = xalloc(sizeof *params * (size_t)(f->nsig ? f->nsig : 1));
 	for (int i = 0; i < f->nsig; i++)
-		params[i] = f->sig[i] == 'b' ? (void *)&args[f->sig_at[i]].dev : (void *)&scalars[f->sig_at[i]];
+		params[i] = f->sig[i] == 'b'   ? (void *)&args[f->sig_at[i]].dev
+		            : f->sig[i] == 't' ? (void *)&gpu.maps[f->sig_at[i]]
+		                               : (void *)&scalars[f->sig_at[i]];
 	l.params = params;
 	launch(&l);
 	CU(cuCtxSynchronize, ());

@@ -182,6 +182,75 @@ else
   { echo "# lowered"; cat "$P"; } >"$TMP/lowered.tx"
   fake "$TMP/lowered.tx" --cubin "$TMP/fake.cubin" --ref "$P"
   expect "fake driver: ref: a program checked against --ref passes" 0
+  sed 's/flag: T.int32/flag: T.int64/' "$SP" >"$TMP/sp64.tx"
+  fake "$SP" --cubin "$TMP/fake.cubin" --ref "$TMP/sp64.tx" --arg flag=1 --arg n=2
+  expect "fake driver: ref: a --ref with other scalars exits 1" 1
+  check "fake driver: ref: and says which" \
+    grep -qx "txc-run: error: kernel 'kernel': scalar 1 'flag' is int32, but the reference's 'flag' is int64" "$TMP/err"
+
+  # TMA: tests/run/tma.tx is a hand-written lowered kernel with two tensor
+  # maps; its "cubin" logs the launch's four parameters (two buffers, two
+  # maps), the fake cuTensorMapEncodeTiled every argument it gets. The
+  # values, from the T.tensormap lines and cuda.h's enums:
+  #   A_map: CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, rank 2, at A + 0, dims
+  #     64 64, the byte stride of a row of 64 float16 = 128, box 64 32,
+  #     element strides 1 1 (the default), INTERLEAVE_NONE = 0,
+  #     SWIZZLE_128B = 3, L2_PROMOTION_L2_256B = 3,
+  #     FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1;
+  #   B_map: FLOAT32 = 7, rank 3, at B + offset 40 x 4 bytes = B + 160, dims
+  #     16 6 3, strides 128 1024, box 8 4 2, element strides 1 2 1,
+  #     interleave 0, SWIZZLE_NONE = 0, L2_128B = 2 (the default 128 bytes),
+  #     FLOAT_OOB_FILL_NONE = 0.
+  T=$D/tma.tx
+  printf '\177ELF fake\ntma params:bbtt\n' >"$TMP/tma.cubin"
+  fake "$T" --cubin "$TMP/tma.cubin" --ref "$D/tma_src.tx"
+  expect "fake driver: tma: a lowered kernel with tensor maps, checked against its source (no maps), passes" 0
+  check "fake driver: tma: every element of A and B checked (64 x 64 + 4 x 8 x 32)" \
+    grep -qx "PASS kernel tma: 2 buffers, $((64 * 64 + 4 * 8 * 32)) elements checked" "$TMP/out"
+  a=$(sed -n 's/^param 0 b //p' "$FAKECUDA_LOG")
+  b=$(sed -n 's/^param 1 b //p' "$FAKECUDA_LOG")
+  b160=$(printf '0x%x' $((b + 40 * 4)))
+  check "fake driver: tma: A_map encoded from its line and A's address" \
+    grep -qx "encode 1 dtype 6 rank 2 addr $a dims 64 64 strides 128 box 64 32 estrides 1 1 interleave 0 swizzle 3 l2 3 fill 1" "$FAKECUDA_LOG"
+  check "fake driver: tma: B_map encoded from its line and B's address + 160 bytes" \
+    grep -qx "encode 2 dtype 7 rank 3 addr $b160 dims 16 6 3 strides 128 1024 box 8 4 2 estrides 1 2 1 interleave 0 swizzle 0 l2 2 fill 0" "$FAKECUDA_LOG"
+  printf 'param 0 b %s\nparam 1 b %s\nparam 2 t map 1 addr %s\nparam 3 t map 2 addr %s\n' "$a" "$b" "$a" "$b160" >"$TMP/want"
+  check "fake driver: tma: the buffers, then the maps in declaration order, each the map the driver encoded" \
+    cmp -s "$TMP/want" <(grep '^param' "$FAKECUDA_LOG")
+  fake "$T" --cubin "$TMP/tma.cubin" --no-check --time 2
+  check "fake driver: tma: --time encodes once" [ "$(grep -c '^encode' "$FAKECUDA_LOG")" = 2 ]
+  check "fake driver: tma: and each of the 1 + 5 + 2 launches gets both maps" \
+    [ "$(grep -c '^param 2 t map 1 ' "$FAKECUDA_LOG") $(grep -c '^param 3 t map 2 ' "$FAKECUDA_LOG")" = "8 8" ]
+  FAKECUDA_ENCODE_FAIL=2 fake "$T" --cubin "$TMP/tma.cubin" --ref "$D/tma_src.tx"
+  expect "fake driver: tma: an encoding the driver refuses exits 1" 1
+  line=$(grep -n 'B_map = ' "$T" | cut -d: -f1)
+  check "fake driver: tma: naming the map, its line and the driver's error" grep -qx \
+    "txc-run: error: $T:$line: kernel 'tma': cannot encode tensor map 'B_map' over buffer 'B': cuTensorMapEncodeTiled: CUDA_ERROR_INVALID_VALUE (1): invalid argument" "$TMP/err"
+  check "fake driver: tma: and launches nothing" [ "$(grep -c '^launch' "$FAKECUDA_LOG")" = 0 ]
+
+  # A source program whose copy_async goes through TMA: its cubin's kernel
+  # takes tensor maps that only the lowered IR declares. Refused before the
+  # GPU is touched (no device: still exit 1, not 3).
+  E=$TOP/examples/tma_load_store.tx
+  why_tma="run txc-run on its lowered IR (txc --emit=ir) with --ref the source"
+  load=$(grep -n 'Tx.copy_async(A_smem' "$E" | cut -d: -f1)
+  store=$(grep -n 'Tx.copy_async(B' "$E" | cut -d: -f1)
+  FAKECUDA_NODEVICE=1 fake "$E" --cubin "$TMP/fake.cubin"
+  expect "fake driver: tma source: dispatch=\"tma\" exits 1" 1
+  check "fake driver: tma source: says to run the lowered IR, at the first TMA copy" \
+    grep -qx "txc-run: error: $E:$load: kernel 'tma_load_store' copies with TMA: $why_tma" "$TMP/err"
+  check "fake driver: tma source: before touching the driver" [ ! -s "$FAKECUDA_LOG" ]
+  sed 's/dispatch="tma", //' "$E" >"$TMP/tma_auto.tx"
+  fake "$TMP/tma_auto.tx" --cubin "$TMP/fake.cubin"
+  check "fake driver: tma source: a global -> shared copy with mbar= and no dispatch= goes to TMA too" \
+    grep -qx "txc-run: error: $TMP/tma_auto.tx:$load: kernel 'tma_load_store' copies with TMA: $why_tma" "$TMP/err"
+  sed -e 's/dispatch="tma", //' -e '/Tx.copy_async(A_smem/d' "$E" >"$TMP/tma_store.tx"
+  fake "$TMP/tma_store.tx" --cubin "$TMP/fake.cubin"
+  check "fake driver: tma source: so does a shared -> global copy (the line after the removed one)" \
+    grep -qx "txc-run: error: $TMP/tma_store.tx:$((store - 1)): kernel 'tma_load_store' copies with TMA: $why_tma" "$TMP/err"
+  printf '\177ELF fake\ncopy_async none\n' >"$TMP/ldgsts.cubin"
+  fake "$TOP/examples/ldgsts_load.tx" --cubin "$TMP/ldgsts.cubin" --no-check
+  expect "fake driver: tma source: an ldgsts copy_async is not refused" 0
   unset FAKECUDA_LOG
 fi
 
@@ -191,7 +260,7 @@ fi
 export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
-GPU_TESTS="pass fail out time scalar-parameters"
+GPU_TESTS="pass fail out time scalar-parameters tma"
 NVCC=$(command -v nvcc || echo "${CUDA:-/usr/local/cuda}/bin/nvcc")
 if [ ! -x "$NVCC" ]; then
   for t in $GPU_TESTS; do skip "gpu: $t" "no nvcc"; done
@@ -230,6 +299,32 @@ else
   fi
   if gpu "time: --time" 0 --time 20; then
     check "gpu: time: the time line with a ratio" grep -Eqx "time kernel copy: median [0-9.]+ us over 20 launches, [0-9]+ GB/s; cuMemcpyDtoD [0-9]+ GB/s; ratio [0-9.]+" "$TMP/out"
+  fi
+  # tensor maps: tests/run/tma.cu takes tma.tx's two maps; the real driver
+  # encodes both, and A's rows 32..63 land on rows 0..31 through A_map
+  cat >"$TMP/tma_ref.tx" <<'TX'
+from tvm.script import tir as T
+
+
+@T.prim_func
+def tma(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (4, 8, 32), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    for i in range(16):
+        A[tid // 4, tid % 4 * 16 + i] = A[32 + tid // 4, tid % 4 * 16 + i]
+TX
+  if ! "$NVCC" -arch=sm_90a -cubin -o "$TMP/tma.cubin" "$D/tma.cu" 2>"$TMP/nvcc"; then
+    not_ok "gpu: nvcc builds tests/run/tma.cu"; diag <"$TMP/nvcc"
+  else
+    run "$D/tma.tx" --cubin "$TMP/tma.cubin" --ref "$TMP/tma_ref.tx" --time 3
+    if [ "$rc" = 3 ]; then
+      skip "gpu: tma" "no GPU"
+    else
+      expect "gpu: tma: the maps encoded and passed: A's rows moved through A_map, as the reference" 0
+    fi
   fi
 fi
 done_testing

@@ -8,9 +8,17 @@
  * "NAME MODE" per kernel. MODE says what a launch does with parameters 0
  * and 1: copy (all of 0 into 1), half (the first half of the bytes), none
  * (nothing), fault (nothing, and the next synchronization fails as an
- * illegal address would). Launches and attributes are logged, one line each,
- * to $FAKECUDA_LOG; FAKECUDA_NODEVICE=1 makes cuInit fail as it does on a
- * machine without a GPU. */
+ * illegal address would), or params:KINDS (nothing, but the launch logs its
+ * parameters, one line each, read as KINDS says: b a device pointer, s a
+ * 32-bit scalar, t a 128-byte tensor map). Launches and attributes are
+ * logged, one line each, to $FAKECUDA_LOG; FAKECUDA_NODEVICE=1 makes cuInit
+ * fail as it does on a machine without a GPU.
+ *
+ * cuTensorMapEncodeTiled logs every argument it gets, one "encode" line a
+ * call, and writes into the map its call number and the global address,
+ * which a params: launch logs back; it refuses a map address that is not
+ * 64-byte aligned, and FAKECUDA_ENCODE_FAIL=N makes its N-th call (from 1)
+ * fail with CUDA_ERROR_INVALID_VALUE. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -219,6 +227,24 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigne
 	}
 	if (strcmp(k->mode, "none") == 0)
 		return OK;
+	if (strncmp(k->mode, "params:", 7) == 0) {
+		for (int i = 0; k->mode[7 + i]; i++) {
+			const char *p = params[i];
+			CUdeviceptr d;
+			uint64_t map[16];
+			int32_t v;
+			switch (k->mode[7 + i]) {
+			case 'b': memcpy(&d, p, sizeof d); logf_("param %d b 0x%llx", i, d); break;
+			case 's': memcpy(&v, p, sizeof v); logf_("param %d s %d", i, (int)v); break;
+			case 't':
+				memcpy(map, p, sizeof map);
+				logf_("param %d t map %llu addr 0x%llx", i, (unsigned long long)map[0], (unsigned long long)map[1]);
+				break;
+			default: return INVALID_VALUE;
+			}
+		}
+		return OK;
+	}
 	CUdeviceptr src = *(CUdeviceptr *)params[0], dst = *(CUdeviceptr *)params[1];
 	size_t n = alloc_size(src) < alloc_size(dst) ? alloc_size(src) : alloc_size(dst);
 	if (strcmp(k->mode, "half") == 0)
@@ -251,3 +277,38 @@ CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b)
 }
 
 CUresult cuEventDestroy_v2(void *ev) { free(ev); return OK; }
+
+/* cuTensorMapEncodeTiled: every argument into the log, in the order of the
+ * signature, lists innermost dimension first. */
+CUresult cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims,
+                                const uint64_t *strides, const uint32_t *box, const uint32_t *estrides,
+                                int interleave, int swizzle, int l2, int fill)
+{
+	static unsigned long long calls;
+	char line[1024];
+	int n = 0;
+	calls++;
+	if ((uintptr_t)map % 64 || rank < 1 || rank > 5)
+		return INVALID_VALUE;
+	n += snprintf(line + n, sizeof line - n, "encode %llu dtype %d rank %u addr 0x%llx dims", calls, dtype, rank,
+	              (unsigned long long)(uintptr_t)addr);
+	for (uint32_t i = 0; i < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %llu", (unsigned long long)dims[i]);
+	n += snprintf(line + n, sizeof line - n, " strides");
+	for (uint32_t i = 0; i + 1 < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %llu", (unsigned long long)strides[i]);
+	n += snprintf(line + n, sizeof line - n, " box");
+	for (uint32_t i = 0; i < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %u", box[i]);
+	n += snprintf(line + n, sizeof line - n, " estrides");
+	for (uint32_t i = 0; i < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %u", estrides[i]);
+	snprintf(line + n, sizeof line - n, " interleave %d swizzle %d l2 %d fill %d", interleave, swizzle, l2, fill);
+	logf_("%s", line);
+	const char *f = getenv("FAKECUDA_ENCODE_FAIL");
+	if (f && strtoull(f, NULL, 10) == calls)
+		return INVALID_VALUE;
+	uint64_t words[16] = { calls, (uint64_t)(uintptr_t)addr };
+	memcpy(map, words, sizeof words);
+	return OK;
+}
