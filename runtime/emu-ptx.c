@@ -118,11 +118,15 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 			return false;
 		break;
 	case IN_MBAR_WAIT:
-		if (!done(w, n))
-			return emu_fail(E, s->pos, t, "%s: the phase of parity %lld has %lld of %lld arrivals and %lld transaction "
-			                "bytes pending, and in lockstep no other thread can arrive before this wait is run",
-			                name(s->op), (long long)(n & 1), (long long)get(w, 0), (long long)get(w, 1),
-			                (long long)tx_of(w));
+		if (!done(w, n)) {
+			EVal v;
+			if (!emu_eval(E, s->a, t, &v))
+				return false;
+			return emu_fail(E, s->pos, t, "%s: the phase of parity %lld of the mbarrier at byte %lld of %s has %lld "
+			                "of %lld arrivals and %lld transaction bytes pending, and in lockstep no other thread can "
+			                "arrive before this wait is run", name(s->op), (long long)(n & 1), (long long)v.i,
+			                emu_mem_str(v.mem), (long long)get(w, 0), (long long)get(w, 1), (long long)tx_of(w));
+		}
 		return emu_mbar_waited(E, p, (int)(n & 1));
 	case IN_MBAR_TRY_PARITY:
 		/* a TMA load's data arrives with the first wait that sees its phase done */
