@@ -1,6 +1,7 @@
-/* Asynchronous copies: T.ptx.cp_async with its groups, and the cp.async
- * kind of copy_async (global -> shared, no mbar=), as ptx.md describes
- * them for an emulator.
+/* Asynchronous copies: T.ptx.cp_async with its groups, the cp.async kind
+ * of copy_async (global -> shared, no mbar=), and the completion of TMA
+ * copies (bulk groups, mbarrier transactions), as ptx.md describes them
+ * for an emulator.
  *
  * Each thread keeps the copies it issued since its last commit_group (the
  * open list) and a queue of committed groups, oldest first. commit_group
@@ -21,10 +22,20 @@
  * is performed the first time any of them retires it (later retirements of
  * it do nothing). Items are counted by the queues that hold them.
  *
- * Room for what comes later: a TMA load would be another kind of Async,
- * completed by its mbarrier's complete_tx rather than by a group; the bulk
- * groups of TMA stores a second AsyncQueue per thread; tcgen05 copies
- * items completed by tcgen05.commit or wait::ld / wait::st. */
+ * TMA (emu-tma.c), and copy_async through tma: a store or reduction is an
+ * item of its thread's bulk groups, a second queue per thread that
+ * T.ptx.cp_async.bulk.commit_group / wait_group(N, read=) drive as above
+ * (wait_group.read retires as the plain one does: the writes done too is
+ * one order the GPU may give). A load does its complete_tx on the
+ * mbarrier at issue, so that the phases and a wrong expect_tx behave as on
+ * the GPU, and its destination is poisoned; it waits in a list (E->txl)
+ * with the parity of the phase its bytes counted in, and is performed
+ * (the source read then) when a wait on that mbarrier first sees that
+ * phase complete (T.ptx.mbarrier.try_wait, or try_wait_parity giving 1),
+ * or when a later phase has completed too, or at the end of the CTA.
+ *
+ * Room for what comes later: tcgen05 copies, items completed by
+ * tcgen05.commit or wait::ld / wait::st. */
 #include <stdlib.h>
 #include <string.h>
 

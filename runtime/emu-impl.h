@@ -4,7 +4,8 @@
  * callee and variable slot resolved once; emu-acc.c works out once per
  * buffer how its elements are found; emu.c runs the nodes; emu-copy.c does
  * the tile copies and copy_bytes; emu-async.c the asynchronous copies
- * (cp.async and its groups); emu-ptx.c mbarriers, named barriers and vector
+ * (cp.async and its groups, bulk groups, loads completing on mbarriers);
+ * emu-tma.c the bulk tensor copies (TMA); emu-ptx.c mbarriers, named barriers and vector
  * shared-memory accesses; emu-value.c holds the dtype arithmetic, the
  * float conversions and the random fill. */
 #ifndef TXC_EMU_IMPL_H
@@ -225,11 +226,11 @@ typedef struct Emu {
 	 * poisoned until then. mbarriers stay in the 8 bytes of shared memory
 	 * the program gives them (phase bit, expected and pending arrivals,
 	 * signed transaction count; emu-ptx.c), so that a program that reads
-	 * them sees what it wrote. Still to come and meant to fit beside it:
-	 * a TMA load is an Async item completed by its mbarrier's complete_tx
-	 * instead of a group; the bulk groups of TMA stores are a second
-	 * AsyncQueue per thread; tensor memory is one block of 128 lanes x 512
-	 * 32-bit columns per CTA with its allocated columns. */
+	 * them sees what it wrote. A TMA load (emu-tma.c) completes its bytes
+	 * on its mbarrier at issue and waits in txl for a wait that sees its
+	 * phase; TMA stores and reductions join the bulk groups, a second
+	 * queue per thread. Still to come: tensor memory, one block of 128
+	 * lanes x 512 32-bit columns per CTA with its allocated columns. */
 	AsyncQueue *async;  /* per thread; NULL until the first copy */
 	AsyncQueue *bulk;   /* per thread, the bulk groups of TMA stores and reductions */
 	struct TxLoad *txl; /* TMA loads whose data waits for a wait on their mbarrier */
