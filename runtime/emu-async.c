@@ -1,6 +1,7 @@
-/* Asynchronous copies: T.ptx.cp_async with its groups, and the cp.async
- * kind of copy_async (global -> shared, no mbar=), as ptx.md describes
- * them for an emulator.
+/* Asynchronous copies: T.ptx.cp_async with its groups, the cp.async kind
+ * of copy_async (global -> shared, no mbar=), and the completion of TMA
+ * copies (bulk groups, mbarrier transactions), as ptx.md describes them
+ * for an emulator.
  *
  * Each thread keeps the copies it issued since its last commit_group (the
  * open list) and a queue of committed groups, oldest first. commit_group
@@ -21,16 +22,26 @@
  * is performed the first time any of them retires it (later retirements of
  * it do nothing). Items are counted by the queues that hold them.
  *
- * Room for what comes later: a TMA load would be another kind of Async,
- * completed by its mbarrier's complete_tx rather than by a group; the bulk
- * groups of TMA stores a second AsyncQueue per thread; tcgen05 copies
- * items completed by tcgen05.commit or wait::ld / wait::st. */
+ * TMA (emu-tma.c), and copy_async through tma: a store or reduction is an
+ * item of its thread's bulk groups, a second queue per thread that
+ * T.ptx.cp_async.bulk.commit_group / wait_group(N, read=) drive as above
+ * (wait_group.read retires as the plain one does: the writes done too is
+ * one order the GPU may give). A load does its complete_tx on the
+ * mbarrier at issue, so that the phases and a wrong expect_tx behave as on
+ * the GPU, and its destination is poisoned; it waits in a list (E->txl)
+ * with the parity of the phase its bytes counted in, and is performed
+ * (the source read then) when a wait on that mbarrier first sees that
+ * phase complete (T.ptx.mbarrier.try_wait, or try_wait_parity giving 1),
+ * or when a later phase has completed too, or at the end of the CTA.
+ *
+ * Room for what comes later: tcgen05 copies, items completed by
+ * tcgen05.commit or wait::ld / wait::st. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "emu-impl.h"
 
-enum { A_BYTES, A_TILE };
+enum { A_BYTES, A_TILE, A_TMA };
 
 typedef struct Async {
 	int kind;
@@ -46,6 +57,8 @@ typedef struct Async {
 	int first, nthr, tf;
 	bool zero;          /* its predicate= was false: zero-filled, the source not read */
 	int64_t *ds, *ss;
+	/* A_TMA: a bulk tensor load, store or reduction */
+	TmaOp tma;
 	int64_t starts[];
 } Async;
 
@@ -64,14 +77,16 @@ static bool no_memory(Emu *E, Pos p, int t)
 	return emu_fail(E, p, t, "cannot allocate memory to emulate the asynchronous copies");
 }
 
-/* Thread t's queue; NULL (reported) when there is no memory. */
-static AsyncQueue *queue(Emu *E, Pos p, int t)
+/* Thread t's queue of cp.async groups (or of bulk groups); NULL
+ * (reported) when there is no memory. */
+static AsyncQueue *queue(Emu *E, Pos p, int t, bool bulk)
 {
-	if (!E->async && !(E->async = calloc((size_t)E->nthreads, sizeof(AsyncQueue)))) {
+	AsyncQueue **q = bulk ? &E->bulk : &E->async;
+	if (!*q && !(*q = calloc((size_t)E->nthreads, sizeof(AsyncQueue)))) {
 		no_memory(E, p, t);
 		return NULL;
 	}
-	return &E->async[t];
+	return &(*q)[t];
 }
 
 /* Room for one more entry in v[head .. n-1] (entries of size es): moves
@@ -96,9 +111,9 @@ static bool room(void **v, int *head, int *n, int *cap, size_t es)
 	return true;
 }
 
-static bool push(Emu *E, Pos p, int t, Async *a)
+static bool push(Emu *E, Pos p, int t, Async *a, bool bulk)
 {
-	AsyncQueue *q = queue(E, p, t);
+	AsyncQueue *q = queue(E, p, t, bulk);
 	if (!q)
 		return false;
 	void *v = q->item;
@@ -124,6 +139,8 @@ static bool perform(Emu *E, Async *a)
 	a->done = true;
 	if (a->kind == A_TILE)
 		return emu_copy_region(E, a->s, a->first, a->nthr, a->tf, a->ds, a->ss, a->zero ? 0 : -1);
+	if (a->kind == A_TMA)
+		return emu_tma_perform(E, &a->tma);
 	if (a->nsrc)
 		memmove(a->dst, a->src, (size_t)a->nsrc);
 	memset(a->dst + a->nsrc, 0, (size_t)(a->n - a->nsrc));
@@ -185,7 +202,7 @@ bool emu_cp_async(Emu *E, const CStmt *s, int t)
 	a->n = (int)n;
 	a->nsrc = (int)size;
 	memset(a->dst, EMU_POISON, (size_t)n);
-	if (!push(E, s->pos, t, a)) {
+	if (!push(E, s->pos, t, a, false)) {
 		free(a);
 		return false;
 	}
@@ -194,7 +211,7 @@ bool emu_cp_async(Emu *E, const CStmt *s, int t)
 
 bool emu_cp_commit(Emu *E, const CStmt *s, int t)
 {
-	AsyncQueue *q = queue(E, s->pos, t);
+	AsyncQueue *q = queue(E, s->pos, t, s->kind == C_BULK_COMMIT);
 	if (!q)
 		return false;
 	void *v = q->group;
@@ -210,8 +227,10 @@ bool emu_cp_commit(Emu *E, const CStmt *s, int t)
 
 bool emu_cp_wait(Emu *E, const CStmt *s, int t)
 {
-	/* N from 0 to 63: sema checked it */
-	AsyncQueue *q = queue(E, s->pos, t);
+	/* N from 0 to 63: sema checked it. A bulk wait_group.read (the
+	 * sources read) retires its groups as the plain one does (the writes
+	 * done too), which is one of the orders the GPU may give. */
+	AsyncQueue *q = queue(E, s->pos, t, s->kind == C_BULK_WAIT);
 	if (!q)
 		return false;
 	while (q->ng - q->ghead > s->wait) {
@@ -228,6 +247,57 @@ bool emu_cp_wait(Emu *E, const CStmt *s, int t)
 	return true;
 }
 
+/* ---- loads completed on an mbarrier ---------------------------------------------------- */
+
+/* A TMA load (or a copy_async through tma) waiting for a wait on its
+ * mbarrier: its complete_tx counted in the phase of parity `parity`, and
+ * the mbarrier has completed `flips` phases since (1: that one). */
+typedef struct TxLoad {
+	Async *a;
+	const uint8_t *bar;
+	int parity, flips;
+} TxLoad;
+
+static bool track(Emu *E, Pos p, int t, Async *a, const uint8_t *bar, int parity, bool flipped)
+{
+	void *v = E->txl;
+	int head = 0;
+	bool ok = room(&v, &head, &E->ntxl, &E->captxl, sizeof(TxLoad));
+	E->txl = v;
+	if (!ok)
+		return no_memory(E, p, t);
+	E->txl[E->ntxl++] = (TxLoad){ a, bar, parity, flipped };
+	a->refs++;
+	return true;
+}
+
+void emu_mbar_flipped(Emu *E, const uint8_t *bar)
+{
+	for (int i = 0; i < E->ntxl; i++)
+		if (E->txl[i].bar == bar && E->txl[i].flips < 2)
+			E->txl[i].flips++;
+}
+
+/* A wait for parity p has seen its phase complete: the loads of that phase
+ * (or of an earlier one) get their data, in the order they were issued. */
+bool emu_mbar_waited(Emu *E, const uint8_t *bar, int parity)
+{
+	bool ok = true;
+	int k = 0;
+	for (int i = 0; i < E->ntxl; i++) {
+		TxLoad *l = &E->txl[i];
+		if (l->bar == bar && (l->flips >= 2 || (l->flips == 1 && l->parity == parity))) {
+			if (ok)
+				ok = perform(E, l->a);
+			drop(l->a);
+		} else {
+			E->txl[k++] = *l;
+		}
+	}
+	E->ntxl = k;
+	return ok;
+}
+
 /* ---- copy_async ---------------------------------------------------------------------- */
 
 bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss)
@@ -239,8 +309,23 @@ bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int6
 	if (pred && !emu_eval(E, pred, tf, &pv))
 		return false;
 	bool zero = pred && !emu_conv(pv, pred->dtype, DT_BOOL).i;
-	if (!emu_copy_region(E, s, first, n, tf, ds, ss, EMU_POISON))
+	/* a TMA store is not poisoned (its destination is global memory, which
+	 * other CTAs may read); its regions are checked at issue all the same */
+	if (s->done == DONE_BULK_GROUP ? !emu_regions_check(E, s, tf, ds, ss)
+	                               : !emu_copy_region(E, s, first, n, tf, ds, ss, EMU_POISON))
 		return false;
+	uint8_t *bar = NULL;
+	int parity = 0;
+	bool flipped = false;
+	if (s->done == DONE_MBAR_TX) {
+		/* a TMA load: its bytes complete on the mbarrier at issue */
+		int64_t bytes = s->dst.acc->esize;
+		for (int d = 0; d < s->dst.ndim; d++)
+			bytes *= s->dst.extents[d];
+		if (!(bar = emu_mbar_at(E, s->b, tf, "copy_async")) ||
+		    !emu_mbar_complete_tx(E, s->b, s->pos, tf, bar, bytes, "copy_async", &parity, &flipped))
+			return false;
+	}
 	int nd = s->dst.ndim, ns = s->src.ndim;
 	Async *a = calloc(1, sizeof *a + sizeof(int64_t) * (size_t)(nd + ns));
 	if (!a)
@@ -257,19 +342,58 @@ bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int6
 	memcpy(a->ss, ss, sizeof(int64_t) * (size_t)ns);
 	a->refs = 1; /* held here until every thread has it */
 	bool ok = true;
-	for (int t = first; ok && t < first + n; t++)
-		ok = push(E, s->pos, t, a);
+	if (bar)
+		ok = track(E, s->pos, tf, a, bar, parity, flipped);
+	else
+		for (int t = first; ok && t < first + n; t++)
+			ok = push(E, s->pos, t, a, s->done == DONE_BULK_GROUP);
+	drop(a);
+	return ok;
+}
+
+/* ---- TMA ---------------------------------------------------------------------------- */
+
+static Async *tma_item(Emu *E, const TmaOp *o)
+{
+	Async *a = calloc(1, sizeof *a);
+	if (!a) {
+		no_memory(E, o->s->pos, o->t);
+		return NULL;
+	}
+	a->kind = A_TMA;
+	a->tma = *o;
+	return a;
+}
+
+bool emu_bulk_tma(Emu *E, const TmaOp *o)
+{
+	Async *a = tma_item(E, o);
+	if (!a)
+		return false;
+	if (!push(E, o->s->pos, o->t, a, true)) {
+		free(a);
+		return false;
+	}
+	return true;
+}
+
+bool emu_tx_load_tma(Emu *E, const TmaOp *o, uint8_t *bar, int parity, bool flipped)
+{
+	Async *a = tma_item(E, o);
+	if (!a)
+		return false;
+	a->refs = 1;
+	bool ok = track(E, o->s->pos, o->t, a, bar, parity, flipped);
 	drop(a);
 	return ok;
 }
 
 /* ---- the end of a CTA ----------------------------------------------------------------- */
 
-bool emu_async_end(Emu *E, bool perform_them)
+static bool end_queues(Emu *E, AsyncQueue *qs, bool perform_them, bool ok)
 {
-	bool ok = true;
-	for (int t = 0; E->async && t < E->nthreads; t++) {
-		AsyncQueue *q = &E->async[t];
+	for (int t = 0; qs && t < E->nthreads; t++) {
+		AsyncQueue *q = &qs[t];
 		for (int i = q->head; i < q->n; i++) {
 			if (perform_them && ok)
 				ok = perform(E, q->item[i]);
@@ -280,13 +404,34 @@ bool emu_async_end(Emu *E, bool perform_them)
 	return ok;
 }
 
+bool emu_async_end(Emu *E, bool perform_them)
+{
+	/* the loads waiting for their mbarrier, the cp.async groups, then the
+	 * bulk groups (a store issued after a load reads what it delivered) */
+	bool ok = true;
+	for (int i = 0; i < E->ntxl; i++) {
+		if (perform_them && ok)
+			ok = perform(E, E->txl[i].a);
+		drop(E->txl[i].a);
+	}
+	E->ntxl = 0;
+	ok = end_queues(E, E->async, perform_them, ok);
+	return end_queues(E, E->bulk, perform_them, ok);
+}
+
 void emu_async_free(Emu *E)
 {
 	emu_async_end(E, false);
-	for (int t = 0; E->async && t < E->nthreads; t++) {
-		free(E->async[t].item);
-		free(E->async[t].group);
+	AsyncQueue *qs[2] = { E->async, E->bulk };
+	for (int k = 0; k < 2; k++) {
+		for (int t = 0; qs[k] && t < E->nthreads; t++) {
+			free(qs[k][t].item);
+			free(qs[k][t].group);
+		}
+		free(qs[k]);
 	}
-	free(E->async);
-	E->async = NULL;
+	E->async = E->bulk = NULL;
+	free(E->txl);
+	E->txl = NULL;
+	E->ntxl = E->captxl = 0;
 }

@@ -667,8 +667,9 @@ static const char *space_name(int sp)
 /* Tx[.scope].copy_async(dst, src, ...) runs as the variant it is
  * dispatched to (dispatch=), or else the one the table gives the operands'
  * memories and mbar= (variant_for), and completes as that variant's row
- * says (ir/completion.def): a cp.async group is emulated; the other
- * completions are reported when the copy runs, as not emulated yet. */
+ * says (ir/completion.def): the completions whose "emulated" column is 1
+ * are (a cp.async group, a bulk group, an mbarrier's transaction count);
+ * the others are reported when the copy runs, as not emulated yet. */
 static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 {
 	if (e->nargs != 2 || !cregion(C, e->args[0], &c->dst) || !cregion(C, e->args[1], &c->src)) {
@@ -692,13 +693,21 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 		set_fail(c, xprintf("copy_async through %s moves only %s", variants[v].name, variant_moves_str(&variants[v])));
 		return;
 	}
-	if (done != DONE_CP_GROUP) {
+	if (!completions[done].emulated) {
 		set_fail(c, xprintf("copy_async through %s, which completes %s, is not emulated yet", variants[v].name,
 		                    completions[done].name));
 		return;
 	}
+	Kw *mb = call_kw(e, "mbar");
+	if (done == DONE_MBAR_TX && !mb) {
+		set_fail(c, xprintf("copy_async through %s completes on an mbarrier: it needs mbar=", variants[v].name));
+		return;
+	}
 	c->kind = C_COPY_ASYNC;
 	c->scope = es;
+	c->done = done;
+	if (done == DONE_MBAR_TX)
+		c->b = caddr(C, mb->value);
 	Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
 	if (p)
 		c->opt[CP_PRED] = cx(C, p->value);
@@ -723,6 +732,41 @@ static void ccp_async(Comp *C, CStmt *c, Expr *e)
 	c->cache = "";
 	if (e->nargs > 3 + CP_NOPT)
 		c->cache = str_const(C, e->args[3 + CP_NOPT]);
+}
+
+/* The bulk tensor copies: (rank, [shared address, [mbarrier,]] map,
+ * coordinates...), the map resolved to its TensorMap (sema checked the
+ * rank and the number of coordinates). */
+static void ctma(Comp *C, CStmt *c, Expr *e, int id)
+{
+	int map_at = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
+	const TensorMap *t = NULL;
+	if (e->nargs > map_at && e->args[map_at]->kind == E_NAME)
+		for (int i = 0; i < C->f->ntmaps && !t; i++)
+			if (strcmp(C->f->tmaps[i]->name, e->args[map_at]->str) == 0)
+				t = C->f->tmaps[i];
+	if (!t || e->nargs != map_at + 1 + t->rank) {
+		set_fail(c, xprintf("cannot find the tensor map and coordinates of %s()", intrins[id].path));
+		return;
+	}
+	c->kind = C_TMA;
+	c->op = id;
+	c->tmap = t;
+	if (map_at > 1)
+		c->a = caddr(C, e->args[1]);
+	if (id == IN_TMA_LOAD)
+		c->b = caddr(C, e->args[2]);
+	c->idx = cx_list(C, e->args + map_at + 1, t->rank);
+	if (id == IN_TMA_REDUCE) {
+		Kw *op = call_kw(e, "red_op");
+		const char *r = op ? str_const(C, op->value) : NULL;
+		c->red = -1;
+		for (int i = 0; r && emu_red_ops[i]; i++)
+			if (strcmp(r, emu_red_ops[i]) == 0)
+				c->red = i;
+		if (c->red < 0)
+			set_fail(c, "cannot find the red_op= of this reduction");
+	}
 }
 
 static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
@@ -777,13 +821,16 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	case IN_CP_ASYNC:
 		ccp_async(C, c, e);
 		return;
-	case IN_CP_COMMIT:
-		c->kind = C_CP_COMMIT;
+	case IN_CP_COMMIT: case IN_BULK_COMMIT:
+		c->kind = k.id == IN_CP_COMMIT ? C_CP_COMMIT : C_BULK_COMMIT;
 		return;
-	case IN_CP_WAIT:
-		c->kind = C_CP_WAIT;
+	case IN_CP_WAIT: case IN_BULK_WAIT:
+		c->kind = k.id == IN_CP_WAIT ? C_CP_WAIT : C_BULK_WAIT;
 		if (e->nargs > 0 && !cfold(C, e->args[0], &c->wait))
-			set_fail(c, "T.ptx.cp_async.wait_group takes a constant N");
+			set_fail(c, xprintf("%s takes a constant N", intrins[k.id].path));
+		return;
+	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
+		ctma(C, c, e, k.id);
 		return;
 	case IN_COPY_BYTES:
 		if (e->nargs != 3 && e->nargs != 4) { /* "nc" reads the same bytes */

@@ -124,6 +124,11 @@ static bool in_bounds(Emu *E, const Region *r, const int64_t *start, int tf)
 	return true;
 }
 
+bool emu_regions_check(Emu *E, const CStmt *s, int tf, const int64_t *ds, const int64_t *ss)
+{
+	return in_bounds(E, &s->dst, ds, tf) && in_bounds(E, &s->src, ss, tf);
+}
+
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                      int fill)
 {

@@ -4,7 +4,8 @@
  * callee and variable slot resolved once; emu-acc.c works out once per
  * buffer how its elements are found; emu.c runs the nodes; emu-copy.c does
  * the tile copies and copy_bytes; emu-async.c the asynchronous copies
- * (cp.async and its groups); emu-ptx.c mbarriers, named barriers and vector
+ * (cp.async and its groups, bulk groups, loads completing on mbarriers);
+ * emu-tma.c the bulk tensor copies (TMA); emu-ptx.c mbarriers, named barriers and vector
  * shared-memory accesses; emu-value.c holds the dtype arithmetic, the
  * float conversions and the random fill. */
 #ifndef TXC_EMU_IMPL_H
@@ -106,6 +107,9 @@ enum {
 	C_MBAR,       /* op: IN_MBAR_*; a: the mbarrier, n: count, bytes or parity, b: try_wait_parity's result */
 	C_NAMED_BAR,  /* barrier.sync: a the barrier, n the thread count (NULL: all) */
 	C_VEC_SHARED, /* op: IN_ST_SHARED_V4 / IN_LD_SHARED_V4; a the address, idx the 4 values or element addresses */
+	C_TMA,        /* op: IN_TMA_LOAD/STORE/REDUCE/PREFETCH; tmap the map, a the shared address, b the mbarrier
+	               * (a load), idx the tmap->rank coordinates, red the reduction */
+	C_BULK_COMMIT, C_BULK_WAIT, /* T.ptx.cp_async.bulk.commit_group / wait_group(wait) */
 	C_FAIL,
 };
 
@@ -130,7 +134,11 @@ typedef struct CStmt {
 	CExpr *a, *b, *n;  /* C_COPY_BYTES, C_CP_ASYNC: dst, src, bytes */
 	CExpr *opt[CP_NOPT]; /* C_CP_ASYNC: the optional operands given */
 	const char *cache; /* C_CP_ASYNC: "", "ca" or "cg" (NULL: not a string) */
-	int64_t wait;      /* C_CP_WAIT: N */
+	int64_t wait;      /* C_CP_WAIT, C_BULK_WAIT: N */
+	int done;          /* C_COPY_ASYNC: how it completes (DONE_CP_GROUP, DONE_BULK_GROUP or
+	                    * DONE_MBAR_TX, with the mbarrier's address in b) */
+	const TensorMap *tmap; /* C_TMA */
+	int red;           /* C_TMA: IN_TMA_REDUCE's red_op, an index of emu_red_ops */
 	const char *msg;   /* C_FAIL */
 } CStmt;
 
@@ -218,12 +226,15 @@ typedef struct Emu {
 	 * poisoned until then. mbarriers stay in the 8 bytes of shared memory
 	 * the program gives them (phase bit, expected and pending arrivals,
 	 * signed transaction count; emu-ptx.c), so that a program that reads
-	 * them sees what it wrote. Still to come and meant to fit beside it:
-	 * a TMA load is an Async item completed by its mbarrier's complete_tx
-	 * instead of a group; the bulk groups of TMA stores are a second
-	 * AsyncQueue per thread; tensor memory is one block of 128 lanes x 512
-	 * 32-bit columns per CTA with its allocated columns. */
+	 * them sees what it wrote. A TMA load (emu-tma.c) completes its bytes
+	 * on its mbarrier at issue and waits in txl for a wait that sees its
+	 * phase; TMA stores and reductions join the bulk groups, a second
+	 * queue per thread. Still to come: tensor memory, one block of 128
+	 * lanes x 512 32-bit columns per CTA with its allocated columns. */
 	AsyncQueue *async;  /* per thread; NULL until the first copy */
+	AsyncQueue *bulk;   /* per thread, the bulk groups of TMA stores and reductions */
+	struct TxLoad *txl; /* TMA loads whose data waits for a wait on their mbarrier */
+	int ntxl, captxl;
 } Emu;
 
 /* Reports `thread (cta C, thread t): MESSAGE` at p (t < 0: no thread) and
@@ -249,6 +260,8 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact);
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                      int fill);
 bool emu_copy_bytes(Emu *E, const CStmt *s, int t);
+/* The regions of s at ds and ss are within their buffers (else reported). */
+bool emu_regions_check(Emu *E, const CStmt *s, int tf, const int64_t *ds, const int64_t *ss);
 /* Checks that v is an address of n bytes in bounds and aligned to n, for
  * the error messages of `OP of N bytes: the WHAT, ...`. */
 bool emu_check_ptr(Emu *E, Pos p, int t, EVal v, int64_t n, int64_t align, const char *op, const char *what);
@@ -257,10 +270,20 @@ const char *emu_mem_str(const Mem *m);
 
 /* ---- asynchronous copies (emu-async.c) ----------------------------------------- */
 
+/* A bulk tensor copy (C_TMA) as issued, kept until it is performed. */
+typedef struct TmaOp {
+	const CStmt *s;
+	int t;                    /* the issuing thread */
+	Mem *sm;                  /* the shared buffer of the box */
+	int64_t soff;             /* and the box's first byte in it */
+	int32_t c[TMAP_MAX_RANK]; /* the coordinates */
+} TmaOp;
+
 /* The bytes of a destination not yet written by an asynchronous copy. */
 #define EMU_POISON 0xAB
 
-/* T.ptx.cp_async, commit_group and wait_group(N) for thread t. */
+/* T.ptx.cp_async, commit_group and wait_group(N) for thread t; the
+ * commit_group and wait_group of bulk groups (C_BULK_*) too. */
 bool emu_cp_async(Emu *E, const CStmt *s, int t);
 bool emu_cp_commit(Emu *E, const CStmt *s, int t);
 bool emu_cp_wait(Emu *E, const CStmt *s, int t);
@@ -275,10 +298,43 @@ bool emu_async_end(Emu *E, bool perform);
 /* Frees the queues once the run is over. */
 void emu_async_free(Emu *E);
 
+/* A TMA store or reduction (C_TMA) joins the open bulk list of its
+ * thread o->t; performed (emu_tma_perform) when its group retires. */
+bool emu_bulk_tma(Emu *E, const TmaOp *o);
+/* A TMA load whose complete_tx was done in the phase of parity `parity`
+ * of the mbarrier at bar (flipped: that complete_tx completed the phase):
+ * performed when a wait on that phase succeeds (emu_mbar_waited), or at
+ * the end of the CTA. */
+bool emu_tx_load_tma(Emu *E, const TmaOp *o, uint8_t *bar, int parity, bool flipped);
+/* The mbarrier at bar completed a phase / a wait for parity `parity` on
+ * it succeeded, which delivers the loads of the phases it has seen. */
+void emu_mbar_flipped(Emu *E, const uint8_t *bar);
+bool emu_mbar_waited(Emu *E, const uint8_t *bar, int parity);
+
 /* ---- the PTX dialect's shared-memory builtins (emu-ptx.c) ------------------------ */
 
 /* An mbarrier builtin (C_MBAR) for thread t. */
 bool emu_mbarrier(Emu *E, const CStmt *s, int t);
+/* The mbarrier at address operand x of builtin `op`: 8 aligned bytes of
+ * shared memory; NULL after an error. */
+uint8_t *emu_mbar_at(Emu *E, const CExpr *x, int t, const char *op);
+/* complete_tx(bytes) on the mbarrier at bar, operand x of the statement
+ * at p, for thread t: the parity of the phase it counts in, and whether it
+ * completed that phase. */
+bool emu_mbar_complete_tx(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, int64_t bytes, const char *op,
+                          int *parity, bool *flipped);
+
+/* ---- TMA (emu-tma.c) -------------------------------------------------------------- */
+
+/* The reductions of cp.reduce.async.bulk.tensor, in red_op's spelling;
+ * NULL-terminated. */
+extern const char *const emu_red_ops[];
+/* A bulk tensor load, store, reduction or prefetch (C_TMA) issued by
+ * thread t: checked at once; a load completes its bytes on the mbarrier
+ * and poisons its box, a store or reduction joins the bulk group. */
+bool emu_tma(Emu *E, const CStmt *s, int t);
+/* Moves the data of an issued load, store or reduction. */
+bool emu_tma_perform(Emu *E, const TmaOp *o);
 /* barrier.sync (C_NAMED_BAR) for the threads that reach it together. */
 bool emu_named_barrier(Emu *E, const CStmt *s, const int *act, int nact);
 /* st.shared.v4.f32 / ld.shared.v4.f32 (C_VEC_SHARED) for thread t. */

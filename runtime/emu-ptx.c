@@ -30,18 +30,53 @@ static int64_t tx_of(uint64_t w)
 
 static const char *name(int id) { return intrins[id].path; }
 
-/* The mbarrier at address operand x: shared memory, 8 bytes, aligned. */
-static uint8_t *barrier(Emu *E, const CStmt *s, const CExpr *x, int t)
+uint8_t *emu_mbar_at(Emu *E, const CExpr *x, int t, const char *op)
 {
 	EVal v;
-	if (!emu_eval(E, x, t, &v) || !emu_check_ptr(E, x->at, t, v, 8, 8, name(s->op), "mbarrier"))
+	if (!emu_eval(E, x, t, &v) || !emu_check_ptr(E, x->at, t, v, 8, 8, op, "mbarrier"))
 		return NULL;
 	if (v.mem->space != SP_SHARED) {
-		emu_fail(E, x->at, t, "%s: the mbarrier, byte %lld of %s, is not in shared memory", name(s->op),
-		         (long long)v.i, emu_mem_str(v.mem));
+		emu_fail(E, x->at, t, "%s: the mbarrier, byte %lld of %s, is not in shared memory", op, (long long)v.i,
+		         emu_mem_str(v.mem));
 		return NULL;
 	}
 	return v.mem->data + v.i;
+}
+
+/* arrivals (0 or 1) and tx bytes more (expect_tx) or fewer (complete_tx)
+ * on the initialized mbarrier word *w; x: the operand errors point at. */
+static bool update(Emu *E, const CExpr *x, Pos p, int t, uint64_t *w, int arrivals, int64_t tx, const char *op,
+                   bool *flipped)
+{
+	*flipped = false;
+	if (!get(*w, 1))
+		return emu_fail(E, x->at, t, "%s: the mbarrier is not initialized", op);
+	tx += tx_of(*w);
+	if (tx <= -FIELD / 2 || tx >= FIELD / 2)
+		return emu_fail(E, p, t, "%s: the transaction count leaves its range (+-%lld): %lld", op,
+		                (long long)(FIELD / 2 - 1), (long long)tx);
+	if (arrivals && get(*w, 0) == 0)
+		return emu_fail(E, x->at, t, "%s: more arrivals than the phase expects", op);
+	*w = put(put(*w, 2, (uint64_t)tx), 0, get(*w, 0) - (uint64_t)arrivals);
+	if (get(*w, 0) == 0 && tx == 0) {
+		*w = put(*w ^ (uint64_t)1 << 63, 0, get(*w, 1));
+		*flipped = true;
+	}
+	return true;
+}
+
+bool emu_mbar_complete_tx(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, int64_t bytes, const char *op,
+                          int *parity, bool *flipped)
+{
+	uint64_t w;
+	memcpy(&w, bar, 8);
+	*parity = (int)(w >> 63);
+	if (!update(E, x, p, t, &w, 0, -bytes, op, flipped))
+		return false;
+	memcpy(bar, &w, 8);
+	if (*flipped)
+		emu_mbar_flipped(E, bar);
+	return true;
 }
 
 static bool done(uint64_t w, int64_t parity) { return (int64_t)(w >> 63) != (parity & 1); }
@@ -61,7 +96,8 @@ static bool write_element(Emu *E, const CExpr *x, int t, int from, EVal val, con
 
 bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 {
-	uint8_t *p = barrier(E, s, s->a, t);
+	uint8_t *p = emu_mbar_at(E, s->a, t, name(s->op));
+	bool flipped = false;
 	int64_t n = 0;
 	if (!p || (s->n && !emu_eval_int(E, s->n, t, &n)))
 		return false;
@@ -77,32 +113,32 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 	case IN_MBAR_INVAL:
 		w = 0;
 		break;
-	case IN_MBAR_ARRIVE: case IN_MBAR_EXPECT: {
-		if (!get(w, 1))
-			return emu_fail(E, s->a->at, t, "%s: the mbarrier is not initialized", name(s->op));
-		int64_t tx = tx_of(w) + n;
-		if (tx <= -FIELD / 2 || tx >= FIELD / 2)
-			return emu_fail(E, s->n->at, t, "%s: the transaction count leaves its range", name(s->op));
-		if (get(w, 0) == 0)
-			return emu_fail(E, s->a->at, t, "%s: more arrivals than the phase expects", name(s->op));
-		w = put(put(w, 2, (uint64_t)tx), 0, get(w, 0) - 1);
-		if (get(w, 0) == 0 && tx == 0)
-			w = put(w ^ (uint64_t)1 << 63, 0, get(w, 1));
+	case IN_MBAR_ARRIVE: case IN_MBAR_EXPECT:
+		if (!update(E, s->a, s->n ? s->n->at : s->pos, t, &w, 1, n, name(s->op), &flipped))
+			return false;
 		break;
-	}
 	case IN_MBAR_WAIT:
-		if (!done(w, n))
-			return emu_fail(E, s->pos, t, "%s: the phase of parity %lld has %lld of %lld arrivals and %lld transaction "
-			                "bytes pending, and in lockstep no other thread can arrive before this wait is run",
-			                name(s->op), (long long)(n & 1), (long long)get(w, 0), (long long)get(w, 1),
-			                (long long)tx_of(w));
-		return true;
+		if (!done(w, n)) {
+			EVal v;
+			if (!emu_eval(E, s->a, t, &v))
+				return false;
+			return emu_fail(E, s->pos, t, "%s: the phase of parity %lld of the mbarrier at byte %lld of %s has %lld "
+			                "of %lld arrivals and %lld transaction bytes pending, and in lockstep no other thread can "
+			                "arrive before this wait is run", name(s->op), (long long)(n & 1), (long long)v.i,
+			                emu_mem_str(v.mem), (long long)get(w, 0), (long long)get(w, 1), (long long)tx_of(w));
+		}
+		return emu_mbar_waited(E, p, (int)(n & 1));
 	case IN_MBAR_TRY_PARITY:
+		/* a TMA load's data arrives with the first wait that sees its phase done */
+		if (done(w, n) && !emu_mbar_waited(E, p, (int)(n & 1)))
+			return false;
 		return write_element(E, s->b, t, DT_INT32, (EVal){ done(w, n), NULL }, name(s->op));
 	default:
 		die("emu_mbarrier: builtin %d", s->op);
 	}
 	memcpy(p, &w, 8);
+	if (flipped)
+		emu_mbar_flipped(E, p);
 	return true;
 }
 

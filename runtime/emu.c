@@ -424,10 +424,12 @@ static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int dept
 		return warp_sync(E, s, act, nact);
 	case C_COPY: case C_COPY_ASYNC:
 		return emu_copy(E, s, act, nact);
-	case C_CP_ASYNC: case C_CP_COMMIT: case C_CP_WAIT:
+	case C_CP_ASYNC: case C_CP_COMMIT: case C_CP_WAIT: case C_BULK_COMMIT: case C_BULK_WAIT: case C_TMA:
 		for (int i = 0; i < nact; i++)
 			if (!(s->kind == C_CP_ASYNC ? emu_cp_async(E, s, act[i]) :
-			      s->kind == C_CP_COMMIT ? emu_cp_commit(E, s, act[i]) : emu_cp_wait(E, s, act[i])))
+			      s->kind == C_TMA ? emu_tma(E, s, act[i]) :
+			      s->kind == C_CP_COMMIT || s->kind == C_BULK_COMMIT ? emu_cp_commit(E, s, act[i]) :
+			      emu_cp_wait(E, s, act[i])))
 				return false;
 		return true;
 	case C_COPY_BYTES: case C_MBAR: case C_VEC_SHARED:

@@ -75,10 +75,16 @@ check "ldgsts_load: B is A, bit for bit" same_data "$TMP/ld_a.npy" "$TMP/ld_b.np
 run --in A="$TMP/ld_a.npy" --out B="$TMP/ld_lb.npy" "$D/lowered_ldgsts.tx"
 check "ldgsts_load lowered by hand (T.ptx.cp_async, commit, wait): runs" ran
 check "ldgsts_load lowered by hand: B is A, bit for bit" same_data "$TMP/ld_a.npy" "$TMP/ld_lb.npy"
-for ex in tcgen05_copy tcgen05_roundtrip tma_load_store; do
+for ex in tcgen05_copy tcgen05_roundtrip; do
   run "$X/$ex.tx"
   check "$ex: stops at what is not emulated yet" fails "not emulated yet"
 done
+# seed 002: copy_async through tma (a load completing on the mbarrier, a
+# store in the bulk group), with every float16 bit pattern of A kept
+pl 'npy_put($ARGV[0], "<f2", [64, 64], pack("v*", map { ($_ * 40503 + 11) & 0xffff } 0..4095))' "$TMP/tls_a.npy"
+run --in A="$TMP/tls_a.npy" --out B="$TMP/tls_b.npy" "$X/tma_load_store.tx"
+check "tma_load_store (copy_async through tma): runs" ran
+check "tma_load_store: B is A, bit for bit" same_data "$TMP/tls_a.npy" "$TMP/tls_b.npy"
 
 # ---- tests/emu: layouts, grids, registers ------------------------------------
 
@@ -294,15 +300,153 @@ check "st/ld.shared.v4.f32: the four floats of each thread come back reversed" \
       my @w = map { my $t = int($_ / 4); 4 * $t + 3 - $_ % 4 + 0.5 } 0..127;
       exit((grep { $g[$_] != $w[$_] } 0..127) ? 1 : 0)' "$TMP/vs_b.npy"
 
+# ---- TMA: bulk tensor copies through tensor maps (tests/emu/tma.tx) ---------------
+#
+# ptx.md's definitions, written out here: n_0 = box_0, n_i = ceil(box_i /
+# estride_i); box element j is tensor element x_0 = c_0 + j_0, x_i = c_i +
+# j_i * estride_i, filled (0, or 0x7FF7 per 16 bits in NaN mode) unless 0 <=
+# x_i < dims_i; it is at shared byte swz(dst + j_0 * esize + pitch * (j_1 +
+# n_1 * (j_2 + ...))), pitch = n_0 * esize or the swizzle span, swz(A) = A ^
+# (((A >> 7) & m) << 4), m = 1, 3, 7 for 32, 64, 128 bytes.
+T=$D/tma.tx
+export TMA_PL='
+sub swz_abs { my ($sw, $a) = @_; my $m = $sw ? $sw / 16 - 1 : 0; return $a ^ ((($a >> 7) & $m) << 4) }
+sub same_list { my ($got, $want) = @_; return 0 unless @$got == @$want;
+  for my $i (0 .. $#$want) { if ($got->[$i] != $want->[$i]) {
+    printf STDERR "element %d: got %#x, want %#x\n", $i, $got->[$i], $want->[$i]; return 0 } } return 1 }
+'
+tp() { perl -e 'require $ENV{NPYPL}; eval $ENV{TMA_PL}; die $@ if $@;' -e "$1" -- "${@:2}" 2>&1 | diag; return "${PIPESTATUS[0]}"; }
+
+pl 'npy_put($ARGV[0], "<f2", [64, 64], pack("v*", map { ($_ * 40503) & 0xffff } 0..4095))' "$TMP/tt_a.npy"
+run --kernel swz_tile --in A="$TMP/tt_a.npy" --out B="$TMP/tt_b.npy" --out R="$TMP/tt_r.npy" "$T"
+check "TMA 64 x 64 float16 load and store, 128-byte swizzle: runs" ran
+check "TMA load + store: B is A, bit for bit" same_data "$TMP/tt_a.npy" "$TMP/tt_b.npy"
+check "TMA load, 128-byte swizzle: shared byte P holds logical byte swz(P) of the box (row-major A)" tp '
+  my (undef, $a) = npy_get($ARGV[0]); my (undef, $r) = npy_get($ARGV[1]);
+  my @a = unpack("v*", $a); my @r = unpack("v*", $r); my @w;
+  for (my $p = 0; $p < 8192; $p += 2) { my $l = swz_abs(128, $p); $w[$p / 2] = $a[int($l / 128) * 64 + ($l % 128) / 2] }
+  exit(same_list(\@r, \@w) ? 0 : 1)' "$TMP/tt_a.npy" "$TMP/tt_r.npy"
+check "TMA load, 128-byte swizzle: the raw tile is not A (the swizzle moved bytes)" \
+  pl 'my (undef, $a) = npy_get($ARGV[0]); my (undef, $r) = npy_get($ARGV[1]); exit($a ne $r ? 0 : 1)' "$TMP/tt_a.npy" "$TMP/tt_r.npy"
+
+pl 'npy_put($ARGV[0], "<f2", [16, 64], pack("v*", map { ($_ * 7919 + 3) & 0xffff } 0..1023))' "$TMP/sw_a.npy"
+for sw in 0 32 64 128; do
+  run --kernel swz$sw --in A="$TMP/sw_a.npy" --out R="$TMP/sw_r$sw.npy" "$T"
+  check "TMA swizzle $sw, 8 x 8 float16 box at (8, 4) to shared byte 128: runs" ran
+  check "TMA swizzle $sw: rows of 16 bytes at pitch $([ $sw = 0 ] && echo 16 || echo $sw), swizzled on the absolute address, padding untouched" tp '
+    my ($sw) = $ARGV[2]; my (undef, $a) = npy_get($ARGV[0]); my (undef, $r) = npy_get($ARGV[1]);
+    my @a = unpack("v*", $a); my @r = unpack("v*", $r); my @w = (0x5555) x 1024;
+    my $pitch = $sw ? $sw : 16;
+    for my $j1 (0..7) { for my $j0 (0..7) {
+      my $p = swz_abs($sw, 128 + $j0 * 2 + $pitch * $j1); $w[$p / 2] = $a[(4 + $j1) * 64 + 8 + $j0] } }
+    exit(same_list(\@r, \@w) ? 0 : 1)' "$TMP/sw_a.npy" "$TMP/sw_r$sw.npy" $sw
+done
+check "TMA swizzle: the four modes give four different placements" \
+  pl 'my %h; for (@ARGV) { my (undef, $d) = npy_get($_); $h{$d} = 1 } exit(keys %h == 4 ? 0 : 1)' "$TMP"/sw_r{0,32,64,128}.npy
+
+# out of bounds: (kernel, descr, pack, A's rows, cols, box cols, rows, c0, c1, fill word)
+pl 'npy_put($ARGV[0], "<f2", [16, 32], pack("v*", map { ($_ * 40503 + 7) & 0xffff } 0..511))' "$TMP/ob_a2.npy"
+pl 'npy_put($ARGV[0], "<f4", [16, 32], pack("V*", map { ($_ * 2654435761 + 5) & 0xffffffff } 0..511))' "$TMP/ob_a4.npy"
+for c in "oob_zero v ob_a2 16 8 -8 12 0" "oob_nan v ob_a2 16 8 -8 12 0x7FF7" "oob_nan32 V ob_a4 8 8 -4 12 0x7FF77FF7"; do
+  set -- $c
+  run --kernel $1 --in A="$TMP/$3.npy" --out R="$TMP/$1.npy" "$T"
+  check "TMA $1: a box hanging past the left and bottom edges: runs" ran
+  check "TMA $1: elements outside 32 x 16 are $8, the others A's" tp '
+    my ($f, $af, $fmt, $b0, $b1, $c0, $c1, $fill) = @ARGV; $fill = hex $fill if $fill =~ /^0x/i;
+    my (undef, $a) = npy_get($af); my (undef, $r) = npy_get($f); my @a = unpack("$fmt*", $a); my @r = unpack("$fmt*", $r);
+    my @w; for my $j1 (0 .. $b1 - 1) { for my $j0 (0 .. $b0 - 1) { my ($x0, $x1) = ($c0 + $j0, $c1 + $j1);
+      push @w, ($x0 >= 0 && $x0 < 32 && $x1 >= 0 && $x1 < 16) ? $a[$x1 * 32 + $x0] : $fill } }
+    exit(same_list(\@r, \@w) ? 0 : 1)' "$TMP/$1.npy" "$TMP/$3.npy" $2 $4 $5 $6 $7 $8
+done
+check "TMA oob_zero: the fill is zero bits (6 of 8 rows out, 8 of 16 columns)" \
+  pl 'my (undef, $r) = npy_get($ARGV[0]); my @r = unpack("v*", $r); exit((grep { $_ == 0 } @r) >= 96 ? 0 : 1)' "$TMP/oob_zero.npy"
+
+pl 'npy_put($ARGV[0], "<f2", [32, 16], pack("v*", map { $_ * 3 + 1 } 0..511))' "$TMP/es_a.npy"
+run --kernel estride --in A="$TMP/es_a.npy" --out R="$TMP/es_r.npy" "$T"
+check "TMA element stride 2 in dimension 1 (box 8 x 7: ceil(7 / 2) = 4 rows, 64 bytes on the mbarrier): runs" ran
+check "TMA element stride 2: rows 3, 5, 7, 9 of columns 8-15" tp '
+  my (undef, $a) = npy_get($ARGV[0]); my (undef, $r) = npy_get($ARGV[1]); my @a = unpack("v*", $a); my @r = unpack("v*", $r);
+  my @w; for my $j1 (0..3) { for my $j0 (0..7) { push @w, $a[(3 + 2 * $j1) * 16 + 8 + $j0] } }
+  exit(same_list(\@r, \@w) ? 0 : 1)' "$TMP/es_a.npy" "$TMP/es_r.npy"
+
+pl 'npy_put($ARGV[0], "<f4", [3, 4, 5, 6, 8], pack("f<*", map { $_ + 0.5 } 0..2879))' "$TMP/b5_a.npy"
+run --kernel box5d --in A="$TMP/b5_a.npy" --out R="$TMP/b5_r.npy" "$T"
+check "TMA 5-D box 4 x 3 x 2 x 2 x 2 at (4, 4, 4, 3, 2): runs" ran
+check "TMA 5-D box: each element from A where in bounds (dims 8, 6, 5, 4, 3), else 0" tp '
+  my (undef, $r) = npy_get($ARGV[0]); my @r = unpack("f<*", $r); my @d = (8, 6, 5, 4, 3); my @c = (4, 4, 4, 3, 2);
+  my @w; for my $j4 (0..1) { for my $j3 (0..1) { for my $j2 (0..1) { for my $j1 (0..2) { for my $j0 (0..3) {
+    my @x = ($c[0] + $j0, $c[1] + $j1, $c[2] + $j2, $c[3] + $j3, $c[4] + $j4);
+    my $in = !grep { $x[$_] >= $d[$_] } 0..4;
+    push @w, $in ? (((($x[4] * 4 + $x[3]) * 5 + $x[2]) * 6 + $x[1]) * 8 + $x[0]) + 0.5 : 0 } } } } }
+  exit(same_list(\@r, \@w) && (grep { $_ == 0 } @w) && (grep { $_ != 0 } @w) ? 0 : 1)' "$TMP/b5_r.npy"
+
+pl 'npy_put($ARGV[0], "<i4", [16, 16], pack("l<*", map { $_ * 7 + 1 } 0..255))' "$TMP/so_a.npy"
+pl 'npy_put($ARGV[0], "<i4", [12, 20], pack("l<*", map { -$_ - 1 } 0..239))' "$TMP/so_b.npy"
+for k in store_oob reduce_add; do
+  run --kernel $k --in A="$TMP/so_a.npy" --in B="$TMP/so_b.npy" --out B="$TMP/$k.npy" "$T"
+  check "TMA $k, a 16 x 16 box at (8, -4) of a 20 x 12 tensor: runs" ran
+  check "TMA $k: in-bounds elements $([ $k = store_oob ] && echo "are the tile's" || echo "are old + the tile's"), the others untouched" tp '
+    my ($f, $add) = @ARGV; my (undef, $r) = npy_get($f); my @r = unpack("l<*", $r);
+    my @b = map { -$_ - 1 } 0..239;
+    for my $j1 (0..15) { for my $j0 (0..15) { my ($x0, $x1) = (8 + $j0, -4 + $j1);
+      next unless $x0 < 20 && $x1 >= 0 && $x1 < 12; my $v = $j1 * 16 * 7 + $j0 * 7 + 1;
+      $b[$x1 * 20 + $x0] = $add ? $b[$x1 * 20 + $x0] + $v : $v } }
+    exit(same_list(\@r, \@b) ? 0 : 1)' "$TMP/$k.npy" $([ $k = reduce_add ] && echo 1 || echo 0)
+done
+
+# the reductions on uint32, as PTX defines them: min, max (unsigned), inc
+# (old >= src ? 0 : old + 1), dec (old == 0 || old > src ? src : old - 1),
+# and, or, xor
+RA="0 1 2 3 5 5 5 5 4294967295 7 100 2147483648 9 3 0 1"
+RB="0 1 5 3 5 0 6 4 4294967295 8 99 1 9 2 7 0"
+pl 'npy_put($ARGV[0], "<u4", [4, 4], pack("V*", split " ", $ARGV[1]))' "$TMP/ro_a.npy" "$RA"
+pl 'npy_put($ARGV[0], "<u4", [7, 4, 4], pack("V*", (split " ", $ARGV[1]) x 7))' "$TMP/ro_b.npy" "$RB"
+run --kernel reduce_ops --in A="$TMP/ro_a.npy" --in B="$TMP/ro_b.npy" --out B="$TMP/ro_r.npy" "$T"
+check "TMA reductions min, max, inc, dec, and, or, xor on uint32: runs" ran
+check "TMA reductions: each as PTX defines it, on the unsigned bits" tp '
+  my ($f, $ra, $rb) = @ARGV; my @s = split " ", $ra; my @o = split " ", $rb; my (undef, $r) = npy_get($f);
+  my @r = unpack("V*", $r); my @w;
+  my @ops = (sub { $_[0] < $_[1] ? $_[0] : $_[1] }, sub { $_[0] > $_[1] ? $_[0] : $_[1] },
+             sub { $_[0] >= $_[1] ? 0 : $_[0] + 1 }, sub { $_[0] == 0 || $_[0] > $_[1] ? $_[1] : $_[0] - 1 },
+             sub { $_[0] & $_[1] }, sub { $_[0] | $_[1] }, sub { $_[0] ^ $_[1] });
+  for my $op (@ops) { push @w, map { $op->($o[$_], $s[$_]) & 0xffffffff } 0..15 }
+  exit(same_list(\@r, \@w) ? 0 : 1)' "$TMP/ro_r.npy" "$RA" "$RB"
+
+run --kernel missing_wait --in A="$TMP/so_a.npy" --out R="$TMP/mw_r.npy" --out R2="$TMP/mw_r2.npy" "$T"
+check "TMA missing wait: runs" ran
+check "TMA missing wait: the tile read before try_wait is poison (0xAB), not A" \
+  pl 'my (undef, $a) = npy_get($ARGV[0]); my (undef, $r) = npy_get($ARGV[1]); exit($r ne $a && $r eq "\xAB" x 1024 ? 0 : 1)' \
+  "$TMP/so_a.npy" "$TMP/mw_r.npy"
+check "TMA missing wait: read after try_wait it is A" same_data "$TMP/so_a.npy" "$TMP/mw_r2.npy"
+
+run --kernel overwrite --in A="$TMP/so_a.npy" --out B="$TMP/ow_b.npy" "$T"
+check "TMA store whose source is overwritten before wait_group.read: runs" ran
+check "TMA store whose source is overwritten before wait_group.read: B holds the new data (7), not A" \
+  pl 'my (undef, $b) = npy_get($ARGV[0]); exit($b eq pack("l<*", (7) x 256) ? 0 : 1)' "$TMP/ow_b.npy"
+
+pl 'npy_put($ARGV[0], "<i4", [32, 16], pack("l<*", map { $_ * 3 + 2 } 0..511))' "$TMP/tp_a.npy"
+run --kernel two_phases --in A="$TMP/tp_a.npy" --out B="$TMP/tp_b.npy" --out C="$TMP/tp_c.npy" "$T"
+check "TMA two phases of one mbarrier (a load issued before its expect_tx, a prefetch): runs" ran
+check "TMA two phases: phase 0 brings rows 0-15 of A" expect "$TMP/tp_b.npy" "l<*" $(perl -e 'print join " ", map { $_ * 3 + 2 } 0..255')
+check "TMA two phases: phase 1 brings rows 16-31" expect "$TMP/tp_c.npy" "l<*" $(perl -e 'print join " ", map { $_ * 3 + 2 } 256..511')
+
+run --kernel src_store --in A="$TMP/so_a.npy" --out B="$TMP/ss_b.npy" --out R="$TMP/ss_r.npy" "$T"
+check "copy_async through tma, load and store: runs" ran
+check "copy_async through tma: the tile read before the wait is poison" \
+  pl 'my (undef, $r) = npy_get($ARGV[0]); exit($r eq "\xAB" x 1024 ? 0 : 1)' "$TMP/ss_r.npy"
+check "copy_async through tma: the store performed at wait_group reads rows 0-7 of A, rows 8-15 overwritten with 7" \
+  expect "$TMP/ss_b.npy" "l<*" $(perl -e 'print join " ", map { $_ < 128 ? $_ * 7 + 1 : 7 } 0..255')
+
 # ---- errors: at the statement, naming the thread ----------------------------------
 
 pl 'npy_put($ARGV[0], "<i4", [2], pack("l<*", 1000, 0))' "$TMP/bad_x.npy"
 # bad KERNEL: runs that kernel of bad.tx (from tests/emu, so that the file
 # name in the diagnostics is short); the expected stderr follows on stdin.
+BADF=bad.tx
 bad() {
   local k=$1; shift
   cat >"$TMP/want"
-  rc=0; (cd "$D" && "$EMU" --kernel "$k" "$@" bad.tx) >"$TMP/out" 2>"$TMP/err" || rc=$?
+  rc=0; (cd "$D" && "$EMU" --kernel "$k" "$@" "$BADF") >"$TMP/out" 2>"$TMP/err" || rc=$?
   check "$k: exit 1, no output" eval '[ "$rc" = 1 ] && [ ! -s "$TMP/out" ]'
   check "$k: the diagnostic" stderr_is "$TMP/want"
 }
@@ -396,31 +540,59 @@ bad.tx:188:9: error: thread (cta 0, thread 0): collective copy with inactive thr
             Tx.cta.copy_async(A_smem[:, :], A[:, :])
             ^~~~~~~~~~~~~~~~~
 EOF
-bad copy_async_tma <<'EOF'
-bad.tx:198:9: error: thread (cta 0, thread 0): copy_async through tma, which completes mbarrier transaction count, is not emulated yet
-            Tx.copy_async(A_smem[:, :], A[:, :], mbar=T.address_of(bar[0]))
-            ^~~~~~~~~~~~~
-EOF
-bad copy_async_store <<'EOF'
-bad.tx:206:5: error: thread (cta 0, thread 0): copy_async through tma, which completes bulk group, is not emulated yet
-        Tx.cta.copy_async(A[:, :], A_smem[:, :])
-        ^~~~~~~~~~~~~~~~~
-EOF
 bad mbar_never <<'EOF'
-bad.tx:218:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 has 1 of 129 arrivals and 0 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
+bad.tx:200:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 1 of 129 arrivals and 0 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
         T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
         ^~~~~~~~~~~~~~~~~~~~~~~
 EOF
 bad mbar_uninit <<'EOF'
-bad.tx:228:27: error: thread (cta 0, thread 0): T.ptx.mbarrier.arrive: the mbarrier is not initialized
+bad.tx:210:27: error: thread (cta 0, thread 0): T.ptx.mbarrier.arrive: the mbarrier is not initialized
         T.ptx.mbarrier.arrive(T.address_of(bar[0]))
                               ^~~~~~~~~~~~
 EOF
 bad named_partial <<'EOF'
-bad.tx:235:5: error: thread (cta 0, thread 0): T.ptx.barrier.sync: barrier 1 counts 64 threads, but 128 reach it together; the emulator runs a named barrier only as a barrier of the threads that reach it
+bad.tx:217:5: error: thread (cta 0, thread 0): T.ptx.barrier.sync: barrier 1 counts 64 threads, but 128 reach it together; the emulator runs a named barrier only as a barrier of the threads that reach it
         T.ptx.barrier.sync(1, 64)
         ^~~~~~~~~~~~~~~~~~
 EOF
+# TMA faults and wrong byte counts (tests/emu/tma_bad.tx)
+BADF=tma_bad.tx
+bad expect_many <<'EOF'
+tma_bad.tx:21:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and 8192 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
+        T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+        ^~~~~~~~~~~~~~~~~~~~~~~
+EOF
+bad expect_few <<'EOF'
+tma_bad.tx:37:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and -4096 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
+        T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+        ^~~~~~~~~~~~~~~~~~~~~~~
+EOF
+bad misaligned <<'EOF'
+tma_bad.tx:52:43: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the destination, byte 16 of shared buffer 'S' (shared byte 16), is not aligned to 128 bytes (a misaligned-address fault on the GPU)
+            T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[8]), T.address_of(bar[0]), A_map, 0, 0)
+                                              ^~~~~~~~~~~~
+EOF
+bad inner_coord <<'EOF'
+tma_bad.tx:66:92: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the innermost coordinate 4 times the element size 2 is 8 bytes, not a multiple of 16 (an illegal-instruction fault on the GPU)
+            T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[0]), T.address_of(bar[0]), A_map, 4, 0)
+                                                                                               ^
+EOF
+bad past_shared <<'EOF'
+tma_bad.tx:80:43: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the box of tensor map 'A_map' takes 16384 bytes of shared memory; from byte 0 they run outside shared buffer 'S' (8192 bytes)
+            T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[0]), T.address_of(bar[0]), A_map, 0, 0)
+                                              ^~~~~~~~~~~~
+EOF
+bad red_float <<'EOF'
+tma_bad.tx:94:9: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.s2g_reduce: red_op "xor" combines integers; tensor map 'A_map' holds float16
+            T.ptx.cp_async.bulk.tensor.s2g_reduce(2, T.address_of(S[0]), A_map, 0, 0, red_op="xor")
+            ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+EOF
+bad copy_async_tma <<'EOF'
+tma_bad.tx:109:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and -8192 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
+        T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+        ^~~~~~~~~~~~~~~~~~~~~~~
+EOF
+BADF=bad.tx
 run --kernel oob_copy_bytes --out B="$TMP/never.npy" "$D/bad.tx"
 check "a failed run writes no --out file" [ ! -e "$TMP/never.npy" ]
 
