@@ -681,6 +681,9 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 	int ds = e->args[0]->val->buffer->scope, ss = e->args[1]->val->buffer->scope;
 	bool mbar = call_kw(e, "mbar") != NULL;
 	int v = name ? variant_lookup(IN_COPY_ASYNC, name) : variant_for(IN_COPY_ASYNC, ss, ds, mbar);
+	const TvmVariant *tv = name && v < 0 ? tvm_variant_lookup(IN_COPY_ASYNC, name) : NULL;
+	if (tv && !tv->why) /* TVM's name of txc's variants (tma_auto): the one the memories and mbar= call for */
+		v = variant_for(IN_COPY_ASYNC, ss, ds, mbar);
 	if (v < 0) {
 		set_fail(c, name ? xprintf("copy_async through %s is not emulated yet (txc registers no such variant)", name) :
 		         xprintf("copy_async from %s to %s%s is not emulated yet (no registered variant of copy_async moves it)",
