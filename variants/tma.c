@@ -395,7 +395,7 @@ static Expr *list(const int64_t *v, int n)
  * encoding, or a new declaration (before T.device_entry()). */
 static const char *tensormap(Lower *L, OpSite *o, const Tma *t)
 {
-	int64_t dims[TMAP_MAX_RANK], box[TMAP_MAX_RANK], strides[TMAP_MAX_RANK];
+	int64_t dims[TMAP_MAX_RANK] = {0}, box[TMAP_MAX_RANK] = {0}, strides[TMAP_MAX_RANK] = {0};
 	for (int i = 0; i < t->rank; i++)
 		dims[i] = t->d[i].size, box[i] = t->d[i].box, strides[i] = i + 1 < t->rank ? t->d[i + 1].stride : 0;
 	Expr *buf = ex_name(t->gb->name);
