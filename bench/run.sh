@@ -101,7 +101,7 @@ for ex in $EXAMPLES; do
   [ $rc = 0 ] || failed=1
   kernel=$(sed -n 's/^\(PASS\|FAIL\|RAN\) kernel \([^:]*\):.*/\2/p' "$WORK/check" | head -1)
   us=- gbs=- cgbs=- ratio=-
-  if grep -q '4096' "$ex" && [ $rc != 3 ]; then
+  if grep -q '(4096, 4096)\|^N = 4096' "$ex" && [ $rc != 3 ]; then
     timeout "$LIMIT" bin/txc-run "$ir" --cubin "$cubin" --no-check --time "$REPS" >"$WORK/time" 2>&1
     trc=$?
     cat "$WORK/time" >>"$LOG"

@@ -714,6 +714,13 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 	Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
 	if (p)
 		c->opt[CP_PRED] = cx(C, p->value);
+	Kw *red = call_kw(e, "reduce"); /* a tma store that combines (sema checked the name) */
+	const char *r = red ? str_const(C, red->value) : NULL;
+	for (int i = 0; r && emu_red_ops[i]; i++)
+		if (strcmp(r, emu_red_ops[i]) == 0)
+			c->red = i + 1;
+	if (red && (!c->red || done != DONE_BULK_GROUP))
+		set_fail(c, "reduce= is for a copy_async from shared to global memory through tma");
 }
 
 /* T.ptx.cp_async(dst, src, cp_size[, cache_policy, prefetch_size,

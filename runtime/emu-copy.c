@@ -101,6 +101,9 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 		for (int i = 0; i < k; i++)
 			if (fill >= 0)
 				memset(dst[i], fill, (size_t)da->esize);
+			else if (s->kind == C_COPY_ASYNC && s->red) /* reduce=: combined into the destination */
+				emu_store(dst[i], da->dtype, emu_reduce(s->red - 1, da->dtype, emu_load(dst[i], da->dtype),
+				                                        emu_load(src, sa->dtype)));
 			else
 				memmove(dst[i], src, (size_t)da->esize);
 		written += k;
@@ -154,7 +157,7 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 	if (dn != sn)
 		return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
 	const Acc *da = D.r->acc, *sa = S.r->acc;
-	bool fast = da->simple && sa->simple;
+	bool fast = da->simple && sa->simple && !(s->kind == C_COPY_ASYNC && s->red && fill < 0);
 	uint8_t *dbase = fast ? emu_mem(E, da, 0)->data : NULL, *sbase = fast ? emu_mem(E, sa, 0)->data : NULL;
 	for (;;) {
 		if (fast) {

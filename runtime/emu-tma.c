@@ -84,7 +84,7 @@ static const char *x_str(const int64_t *x, int rank)
 }
 
 /* a red b in dtype dt (sema and emu_tma checked that red suits dt). */
-static EVal reduce(int red, int dt, EVal a, EVal b)
+EVal emu_reduce(int red, int dt, EVal a, EVal b)
 {
 	EVal r = a;
 	int bits = dtypes[dt].bits;
@@ -150,7 +150,7 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 			else if (mode == W_STORE && in)
 				memmove(gp, sp, (size_t)es);
 			else if (mode == W_REDUCE && in)
-				emu_store(gp, dt, reduce(s->red, dt, emu_load(gp, dt), emu_load(sp, dt)));
+				emu_store(gp, dt, emu_reduce(s->red, dt, emu_load(gp, dt), emu_load(sp, dt)));
 		}
 		for (int i = 0; i < m->rank && ++j[i] == b.n[i]; i++)
 			j[i] = 0;

@@ -463,7 +463,13 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	args[na++] = ex_name(map);
 	for (int i = 0; i < t.rank; i++)
 		args[na++] = coord[i];
-	Expr *c = ex_call(t.load ? "T.ptx.cp_async.bulk.tensor.g2c" : "T.ptx.cp_async.bulk.tensor.s2g", na, args);
+	Kw *red = call_kw(o->call, "reduce");
+	if (red && t.load)
+		return lower_fail(L, o, "reduce= combines a shared -> global copy into global memory; this copy loads");
+	Expr *c = ex_call(t.load ? "T.ptx.cp_async.bulk.tensor.g2c" : red ? "T.ptx.cp_async.bulk.tensor.s2g_reduce" :
+	                  "T.ptx.cp_async.bulk.tensor.s2g", na, args);
+	if (red)
+		call_add_kw(c, "red_op", red->value, (Pos){0});
 	Kw *hint = call_kw(o->call, "cache_hint");
 	if (hint)
 		call_add_kw(c, "cache_hint", hint->value, (Pos){0});
