@@ -257,13 +257,11 @@ case('rank 2 float16 64x64, 64 B swizzle over 128-byte rows, store',
 # rows 32..63 of a 128 B swizzled 64 x 64 tile: it starts at element
 # 32 * 64 of the storage, dense
 case('rows 32:64 of a 128 B swizzled 64x64 tile, load',
-     todo => "the shared region's offset inside the aligned layout (the layout's '+ N') is dropped: the copy goes to S's first element",
      dt => 'float16', g => [128, 64], greg => 'bx * 32 : bx * 32 + 32, :', s => [64, 64], swz => 3,
      sreg => '32:64, :', dir => 'load', dims => [64, 128], strides => [64 * 2], box => [64, 32], swizzle => 128,
      off => 32 * 64, coords => [0, 'bx * 32']);
 # column block 1 of S[(64, 2, 64) : (64, 4096, 1)]: it starts at 64 * 64
 case('columns 64:128 of a 128 B swizzled 64x128 tile (second column block), load',
-     todo => "the shared region's offset inside the aligned layout (the layout's '+ N') is dropped: the copy goes to S's first element",
      dt => 'float16', g => [64, 128], greg => ':, 0:64', s => [64, 128], swz => 3, sreg => ':, 64:128',
      dir => 'load', dims => [128, 64], strides => [128 * 2], box => [64, 64], swizzle => 128, off => 64 * 64,
      coords => [0, 0]);
@@ -284,7 +282,6 @@ case('columns 0:32 of a row-major 64x64 tile: 64 boxes, load',
 # columns 64:128 of a row-major 64 x 128 tile (starts at element 64 = 128
 # bytes), 128 apart, into A[:, bx * 64 ...]
 case('columns 64:128 of a row-major 64x128 tile: 64 boxes from element 64, store',
-     todo => "the shared region's offset inside the aligned layout (the layout's '+ N') is dropped: the copy goes to S's first element",
      dt => 'float16', g => [64, 256], greg => ':, bx * 64 : bx * 64 + 64', s => [64, 128], sreg => ':, 64:128',
      dir => 'store', dims => [256, 64], strides => [256 * 2], box => [64, 1], loops => [['b1', 64]],
      off => '64 + b1 * 128', coords => ['bx * 64', 'b1']);
@@ -544,7 +541,6 @@ refuse('a swizzle TMA does not write', 'plan',
 # S[:, 32:64] starts at element 32, 64 bytes
 refuse('a shared region at 64 bytes', 'plan',
        "the shared region starts at element '32' of 'S', not provably a multiple of 128 bytes",
-       greg => ':, 0:32', sreg => ':, 32:64',
-       todo => "the shared region's offset inside the aligned layout is not checked: the copy is accepted (at element 0)");
+       greg => ':, 0:32', sreg => ':, 32:64');
 
 print "1..$n\n";
