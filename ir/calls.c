@@ -490,16 +490,7 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 			         k == 2 ? "its mbarrier" : id == IN_TMA_LOAD ? "its destination" : "its source", b->name,
 			         scopes[buffer_root(b)->scope].name);
 	}
-	Kw *op = kwarg(a, "red_op");
-	if (op) {
-		static const char *const ops[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor" };
-		bool ok = false;
-		for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-			ok |= !strcmp(op->value->val->s, ops[i]);
-		if (!ok)
-			error_at(S->d, op->value->pos, "red_op= is \"add\", \"min\", \"max\", \"inc\", \"dec\", \"and\", "
-			         "\"or\" or \"xor\", not \"%s\"", op->value->val->s);
-	}
+	check_red_op(S, kwarg(a, "red_op"));
 }
 
 void check_operands(Sema *S, Expr *e, int id, Args *a)

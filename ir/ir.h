@@ -951,6 +951,10 @@ struct TensorMap {
  * DATA_TYPE_*: 0 U8, 1 U16, 2 U32, 3 I32, 4 U64, 5 I64, 6 F16, 7 F32, 8 F64,
  * 9 BF16), or -1 when TMA cannot move it. */
 int tmap_data_type(int dt);
+/* The reductions of a bulk tensor copy (red_op= of s2g_reduce, reduce= of
+ * copy_async), NULL-terminated, and the index of one (-1: none). */
+extern const char *const tma_red_ops[];
+int tma_red_op(const char *name);
 /* The swizzle span in bytes (0: none) of CUtensorMapSwizzle value k
  * (0 none, 1 32B, 2 64B, 3 128B), and back (-1: not a span). */
 int tmap_swizzle_bytes(int k);

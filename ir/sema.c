@@ -153,16 +153,8 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		return;
 	}
 	call->es = (int)fn->i;
-	static const char *const red_ops[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor" };
-	Kw *red = kwarg(&a, "reduce"), *oob = kwarg(&a, "oob_fill");
-	if (red && red->value->val && red->value->val->kind == V_STR) {
-		bool ok = false;
-		for (size_t i = 0; i < sizeof red_ops / sizeof *red_ops; i++)
-			ok |= !strcmp(red->value->val->s, red_ops[i]);
-		if (!ok)
-			error_at(S->d, red->value->pos, "reduce= is \"add\", \"min\", \"max\", \"inc\", \"dec\", \"and\", "
-			         "\"or\" or \"xor\", not \"%s\"", red->value->val->s);
-	}
+	Kw *oob = kwarg(&a, "oob_fill");
+	check_red_op(S, kwarg(&a, "reduce"));
 	if (oob && oob->value->val && oob->value->val->kind == V_STR && strcmp(oob->value->val->s, "zero") &&
 	    strcmp(oob->value->val->s, "nan"))
 		error_at(S->d, oob->value->pos, "oob_fill= is \"zero\" or \"nan\", not \"%s\"", oob->value->val->s);

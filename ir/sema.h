@@ -134,6 +134,8 @@ void pool_check(Sema *S, Func *f);                /* pools never committed */
 
 /* tmap.c: T.tensormap, checked against the driver's and TMA's rules */
 TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call);
+/* A reduction keyword (red_op=, reduce=) names one of tma_red_ops. */
+void check_red_op(Sema *S, const Kw *kw);
 
 /* buffers.c: buffers and launch ids */
 Buffer *new_buffer(const char *name, Pos pos, Expr *call);

@@ -6,6 +6,24 @@
 
 #include "sema.h"
 
+const char *const tma_red_ops[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", NULL };
+
+int tma_red_op(const char *name)
+{
+	for (int i = 0; tma_red_ops[i]; i++)
+		if (!strcmp(name, tma_red_ops[i]))
+			return i;
+	return -1;
+}
+
+void check_red_op(Sema *S, const Kw *kw)
+{
+	if (!kw || !kw->value->val || kw->value->val->kind != V_STR || tma_red_op(kw->value->val->s) >= 0)
+		return;
+	error_at(S->d, kw->value->pos, "%s= is \"add\", \"min\", \"max\", \"inc\", \"dec\", \"and\", \"or\" or "
+	         "\"xor\", not \"%s\"", kw->name, kw->value->val->s);
+}
+
 int tmap_data_type(int dt)
 {
 	switch (dt) {

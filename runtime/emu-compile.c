@@ -716,9 +716,7 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 		c->opt[CP_PRED] = cx(C, p->value);
 	Kw *red = call_kw(e, "reduce"); /* a tma store that combines (sema checked the name) */
 	const char *r = red ? str_const(C, red->value) : NULL;
-	for (int i = 0; r && emu_red_ops[i]; i++)
-		if (strcmp(r, emu_red_ops[i]) == 0)
-			c->red = i + 1;
+	c->red = r ? tma_red_op(r) + 1 : 0;
 	if (red && (!c->red || done != DONE_BULK_GROUP))
 		set_fail(c, "reduce= is for a copy_async from shared to global memory through tma");
 }
@@ -770,10 +768,7 @@ static void ctma(Comp *C, CStmt *c, Expr *e, int id)
 	if (id == IN_TMA_REDUCE) {
 		Kw *op = call_kw(e, "red_op");
 		const char *r = op ? str_const(C, op->value) : NULL;
-		c->red = -1;
-		for (int i = 0; r && emu_red_ops[i]; i++)
-			if (strcmp(r, emu_red_ops[i]) == 0)
-				c->red = i;
+		c->red = r ? tma_red_op(r) : -1;
 		if (c->red < 0)
 			set_fail(c, "cannot find the red_op= of this reduction");
 	}

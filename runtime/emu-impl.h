@@ -138,7 +138,7 @@ typedef struct CStmt {
 	int done;          /* C_COPY_ASYNC: how it completes (DONE_CP_GROUP, DONE_BULK_GROUP or
 	                    * DONE_MBAR_TX, with the mbarrier's address in b) */
 	const TensorMap *tmap; /* C_TMA */
-	int red;           /* C_TMA: IN_TMA_REDUCE's red_op, an index of emu_red_ops;
+	int red;           /* C_TMA: IN_TMA_REDUCE's red_op, an index of tma_red_ops;
 	                    * C_COPY_ASYNC: reduce=, 1 + that index (0: a plain copy) */
 	const char *msg;   /* C_FAIL */
 } CStmt;
@@ -329,8 +329,7 @@ bool emu_mbar_complete_tx(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, in
 
 /* The reductions of cp.reduce.async.bulk.tensor, in red_op's spelling;
  * NULL-terminated. */
-extern const char *const emu_red_ops[];
-/* a red b in dtype dt: red an index of emu_red_ops */
+/* a red b in dtype dt: red an index of tma_red_ops */
 EVal emu_reduce(int red, int dt, EVal a, EVal b);
 /* A bulk tensor load, store, reduction or prefetch (C_TMA) issued by
  * thread t: checked at once; a load completes its bytes on the mbarrier

@@ -36,7 +36,7 @@
 
 #include "emu-impl.h"
 
-const char *const emu_red_ops[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", NULL };
+
 enum { R_ADD, R_MIN, R_MAX, R_INC, R_DEC, R_AND, R_OR, R_XOR };
 
 static const char *name(int id) { return intrins[id].path; }
@@ -184,7 +184,7 @@ bool emu_tma(Emu *E, const CStmt *s, int t)
 	if (s->op == IN_TMA_REDUCE && s->red >= R_INC && !(dtypes[m->buf->dtype].kind == DK_INT ||
 	                                                   dtypes[m->buf->dtype].kind == DK_UINT))
 		return emu_fail(E, s->pos, t, "%s: red_op \"%s\" combines integers; tensor map '%s' holds %s", op,
-		                emu_red_ops[s->red], m->name, dtypes[m->buf->dtype].name);
+		                tma_red_ops[s->red], m->name, dtypes[m->buf->dtype].name);
 	if (s->op == IN_TMA_PREFETCH)
 		return true; /* into L2: nothing to see */
 	const char *what = s->op == IN_TMA_LOAD ? "destination" : "source";

@@ -86,12 +86,7 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	vpush(st->targets, st->ntargets, ex_index(ex_name(dst->buffer->name), dst->ndim, di));
 	st->value = ex_index(ex_name(src->buffer->name), src->ndim, si);
 	for (int k = nl - 1; k >= 0; k--) {
-		Stmt *loop = new_stmt(S_FOR, (Pos){0});
-		vpush(loop->targets, loop->ntargets, ex_name(var[k]));
-		Expr *e = ex_int(ext[k]);
-		loop->value = ex_call("range", 1, &e);
-		vpush(loop->body, loop->nbody, st);
-		st = loop;
+		st = lower_loop(var[k], ext[k], st);
 	}
 	if (scope_threads(L->func, o->call->es) > 1) {
 		Stmt *g = new_stmt(S_IF, (Pos){0});

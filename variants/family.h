@@ -124,6 +124,8 @@ void lower_take(Lower *L, const char *s);
 void lower_begin(Lower *L, Stmt *fs);
 /* An error at the op: "cannot lower OP: why"; returns -1. */
 int lower_fail(Lower *L, OpSite *o, const char *why);
+/* for var in range(n): body */
+Stmt *lower_loop(const char *var, int64_t n, Stmt *body);
 /* The index of the thread within the op's scope. */
 Expr *lower_scope_index(Lower *L, int es);
 /* The value of thread axis `axis` for the current thread, and how many

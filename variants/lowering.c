@@ -100,6 +100,16 @@ void lower_begin(Lower *L, Stmt *f)
 	bind_thread_index(L);
 }
 
+Stmt *lower_loop(const char *var, int64_t n, Stmt *body)
+{
+	Stmt *loop = new_stmt(S_FOR, (Pos){0});
+	vpush(loop->targets, loop->ntargets, ex_name(var));
+	Expr *e = ex_int(n);
+	loop->value = ex_call("range", 1, &e);
+	vpush(loop->body, loop->nbody, body);
+	return loop;
+}
+
 /* ---- expressions ------------------------------------------------------------- */
 
 /* The index of the thread within the op's scope. */

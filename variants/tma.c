@@ -478,12 +478,7 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	for (int i = 0; i < t.rank; i++) {
 		if (!var[i])
 			continue;
-		Stmt *loop = new_stmt(S_FOR, (Pos){0});
-		vpush(loop->targets, loop->ntargets, ex_name(var[i]));
-		Expr *e = ex_int(t.d[i].loop);
-		loop->value = ex_call("range", 1, &e);
-		vpush(loop->body, loop->nbody, st);
-		st = loop;
+		st = lower_loop(var[i], t.d[i].loop, st);
 	}
 	st->pos = o->stmt->pos;
 	op_replace(o, &st, 1);
