@@ -6,7 +6,8 @@
  * sides are split to common extents; for global <-> shared the iters are
  * ordered by the global side's strides, outermost first; iters that continue
  * each other on both sides are fused. A variant that does not move data
- * between the operands' scopes (ir/variant.def, its pairs) gets no plan
+ * between the operands' scopes (ir/variant.def, its pairs), or does not
+ * run at the op's scope (a one-thread variant at warp scope), gets no plan
  * (dispatch says why); one whose layouts cannot be aligned gets a plan with
  * why="...". Plans already present are kept as they are. */
 #include <string.h>
@@ -32,7 +33,7 @@ static int align_op(OpSite *o, void *ctx)
 			plans[n++] = *given;
 			continue;
 		}
-		if (!variant_moves(va, src->buffer->scope, dst->buffer->scope))
+		if (!variant_moves(va, src->buffer->scope, dst->buffer->scope) || !variant_scope_ok(o, va))
 			continue;
 		Plan p = { .variant = va->name, .family = va->family };
 		const char *why = NULL;

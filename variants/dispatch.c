@@ -122,6 +122,16 @@ static const struct { const char *name; const char *(*fn)(const Try *); } preds[
 #undef PRED
 };
 
+bool variant_scope_ok(OpSite *o, const Variant *va)
+{
+	Try t = { o, o->call, o->call->args[0]->val, o->call->args[1]->val, NULL, va };
+	unsigned scope = P(exec_scope) | P(single_thread);
+	for (int k = 0; k < PR_COUNT; k++)
+		if ((va->preds & scope & (1u << k)) && preds[k].fn(&t))
+			return false;
+	return true;
+}
+
 const char *variant_verdict(OpSite *o, const Variant *va, Plan *plan)
 {
 	Try t = { o, o->call, o->call->args[0]->val, o->call->args[1]->val, plan, va };

@@ -51,6 +51,10 @@ typedef struct Try {
 #include "pred.def"
 #undef PRED
 
+/* Whether the op runs at a scope the variant runs at (its exec_scope and
+ * single_thread predicates): the planning passes plan no other variant. */
+bool variant_scope_ok(OpSite *o, const Variant *va);
+
 /* ---- align.c, vector.c, prove.c: the planning of layout pairs ---------------- */
 
 /* Aligns dst and src into p (src, dst, src_base, dst_base): each region
