@@ -952,7 +952,16 @@ struct TensorMap {
  * 9 BF16), or -1 when TMA cannot move it. */
 int tmap_data_type(int dt);
 /* The reductions of a bulk tensor copy (red_op= of s2g_reduce, reduce= of
- * copy_async), NULL-terminated, and the index of one (-1: none). */
+ * copy_async): TMA_RED_<NAME> ids, their names in tma_red_ops
+ * (NULL-terminated), and the id of a name (-1: none). The first three
+ * combine any element; the rest integers only. */
+#define TMA_RED_OPS(X) X(ADD, "add") X(MIN, "min") X(MAX, "max") X(INC, "inc") X(DEC, "dec") \
+	X(AND, "and") X(OR, "or") X(XOR, "xor")
+enum {
+#define TMA_RED_ID(id, name) TMA_RED_##id,
+	TMA_RED_OPS(TMA_RED_ID)
+#undef TMA_RED_ID
+};
 extern const char *const tma_red_ops[];
 int tma_red_op(const char *name);
 /* The swizzle span in bytes (0: none) of CUtensorMapSwizzle value k

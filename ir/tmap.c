@@ -6,7 +6,11 @@
 
 #include "sema.h"
 
-const char *const tma_red_ops[] = { "add", "min", "max", "inc", "dec", "and", "or", "xor", NULL };
+const char *const tma_red_ops[] = {
+#define TMA_RED_NAME(id, name) name,
+	TMA_RED_OPS(TMA_RED_NAME)
+#undef TMA_RED_NAME
+	NULL };
 
 int tma_red_op(const char *name)
 {

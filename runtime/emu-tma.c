@@ -37,7 +37,6 @@
 #include "emu-impl.h"
 
 
-enum { R_ADD, R_MIN, R_MAX, R_INC, R_DEC, R_AND, R_OR, R_XOR };
 
 static const char *name(int id) { return intrins[id].path; }
 
@@ -78,11 +77,6 @@ static Mem *gmem_of(Emu *E, const TensorMap *m)
 
 enum { W_POISON, W_LOAD, W_STORE, W_REDUCE };
 
-static const char *x_str(const int64_t *x, int rank)
-{
-	return emu_idx_str(x, rank);
-}
-
 /* a red b in dtype dt (sema and emu_tma checked that red suits dt). */
 EVal emu_reduce(int red, int dt, EVal a, EVal b)
 {
@@ -91,16 +85,16 @@ EVal emu_reduce(int red, int dt, EVal a, EVal b)
 	uint64_t mask = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
 	uint64_t ua = (uint64_t)a.i & mask, ub = (uint64_t)b.i & mask;
 	switch (red) {
-	case R_ADD: emu_binop(OP_ADD, dt, a, b, &r); break;
-	case R_MIN: r = emu_minmax(false, dt, a, b); break;
-	case R_MAX: r = emu_minmax(true, dt, a, b); break;
-	case R_AND: emu_binop(OP_BITAND, dt, a, b, &r); break;
-	case R_OR: emu_binop(OP_BITOR, dt, a, b, &r); break;
-	case R_XOR: emu_binop(OP_BITXOR, dt, a, b, &r); break;
+	case TMA_RED_ADD: emu_binop(OP_ADD, dt, a, b, &r); break;
+	case TMA_RED_MIN: r = emu_minmax(false, dt, a, b); break;
+	case TMA_RED_MAX: r = emu_minmax(true, dt, a, b); break;
+	case TMA_RED_AND: emu_binop(OP_BITAND, dt, a, b, &r); break;
+	case TMA_RED_OR: emu_binop(OP_BITOR, dt, a, b, &r); break;
+	case TMA_RED_XOR: emu_binop(OP_BITXOR, dt, a, b, &r); break;
 	/* PTX's, on the unsigned bits: inc wraps to 0 at the source value,
 	 * dec to it at 0 and above it */
-	case R_INC: r.i = emu_wrap((int64_t)(ua >= ub ? 0 : ua + 1), dt); break;
-	case R_DEC: r.i = emu_wrap((int64_t)(ua == 0 || ua > ub ? ub : ua - 1), dt); break;
+	case TMA_RED_INC: r.i = emu_wrap((int64_t)(ua >= ub ? 0 : ua + 1), dt); break;
+	case TMA_RED_DEC: r.i = emu_wrap((int64_t)(ua == 0 || ua > ub ? ub : ua - 1), dt); break;
 	default: break;
 	}
 	return r;
@@ -139,7 +133,7 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 			}
 			if (in && (off < 0 || off > g->size - es))
 				return emu_fail(E, s->pos, o->t, "%s: element %s of tensor map '%s' is at byte %lld of %s (%lld bytes), "
-				                "outside it", name(s->op), x_str(x, m->rank), m->name, (long long)off, emu_mem_str(g),
+				                "outside it", name(s->op), emu_idx_str(x, m->rank), m->name, (long long)off, emu_mem_str(g),
 				                (long long)g->size);
 			uint8_t *gp = in ? g->data + off : NULL;
 			if (mode == W_LOAD && in)
@@ -181,7 +175,7 @@ bool emu_tma(Emu *E, const CStmt *s, int t)
 		return emu_fail(E, s->idx[0]->at, t, "%s: the innermost coordinate %d times the element size %d is %lld bytes, "
 		                "not a multiple of 16 (an illegal-instruction fault on the GPU)", op, (int)o.c[0], m->esize,
 		                (long long)o.c[0] * m->esize);
-	if (s->op == IN_TMA_REDUCE && s->red >= R_INC && !(dtypes[m->buf->dtype].kind == DK_INT ||
+	if (s->op == IN_TMA_REDUCE && s->red >= TMA_RED_INC && !(dtypes[m->buf->dtype].kind == DK_INT ||
 	                                                   dtypes[m->buf->dtype].kind == DK_UINT))
 		return emu_fail(E, s->pos, t, "%s: red_op \"%s\" combines integers; tensor map '%s' holds %s", op,
 		                tma_red_ops[s->red], m->name, dtypes[m->buf->dtype].name);

@@ -90,7 +90,8 @@ const char *plan_widest(Plan *p, const Variant *va, const Layout *reg, int elem_
  * what the buffers' layouts reach from the same starts, pairing the same
  * elements (their iters may be ordered, split and fused otherwise), with
  * the buffers' swizzles; its vec is an access width of the variant that
- * plan_vec_why allows (registers: a register plan). Facts about iters and divisibility,
+ * plan_vec_why allows (registers: a register plan; a variant with no access
+ * widths, tma, has no vec to prove). Facts about iters and divisibility,
  * no enumeration. */
 const char *plan_prove_pair(const Plan *p, const Variant *va, const Value *dst, const Value *src, bool sort,
                             bool registers, int64_t threads);
