@@ -432,7 +432,15 @@ Value *region(Sema *S, Expr *e)
 		}
 		int64_t l0, l1;
 		int64_t end;
-		if (expr_range(lo, &l0, &l1) && (l0 < 0 || !add_ok(l1, extent, &end) || end > shape[i])) {
+		/* a load with oob_fill= may read past a global tensor's edge (its
+		 * end must still be representable) */
+		bool hang = S->oob_ok && !outer && b->scope == SC_GLOBAL;
+		if (hang && expr_range(lo, &l0, &l1) && !add_ok(l1, extent, &end)) {
+			fail(S, p, "region of dimension %d of '%s' ends past 2^63", i, name);
+			bad = true;
+			continue;
+		}
+		if (!hang && expr_range(lo, &l0, &l1) && (l0 < 0 || !add_ok(l1, extent, &end) || end > shape[i])) {
 			if (l0 == l1 && add_ok(l0, extent, &end))
 				fail(S, p, "slice %lld:%lld is out of bounds for dimension %d of '%s' (extent %lld)",
 				     (long long)l0, (long long)end, i, name, (long long)shape[i]);

@@ -146,7 +146,14 @@ static void builtins(Sema *S)
 static void copy(Sema *S, Expr *call, Value *fn)
 {
 	Args a;
-	if (!check_args(S, call, fn->intrin, &a))
+	if (!tvm_tile_aliases(S, call))
+		return;
+	/* with oob_fill=, a load's global region may hang past the tensor's
+	 * edge (region(); the checks below and the tma variant's) */
+	S->oob_ok = fn->intrin == IN_COPY_ASYNC && call_kw(call, "oob_fill");
+	bool args_ok = check_args(S, call, fn->intrin, &a);
+	S->oob_ok = false;
+	if (!args_ok)
 		return;
 	if (!S->in_device) {
 		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
@@ -155,9 +162,24 @@ static void copy(Sema *S, Expr *call, Value *fn)
 	call->es = (int)fn->i;
 	Kw *oob = kwarg(&a, "oob_fill");
 	check_red_op(S, kwarg(&a, "reduce"));
-	if (oob && oob->value->val && oob->value->val->kind == V_STR && strcmp(oob->value->val->s, "zero") &&
-	    strcmp(oob->value->val->s, "nan"))
-		error_at(S->d, oob->value->pos, "oob_fill= is \"zero\" or \"nan\", not \"%s\"", oob->value->val->s);
+	if (oob && oob->value->val && oob->value->val->kind == V_STR) {
+		const char *f = oob->value->val->s;
+		const Value *od = a.pos[0], *os = a.pos[1];
+		if (strcmp(f, "zero") && strcmp(f, "nan")) {
+			error_at(S->d, oob->value->pos, "oob_fill= is \"zero\" or \"nan\", not \"%s\"", f);
+			return;
+		}
+		if (os->buffer->scope != SC_GLOBAL || od->buffer->scope != SC_SHARED) {
+			error_at(S->d, oob->pos, "oob_fill= fills the out-of-bounds elements of a global -> shared load; this copy "
+			         "is %s -> %s", scopes[os->buffer->scope].name, scopes[od->buffer->scope].name);
+			return;
+		}
+		if (!strcmp(f, "nan") && dtypes[os->buffer->dtype].kind != DK_FLOAT) {
+			error_at(S->d, oob->value->pos, "oob_fill=\"nan\" fills with NaN, which %s '%s' has not: it is for "
+			         "floating-point tensors", dtypes[os->buffer->dtype].name, os->buffer->name);
+			return;
+		}
+	}
 	Kw *d = kwarg(&a, "dispatch");
 	if (d && d->value->kind != E_STR && d->value->val && d->value->val->kind == V_STR) {
 		/* dispatch=variant, a constant: the passes read the name itself */

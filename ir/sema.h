@@ -28,6 +28,7 @@ typedef struct Sema {
 	Env *builtins;    /* the outermost block: T, Tx, the layout names, axes */
 	Func *func;       /* the kernel being checked */
 	bool in_device;  /* after T.device_entry() */
+	bool oob_ok;     /* a copy_async with oob_fill=: its global region may hang past the tensor's edge */
 	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
 	int nbufs;
 	Var *launch[IN_COUNT]; /* the launch ids declared, by intrinsic */
@@ -147,7 +148,8 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s);
 /* tvm.c: TVM's spellings, rewritten in place into txc's or refused (tvm.def) */
 const char *tvm_refused_name(const char *path); /* why T.NAME is refused, or NULL */
 int tvm_tile_kw(Sema *S, Expr *call, Kw *kw, int id); /* its kind, 0 after an error, -1: not one */
-bool tvm_is_tile_kw(const char *name);           /* a tile-op keyword txc honours */
+bool tvm_is_tile_kw(const char *name);
+bool tvm_tile_aliases(Sema *S, Expr *call);      /* TVM's names of txc's tile keywords, renamed */           /* a tile-op keyword txc honours */
 bool tvm_is_method(const char *name);            /* buf.NAME(...) rewritten by tvm_call or tvm_local */
 Value *tvm_member(Sema *S, Expr *e, Buffer *b);  /* an unknown buf.NAME: the error */
 Value *tvm_refused_member(Sema *S, Expr *e);     /* &verr after refusing a TVM member .NAME, else NULL */

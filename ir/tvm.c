@@ -14,28 +14,68 @@ static const struct TileKw {
 #define TILE_KW(name, kind, op, variant, meaning, why) { name, kind, op, variant, meaning, why },
 #define TVM_NAME(path, why)
 #define TVM_METHOD(name, why)
+#define TILE_ALIAS(tvm, txc)
+#define CACHE_POLICY(name, policy)
 #include "tvm.def"
 #undef TILE_KW
 #undef TVM_NAME
 #undef TVM_METHOD
+#undef TILE_ALIAS
+#undef CACHE_POLICY
 };
 
 static const struct Refused { const char *name, *why; } tvm_names[] = {
 #define TILE_KW(name, kind, op, variant, meaning, why)
 #define TVM_NAME(path, why) { path, why },
 #define TVM_METHOD(name, why)
+#define TILE_ALIAS(tvm, txc)
+#define CACHE_POLICY(name, policy)
 #include "tvm.def"
 #undef TILE_KW
 #undef TVM_NAME
 #undef TVM_METHOD
+#undef TILE_ALIAS
+#undef CACHE_POLICY
 }, tvm_methods[] = {
 #define TILE_KW(name, kind, op, variant, meaning, why)
 #define TVM_NAME(path, why)
 #define TVM_METHOD(name, why) { name, why },
+#define TILE_ALIAS(tvm, txc)
+#define CACHE_POLICY(name, policy)
 #include "tvm.def"
 #undef TILE_KW
 #undef TVM_NAME
 #undef TVM_METHOD
+#undef TILE_ALIAS
+#undef CACHE_POLICY
+};
+
+static const struct KwAlias { const char *tvm, *txc; } tile_aliases[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why)
+#define TVM_NAME(path, why)
+#define TVM_METHOD(name, why)
+#define TILE_ALIAS(tvm, txc) { tvm, txc },
+#define CACHE_POLICY(name, policy)
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+#undef TILE_ALIAS
+#undef CACHE_POLICY
+};
+
+static const struct Policy { const char *name; uint64_t policy; } cache_policies[] = {
+#define TILE_KW(name, kind, op, variant, meaning, why)
+#define TVM_NAME(path, why)
+#define TVM_METHOD(name, why)
+#define TILE_ALIAS(tvm, txc)
+#define CACHE_POLICY(name, policy) { name, policy },
+#include "tvm.def"
+#undef TILE_KW
+#undef TVM_NAME
+#undef TVM_METHOD
+#undef TILE_ALIAS
+#undef CACHE_POLICY
 };
 
 #define COUNT(v) (sizeof v / sizeof v[0])
@@ -84,6 +124,69 @@ const char *tile_kw_variant(const char *name)
 {
 	const struct TileKw *t = tile_kw(name);
 	return t && !t->why ? t->variant : NULL;
+}
+
+/* TVM's names of txc's tile keywords (TILE_ALIAS), renamed in place, and
+ * cache_hint="name" (CACHE_POLICY) made the policy's constant. False after
+ * an error. */
+bool tvm_tile_aliases(Sema *S, Expr *call)
+{
+	bool ok = true;
+	for (int i = 0; i < call->nkws; i++) {
+		Kw *kw = &call->kws[i];
+		for (size_t a = 0; a < COUNT(tile_aliases); a++) {
+			const struct KwAlias *al = &tile_aliases[a];
+			if (strcmp(kw->name, al->tvm) != 0)
+				continue;
+			if (call_kw(call, al->txc)) {
+				error_at(S->d, kw->pos, "%s= is TVM's name of %s=, which is given too", al->tvm, al->txc);
+				ok = false;
+				break;
+			}
+			if (!strcmp(al->tvm, "tensormap_l2_promotion")) {
+				/* TVM's enum (0..3) or its names, as bytes */
+				static const char *const names[][2] = { { "none", "L2::none" }, { "L2::64B", "" },
+				                                         { "L2::128B", "" }, { "L2::256B", "" } };
+				static const int bytes[] = { 0, 64, 128, 256 };
+				Value *v = eval_const(S, kw->value, "tensormap_l2_promotion=");
+				if (IS_ERR(v)) {
+					ok = false;
+					break;
+				}
+				int k = -1;
+				for (int j = 0; j < 4 && v->kind == V_STR; j++)
+					if (!strcmp(v->s, names[j][0]) || !strcmp(v->s, names[j][1]))
+						k = j;
+				if (v->kind == V_INT && v->i >= 0 && v->i <= 3)
+					k = (int)v->i;
+				if (k < 0) {
+					error_at(S->d, kw->value->pos, "tensormap_l2_promotion= is 0, 1, 2, 3 or \"none\", \"L2::64B\", "
+					         "\"L2::128B\", \"L2::256B\" (TVM's), not %s", v->kind == V_STR ? xprintf("\"%s\"", v->s) :
+					         v->kind == V_INT ? xprintf("%lld", (long long)v->i) : value_kind_name(v));
+					ok = false;
+					break;
+				}
+				kw->value = new_int(kw->value->pos, bytes[k]);
+			}
+			kw->name = al->txc;
+		}
+		if (!strcmp(kw->name, "cache_hint") && kw->value->kind == E_STR) {
+			size_t c = 0;
+			while (c < COUNT(cache_policies) && strcmp(cache_policies[c].name, kw->value->str) != 0)
+				c++;
+			if (c == COUNT(cache_policies)) {
+				Buf names = { 0 };
+				for (size_t j = 0; j < COUNT(cache_policies); j++)
+					bprintf(&names, "%s\"%s\"", j ? ", " : "", cache_policies[j].name);
+				error_at(S->d, kw->value->pos, "cache_hint= is a 64-bit L2 cache policy or one of %s, not \"%s\"",
+				         names.s, kw->value->str);
+				ok = false;
+				continue;
+			}
+			kw->value = new_int(kw->value->pos, (int64_t)cache_policies[c].policy);
+		}
+	}
+	return ok;
 }
 
 /* ---- building txc's spelling --------------------------------------------------- */
@@ -515,6 +618,11 @@ void print_tvm(Buf *b)
 		else
 			bprintf(b, "| `%s=` | %s `%s`: %s |\n", t->name, t->op, t->variant, t->meaning);
 	}
+	for (size_t i = 0; i < COUNT(tile_aliases); i++)
+		bprintf(b, "| `%s=` | `%s=` (TVM's name of it) |\n", tile_aliases[i].tvm, tile_aliases[i].txc);
+	for (size_t i = 0; i < COUNT(cache_policies); i++)
+		bprintf(b, "| `cache_hint=\"%s\"` | the L2 cache policy 0x%016llX |\n", cache_policies[i].name,
+		        (unsigned long long)cache_policies[i].policy);
 	for (size_t i = 0; i < COUNT(tvm_names); i++)
 		bprintf(b, "| `%s` | not supported yet: %s |\n", tvm_names[i].name, tvm_names[i].why);
 	for (size_t i = 0; i < COUNT(tvm_methods); i++)

@@ -714,6 +714,11 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 	Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
 	if (p)
 		c->opt[CP_PRED] = cx(C, p->value);
+	Kw *oob = call_kw(e, "oob_fill"); /* a tma load past the edge (sema checked it) */
+	const char *o = oob ? str_const(C, oob->value) : NULL;
+	c->oob = !o ? -1 : !strcmp(o, "nan") ? EMU_FILL_NAN : EMU_FILL_ZERO;
+	if (oob && (!o || done != DONE_MBAR_TX))
+		set_fail(c, "oob_fill= is for a copy_async from global to shared memory through tma");
 	Kw *red = call_kw(e, "reduce"); /* a tma store that combines (sema checked the name) */
 	const char *r = red ? str_const(C, red->value) : NULL;
 	c->red = r ? tma_red_op(r) + 1 : 0;

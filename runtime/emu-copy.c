@@ -82,16 +82,25 @@ static bool unheld(Emu *E, const Side *x, int es, int first, int tf)
 	                group_name(es, first));
 }
 
+void emu_fill(uint8_t *p, int n, int fill)
+{
+	if (fill == EMU_FILL_NAN)
+		for (int k = 0; k < n; k++)
+			p[k] = k % 2 ? 0x7F : 0xF7;
+	else
+		memset(p, fill, (size_t)n);
+}
+
 static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, int n, int tf, int fill)
 {
 	const Acc *da = D->r->acc, *sa = S->r->acc;
 	uint8_t *src = NULL, *dst[1024];
-	for (int64_t r = 0; r < sa->nrep && !src; r++) {
+	for (int64_t r = 0; r < sa->nrep && !src && fill < 0; r++) {
 		int k = places(E, S, first, n, r, tf, &src, 1);
 		if (k < 0)
 			return false;
 	}
-	if (!src)
+	if (!src && fill < 0)
 		return unheld(E, S, s->scope, first, tf);
 	int written = 0;
 	for (int64_t r = 0; r < da->nrep; r++) {
@@ -100,7 +109,7 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 			return false;
 		for (int i = 0; i < k; i++)
 			if (fill >= 0)
-				memset(dst[i], fill, (size_t)da->esize);
+				emu_fill(dst[i], da->esize, fill);
 			else if (s->kind == C_COPY_ASYNC && s->red) /* reduce=: combined into the destination */
 				emu_store(dst[i], da->dtype, emu_reduce(s->red - 1, da->dtype, emu_load(dst[i], da->dtype),
 				                                        emu_load(src, sa->dtype)));
@@ -127,17 +136,33 @@ static bool in_bounds(Emu *E, const Region *r, const int64_t *start, int tf)
 	return true;
 }
 
+/* Whether the source element at idx lies inside its tensor. */
+static bool inside(const Region *r, const int64_t *idx)
+{
+	const Buffer *b = r->acc->b;
+	for (int d = 0; d < r->ndim; d++)
+		if (idx[d] < 0 || idx[d] >= b->shape[d])
+			return false;
+	return true;
+}
+
+static bool src_in_bounds(Emu *E, const CStmt *s, const int64_t *ss, int tf)
+{
+	return (s->kind == C_COPY_ASYNC && s->oob >= 0) || in_bounds(E, &s->src, ss, tf);
+}
+
 bool emu_regions_check(Emu *E, const CStmt *s, int tf, const int64_t *ds, const int64_t *ss)
 {
-	return in_bounds(E, &s->dst, ds, tf) && in_bounds(E, &s->src, ss, tf);
+	return in_bounds(E, &s->dst, ds, tf) && src_in_bounds(E, s, ss, tf);
 }
 
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                      int fill)
 {
 	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
-	if (!in_bounds(E, D.r, ds, tf) || !in_bounds(E, S.r, ss, tf))
+	if (!in_bounds(E, D.r, ds, tf) || !src_in_bounds(E, s, ss, tf))
 		return false;
+	bool hangs = s->kind == C_COPY_ASYNC && s->oob >= 0 && fill < 0;
 	/* each side runs over its own dimensions of extent > 1 in row-major
 	 * order; the k-th element of one is paired with the k-th of the other */
 	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nd = 0, ns = 0;
@@ -160,7 +185,10 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 	bool fast = da->simple && sa->simple && !(s->kind == C_COPY_ASYNC && s->red && fill < 0);
 	uint8_t *dbase = fast ? emu_mem(E, da, 0)->data : NULL, *sbase = fast ? emu_mem(E, sa, 0)->data : NULL;
 	for (;;) {
-		if (fast) {
+		if (hangs && !inside(S.r, S.idx)) {
+			if (!copy_element(E, s, &D, &S, first, n, tf, s->oob))
+				return false;
+		} else if (fast) {
 			int64_t dm, sm;
 			if (emu_offset(da, D.idx, &dm) && emu_offset(sa, S.idx, &sm) && dm >= 0 && dm < da->storage && sm >= 0 &&
 			    sm < sa->storage) {

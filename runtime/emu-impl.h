@@ -140,6 +140,8 @@ typedef struct CStmt {
 	const TensorMap *tmap; /* C_TMA */
 	int red;           /* C_TMA: IN_TMA_REDUCE's red_op, an index of tma_red_ops;
 	                    * C_COPY_ASYNC: reduce=, 1 + that index (0: a plain copy) */
+	int oob;           /* C_COPY_ASYNC: oob_fill=, the fill of a source element past the
+	                    * tensor's edge: EMU_FILL_ZERO, EMU_FILL_NAN, or -1 (none: an error) */
 	const char *msg;   /* C_FAIL */
 } CStmt;
 
@@ -257,7 +259,9 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact);
  * with regions starting at ds and ss (tf names the group in errors):
  * every element is checked; fill -1: copied, else the destination bytes
  * are filled with it instead (the source is not read): EMU_POISON when an
- * asynchronous copy is issued, 0 for one whose predicate= is false. */
+ * asynchronous copy is issued, 0 for one whose predicate= is false. With
+ * s->oob >= 0 the source region may hang past its tensor's edge: the
+ * elements there are filled with s->oob. */
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                      int fill);
 bool emu_copy_bytes(Emu *E, const CStmt *s, int t);
@@ -282,6 +286,12 @@ typedef struct TmaOp {
 
 /* The bytes of a destination not yet written by an asynchronous copy. */
 #define EMU_POISON 0xAB
+/* The fills of a TMA load's out-of-bounds elements (ptx.md): zeros, or the
+ * 16-bit pattern 0x7FF7 repeated through the element, a NaN in every
+ * floating-point type. */
+#define EMU_FILL_ZERO 0
+#define EMU_FILL_NAN 0x100
+void emu_fill(uint8_t *p, int n, int fill);
 
 /* T.ptx.cp_async, commit_group and wait_group(N) for thread t; the
  * commit_group and wait_group of bulk groups (C_BULK_*) too. */

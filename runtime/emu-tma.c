@@ -139,8 +139,7 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 			if (mode == W_LOAD && in)
 				memmove(sp, gp, (size_t)es);
 			else if (mode == W_LOAD)
-				for (int k2 = 0; k2 < es; k2++)
-					sp[k2] = !m->nan_fill ? 0 : k2 % 2 ? 0x7F : 0xF7;
+				emu_fill(sp, es, m->nan_fill ? EMU_FILL_NAN : EMU_FILL_ZERO);
 			else if (mode == W_STORE && in)
 				memmove(gp, sp, (size_t)es);
 			else if (mode == W_REDUCE && in)

@@ -82,6 +82,8 @@ sub kernel {
         ? "layout=mma_shared_layout(\"$dt\", $c->{swz}, $sshape)" : "align=1024");
     my $gextra = $c->{glayout} ? ", layout=$c->{glayout}" : '';
     my $bytes = region_elems($s, $c->{sreg}) * $esize{$dt};
+    # a load past the tensor's edge: txc's oob_fill= or TVM's oob=
+    my $oob = $c->{oob} ? ", " . ($c->{tvm} ? 'oob' : 'oob_fill') . "=\"$c->{oob}\"" : '';
     $alloc = ", $alloc" if $alloc ne '';
     my $t = <<"EOF";
 from tvm.script import tir as T
@@ -112,7 +114,7 @@ EOF
     if tid == 0:
         T.ptx.fence.proxy_async()
         T.ptx.mbarrier.arrive_expect_tx(T.address_of(bar[0]), $bytes)
-        Tx.copy_async(S[$c->{sreg}], A[$c->{greg}], dispatch="tma", mbar=T.address_of(bar[0]))
+        Tx.copy_async(S[$c->{sreg}], A[$c->{greg}], dispatch="tma", mbar=T.address_of(bar[0])$oob)
     T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
     for i in range($per):
         B[bx * $ns + i * 32 + tid] = F[i * 32 + tid]
@@ -140,6 +142,7 @@ sub expected {
     $map .= ", strides=[" . join(', ', @{ $c->{strides} }) . "]" if $rank > 1;
     $map .= ", box=[" . join(', ', @{ $c->{box} }) . "]";
     $map .= ", swizzle=$c->{swizzle}" if $c->{swizzle};
+    $map .= ", fill=\"$c->{oob}\"" if $c->{oob};
     $map .= ")";
     my @lines = map { "for $_->[0] in range($_->[1]):" } @{ $c->{loops} // [] };
     my $ptr = "T.pointer_offset(S, " . ($c->{off} // 0) . ")";
@@ -341,7 +344,85 @@ case('rank 5 float32, A[1, :, 3, :, :] (two uncovered dimensions), load',
      strides => [32 * 4, 8 * 16 * 32 * 4, 16 * 32 * 4, 4 * 8 * 16 * 32 * 4], box => [32, 16, 4, 1, 1],
      coords => [0, 0, 0, 3, 1]);
 
+# ---- a load past the tensor's edge (oob_fill=, TVM's oob=) ----------------------
+# The tensor map is the whole tensor (its real dimensions) and the box the
+# region, at the region's start: TMA fills what lies outside. The first two
+# are TVM's own cases g2s-oob-zero / g2s-oob-nan (tests/python/tirx,
+# test_tma.py): rows 120..135 of a 128 x 64 float16 tensor, 128 B swizzle.
+case('oob: rows 120:136 of 128x64 float16, 128 B swizzle, zero fill',
+     dt => 'float16', g => [128, 64], greg => '120:136, 0:64', s => [16, 64], swz => 3, sreg => ':, :',
+     dir => 'load', oob => 'zero', dims => [64, 128], strides => [64 * 2], box => [64, 16], swizzle => 128,
+     coords => [0, 120]);
+case('oob: the same with TVM\'s oob="nan"',
+     dt => 'float16', g => [128, 64], greg => '120:136, 0:64', s => [16, 64], swz => 3, sreg => ':, :',
+     dir => 'load', oob => 'nan', tvm => 1, dims => [64, 128], strides => [64 * 2], box => [64, 16],
+     swizzle => 128, coords => [0, 120]);
+# rows 96..111 of 100 rows of 32 float32 (128-byte rows): 4 real, 12 filled
+case('oob: rows 96:112 of 100x32 float32, row-major, zero fill',
+     dt => 'float32', g => [100, 32], greg => '96:112, :', s => [16, 32], sreg => ':, :', dir => 'load',
+     oob => 'zero', data => 1, dims => [32, 100], strides => [32 * 4], box => [32, 16], coords => [0, 96]);
+# a start before row 0: CTA 0 reads rows -8..7
+case('oob: rows bx * 16 - 8 ... of 64x32 float32, NaN fill',
+     dt => 'float32', g => [64, 32], greg => 'bx * 16 - 8 : bx * 16 + 8, :', s => [16, 32], sreg => ':, :',
+     dir => 'load', oob => 'nan', data => 1, dims => [32, 64], strides => [32 * 4], box => [32, 16],
+     coords => [0, 'bx * 16 - 8']);
+# columns 32..63 of rows of 40 float32 (160 bytes): 8 real, 24 filled
+case('oob: columns 32:64 of 64x40 float32 (past the inner edge), zero fill',
+     dt => 'float32', g => [64, 40], greg => '0:16, 32:64', s => [16, 32], sreg => ':, :', dir => 'load',
+     oob => 'zero', data => 1, dims => [40, 64], strides => [40 * 4], box => [32, 16], coords => [32, 0]);
+# 16 rows of a tensor of 8: the box is larger than the tensor
+case('oob: 16 rows of an 8x32 float32 tensor (box larger than the tensor), NaN fill',
+     dt => 'float32', g => [8, 32], greg => '0:16, :', s => [16, 32], sreg => ':, :', dir => 'load',
+     oob => 'nan', data => 1, dims => [32, 8], strides => [32 * 4], box => [32, 16], coords => [0, 0]);
+
+# ---- the data of the oob cases ---------------------------------------------------
+# float32 A of random values in [1, 2) (raw bits); the kernel writes CTA
+# bx's tile, in row-major order, to B[bx * n ...]. Expected here: element
+# (r, c) of the region is A[r0 + r, c0 + c] where that is inside A, else the
+# fill: 0, or ptx.md's NaN pattern 0x7FF7 repeated (0x7FF77FF7).
+sub npy32 {
+    my ($path, $vals, $shape) = @_;
+    my $dims = @$shape == 1 ? "$shape->[0]," : join(', ', @$shape);
+    my $h = "{'descr': '<f4', 'fortran_order': False, 'shape': ($dims), }";
+    $h .= ' ' x (63 - (10 + length($h)) % 64) . "\n";
+    spit($path, "\x93NUMPY\x01\x00" . pack('v', length $h) . $h . pack('V*', @$vals));
+}
+sub npy32_read {
+    my $s = slurp($_[0]);
+    return [] if length($s) < 10;
+    [unpack('V*', substr($s, 10 + unpack('v', substr($s, 8, 2))))];
+}
+sub oob_data {
+    my ($c, $i, $f) = @_;
+    my ($R, $C) = @{ $c->{g} };
+    my @A = map { 0x3F800000 + int(rand(0x7FFFFF)) + 1 } 1 .. $R * $C;
+    npy32("$tmp/d$i.a.npy", \@A, $c->{g});
+    my $ns = prod(@{ $c->{s} });
+    my $ncta = $c->{greg} =~ /bx/ ? 4 : 1;
+    my $fill = $c->{oob} eq 'nan' ? 0x7FF77FF7 : 0;
+    my ($rs, $cs) = split /\s*,\s*/, $c->{greg};
+    my @want;
+    for my $bx (0 .. $ncta - 1) {
+        my ($r0, $c0) = map { my $lo = $_ eq ':' ? 0 : (split /\s*:\s*/)[0]; $lo =~ s/\bbx\b/$bx/g; eval $lo } $rs, $cs;
+        my $w = $c->{s}[1];
+        for my $k (0 .. $ns - 1) {
+            my ($r, $q) = ($r0 + int($k / $w), $c0 + $k % $w);
+            push @want, ($r >= 0 && $r < $R && $q >= 0 && $q < $C) ? $A[$r * $C + $q] : $fill;
+        }
+    }
+    for my $form ([source => $f], ['lowered IR' => "$tmp/d$i.ir.tx"]) {
+        unlink "$tmp/d$i.b.npy";
+        my $rc = system("'$bin/txc-emu' --in A='$tmp/d$i.a.npy' --out B='$tmp/d$i.b.npy' '$form->[1]' >/dev/null 2>'$tmp/d$i.derr'") >> 8;
+        my $B = npy32_read("$tmp/d$i.b.npy");
+        my @bad = grep { !defined $B->[$_] || $B->[$_] != $want[$_] } 0 .. $#want;
+        ok($rc == 0 && !@bad && @$B == @want, "$c->{name}: the $form->[0] on the emulator fills as TMA does",
+           "exit $rc", slurp("$tmp/d$i.derr"), @bad ? sprintf("%d elements differ, first %d: got 0x%08X, want 0x%08X",
+           scalar @bad, $bad[0], $B->[$bad[0]] // 0, $want[$bad[0]]) : ());
+    }
+}
+
 # ---- the derivation cases ---------------------------------------------------------
+srand(11);
 my $nvcc = -x '/usr/local/cuda/bin/nvcc' || grep { -x "$_/nvcc" } split /:/, $ENV{PATH} // '';
 # the programs of all cases run first, in parallel (each writes its files)
 my $i = 0;
@@ -393,6 +474,7 @@ for my $c (@cases) {
     } else {
         ok(0, "$c->{name}: the emulator agrees with the lowered IR", "txc failed");
     }
+    oob_data($c, $i, $f) if $c->{data};
     if (!$nvcc) { skip("$c->{name}: compiles through ptxas", "no nvcc"); next }
     $rc = slurp("$tmp/d$i.crc") =~ s/\s+//gr;
     ok($rc eq '0' && -s "$tmp/d$i.cubin", "$c->{name}: compiles through ptxas", "exit $rc", slurp("$tmp/d$i.cerr"));
@@ -542,5 +624,71 @@ refuse('a swizzle TMA does not write', 'plan',
 refuse('a shared region at 64 bytes', 'plan',
        "the shared region starts at element '32' of 'S', not provably a multiple of 128 bytes",
        greg => ':, 0:32', sreg => ':, 32:64');
+
+# a region wider than the tensor in an inner dimension
+refuse('oob: a region wider than the tensor in an inner dimension', 'plan',
+       "not supported yet: a region 32 elements wide in dimension 1 of 'A', which has 16; only the outermost dimension may be wider than the tensor",
+       dt => 'float32', g => [16, 16], greg => '0:4, 0:32', s => [4, 32], oob => 'zero');
+
+# ---- oob_fill= and TVM's keywords refused (txc-parse) --------------------------
+# the first diagnostic of kernel(C) with its copy line edited by EDIT
+sub sema_refuse {
+    my ($name, $msg, $edit, %c) = @_;
+    my $c = { name => $name, dt => 'float16', g => [64, 64], greg => ':, :', s => [64, 64], sreg => ':, :',
+              dir => 'load', %c };
+    my $text = kernel($c);
+    $text =~ s/(Tx\.copy_async\(.*)\)\n/$edit->($1) . ")\n"/e if $edit;
+    $k++;
+    spit("$tmp/s$k.tx", $text);
+    my $rc = system("'$bin/txc-parse' --target sm_90a '$tmp/s$k.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my $err = slurp("$tmp/err");
+    my ($first) = $err =~ /^(.*error: .*)$/m;
+    my $good = $rc == 1 && defined $first && $first =~ /^\Q$tmp\E\/s$k\.tx:\d+:\d+: error: (.*)$/ && $1 eq $msg;
+    ok($good, "refused: $name: $msg", "exit $rc", "want: $msg", $err);
+}
+sema_refuse('a region past the edge without oob_fill=',
+            "slice 56:72 is out of bounds for dimension 0 of 'A' (extent 64)", undef, greg => '56:72, :', s => [16, 64]);
+sema_refuse('oob_fill= on a store',
+            'oob_fill= fills the out-of-bounds elements of a global -> shared load; this copy is shared -> global',
+            sub { "$_[0], oob_fill=\"zero\"" }, dir => 'store');
+sema_refuse('oob_fill="nan" on int8',
+            "oob_fill=\"nan\" fills with NaN, which int8 'A' has not: it is for floating-point tensors", undef,
+            dt => 'int8', g => [64, 64], greg => '56:72, :', s => [16, 64], oob => 'nan');
+sema_refuse('oob_fill="one"', 'oob_fill= is "zero" or "nan", not "one"', undef, greg => '56:72, :', s => [16, 64],
+            oob => 'one');
+sema_refuse('oob= and oob_fill= both', 'oob= is TVM\'s name of oob_fill=, which is given too',
+            sub { "$_[0], oob=\"zero\"" }, greg => '56:72, :', s => [16, 64], oob => 'zero');
+sema_refuse('tensormap_l2_promotion=4',
+            'tensormap_l2_promotion= is 0, 1, 2, 3 or "none", "L2::64B", "L2::128B", "L2::256B" (TVM\'s), not 4',
+            sub { "$_[0], tensormap_l2_promotion=4" });
+sema_refuse('cache_hint="evict_most"',
+            'cache_hint= is a 64-bit L2 cache policy or one of "evict_normal", "evict_first", "evict_last", not "evict_most"',
+            sub { "$_[0], cache_hint=\"evict_most\"" });
+sema_refuse('use_tma_reduce="mul"', 'reduce= is "add", "min", "max", "inc", "dec", "and", "or" or "xor", not "mul"',
+            sub { "$_[0], use_tma_reduce=\"mul\"" }, dir => 'store');
+
+# ---- TVM's keywords honoured: the lowered copy -----------------------------------
+# tensormap_l2_promotion="L2::256B" is the map's l2_promotion=256, TVM's
+# enum 1 is 64 bytes; cache_hint="evict_first" is the policy
+# 0x12F0000000000000 on each bulk copy; use_tma_reduce= is reduce=.
+sub lowered_has {
+    my ($name, $edit, $want, %c) = @_;
+    my $c = { name => $name, dt => 'float16', g => [64, 64], greg => ':, :', s => [64, 64], sreg => ':, :',
+              dir => 'load', %c };
+    my $text = kernel($c);
+    $text =~ s/(Tx\.copy_async\(.*)\)\n/$edit->($1) . ")\n"/e;
+    $k++;
+    spit("$tmp/l$k.tx", $text);
+    my $rc = system("'$bin/txc' --emit=ir --arch sm_90a '$tmp/l$k.tx' -o '$tmp/l$k.ir' 2>'$tmp/err'") >> 8;
+    my $ir = slurp("$tmp/l$k.ir") =~ s/\s+/ /gr;
+    ok($rc == 0 && index($ir, $want) >= 0, "TVM's keyword: $name: $want", "exit $rc", slurp("$tmp/err"), $ir);
+}
+lowered_has('tensormap_l2_promotion="L2::256B"', sub { "$_[0], tensormap_l2_promotion=\"L2::256B\"" },
+            'box=[64, 64], l2_promotion=256)');
+lowered_has('tensormap_l2_promotion=1', sub { "$_[0], tensormap_l2_promotion=1" }, 'box=[64, 64], l2_promotion=64)');
+lowered_has('cache_hint="evict_first"', sub { "$_[0], cache_hint=\"evict_first\"" },
+            'A_map, 0, 0, cache_hint=' . (0x12F << 52) . ')');
+lowered_has('use_tma_reduce="max"', sub { "$_[0], use_tma_reduce=\"max\"" },
+            'T.ptx.cp_async.bulk.tensor.s2g_reduce(2, T.pointer_offset(S, 0), A_map, 0, 0, red_op="max")', dir => 'store');
 
 print "1..$n\n";

@@ -144,7 +144,9 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 			return xprintf("a global stride of %lld elements is not a whole step of dimension %d", (long long)x->g, d);
 		x->dim = d;
 		x->m = x->g / gstr[d];
-		if (x->m * x->e > gb->shape[d]) {
+		/* (an iter that runs past the tensor's edge, where a load fills,
+		 * is not split) */
+		if (x->m * x->e > gb->shape[d] && g->extents[d] <= gb->shape[d]) {
 			int64_t a = gb->shape[d] / x->m;
 			if (gb->shape[d] % x->m || a < 1 || x->e % a)
 				return xprintf("the region runs across dimension %d of '%s' (%lld elements) in steps that do not divide it",
@@ -315,11 +317,54 @@ too_many:
 	return xprintf("the region needs a tensor map of more than %d dimensions", TMAP_MAX_RANK);
 }
 
+/* A load with oob_fill= may hang past the tensor's edge (sema allowed it):
+ * the layouts are aligned over the region moved inside (a constant start
+ * that hangs taken as 0; an outermost extent beyond the tensor as a
+ * larger outermost dimension, which changes no stride), while the tensor
+ * map keeps the real dimensions and the coordinates the real starts. */
+static const Value *inside(const Value *g, const char **why)
+{
+	const Buffer *b = g->buffer;
+	Value *v = NULL;
+	Buffer *nb = NULL;
+	for (int d = 0; d < g->ndim && d < b->ndim; d++) {
+		const Expr *st = g->starts[d];
+		int64_t c = 0, e = g->extents[d];
+		bool k = st->kind == E_INT ? (c = st->ival, true) : st->val && st->val->kind == V_INT ? (c = st->val->i, true) : false;
+		bool hang = (k && (c < 0 || c > b->shape[d] - e)) || e > b->shape[d];
+		if (!hang)
+			continue;
+		if (e > b->shape[d] && d > 0) {
+			*why = xprintf("not supported yet: a region %lld elements wide in dimension %d of '%s', which has %lld; "
+			               "only the outermost dimension may be wider than the tensor", (long long)e, d, b->name,
+			               (long long)b->shape[d]);
+			return NULL;
+		}
+		if (!v) {
+			v = vnew(V_REGION);
+			*v = *g;
+			v->starts = xalloc(sizeof(Expr *) * (size_t)g->ndim);
+			memcpy(v->starts, g->starts, sizeof(Expr *) * (size_t)g->ndim);
+		}
+		v->starts[d] = ex_int(0);
+		if (e > b->shape[d]) {
+			nb = xalloc(sizeof *nb);
+			*nb = *b;
+			nb->shape = xalloc(sizeof(int64_t) * (size_t)b->ndim);
+			memcpy(nb->shape, b->shape, sizeof(int64_t) * (size_t)b->ndim);
+			nb->shape[0] = e;
+			v->buffer = nb;
+		}
+	}
+	return v ? v : g;
+}
+
 static bool align(Plan *p, const Variant *va, const Value *dst, const Value *src, const char **why)
 {
 	(void)va;
 	bool dst_global = scopes[dst->buffer->scope].flags & SCF_GLOBAL;
-	if (!plan_align(p, dst, src, true, dst_global, why))
+	const Value *in = inside(dst_global ? dst : src, why);
+	if (!in || !plan_align(p, dst_global ? in : dst, dst_global ? src : in, true, dst_global, why))
 		return false;
 	Tma t;
 	if ((*why = derive(&t, p, dst, src)))
@@ -361,8 +406,12 @@ static const char *check(const Plan *p, const Value *dst)
 static const char *prove(const Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads)
 {
 	(void)threads;
-	const char *why = plan_prove_pair(p, va, dst, src, true, false, 1);
-	if (why)
+	const char *why = NULL;
+	bool dst_global = scopes[dst->buffer->scope].flags & SCF_GLOBAL;
+	const Value *in = inside(dst_global ? dst : src, &why);
+	if (!in)
+		return why;
+	if ((why = plan_prove_pair(p, va, dst_global ? in : dst, dst_global ? src : in, true, false, 1)))
 		return why;
 	Tma t;
 	if ((why = derive(&t, p, dst, src)))
