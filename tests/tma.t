@@ -480,6 +480,32 @@ for my $c (@cases) {
     ok($rc eq '0' && -s "$tmp/d$i.cubin", "$c->{name}: compiles through ptxas", "exit $rc", slurp("$tmp/d$i.cerr"));
 }
 
+# ---- examples/tma_oob.tx: A padded with zeros (B) and NaN (C), in Perl ----------
+{
+    my @A = map { 0x3F800000 + int(rand(0x7FFFFF)) + 1 } 1 .. 100 * 40;
+    npy32("$tmp/oob_a.npy", \@A, [100, 40]);
+    my (@B, @C);
+    for my $r (0 .. 127) {
+        for my $c (0 .. 63) {
+            my $in = $r < 100 && $c < 40;
+            push @B, $in ? $A[$r * 40 + $c] : 0;
+            push @C, $in ? $A[$r * 40 + $c] : 0x7FF77FF7;
+        }
+    }
+    my $ex = "$top/examples/tma_oob.tx";
+    system("'$bin/txc' --emit=ir '$ex' -o '$tmp/oob.ir.tx' 2>'$tmp/err'");
+    for my $form ([source => $ex], ['lowered IR' => "$tmp/oob.ir.tx"]) {
+        unlink "$tmp/oob_b.npy", "$tmp/oob_c.npy";
+        my $rc = system("'$bin/txc-emu' --in A='$tmp/oob_a.npy' --out B='$tmp/oob_b.npy' --out C='$tmp/oob_c.npy' "
+                        . "'$form->[1]' >/dev/null 2>>'$tmp/err'") >> 8;
+        my ($b, $c) = (npy32_read("$tmp/oob_b.npy"), npy32_read("$tmp/oob_c.npy"));
+        my $nb = grep { ($b->[$_] // -1) != $B[$_] } 0 .. $#B;
+        my $nc = grep { ($c->[$_] // -1) != $C[$_] } 0 .. $#C;
+        ok($rc == 0 && !$nb && !$nc, "examples/tma_oob.tx, the $form->[0] on the emulator: B is A padded with zeros, C with NaN",
+           "exit $rc", slurp("$tmp/err"), "$nb elements of B and $nc of C differ");
+    }
+}
+
 # ---- T.tensormap and the bulk tensor builtins refused (txc-parse) ------------
 # Each program declares one tensor map M (line 7 unless the case moves it)
 # over A (64 x 64 float16, 8192 bytes) or C (64 x 64 int8) and may use it on
