@@ -484,11 +484,31 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 	}
 	for (int k = 1; k < map_at; k++) {
 		const char *why = NULL;
-		Buffer *b = address_buffer(S, e->args[k], &why);
-		if (b && !(scopes[buffer_root(b)->scope].flags & SCF_SHARED))
-			error_at(S->d, e->args[k]->pos, "%s() takes %s in shared memory; '%s' is in %s memory", fn_name(e),
-			         k == 2 ? "its mbarrier" : id == IN_TMA_LOAD ? "its destination" : "its source", b->name,
-			         scopes[buffer_root(b)->scope].name);
+		Expr *off = NULL;
+		Buffer *b = address(S, e->args[k], &off, &why, 0);
+		const char *what = k == 2 ? "its mbarrier" : id == IN_TMA_LOAD ? "its destination" : "its source";
+		if (b && !(scopes[buffer_root(b)->scope].flags & SCF_SHARED)) {
+			error_at(S->d, e->args[k]->pos, "%s() takes %s in shared memory; '%s' is in %s memory", fn_name(e), what,
+			         b->name, scopes[buffer_root(b)->scope].name);
+			continue;
+		}
+		if (!b || k != 1)
+			continue;
+		/* the box's shared memory: 128-byte aligned (a misaligned-address
+		 * fault on Hopper, ptx.md), which the buffer's declared alignment
+		 * and a provable offset guarantee */
+		Buffer *root = buffer_root(b);
+		int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), at = b != root ? b->elem_offset * eb : 0;
+		bool swz = root->swizzled_root || (root->layout && root->layout->swizzled);
+		if (!swz && root->align < TMA_SMEM_ALIGN)
+			error_at(S->d, e->args[k]->pos, "%s() needs %s at a %d-byte aligned shared address, and '%s' is only %lld-byte "
+			         "aligned: allocate it with align=%d (or more)", fn_name(e), what, TMA_SMEM_ALIGN, root->name,
+			         (long long)(root->align ? root->align : 16), TMA_SMEM_ALIGN);
+		else if (mult < 0 || (mult != 0 && (mult * eb) % TMA_SMEM_ALIGN) || at % TMA_SMEM_ALIGN)
+			error_at(S->d, e->args[k]->pos, "%s() needs %s at a %d-byte aligned shared address; element '%s' of '%s' "
+			         "(%lld-byte elements%s) is not provably a multiple of %d bytes", fn_name(e), what, TMA_SMEM_ALIGN,
+			         expr_str(off), b->name, (long long)eb,
+			         at ? xprintf(", from byte %lld of '%s'", (long long)at, root->name) : "", TMA_SMEM_ALIGN);
 	}
 	check_red_op(S, kwarg(a, "red_op"));
 }

@@ -932,6 +932,7 @@ struct Var {
  * parameters, in declaration order; txc-run encodes it from the buffer's
  * device address, the emulator reads the buffer through it. */
 #define TMAP_MAX_RANK 5
+#define TMA_SMEM_ALIGN 128 /* a box in shared memory starts on it (ptx.md, "TMA") */
 struct TensorMap {
 	const char *name;
 	Pos pos;

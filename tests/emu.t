@@ -567,28 +567,23 @@ tma_bad.tx:37:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the p
         T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
         ^~~~~~~~~~~~~~~~~~~~~~~
 EOF
-bad misaligned <<'EOF'
-tma_bad.tx:52:43: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the destination, byte 16 of shared buffer 'S' (shared byte 16), is not aligned to 128 bytes (a misaligned-address fault on the GPU)
-            T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[8]), T.address_of(bar[0]), A_map, 0, 0)
-                                              ^~~~~~~~~~~~
-EOF
 bad inner_coord <<'EOF'
-tma_bad.tx:66:92: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the innermost coordinate 4 times the element size 2 is 8 bytes, not a multiple of 16 (an illegal-instruction fault on the GPU)
+tma_bad.tx:51:92: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the innermost coordinate 4 times the element size 2 is 8 bytes, not a multiple of 16 (an illegal-instruction fault on the GPU)
             T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[0]), T.address_of(bar[0]), A_map, 4, 0)
                                                                                                ^
 EOF
 bad past_shared <<'EOF'
-tma_bad.tx:80:43: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the box of tensor map 'A_map' takes 16384 bytes of shared memory; from byte 0 they run outside shared buffer 'S' (8192 bytes)
+tma_bad.tx:65:43: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the box of tensor map 'A_map' takes 16384 bytes of shared memory; from byte 0 they run outside shared buffer 'S' (8192 bytes)
             T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[0]), T.address_of(bar[0]), A_map, 0, 0)
                                               ^~~~~~~~~~~~
 EOF
 bad red_float <<'EOF'
-tma_bad.tx:94:9: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.s2g_reduce: red_op "xor" combines integers; tensor map 'A_map' holds float16
+tma_bad.tx:79:9: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.s2g_reduce: red_op "xor" combines integers; tensor map 'A_map' holds float16
             T.ptx.cp_async.bulk.tensor.s2g_reduce(2, T.address_of(S[0]), A_map, 0, 0, red_op="xor")
             ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 EOF
 bad copy_async_tma <<'EOF'
-tma_bad.tx:109:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and -8192 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
+tma_bad.tx:94:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and -8192 transaction bytes pending, and in lockstep no other thread can arrive before this wait is run
         T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
         ^~~~~~~~~~~~~~~~~~~~~~~
 EOF
