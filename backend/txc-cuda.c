@@ -804,10 +804,13 @@ static void tma(Gen *g, const Expr *e, int id)
 		if (!strcmp(e->kws[i].name, "cache_hint"))
 			hint = e->kws[i].value;
 	const char *red = id == IN_TMA_REDUCE ? const_str(g, call_kw(e, "red_op")->value) : NULL; /* sema: one of eight */
+	Kw *sp = id == IN_TMA_LOAD ? call_kw(e, "dst_space") : NULL;
+	const char *space = sp ? const_str(g, sp->value) : "shared::cluster"; /* sema: one of two */
+	bool cta = !strcmp(space, "shared::cta");
 	Buf params = {0}, in = {0}, coords = {0}, name = {0};
 	bputs(&name, id == IN_TMA_LOAD ? "txc_tma_load" : id == IN_TMA_STORE ? "txc_tma_store" :
 	      id == IN_TMA_REDUCE ? xprintf("txc_tma_reduce_%s", red) : "txc_tma_prefetch");
-	bprintf(&name, "_%dd%s", rank, hint ? "_hint" : "");
+	bprintf(&name, "_%dd%s%s", rank, cta ? "_cta" : "", hint ? "_hint" : "");
 	int op = 0;
 	if (id == IN_TMA_LOAD || id == IN_TMA_STORE || id == IN_TMA_REDUCE) {
 		bputs(&params, id == IN_TMA_LOAD ? "void* dst, " : "const void* src, ");
@@ -835,8 +838,8 @@ static void tma(Gen *g, const Expr *e, int id)
 	const char *ptx;
 	switch (id) {
 	case IN_TMA_LOAD:
-		ptx = xprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s [%%0], "
-		              "[%%%d, {%s}], [%%1]%s;", rank, h, map_op, coords.s, tail);
+		ptx = xprintf("cp.async.bulk.tensor.%dd.%s.global.tile.mbarrier::complete_tx::bytes%s [%%0], "
+		              "[%%%d, {%s}], [%%1]%s;", rank, space, h, map_op, coords.s, tail);
 		break;
 	case IN_TMA_STORE:
 		ptx = xprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group%s [%%%d, {%s}], [%%0]%s;", rank, h,

@@ -511,6 +511,10 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 			         at ? xprintf(", from byte %lld of '%s'", (long long)at, root->name) : "", TMA_SMEM_ALIGN);
 	}
 	check_red_op(S, kwarg(a, "red_op"));
+	Kw *sp = kwarg(a, "dst_space");
+	if (sp && sp->value->val && strcmp(sp->value->val->s, "shared::cluster") && strcmp(sp->value->val->s, "shared::cta"))
+		error_at(S->d, sp->value->pos, "dst_space= is \"shared::cluster\" or \"shared::cta\", not \"%s\"",
+		         sp->value->val->s);
 }
 
 void check_operands(Sema *S, Expr *e, int id, Args *a)

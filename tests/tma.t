@@ -581,6 +581,8 @@ my @parse = (
     ['s2g from a buffer only 16-byte aligned', 12,
      "T.ptx.cp_async.bulk.tensor.s2g() needs its source at a 128-byte aligned shared address, and 'bar' is only 16-byte aligned: allocate it with align=128 (or more)",
      tmap_program($good, "T.ptx.cp_async.bulk.tensor.s2g(2, T.pointer_offset(bar, 0), M, 0, 0)")],
+    ['dst_space="shared"', 12, 'dst_space= is "shared::cluster" or "shared::cta", not "shared"',
+     tmap_program($good, "$g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, dst_space=\"shared\")")],
     ['s2g with three coordinates of two', 12,
      "T.ptx.cp_async.bulk.tensor.s2g() gives 3 coordinates; tensor map 'M' has 2 dimensions",
      tmap_program($good, "T.ptx.cp_async.bulk.tensor.s2g(2, T.pointer_offset(S, 0), M, 0, 0, 0)")],
@@ -595,6 +597,41 @@ for my $r (@parse) {
     my ($first) = $err =~ /^(.*error: .*)$/m;
     my $good = $rc == 1 && defined $first && $first =~ /^\Q$tmp\E\/p$k\.tx:(\d+):\d+: error: (.*)$/ && $1 == $line && $2 eq $msg;
     ok($good, "refused: $name: $msg", "exit $rc", "want line $line: $msg", $err);
+}
+
+# ---- the .shared::cta destination (PTX 8.6) ----------------------------------------
+# dst_space="shared::cta" names the destination in the CTA's own window:
+# the same bytes as the default .shared::cluster in a CTA without a
+# cluster, on the emulator; the PTX names the space, and ptxas takes it for
+# sm_90a and sm_100a.
+{
+    my $load = "if tid == 0:\n"
+        . "        T.ptx.mbarrier.init(T.address_of(bar[0]), 1)\n"
+        . "        T.ptx.mbarrier.arrive_expect_tx(T.address_of(bar[0]), 8192)\n"
+        . "        $g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0SPACE)\n"
+        . "    T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)\n"
+        . "    for i in range(128):\n"
+        . "        C[i // 2, (i % 2) * 32 + tid] = T.int8(S[i // 2 * 64 + (i % 2) * 32 + tid] > T.float16(0))";
+    my %h;
+    for my $sp ('', 'shared::cta') {
+        my $text = tmap_program($good, $load =~ s/SPACE/$sp ? ", dst_space=\"$sp\"" : ''/er);
+        $text =~ s/S = T.alloc_shared\(\(64, 64\), "float16", align=1024\)/S = T.alloc_shared([4096], "float16", align=1024)/;
+        $k++;
+        spit("$tmp/c$k.tx", $text);
+        my $rc = system("'$bin/txc-emu' '$tmp/c$k.tx' >'$tmp/c$k.emu' 2>'$tmp/err'") >> 8;
+        $h{$sp} = $rc ? "exit $rc: " . slurp("$tmp/err") : slurp("$tmp/c$k.emu");
+        next unless $sp;
+        $rc = system("'$bin/txc' --arch sm_90a '$tmp/c$k.tx' -o '$tmp/c$k.cu' 2>'$tmp/err'") >> 8;
+        ok($rc == 0 && slurp("$tmp/c$k.cu") =~ /cp\.async\.bulk\.tensor\.2d\.shared::cta\.global\.tile\.mbarrier::complete_tx::bytes \[/,
+           'dst_space="shared::cta": the load names .shared::cta', "exit $rc", slurp("$tmp/err"));
+        for my $arch ('sm_90a', 'sm_100a') {
+            if (!$nvcc) { skip("dst_space=\"shared::cta\": ptxas $arch", 'no nvcc'); next }
+            $rc = system("'$bin/txc' --emit=cubin --arch $arch '$tmp/c$k.tx' -o '$tmp/c$k.$arch.cubin' >'$tmp/err' 2>&1") >> 8;
+            ok($rc == 0, "dst_space=\"shared::cta\": ptxas $arch", "exit $rc", slurp("$tmp/err"));
+        }
+    }
+    ok($h{''} eq $h{'shared::cta'} && $h{''} !~ /^exit/, 'dst_space="shared::cta": the same data as shared::cluster on the emulator',
+       "cluster: $h{''}", "cta: $h{'shared::cta'}");
 }
 
 # ---- the tma variant refused (txc's dispatch error) ---------------------------
