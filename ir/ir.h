@@ -872,6 +872,8 @@ typedef int (*OpFn)(OpSite *site, void *ctx);
 /* Calls fn on every tile op of every kernel, in order; a block whose ops
  * were replaced is rebuilt once, after its walk (linear in its length). */
 bool walk_tile_ops(Module *m, OpFn fn, void *ctx);
+/* The same over the calls of one builtin (Tx.prefetch: IN_PREFETCH). */
+bool walk_calls(Module *m, int intrin, OpFn fn, void *ctx);
 /* From the callback: the op's statement is replaced by the n statements v. */
 void op_replace(OpSite *o, Stmt **v, int n);
 /* Inserts s before (*body)[at]. */

@@ -416,6 +416,27 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	case IN_COPY: case IN_COPY_ASYNC:
 		copy(S, e, fn);
 		return;
+	case IN_PREFETCH: {
+		/* Tx.prefetch(A[region]): as a load past the edge, the region may
+		 * hang past the tensor's (TMA skips what lies outside) */
+		if (!tvm_tile_aliases(S, e))
+			return;
+		S->oob_ok = true;
+		bool ok = check_args(S, e, id, &a);
+		S->oob_ok = false;
+		if (!ok)
+			return;
+		if (!S->in_device) {
+			error_at(S->d, e->pos, "%s() before T.device_entry()", fn_name(e));
+			return;
+		}
+		Buffer *b = a.pos[0]->buffer;
+		if (buffer_root(b)->scope != SC_GLOBAL || !b->is_param)
+			error_at(S->d, e->args[0]->pos, "%s() prefetches a region of a global buffer parameter into L2; '%s' is %s",
+			         fn_name(e), b->name, buffer_root(b)->scope != SC_GLOBAL ?
+			         xprintf("in %s memory", scopes[buffer_root(b)->scope].name) : "a view of one");
+		return;
+	}
 	case IN_ATTR:
 		kernel_attr(S, e);
 		return;

@@ -64,6 +64,8 @@ static int lower_op(OpSite *o, void *ctx)
 
 static Lower lower;
 
+static int lower_prefetch(OpSite *o, void *ctx) { return tma_lower_prefetch(ctx, o); }
+
 static int count_op(OpSite *o, void *ctx)
 {
 	(void)o;
@@ -85,10 +87,12 @@ static bool pass(Module *m, Diag *d)
 		one.nbody = 1;
 		int ops = 0;
 		walk_tile_ops(&one, count_op, &ops);
+		walk_calls(&one, IN_PREFETCH, count_op, &ops);
 		if (!ops)
 			continue;
 		lower_begin(&lower, f);
 		ok = walk_tile_ops(&one, lower_op, &lower) && ok;
+		ok = walk_calls(&one, IN_PREFETCH, lower_prefetch, &lower) && ok;
 		/* the tensor maps the lowered ops use, declared with the
 		 * parameters */
 		int at = 0;

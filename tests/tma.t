@@ -634,6 +634,84 @@ for my $r (@parse) {
        "cluster: $h{''}", "cta: $h{'shared::cta'}");
 }
 
+# ---- Tx.prefetch: the region's tensor map and one prefetch per box -------------
+# The region is taken as a load into a dense row-major tile of its shape:
+# box dimension 0 the contiguous run (at most 256 elements; no swizzle),
+# further box dimensions while the tile stays dense, each at most 256.
+sub prefetch_case {
+    my ($name, %c) = @_;
+    my $gshape = @{ $c{g} } == 1 ? "($c{g}[0],)" : '(' . join(', ', @{ $c{g} }) . ')';
+    my $text = <<"EOF";
+from tvm.script import tir as T
+from tvm.script import tirx as Tx
+
+
+\@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, $gshape, "$c{dt}")
+    T.device_entry()
+    bx = T.cta_id([4])
+    tid = T.thread_id([32])
+    if tid == 0:
+        Tx.prefetch(A[$c{greg}])
+EOF
+    $k++;
+    spit("$tmp/f$k.tx", $text);
+    my $rc = system("'$bin/txc' --emit=ir --arch sm_90a '$tmp/f$k.tx' -o '$tmp/f$k.ir' 2>'$tmp/err'") >> 8;
+    my $ir = slurp("$tmp/f$k.ir");
+    my $rank = @{ $c{dims} };
+    my $map = "A_map = T.tensormap(A, dims=[" . join(', ', @{ $c{dims} }) . "]"
+        . ($rank > 1 ? ", strides=[" . join(', ', @{ $c{strides} }) . "]" : '') . ", box=[" . join(', ', @{ $c{box} }) . "])";
+    my @want = ((map { "for $_->[0] in range($_->[1]):" } @{ $c{loops} // [] }),
+                "T.ptx.cp_async.bulk.tensor.prefetch($rank, A_map, " . join(', ', @{ $c{coords} }) . ")");
+    my @maps = map { s/^\s+//r } grep { /T\.tensormap\(/ } split /\n/, $ir;
+    my @got = map { s/^\s+//r } grep { /^\s*for b\d+ in range\(|cp_async\.bulk\.tensor\./ } split /\n/, $ir;
+    ok($rc == 0 && "@maps" eq $map && "@got" eq "@want", "Tx.prefetch: $name: $map; @want", "exit $rc",
+       slurp("$tmp/err"), "got: @maps", "got: @got");
+    if (!$nvcc) { skip("Tx.prefetch: $name: compiles through ptxas", 'no nvcc'); return }
+    $rc = system("'$bin/txc' --emit=cubin --arch sm_90a '$tmp/f$k.tx' -o '$tmp/f$k.cubin' >'$tmp/err' 2>&1") >> 8;
+    ok($rc == 0, "Tx.prefetch: $name: compiles through ptxas", "exit $rc", slurp("$tmp/err"));
+}
+# 128 rows of 256 float16: rows of 512 bytes (256 elements), 128 of them
+prefetch_case('128 rows of 512x256 float16 at bx * 128',
+              dt => 'float16', g => [512, 256], greg => 'bx * 128 : bx * 128 + 128, :',
+              dims => [256, 512], strides => [256 * 2], box => [256, 128], coords => [0, 'bx * 128']);
+# 2048 contiguous float32 from 1024: 256 a row, 2048 / 256 = 8 rows; the
+# one dimension splits in steps of 1 and 256 (sizes 256 and 4096 / 256)
+prefetch_case('2048 float32 at 1024 of 4096',
+              dt => 'float32', g => [4096], greg => '1024:3072', dims => [256, 4096 / 256], strides => [256 * 4],
+              box => [256, 2048 / 256], coords => [0, 1024 / 256]);
+# past the edge: columns 32..63 of 40, rows 96..127 of 100 (TMA skips them)
+prefetch_case('a region past the edge of 100x40 float32',
+              dt => 'float32', g => [100, 40], greg => '96:128, 32:64', dims => [40, 100], strides => [40 * 4],
+              box => [32, 32], coords => [32, 96]);
+# 300 rows of 64 uint8 at plane 2: 300 rows > 256 split at 150 (the largest
+# divisor up to 256), 2 of them dense: box [64, 150, 2]; dimension 0 is
+# uncovered, box 1 at 2
+prefetch_case('300 rows of 64 uint8 at plane 2 of 8x300x64',
+              dt => 'uint8', g => [8, 300, 64], greg => '2, 0:300, :', dims => [64, 150, 300 / 150, 8],
+              strides => [64, 150 * 64, 300 * 64], box => [64, 150, 2, 1], coords => [0, 0, 0, 2]);
+# 8 float32 (32 bytes) of each of 16 rows: rows 64 apart in A but dense in
+# the tile: box [8, 16]
+prefetch_case('8 columns of 16 rows of 64x64 float32',
+              dt => 'float32', g => [64, 64], greg => 'bx * 16 : bx * 16 + 16, 8:16', dims => [64, 64],
+              strides => [64 * 4], box => [8, 16], coords => [8, 'bx * 16']);
+for my $r (['a shared region', "Tx.prefetch() prefetches a region of a global buffer parameter into L2; 'S' is in shared memory",
+            "S = T.alloc_shared((64, 64), \"float16\", align=1024)\n    Tx.prefetch(S[:, :])"],
+           ['a view of a parameter', "Tx.prefetch() prefetches a region of a global buffer parameter into L2; 'V' is a view of one",
+            "V = A.view(4096)\n    Tx.prefetch(V[0:64])"]) {
+    my ($name, $msg, $body) = @$r;
+    my $text = "from tvm.script import tir as T\nfrom tvm.script import tirx as Tx\n\n\@T.prim_func\n"
+        . "def k(A_ptr: T.handle):\n    A = T.match_buffer(A_ptr, (64, 64), \"float16\")\n    T.device_entry()\n"
+        . "    tid = T.thread_id([32])\n    $body\n";
+    $k++;
+    spit("$tmp/f$k.tx", $text);
+    my $rc = system("'$bin/txc-parse' --target sm_90a '$tmp/f$k.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my ($first) = slurp("$tmp/err") =~ /^(.*error: .*)$/m;
+    ok($rc == 1 && defined $first && $first =~ /error: \Q$msg\E$/, "refused: Tx.prefetch of $name: $msg", "exit $rc",
+       slurp("$tmp/err"));
+}
+
 # ---- the tma variant refused (txc's dispatch error) ---------------------------
 # the line of the tma candidate in txc's table of variants: why it cannot run
 sub refuse {

@@ -31,6 +31,10 @@ typedef struct Family {
 	int (*lower)(Lower *L, OpSite *o, const Variant *va, const Plan *p);
 } Family;
 
+/* txc-lower's Tx.prefetch(A[region]): TMA prefetches of the region's
+ * boxes (variants/tma.c); negative after an error. */
+int tma_lower_prefetch(Lower *L, OpSite *o);
+
 #define FAMILY(id, name, hooks) extern const Family hooks;
 #include "family.def"
 #undef FAMILY

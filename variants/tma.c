@@ -534,4 +534,60 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	return 0;
 }
 
+/* Tx.prefetch(A[region]): the region's tensor map read as for a load into
+ * a dense row-major tile of the region's shape (so each box is as large
+ * as TMA allows), and one cp.async.bulk.prefetch.tensor per box. */
+int tma_lower_prefetch(Lower *L, OpSite *o)
+{
+	const Value *src = o->call->args[0]->val;
+	Buffer *tile = xalloc(sizeof *tile);
+	tile->name = "_prefetch";
+	tile->scope = SC_SHARED;
+	tile->dtype = src->buffer->dtype;
+	tile->ndim = src->ndim;
+	tile->shape = src->extents;
+	tile->align = 1024;
+	Value *dst = vnew(V_REGION);
+	*dst = *src;
+	dst->buffer = tile;
+	dst->starts = xalloc(sizeof(Expr *) * (size_t)src->ndim);
+	for (int d = 0; d < src->ndim; d++)
+		dst->starts[d] = ex_int(0);
+	Plan p = { 0 };
+	const char *why = NULL;
+	const Value *in = inside(src, &why);
+	if (!in || !plan_align(&p, dst, in, true, false, &why))
+		return lower_fail(L, o, xprintf("no TMA prefetch for it: %s", why));
+	Tma t;
+	if ((why = derive(&t, &p, dst, src)))
+		return lower_fail(L, o, xprintf("no TMA prefetch for it: %s", why));
+	const char *map = tensormap(L, o, &t);
+	const char *var[TMAP_MAX_RANK] = { 0 };
+	Expr *args[2 + TMAP_MAX_RANK];
+	int na = 0;
+	args[na++] = ex_int(t.rank);
+	args[na++] = ex_name(map);
+	for (int i = 0; i < t.rank; i++) {
+		Expr *c = t.d[i].coord;
+		if (t.d[i].loop > 1) {
+			var[i] = lower_fresh(L, xprintf("b%d", i));
+			lower_take(L, var[i]);
+			c = ex_add(c, ex_name(var[i]));
+		}
+		args[na++] = c;
+	}
+	Expr *c = ex_call("T.ptx.cp_async.bulk.tensor.prefetch", na, args);
+	Kw *hint = call_kw(o->call, "cache_hint");
+	if (hint)
+		call_add_kw(c, "cache_hint", hint->value, (Pos){0});
+	Stmt *st = new_stmt(S_EXPR, (Pos){0});
+	st->value = c;
+	for (int i = 0; i < t.rank; i++)
+		if (var[i])
+			st = lower_loop(var[i], t.d[i].loop, st);
+	st->pos = o->stmt->pos;
+	op_replace(o, &st, 1);
+	return 0;
+}
+
 const Family family_tma = { align, NULL, NULL, check, prove, lower };

@@ -14,6 +14,7 @@ typedef struct Walk {
 	bool *negs;
 	int nconds, cap;
 	bool ok;
+	int intrin;         /* the ops visited: copy and copy_async (-1), or this builtin */
 } Walk;
 
 static void walk_block(Walk *w, Stmt ***body, int *n)
@@ -24,8 +25,8 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 		Stmt *s = (*body)[i];
 		switch (s->kind) {
 		case S_EXPR:
-			if (s->value->kind == E_CALL &&
-			    (s->value->intrin == IN_COPY || s->value->intrin == IN_COPY_ASYNC)) {
+			if (s->value->kind == E_CALL && (w->intrin < 0 ? s->value->intrin == IN_COPY || s->value->intrin == IN_COPY_ASYNC
+			                                               : s->value->intrin == w->intrin)) {
 				OpSite *o = &w->site;
 				o->stmt = s;
 				o->call = s->value;
@@ -89,9 +90,9 @@ void op_replace(OpSite *o, Stmt **v, int n)
 	o->nrepl = n;
 }
 
-bool walk_tile_ops(Module *m, OpFn fn, void *ctx)
+static bool walk(Module *m, int intrin, OpFn fn, void *ctx)
 {
-	Walk w = { .fn = fn, .ctx = ctx, .ok = true };
+	Walk w = { .fn = fn, .ctx = ctx, .ok = true, .intrin = intrin };
 	for (int i = 0; i < m->nbody; i++) {
 		Stmt *s = m->body[i];
 		if (s->kind != S_FUNC || !s->func)
@@ -102,6 +103,10 @@ bool walk_tile_ops(Module *m, OpFn fn, void *ctx)
 	}
 	return w.ok;
 }
+
+bool walk_tile_ops(Module *m, OpFn fn, void *ctx) { return walk(m, -1, fn, ctx); }
+
+bool walk_calls(Module *m, int intrin, OpFn fn, void *ctx) { return walk(m, intrin, fn, ctx); }
 
 void stmt_insert(Stmt ***body, int *n, int at, Stmt *s)
 {
