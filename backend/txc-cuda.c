@@ -915,6 +915,10 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
 		tma(g, e, id);
 		return;
+	case IN_TMAP_PREFETCH: /* the map: a __grid_constant__ parameter, by its generic address */
+		asm_in(g, "txc_prefetch_tensormap", "const void* map", "prefetch.tensormap [%0];", "\"l\"(map)");
+		line(g, xprintf("txc_prefetch_tensormap(&%s);", cname(e->args[0]->str)));
+		return;
 	case IN_CP_WAIT: case IN_BULK_WAIT: {
 		n = arg_int(g, e, 0, 0);
 		bool bulk = id == IN_BULK_WAIT, read = bulk && kw_int(g, e, "read", 0); /* N from 0 to 63: sema checked it */

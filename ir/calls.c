@@ -523,6 +523,11 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
 		tma_operands(S, e, id, a);
 		return;
+	case IN_TMAP_PREFETCH:
+		if (a->pos[0]->kind != V_TMAP)
+			error_at(S->d, e->args[0]->pos, "%s() takes a tensor map (T.tensormap), not %s", fn_name(e),
+			         value_kind_name(a->pos[0]));
+		return;
 	case IN_COPY_BYTES: case IN_CP_ASYNC:
 		access_sizes(S, e, id, a);
 		return;

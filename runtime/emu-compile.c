@@ -828,7 +828,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	case IN_COPY_ASYNC:
 		ccopy_async(C, c, e, k.es);
 		return;
-	case IN_PREFETCH: /* into L2: nothing to do to the data */
+	case IN_PREFETCH: case IN_TMAP_PREFETCH: /* into L2 or a cache: nothing to do to the data */
 		c->kind = C_NOP;
 		return;
 	case IN_CP_ASYNC:

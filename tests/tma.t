@@ -583,6 +583,8 @@ my @parse = (
      tmap_program($good, "T.ptx.cp_async.bulk.tensor.s2g(2, T.pointer_offset(bar, 0), M, 0, 0)")],
     ['dst_space="shared"', 12, 'dst_space= is "shared::cluster" or "shared::cta", not "shared"',
      tmap_program($good, "$g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, dst_space=\"shared\")")],
+    ['prefetch.tensormap of a buffer', 12, "T.ptx.prefetch.tensormap() takes a tensor map (T.tensormap), not a buffer",
+     tmap_program($good, "T.ptx.prefetch.tensormap(S)")],
     ['s2g with three coordinates of two', 12,
      "T.ptx.cp_async.bulk.tensor.s2g() gives 3 coordinates; tensor map 'M' has 2 dimensions",
      tmap_program($good, "T.ptx.cp_async.bulk.tensor.s2g(2, T.pointer_offset(S, 0), M, 0, 0, 0)")],
@@ -839,6 +841,8 @@ lowered_has('tensormap_l2_promotion="L2::256B"', sub { "$_[0], tensormap_l2_prom
 lowered_has('tensormap_l2_promotion=1', sub { "$_[0], tensormap_l2_promotion=1" }, 'box=[64, 64], l2_promotion=64)');
 lowered_has('cache_hint="evict_first"', sub { "$_[0], cache_hint=\"evict_first\"" },
             'A_map, 0, 0, cache_hint=' . (0x12F << 52) . ')');
+lowered_has('prefetch_tensormap=True', sub { "$_[0], prefetch_tensormap=True" },
+            'T.ptx.prefetch.tensormap(A_map) T.ptx.cp_async.bulk.tensor.g2c(2, T.pointer_offset(S, 0)');
 lowered_has('use_tma_reduce="max"', sub { "$_[0], use_tma_reduce=\"max\"" },
             'T.ptx.cp_async.bulk.tensor.s2g_reduce(2, T.pointer_offset(S, 0), A_map, 0, 0, red_op="max")', dir => 'store');
 

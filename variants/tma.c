@@ -530,7 +530,17 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		st = lower_loop(var[i], t.d[i].loop, st);
 	}
 	st->pos = o->stmt->pos;
-	op_replace(o, &st, 1);
+	/* TVM's prefetch_tensormap=True: the map before the first box */
+	Kw *pm = call_kw(o->call, "prefetch_tensormap");
+	Stmt *v[2];
+	int nv = 0;
+	if (pm && pm->value->val && pm->value->val->i) {
+		Expr *m = ex_name(map);
+		v[nv] = new_stmt(S_EXPR, o->stmt->pos);
+		v[nv++]->value = ex_call("T.ptx.prefetch.tensormap", 1, &m);
+	}
+	v[nv++] = st;
+	op_replace(o, v, nv);
 	return 0;
 }
 
