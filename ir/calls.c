@@ -84,6 +84,16 @@ static Value *operand(Sema *S, char k, Expr *x)
 			return vnew(V_VAR);
 		break;
 	case 'x':
+		if (x->kind == E_CALL && x->nargs == 1 && !x->nkws && x->args[0]->kind == E_NAME &&
+		    !strcmp(expr_str(x->a), "T.address_of")) {
+			/* TVM's T.address_of(M) of a tensor map: the map itself */
+			Sym *m = lookup(S, x->args[0]->str);
+			if (m && m->val->kind == V_TMAP) {
+				Pos p = x->pos;
+				*x = *x->args[0];
+				x->pos = p;
+			}
+		}
 		v = eval(S, x);
 		return IS_ERR(v) ? NULL : v ? v : vnew(V_VAR);
 	default: {

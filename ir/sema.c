@@ -1122,6 +1122,8 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 			stmt_insert(v, n, i + j, views[j]);
 		if (S->func && thread_binding(S, v, n, i) < 0)
 			continue;
+		if (S->func && !S->in_device && tvm_host_tensormap(S, v, n, i) < 0)
+			continue;
 		stmt(S, (*v)[i]);
 	}
 }

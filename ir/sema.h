@@ -149,7 +149,8 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s);
 const char *tvm_refused_name(const char *path); /* why T.NAME is refused, or NULL */
 int tvm_tile_kw(Sema *S, Expr *call, Kw *kw, int id); /* its kind, 0 after an error, -1: not one */
 bool tvm_is_tile_kw(const char *name);
-bool tvm_tile_aliases(Sema *S, Expr *call);      /* TVM's names of txc's tile keywords, renamed */           /* a tile-op keyword txc honours */
+bool tvm_tile_aliases(Sema *S, Expr *call);
+int tvm_host_tensormap(Sema *S, Stmt ***body, int *n, int i); /* TVM's encoded tensor map, as T.tensormap */      /* TVM's names of txc's tile keywords, renamed */           /* a tile-op keyword txc honours */
 bool tvm_is_method(const char *name);            /* buf.NAME(...) rewritten by tvm_call or tvm_local */
 Value *tvm_member(Sema *S, Expr *e, Buffer *b);  /* an unknown buf.NAME: the error */
 Value *tvm_refused_member(Sema *S, Expr *e);     /* &verr after refusing a TVM member .NAME, else NULL */

@@ -1014,3 +1014,152 @@ int tvm_view_dtype(Sema *S, Expr *call)
 		call_add_kw(call, "elem_offset", new_int(p, off / (nb / 8)), p);
 	return 1;
 }
+
+/* ---- TVM's host-side tensor maps ---------------------------------------------------- */
+
+static bool callee_is(const Expr *e, const char *path)
+{
+	return e && e->kind == E_CALL && !strcmp(expr_str(e->a), path);
+}
+
+/* The statement at i binds a name to T.tvm_stack_alloca("tensormap", 1)
+ * (TVM: `M: T.let[T.handle("tensormap")] = T.tvm_stack_alloca(...)`) and a
+ * later statement before T.device_entry() encodes it with
+ * T.call_packed("runtime.cuTensorMapEncodeTiled", M, dtype, rank, A.data,
+ * dims..., strides..., box..., element strides..., interleave, swizzle,
+ * l2 promotion, oob fill): the pair becomes `M = T.tensormap(A, ...)` at i,
+ * the encoding's values as txc's keywords (enums as bytes). 1 rewritten,
+ * 0 not such a statement, -1 after an error. */
+int tvm_host_tensormap(Sema *S, Stmt ***body, int *n, int i)
+{
+	Stmt *s = (*body)[i];
+	if (s->kind != S_ASSIGN || s->ntargets != 1 || s->targets[0]->kind != E_NAME ||
+	    !callee_is(s->value, "T.tvm_stack_alloca"))
+		return 0;
+	const char *name = s->targets[0]->str;
+	Expr *a = s->value;
+	if (a->nargs != 2 || a->args[0]->kind != E_STR || strcmp(a->args[0]->str, "tensormap") != 0 ||
+	    a->args[1]->kind != E_INT || a->args[1]->ival != 1) {
+		error_at(S->d, a->pos, "not supported yet: %s: txc knows TVM's host-side tensor map, "
+		         "T.tvm_stack_alloca(\"tensormap\", 1), encoded by T.call_packed(\"runtime.cuTensorMapEncodeTiled\", ...)",
+		         expr_str(a));
+		return -1;
+	}
+	int j = i + 1;
+	Expr *c = NULL;
+	for (; j < *n; j++) {
+		Stmt *t = (*body)[j];
+		if (t->kind == S_EXPR && t->value->kind == E_CALL && t->value->intrin == IN_DEVICE_ENTRY)
+			break;
+		if (t->kind == S_EXPR && callee_is(t->value, "T.call_packed") && t->value->nargs >= 2 &&
+		    t->value->args[1]->kind == E_NAME && !strcmp(t->value->args[1]->str, name)) {
+			c = t->value;
+			break;
+		}
+	}
+	if (!c || strcmp(expr_str(c->a), "T.call_packed") != 0) {
+		error_at(S->d, a->pos, "tensor map '%s' is allocated but never encoded: T.call_packed(\"runtime."
+		         "cuTensorMapEncodeTiled\", %s, ...) must follow, before T.device_entry()", name, name);
+		return -1;
+	}
+	if (c->args[0]->kind != E_STR || strcmp(c->args[0]->str, "runtime.cuTensorMapEncodeTiled") != 0) {
+		error_at(S->d, c->args[0]->pos, "not supported yet: T.call_packed(%s, ...): txc encodes a tensor map with "
+		         "\"runtime.cuTensorMapEncodeTiled\"", expr_str(c->args[0]));
+		goto drop;
+	}
+	if (!expand_call(S, c))
+		goto drop;
+	if (c->nargs < 5) {
+		error_at(S->d, c->pos, "cuTensorMapEncodeTiled takes the map, the dtype, the rank, the buffer's data and "
+		         "the encoding");
+		goto drop;
+	}
+	/* the buffer: A.data */
+	Expr *d = c->args[4];
+	if (d->kind != E_ATTR || strcmp(d->str, "data") != 0 || d->a->kind != E_NAME) {
+		error_at(S->d, d->pos, "cuTensorMapEncodeTiled's address is a buffer's data, A.data, not '%s'", expr_str(d));
+		goto drop;
+	}
+	Value *bv = eval(S, d->a);
+	if (IS_ERR(bv))
+		goto drop;
+	if (!bv || bv->kind != V_BUFFER) {
+		error_at(S->d, d->pos, "'%s' is not a buffer", d->a->str);
+		goto drop;
+	}
+	int dt = eval_dtype(S, c->args[2]);
+	if (dt == DT_NONE)
+		goto drop;
+	if (dt != bv->buffer->dtype) {
+		error_at(S->d, c->args[2]->pos, "not supported yet: a tensor map of %s over %s buffer '%s' (txc's tensor "
+		         "map moves the buffer's own elements)", dtypes[dt].name, dtypes[bv->buffer->dtype].name, d->a->str);
+		goto drop;
+	}
+	int64_t rank;
+	if (!eval_int(S, c->args[3], "the rank", &rank))
+		goto drop;
+	if (rank < 1 || rank > TMAP_MAX_RANK) {
+		error_at(S->d, c->args[3]->pos, "a tensor map's rank is 1 to %d, not %lld", TMAP_MAX_RANK, (long long)rank);
+		goto drop;
+	}
+	int want = (int)(4 * rank + 3);
+	if (c->nargs - 5 != want) {
+		error_at(S->d, c->pos, "cuTensorMapEncodeTiled of rank %lld takes %d values after A.data (%lld dims, %lld "
+		         "strides, %lld box, %lld element strides, interleave, swizzle, L2 promotion, OOB fill), not %d",
+		         (long long)rank, want, (long long)rank, (long long)(rank - 1), (long long)rank, (long long)rank,
+		         c->nargs - 5);
+		goto drop;
+	}
+	int64_t v[4 * TMAP_MAX_RANK + 3];
+	for (int k = 0; k < want; k++)
+		if (!eval_int(S, c->args[5 + k], "an encoding value", &v[k]))
+			goto drop;
+	int64_t *dims = v, *strides = v + rank, *box = strides + rank - 1, *es = box + rank, *en = es + rank;
+	static const char *const enums[] = { "interleave", "swizzle", "L2 promotion", "OOB fill" };
+	static const int limit[] = { 0, 3, 3, 1 };
+	for (int k = 0; k < 4; k++)
+		if (en[k] < 0 || en[k] > limit[k]) {
+			int at = 5 + want - 4 + k;
+			if (k == 0)
+				error_at(S->d, c->args[at]->pos, "not supported yet: interleave %lld; txc's tensor maps are not "
+				         "interleaved (0)", (long long)en[k]);
+			else
+				error_at(S->d, c->args[at]->pos, "the %s enum is 0 to %d, not %lld", enums[k], limit[k],
+				         (long long)en[k]);
+			goto drop;
+		}
+	Pos p = c->pos;
+	Expr *list[4];
+	int64_t *src[4] = { dims, strides, box, es };
+	int64_t len[4] = { rank, rank - 1, rank, rank };
+	for (int k = 0; k < 4; k++) {
+		list[k] = new_expr(E_LIST, p);
+		for (int x = 0; x < len[k]; x++)
+			call_add_arg(list[k], new_int(p, src[k][x]));
+	}
+	Expr *m = new_call(p, callee(p, "T.tensormap"));
+	call_add_arg(m, new_name(d->a->pos, d->a->str));
+	call_add_kw(m, "dims", list[0], p);
+	if (rank > 1)
+		call_add_kw(m, "strides", list[1], p);
+	call_add_kw(m, "box", list[2], p);
+	call_add_kw(m, "elem_strides", list[3], p);
+	if (en[1])
+		call_add_kw(m, "swizzle", new_int(p, 16 << en[1]), p);
+	call_add_kw(m, "l2_promotion", new_int(p, en[2] ? 32 << en[2] : 0), p);
+	if (en[3]) {
+		Expr *f = new_expr(E_STR, p);
+		f->str = "nan";
+		call_add_kw(m, "fill", f, p);
+	}
+	/* `M = T.tensormap(...)` where the allocation was; the encoding goes */
+	s->ann = NULL;
+	s->value = m;
+	memmove(&(*body)[j], &(*body)[j + 1], sizeof(Stmt *) * (size_t)(*n - j - 1));
+	(*n)--;
+	return 1;
+drop: /* the encoding goes with its allocation: one error for the pair */
+	memmove(&(*body)[j], &(*body)[j + 1], sizeof(Stmt *) * (size_t)(*n - j - 1));
+	(*n)--;
+	return -1;
+}

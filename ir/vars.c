@@ -163,9 +163,14 @@ static bool annotation(Sema *S, Expr *ann, bool *let, int *dt)
 			return false;
 		if ((h && h->kind == V_FUNC && h->intrin == IN_HANDLE) ||
 		    (h && h->kind == V_DTYPE && h->dtype == DT_HANDLE)) {
-			error_at(S->d, expr_start(ann), "not supported yet: T.let[T.handle(...)]: a handle bound in a kernel "
-			         "belongs to the host-side setup of TMA descriptors (T.tvm_stack_alloca, "
-			         "cuTensorMapEncodeTiled), which txc does not have yet");
+			if (S->in_device)
+				error_at(S->d, expr_start(ann), "T.let[T.handle(...)] after T.device_entry(): TVM's tensor map is "
+				         "host-side, allocated and encoded (T.call_packed(\"runtime.cuTensorMapEncodeTiled\", ...)) "
+				         "before T.device_entry()");
+			else
+				error_at(S->d, expr_start(ann), "not supported yet: T.let[T.handle(...)] of anything but TVM's tensor "
+				         "map, T.tvm_stack_alloca(\"tensormap\", 1) encoded by T.call_packed(\"runtime."
+				         "cuTensorMapEncodeTiled\", ...)");
 			return false;
 		}
 		*dt = eval_dtype(S, a);
