@@ -812,9 +812,13 @@ static void tma(Gen *g, const Expr *e, int id)
 		if (!strcmp(g->f->tmaps[i]->name, e->args[map]->str))
 			t = g->f->tmaps[i];
 	int mode = t ? t->mode : TMAP_TILED, ninfo = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? e->nargs - map - 1 - rank : 0;
-	const char *lm = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? tmap_modes[mode].load : tmap_modes[mode].store;
-	if (mode != TMAP_TILED) /* sema: the map's mode has this form */
-		bprintf(&name, "_%s", mode == TMAP_IM2COL ? "im2col" : mode == TMAP_IM2COL_W ? "im2col_w" : "im2col_w128");
+	/* sema: the map's mode has this form */
+	const char *lm = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? tmap_modes[mode].name : tmap_modes[mode].store;
+	if (mode != TMAP_TILED) /* txc_tma_load_im2col_w_128_4d: the mode, "::" as "_" */
+		for (const char *p = lm, *q; *p; p = *q ? q + 2 : q) {
+			q = p + strcspn(p, ":");
+			bprintf(&name, "_%.*s", (int)(q - p), p);
+		}
 	bprintf(&name, "_%dd%s", rank, hint ? "_hint" : "");
 	int op = 0;
 	if (id == IN_TMA_LOAD || id == IN_TMA_STORE || id == IN_TMA_REDUCE) {

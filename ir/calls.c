@@ -503,21 +503,18 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 		return;
 	}
 	for (int k = 0; k < ninfo; k++) {
-		/* the 16-bit im2colInfo operands and their ranges (PTX ISA, cp.async.bulk.tensor) */
 		Expr *x = e->args[map_at + 1 + t->rank + k];
-		int64_t most = t->mode == TMAP_IM2COL ? (t->rank == 3 ? 65535 : t->rank == 4 ? 255 : 31) :
-		               k == 1 ? 31 : t->mode == TMAP_IM2COL_W ? 511 : 31;
-		const char *what = t->mode == TMAP_IM2COL ? xprintf("im2col offset %d", k) : k ? "wOffset" : "wHalo";
-		if (x->val && x->val->kind == V_INT && (x->val->i < 0 || x->val->i > most))
-			error_at(S->d, x->pos, "%s is %lld; through %s map '%s' (rank %d) it is 0 to %lld", what,
-			         (long long)x->val->i, tmap_modes[t->mode].name, t->name, t->rank, (long long)most);
+		if (x->val && x->val->kind == V_INT && (x->val->i < 0 || x->val->i > tmap_info_max(t, k)))
+			error_at(S->d, x->pos, "%s is %lld; through %s map '%s' (rank %d) it is 0 to %lld", tmap_info_name(t, k),
+			         (long long)x->val->i, tmap_modes[t->mode].name, t->name, t->rank, (long long)tmap_info_max(t, k));
 	}
 	for (int i = map_at + 1; i < e->nargs; i++) {
 		int dt = e->args[i]->dtype;
 		if (dt != DT_WEAK_INT && !(dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT) &&
 		                          dtypes[dt].bits <= 32))
-			error_at(S->d, e->args[i]->pos, "a TMA %s is an integer of at most 32 bits, not %s",
-			         i > map_at + t->rank ? "im2col operand" : "coordinate", dtype_str(dt));
+			error_at(S->d, e->args[i]->pos, i > map_at + t->rank ? "a TMA im2col operand is an integer of at most 32 "
+			         "bits (the instruction takes its low 16), not %s" : "a TMA coordinate is a 32-bit integer, not %s",
+			         dtype_str(dt));
 	}
 	for (int k = 1; k < map_at; k++) {
 		const char *why = NULL;

@@ -98,7 +98,7 @@ static bool int_kw(Sema *S, Args *a, const char *name, int64_t *out, Pos *at)
 }
 
 const struct TmapMode tmap_modes[] = {
-#define TMAP_MODE_ROW(id, name, load, store, ninfo) { name, load, store, ninfo },
+#define TMAP_MODE_ROW(id, name, store, ninfo) { name, store, ninfo },
 	TMAP_MODES(TMAP_MODE_ROW)
 #undef TMAP_MODE_ROW
 };
@@ -107,6 +107,22 @@ int tmap_info_count(const TensorMap *t)
 {
 	int n = tmap_modes[t->mode].ninfo;
 	return n < 0 ? t->rank + n : n;
+}
+
+/* PTX ISA: im2col offsets 0 .. 2^16-1, 2^8-1, 2^5-1 for rank 3, 4, 5
+ * (5.5.4.1); wHalo below 512 (::w) or 32 (::w::128), wOffset below 32
+ * (cp.async.bulk.tensor). */
+int64_t tmap_info_max(const TensorMap *t, int k)
+{
+	if (t->mode == TMAP_IM2COL)
+		return t->rank == 3 ? 65535 : t->rank == 4 ? 255 : 31;
+	return k == 0 && t->mode == TMAP_IM2COL_W ? 511 : 31;
+}
+
+const char *tmap_info_name(const TensorMap *t, int k)
+{
+	static const char *const offsets[] = { "im2col offset 0", "im2col offset 1", "im2col offset 2" };
+	return t->mode == TMAP_IM2COL ? offsets[k] : k ? "wOffset" : "wHalo";
 }
 
 /* The im2col fields of T.tensormap_im2col (cuTensorMapEncodeIm2col's and

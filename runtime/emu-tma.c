@@ -241,12 +241,10 @@ static bool im2col_operands(Emu *E, const CStmt *s, int t, TmaOp *o)
 		if (!emu_eval(E, s->idx[R + k], t, &v))
 			return false;
 		o->info[k] = (int32_t)(uint16_t)v.i; /* .b16 */
-		int64_t most = m->mode == TMAP_IM2COL ? (R == 3 ? 65535 : R == 4 ? 255 : 31) :
-		               k == 1 ? 31 : m->mode == TMAP_IM2COL_W ? 511 : 31;
-		if (v.i < 0 || v.i > most)
+		if (v.i < 0 || v.i > tmap_info_max(m, k))
 			return emu_fail(E, s->idx[R + k]->at, t, "%s: %s is %lld; through %s map '%s' (rank %d) it is 0 to %lld", op,
-			                m->mode == TMAP_IM2COL ? xprintf("im2col offset %d", k) : k ? "wOffset" : "wHalo",
-			                (long long)v.i, tmap_modes[m->mode].name, m->name, R, (long long)most);
+			                tmap_info_name(m, k), (long long)v.i, tmap_modes[m->mode].name, m->name, R,
+			                (long long)tmap_info_max(m, k));
 	}
 	if (m->mode == TMAP_IM2COL && n) {
 		for (int d = 1; d < R - 1; d++) {

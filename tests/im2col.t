@@ -363,6 +363,49 @@ EOF
     ok($rc == 1 && $err eq $want, "refused: $name", "want (exit 1): $want", "got (exit $rc): $err");
 }
 
+# ---- the emulator's errors: operands only known when the copy runs ------------
+# (the base kernel's map: rank 4, box W and H from -1 to 8 - 1 - 1 = 6)
+my @emu_bad = (
+    [ 'an offset out of range at run time', 'o = tid + 256', '0, -1, -1, 0, o, 1', 'o, 1',
+      "T.ptx.cp_async.bulk.tensor.g2c: im2col offset 0 is 256; through im2col map 'A_map' (rank 4) it is 0 to 255" ],
+    [ 'a filter base right of the bounding box', 'o = tid + 7', '0, o, -1, 0, 1, 1', 'o, -1, 0, 1, 1',
+      "T.ptx.cp_async.bulk.tensor.g2c: the filter base 7 in dimension 1 is outside the bounding box of im2col map 'A_map', -1 to 6" ],
+    [ 'a filter base below the bounding box', 'o = tid - 2', '0, 0, o, 0, 1, 1', 'o, 0, 1, 1',
+      "T.ptx.cp_async.bulk.tensor.g2c: the filter base -2 in dimension 2 is outside the bounding box of im2col map 'A_map', -1 to 6" ],
+);
+for my $i (0 .. $#emu_bad) {
+    my ($name, $let, $ops, $tok, $msg) = @{ $emu_bad[$i] };
+    my $txt = <<"EOF";
+from tvm.script import tir as T
+
+
+\@T.prim_func
+def bad(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (2, 8, 8, 32), "float16")
+    $base_map
+    T.device_entry()
+    tid = T.thread_id([32])
+    S = T.alloc_shared([4096], "float16", align=1024)
+    bar = T.alloc_shared([1], "uint64")
+    if tid == 0:
+        T.ptx.mbarrier.init(T.address_of(bar[0]), 1)
+        $let
+        T.ptx.mbarrier.arrive_expect_tx(T.address_of(bar[0]), 4096)
+        T.ptx.cp_async.bulk.tensor.g2c(4, T.address_of(S[0]), T.address_of(bar[0]), A_map, $ops)
+    T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+EOF
+    spit("$tmp/e$i.tx", $txt);
+    my @lines = split /\n/, $txt;
+    my ($ln) = grep { $lines[$_] =~ /g2c/ } 0 .. $#lines;
+    # the error is at the operand: the first of the TOKEN tail of the operands
+    my $want = sprintf("%s:%d:%d: error: thread (cta 0, thread 0): %s\n", "$tmp/e$i.tx", $ln + 1,
+                       index($lines[$ln], "A_map, $ops") + length("A_map, $ops") - length($tok) + 1, $msg);
+    my $rc = system("'$bin/txc-emu' '$tmp/e$i.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my ($err) = split /(?<=\n)/, slurp("$tmp/err");
+    $err //= '';
+    ok($rc == 1 && $err eq $want, "emulator: $name", "want (exit 1): $want", "got (exit $rc): $err");
+}
+
 # ---- through ptxas ---------------------------------------------------------------
 my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
 $ENV{PATH} .= ':/usr/local/cuda/bin';
