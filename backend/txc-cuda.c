@@ -810,6 +810,18 @@ static void tma(Gen *g, const Expr *e, int id)
 	Buf params = {0}, in = {0}, coords = {0}, name = {0};
 	bputs(&name, id == IN_TMA_LOAD ? "txc_tma_load" : id == IN_TMA_STORE ? "txc_tma_store" :
 	      id == IN_TMA_REDUCE ? xprintf("txc_tma_reduce_%s", red) : "txc_tma_prefetch");
+	const TensorMap *t = NULL;
+	for (int i = 0; i < g->f->ntmaps; i++)
+		if (!strcmp(g->f->tmaps[i]->name, e->args[map]->str))
+			t = g->f->tmaps[i];
+	int mode = t ? t->mode : TMAP_TILED, ninfo = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? e->nargs - map - 1 - rank : 0;
+	/* sema: the map's mode has this form */
+	const char *lm = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? tmap_modes[mode].name : tmap_modes[mode].store;
+	if (mode != TMAP_TILED) /* txc_tma_load_im2col_w_128_4d: the mode, "::" as "_" */
+		for (const char *p = lm, *q; *p; p = *q ? q + 2 : q) {
+			q = p + strcspn(p, ":");
+			bprintf(&name, "_%.*s", (int)(q - p), p);
+		}
 	bprintf(&name, "_%dd%s%s", rank, cta ? "_cta" : "", hint ? "_hint" : "");
 	int op = 0;
 	if (id == IN_TMA_LOAD || id == IN_TMA_STORE || id == IN_TMA_REDUCE) {
@@ -830,6 +842,14 @@ static void tma(Gen *g, const Expr *e, int id)
 		bprintf(&in, ", \"r\"(c%d)", i);
 		bprintf(&coords, "%s%%%d", i ? ", " : "", op++);
 	}
+	Buf info = {0};
+	for (int i = 0; i < ninfo; i++) {
+		bprintf(&params, ", uint16_t i%d", i);
+		bprintf(&in, ", \"h\"(i%d)", i);
+		bprintf(&info, "%s%%%d", i ? ", " : ", {", op++);
+	}
+	if (ninfo)
+		bputs(&info, "}");
 	if (hint) {
 		bputs(&params, ", uint64_t policy");
 		bputs(&in, ", \"l\"(policy)");
@@ -838,20 +858,20 @@ static void tma(Gen *g, const Expr *e, int id)
 	const char *ptx;
 	switch (id) {
 	case IN_TMA_LOAD:
-		ptx = xprintf("cp.async.bulk.tensor.%dd.%s.global.tile.mbarrier::complete_tx::bytes%s [%%0], "
-		              "[%%%d, {%s}], [%%1]%s;", rank, space, h, map_op, coords.s, tail);
+		ptx = xprintf("cp.async.bulk.tensor.%dd.%s.global.%s.mbarrier::complete_tx::bytes%s [%%0], "
+		              "[%%%d, {%s}], [%%1]%s%s;", rank, space, lm, h, map_op, coords.s, info.s ? info.s : "", tail);
 		break;
 	case IN_TMA_STORE:
-		ptx = xprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group%s [%%%d, {%s}], [%%0]%s;", rank, h,
+		ptx = xprintf("cp.async.bulk.tensor.%dd.global.shared::cta.%s.bulk_group%s [%%%d, {%s}], [%%0]%s;", rank, lm, h,
 		              map_op, coords.s, tail);
 		break;
 	case IN_TMA_REDUCE:
-		ptx = xprintf("cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.tile.bulk_group%s [%%%d, {%s}], [%%0]%s;",
-		              rank, red, h, map_op, coords.s, tail);
+		ptx = xprintf("cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.%s.bulk_group%s [%%%d, {%s}], [%%0]%s;",
+		              rank, red, lm, h, map_op, coords.s, tail);
 		break;
 	default:
-		ptx = xprintf("cp.async.bulk.prefetch.tensor.%dd.L2.global.tile%s [%%%d, {%s}]%s;", rank, h, map_op, coords.s,
-		              tail);
+		ptx = xprintf("cp.async.bulk.prefetch.tensor.%dd.L2.global.%s%s [%%%d, {%s}]%s%s;", rank, lm, h, map_op,
+		              coords.s, info.s ? info.s : "", tail);
 		break;
 	}
 	asm_in(g, name.s, params.s, ptx, in.s);
@@ -861,7 +881,8 @@ static void tma(Gen *g, const Expr *e, int id)
 		bprintf(&call, "%s, ", address(g, e->args[k]).s);
 	bprintf(&call, "&%s", cname(e->args[map]->str));
 	for (int k = map + 1; k < e->nargs; k++)
-		bprintf(&call, ", %s", cx(g, e->args[k], DT_INT32).s);
+		bprintf(&call, ", %s", k > map + rank ? xprintf("(uint16_t)(%s)", cx(g, e->args[k], DT_INT32).s) :
+		        cx(g, e->args[k], DT_INT32).s);
 	if (hint)
 		bprintf(&call, ", %s", cx(g, hint, DT_UINT64).s);
 	bputs(&call, ");");
@@ -1077,7 +1098,7 @@ static void assign(Gen *g, Stmt *s)
 		}
 		return;
 	}
-	if (id == IN_TENSORMAP)
+	if (id == IN_TENSORMAP || id == IN_TENSORMAP_IM2COL)
 		return; /* a kernel parameter, encoded by the host */
 	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)))
 		for (int i = 0; i < g->f->nbufs; i++)

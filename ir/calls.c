@@ -480,17 +480,51 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 		         (long long)rank, t->name, t->rank, t->rank == 1 ? "" : "s");
 		return;
 	}
-	if (e->nargs - map_at - 1 != t->rank) {
-		error_at(S->d, e->pos, "%s() gives %d coordinate%s; tensor map '%s' has %d dimension%s", fn_name(e),
-		         e->nargs - map_at - 1, e->nargs - map_at - 1 == 1 ? "" : "s", t->name, t->rank,
-		         t->rank == 1 ? "" : "s");
+	bool load = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH;
+	int ninfo = load ? tmap_info_count(t) : 0, given = e->nargs - map_at - 1;
+	if (!load && t->mode != TMAP_TILED && !tmap_modes[t->mode].store) {
+		error_at(S->d, e->args[map_at]->pos, "%s() has no %s form: PTX stores and reduces through tile and im2col "
+		         "maps only ('%s' is mode \"%s\")", fn_name(e), tmap_modes[t->mode].name, t->name,
+		         tmap_modes[t->mode].name);
 		return;
+	}
+	if (!load && t->mode == TMAP_IM2COL)
+		for (int i = 0; i < t->rank - 2; i++)
+			if (t->lower[i] < 0 || t->upper[i] > 0) {
+				error_at(S->d, e->args[map_at]->pos, "%s() through im2col map '%s' (.im2col_no_offs): its bounding "
+				         "box must stay inside the tensor, lower_corner >= 0 and upper_corner <= 0, not %lld and %lld "
+				         "in dimension %d", fn_name(e), t->name, (long long)t->lower[i], (long long)t->upper[i], i + 1);
+				return;
+			}
+	if (given != t->rank + ninfo) {
+		if (t->mode == TMAP_TILED)
+			error_at(S->d, e->pos, "%s() gives %d coordinate%s; tensor map '%s' has %d dimension%s%s", fn_name(e),
+			         given, given == 1 ? "" : "s", t->name, t->rank, t->rank == 1 ? "" : "s",
+			         given > t->rank && load ? " (im2col operands need a T.tensormap_im2col map)" : "");
+		else if (load)
+			error_at(S->d, e->pos, "%s() gives %d operand%s after the tensor map; %s map '%s' takes %d coordinates "
+			         "and then %d %s", fn_name(e), given, given == 1 ? "" : "s", tmap_modes[t->mode].name, t->name,
+			         t->rank, ninfo, t->mode == TMAP_IM2COL ? "im2col offsets (W, H, D: dimensions 1 to rank-2)" :
+			         "im2col operands (wHalo, wOffset)");
+		else
+			error_at(S->d, e->pos, "%s() gives %d operand%s after the tensor map; through im2col map '%s' it stores "
+			         "with .im2col_no_offs: %d coordinates, no offsets", fn_name(e), given, given == 1 ? "" : "s",
+			         t->name, t->rank);
+		return;
+	}
+	for (int k = 0; k < ninfo; k++) {
+		Expr *x = e->args[map_at + 1 + t->rank + k];
+		if (x->val && x->val->kind == V_INT && (x->val->i < 0 || x->val->i > tmap_info_max(t, k)))
+			error_at(S->d, x->pos, "%s is %lld; through %s map '%s' (rank %d) it is 0 to %lld", tmap_info_name(t, k),
+			         (long long)x->val->i, tmap_modes[t->mode].name, t->name, t->rank, (long long)tmap_info_max(t, k));
 	}
 	for (int i = map_at + 1; i < e->nargs; i++) {
 		int dt = e->args[i]->dtype;
 		if (dt != DT_WEAK_INT && !(dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT) &&
 		                          dtypes[dt].bits <= 32))
-			error_at(S->d, e->args[i]->pos, "a TMA coordinate is a 32-bit integer, not %s", dtype_str(dt));
+			error_at(S->d, e->args[i]->pos, i > map_at + t->rank ? "a TMA im2col operand is an integer of at most 32 "
+			         "bits (the instruction takes its low 16), not %s" : "a TMA coordinate is a 32-bit integer, not %s",
+			         dtype_str(dt));
 	}
 	for (int k = 1; k < map_at; k++) {
 		const char *why = NULL;

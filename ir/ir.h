@@ -949,7 +949,35 @@ struct TensorMap {
 	bool nan_fill;        /* out-of-bounds elements of a load: NaN (else zero) */
 	int l2;               /* L2 promotion in bytes: 0, 64, 128, 256 */
 	int esize;            /* bytes per element (buf's dtype) */
+	/* T.tensormap_im2col (doc/tma-im2col.md): the map's mode, and in the
+	 * im2col modes box[0] = channels, box[1] = the pixels of a load
+	 * (128 for IM2COL_W128), the other box entries 1 */
+	int mode;             /* TMAP_TILED, TMAP_IM2COL, TMAP_IM2COL_W, TMAP_IM2COL_W128 */
+	int64_t lower[TMAP_MAX_RANK - 2], upper[TMAP_MAX_RANK - 2]; /* bounding-box corners of dims 1 .. rank-2 (W, H, D);
+	                                    * the ::w modes: W only */
+	int64_t channels, pixels;         /* channelsPerPixel, pixelsPerColumn */
 };
+/* The modes of a tensor map and of the bulk tensor copies through it: the
+ * name (mode= of T.tensormap_im2col, and the PTX .load_mode of a load or
+ * prefetch), the .load_mode of a store or reduction (NULL: none), and the
+ * number of 16-bit im2colInfo operands of a load (-2: rank - 2). */
+#define TMAP_MODES(X) \
+	X(TILED,        "tile",           "tile",           0) \
+	X(IM2COL,       "im2col",         "im2col_no_offs", -2) \
+	X(IM2COL_W,     "im2col::w",      NULL,             2) \
+	X(IM2COL_W128,  "im2col::w::128", NULL,             2)
+enum {
+#define TMAP_MODE_ID(id, name, store, ninfo) TMAP_##id,
+	TMAP_MODES(TMAP_MODE_ID)
+#undef TMAP_MODE_ID
+};
+struct TmapMode { const char *name, *store; int ninfo; };
+extern const struct TmapMode tmap_modes[];
+/* The number of im2colInfo operands of a load or prefetch through map t;
+ * the largest value of operand k, and its name for messages. */
+int tmap_info_count(const TensorMap *t);
+int64_t tmap_info_max(const TensorMap *t, int k);
+const char *tmap_info_name(const TensorMap *t, int k);
 /* The CUtensorMapDataType of a tensor map over dtype dt (CU_TENSOR_MAP_
  * DATA_TYPE_*: 0 U8, 1 U16, 2 U32, 3 I32, 4 U64, 5 I64, 6 F16, 7 F32, 8 F64,
  * 9 BF16), or -1 when TMA cannot move it. */

@@ -476,7 +476,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		    is_py_builtin(id) || id == IN_ADDRESS_OF || id == IN_MIN || id == IN_MAX || id == IN_SLICE || id == IN_RANGE ||
 		    id == IN_POINTER_OFFSET || id == IN_PLAN || id == IN_SHARED_SCALAR || id == IN_LOCAL_SCALAR || id == IN_TC_FRAG || id == IN_TMEM_ADDR ||
 		    id == IN_META_VAR || id == IN_SMEM_POOL || id == IN_MBARRIER || id == IN_TMABAR || id == IN_GRID ||
-		    id == IN_SERIAL || id == IN_UNROLL || id == IN_TENSORMAP || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
+		    id == IN_SERIAL || id == IN_UNROLL || id == IN_TENSORMAP || id == IN_TENSORMAP_IM2COL || id == IN_PRIM_FUNC || id == IN_HANDLE || id == IN_BUFFER_T ||
 		    id == IN_LET) {
 			error_at(S->d, e->pos, "the result of %s() is not used", fn_name(e));
 			return;
@@ -684,12 +684,12 @@ bool assign1(Sema *S, Stmt *s)
 			tvm_tc_frag(value);
 			fn = eval(S, value->a);
 		}
-		if (fn && fn->kind == V_FUNC && fn->intrin == IN_TENSORMAP) {
+		if (fn && fn->kind == V_FUNC && (fn->intrin == IN_TENSORMAP || fn->intrin == IN_TENSORMAP_IM2COL)) {
 			if (s->ntargets != 1) {
 				error_at(S->d, s->pos, "a tensor map is assigned to one name");
 				return false;
 			}
-			TensorMap *t = make_tensormap(S, s->targets[0]->str, s->targets[0]->pos, value);
+			TensorMap *t = make_tensormap(S, s->targets[0]->str, s->targets[0]->pos, value, fn->intrin);
 			if (!t)
 				return false;
 			v = vnew(V_TMAP);

@@ -134,7 +134,7 @@ int pool_stmt(Sema *S, Stmt *s);                  /* commit, init, wait, arrive:
 void pool_check(Sema *S, Func *f);                /* pools never committed */
 
 /* tmap.c: T.tensormap, checked against the driver's and TMA's rules */
-TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call);
+TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call, int id);
 /* A reduction keyword (red_op=, reduce=) names one of tma_red_ops. */
 void check_red_op(Sema *S, const Kw *kw);
 

@@ -2,6 +2,7 @@
  * T.device_entry(), checked against every rule the driver's
  * cuTensorMapEncodeTiled and the TMA unit impose (ptx.md, "TMA"), so that
  * a map that would fail to encode, or fault, is refused at its line. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema.h"
@@ -96,19 +97,161 @@ static bool int_kw(Sema *S, Args *a, const char *name, int64_t *out, Pos *at)
 	return eval_int(S, kw->value, name, out);
 }
 
-TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call)
+const struct TmapMode tmap_modes[] = {
+#define TMAP_MODE_ROW(id, name, store, ninfo) { name, store, ninfo },
+	TMAP_MODES(TMAP_MODE_ROW)
+#undef TMAP_MODE_ROW
+};
+
+int tmap_info_count(const TensorMap *t)
+{
+	int n = tmap_modes[t->mode].ninfo;
+	return n < 0 ? t->rank + n : n;
+}
+
+/* PTX ISA: im2col offsets 0 .. 2^16-1, 2^8-1, 2^5-1 for rank 3, 4, 5
+ * (5.5.4.1); wHalo below 512 (::w) or 32 (::w::128), wOffset below 32
+ * (cp.async.bulk.tensor). */
+int64_t tmap_info_max(const TensorMap *t, int k)
+{
+	if (t->mode == TMAP_IM2COL)
+		return t->rank == 3 ? 65535 : t->rank == 4 ? 255 : 31;
+	return k == 0 && t->mode == TMAP_IM2COL_W ? 511 : 31;
+}
+
+const char *tmap_info_name(const TensorMap *t, int k)
+{
+	static const char *const offsets[] = { "im2col offset 0", "im2col offset 1", "im2col offset 2" };
+	return t->mode == TMAP_IM2COL ? offsets[k] : k ? "wOffset" : "wHalo";
+}
+
+/* The im2col fields of T.tensormap_im2col (cuTensorMapEncodeIm2col's and
+ * ...Im2colWide's rules, PTX ISA "im2col mode"); box[] gets the channels
+ * and pixels of one load. */
+static bool im2col_fields(Sema *S, Args *a, TensorMap *t)
+{
+	Pos at = a->call->pos;
+	Kw *kw = kwarg(a, "mode");
+	t->mode = TMAP_IM2COL;
+	if (kw) {
+		Value *v = eval_const(S, kw->value, "mode");
+		if (IS_ERR(v))
+			return false;
+		int m = -1;
+		for (int k = TMAP_IM2COL; v->kind == V_STR && k <= TMAP_IM2COL_W128; k++)
+			if (!strcmp(v->s, tmap_modes[k].name))
+				m = k;
+		if (m < 0) {
+			error_at(S->d, kw->value->pos, "mode= is \"im2col\", \"im2col::w\" or \"im2col::w::128\"");
+			return false;
+		}
+		t->mode = m;
+		if (m != TMAP_IM2COL && S->m->target != TG_ANY && !target_has(S->m->target, TG_SM100A)) {
+			error_at(S->d, kw->value->pos, "mode=\"%s\" (cuTensorMapEncodeIm2colWide) needs sm_100a; the target is %s",
+			         v->s, target_names[S->m->target]);
+			return false;
+		}
+	}
+	bool wide = t->mode != TMAP_IM2COL;
+	if (t->rank < 3) {
+		error_at(S->d, kwarg(a, "dims")->value->pos, "an im2col tensor map has 3 to 5 dimensions (C, W, [H, [D,]] N), "
+		         "not %d", t->rank);
+		return false;
+	}
+	/* the corners: 16-bit fields whose range shrinks with the rank */
+	int ncorner = wide ? 1 : t->rank - 2;
+	int64_t lim = wide || t->rank == 3 ? 32768 : t->rank == 4 ? 128 : 16;
+	const char *names[2] = { "lower_corner", "upper_corner" };
+	for (int k = 0; k < 2; k++) {
+		int64_t *c = k ? t->upper : t->lower, v[TMAP_MAX_RANK];
+		int n = ints(S, a, names[k], v);
+		if (n < 0)
+			return false;
+		Pos p = kwarg(a, names[k])->value->pos;
+		if (n != ncorner) {
+			error_at(S->d, p, "%s= has %d entr%s; %s", names[k], n, n == 1 ? "y" : "ies",
+			         wide ? xprintf("mode=\"%s\" has one corner, of W", tmap_modes[t->mode].name) :
+			         xprintf("a rank-%d im2col map has %d (dimensions 1 to %d)", t->rank, ncorner, t->rank - 2));
+			return false;
+		}
+		for (int i = 0; i < n; i++) {
+			if (v[i] < -lim || v[i] > lim - 1) {
+				error_at(S->d, p, "%s entry %d is %lld; %s the corners are %lld to %lld", names[k], i, (long long)v[i],
+				         wide ? "in the ::w modes" : xprintf("in a rank-%d im2col map", t->rank), (long long)-lim,
+				         (long long)lim - 1);
+				return false;
+			}
+			c[i] = v[i];
+		}
+	}
+	for (int i = 0; i < ncorner; i++) {
+		int64_t lo = t->lower[i], hi = t->dims[i + 1] - 1 + t->upper[i];
+		if (hi < lo) {
+			error_at(S->d, at, "the bounding box is empty in dimension %d: from lower_corner %lld to dims-1 + "
+			         "upper_corner = %lld %c %lld = %lld", i + 1, (long long)lo, (long long)t->dims[i + 1] - 1,
+			         t->upper[i] < 0 ? '-' : '+', (long long)llabs(t->upper[i]), (long long)hi);
+			return false;
+		}
+	}
+	int64_t ch = 0, px = 0;
+	Pos cp = kwarg(a, "channels_per_pixel")->value->pos, pp = at;
+	if (!int_kw(S, a, "channels_per_pixel", &ch, &cp) || !int_kw(S, a, "pixels_per_column", &px, &pp))
+		return false;
+	if (ch < 1 || ch > 256) {
+		error_at(S->d, cp, "channels_per_pixel= is %lld; it is 1 to 256", (long long)ch);
+		return false;
+	}
+	if (ch * t->esize % 16) {
+		error_at(S->d, cp, "channels_per_pixel= is %lld x %d = %lld bytes; a pixel's channels are a multiple of 16 "
+		         "bytes", (long long)ch, t->esize, (long long)(ch * t->esize));
+		return false;
+	}
+	if (t->mode == TMAP_IM2COL_W128) {
+		if (kwarg(a, "pixels_per_column")) {
+			error_at(S->d, pp, "mode=\"im2col::w::128\" loads 128 pixels; it takes no pixels_per_column=");
+			return false;
+		}
+		px = 128;
+	} else if (!kwarg(a, "pixels_per_column")) {
+		error_at(S->d, at, "T.tensormap_im2col() needs pixels_per_column= (1 to 1024)");
+		return false;
+	} else if (px < 1 || px > 1024) {
+		error_at(S->d, pp, "pixels_per_column= is %lld; it is 1 to 1024", (long long)px);
+		return false;
+	}
+	t->channels = ch;
+	t->pixels = px;
+	for (int i = 0; i < t->rank; i++)
+		t->box[i] = i == 0 ? ch : i == 1 ? px : 1;
+	if (t->swizzle && ch * t->esize > t->swizzle) {
+		error_at(S->d, cp, "channels_per_pixel= is %lld bytes, wider than the %d-byte swizzle span",
+		         (long long)(ch * t->esize), t->swizzle);
+		return false;
+	}
+	if (wide && t->swizzle != 64 && t->swizzle != 128) {
+		kw = kwarg(a, "swizzle");
+		error_at(S->d, kw ? kw->value->pos : at, "mode=\"%s\" needs swizzle= 64 or 128 (cuTensorMapEncodeIm2colWide), "
+		         "not %d", tmap_modes[t->mode].name, t->swizzle);
+		return false;
+	}
+	return true;
+}
+
+TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call, int id)
 {
 	Args a;
-	if (!check_args(S, call, IN_TENSORMAP, &a))
+	bool im2col = id == IN_TENSORMAP_IM2COL;
+	if (!check_args(S, call, id, &a))
 		return NULL;
 	if (S->in_device) {
-		error_at(S->d, call->pos, "T.tensormap after T.device_entry(): the host encodes a tensor map before the "
-		         "launch; declare it with the parameters");
+		error_at(S->d, call->pos, "%s after T.device_entry(): the host encodes a tensor map before the "
+		         "launch; declare it with the parameters", im2col ? "T.tensormap_im2col" : "T.tensormap");
 		return NULL;
 	}
 	Buffer *b = a.pos[0]->buffer;
 	if (!b->is_param) {
-		error_at(S->d, call->args[0]->pos, "T.tensormap describes a global buffer parameter, not '%s'", b->name);
+		error_at(S->d, call->args[0]->pos, "%s describes a global buffer parameter, not '%s'",
+		         im2col ? "T.tensormap_im2col" : "T.tensormap", b->name);
 		return NULL;
 	}
 	TensorMap *t = xalloc(sizeof *t);
@@ -118,11 +261,14 @@ TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call)
 	t->esize = dtype_bytes(b->dtype);
 	t->l2 = 128;
 	int64_t strides[TMAP_MAX_RANK] = {0};
-	int rank = ints(S, &a, "dims", t->dims), nbox = ints(S, &a, "box", t->box);
+	int rank = ints(S, &a, "dims", t->dims), nbox = im2col ? rank : ints(S, &a, "box", t->box);
 	int nstr = ints(S, &a, "strides", strides), nes = ints(S, &a, "elem_strides", t->estrides);
 	if (rank < 0 || nbox < 0 || nstr < 0 || nes < 0)
 		return NULL;
 	t->rank = rank;
+	if (im2col)
+		for (int i = 0; i < rank; i++)
+			t->box[i] = 1; /* im2col_fields() sets them; the rules below hold */
 	Pos at = call->pos;
 	Kw *kw;
 	if (tmap_data_type(b->dtype) < 0) {
@@ -130,7 +276,7 @@ TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call)
 		         b->name);
 		return NULL;
 	}
-	if (nbox != rank) {
+	if (!im2col && nbox != rank) {
 		error_at(S->d, kwarg(&a, "box")->value->pos, "box= has %d entries; dims= gives the map %d dimension%s", nbox,
 		         rank, rank == 1 ? "" : "s");
 		return NULL;
@@ -152,7 +298,7 @@ TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call)
 	for (int i = 0; i < rank; i++) {
 		if (!nes)
 			t->estrides[i] = 1;
-		Pos dp = kwarg(&a, "dims")->value->pos, bp = kwarg(&a, "box")->value->pos;
+		Pos dp = kwarg(&a, "dims")->value->pos, bp = im2col ? dp : kwarg(&a, "box")->value->pos;
 		if (t->dims[i] < 1 || t->dims[i] > ((int64_t)1 << 32)) {
 			error_at(S->d, dp, "dimension %d has %lld elements; a tensor map's dimensions are 1 to 2^32", i,
 			         (long long)t->dims[i]);
@@ -174,7 +320,7 @@ TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call)
 			return NULL;
 		}
 	}
-	if (t->box[0] * t->esize % 16) {
+	if (!im2col && t->box[0] * t->esize % 16) {
 		error_at(S->d, kwarg(&a, "box")->value->pos, "box dimension 0 is %lld x %d = %lld bytes; the innermost box "
 		         "dimension must be a multiple of 16 bytes", (long long)t->box[0], t->esize,
 		         (long long)(t->box[0] * t->esize));
@@ -190,7 +336,7 @@ TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call)
 		return NULL;
 	}
 	t->swizzle = (int)sw;
-	if (sw && t->box[0] * t->esize > sw) {
+	if (!im2col && sw && t->box[0] * t->esize > sw) {
 		error_at(S->d, kwarg(&a, "box")->value->pos, "box dimension 0 is %lld bytes, wider than the %lld-byte "
 		         "swizzle span", (long long)(t->box[0] * t->esize), (long long)sw);
 		return NULL;
@@ -222,6 +368,8 @@ TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call)
 		return NULL;
 	}
 	t->offset = off;
+	if (im2col && !im2col_fields(S, &a, t))
+		return NULL;
 	/* every element the map reaches is in the buffer */
 	int64_t last = off * t->esize + t->esize;
 	for (int i = 0; i < rank; i++)

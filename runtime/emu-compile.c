@@ -758,7 +758,8 @@ static void ctma(Comp *C, CStmt *c, Expr *e, int id)
 		for (int i = 0; i < C->f->ntmaps && !t; i++)
 			if (strcmp(C->f->tmaps[i]->name, e->args[map_at]->str) == 0)
 				t = C->f->tmaps[i];
-	if (!t || e->nargs != map_at + 1 + t->rank) {
+	int ninfo = t && (id == IN_TMA_LOAD || id == IN_TMA_PREFETCH) ? tmap_info_count(t) : 0;
+	if (!t || e->nargs != map_at + 1 + t->rank + ninfo) {
 		set_fail(c, xprintf("cannot find the tensor map and coordinates of %s()", intrins[id].path));
 		return;
 	}
@@ -769,7 +770,7 @@ static void ctma(Comp *C, CStmt *c, Expr *e, int id)
 		c->a = caddr(C, e->args[1]);
 	if (id == IN_TMA_LOAD)
 		c->b = caddr(C, e->args[2]);
-	c->idx = cx_list(C, e->args + map_at + 1, t->rank);
+	c->idx = cx_list(C, e->args + map_at + 1, t->rank + ninfo);
 	if (id == IN_TMA_REDUCE) {
 		Kw *op = call_kw(e, "red_op");
 		const char *r = op ? str_const(C, op->value) : NULL;

@@ -108,7 +108,8 @@ enum {
 	C_NAMED_BAR,  /* barrier.sync: a the barrier, n the thread count (NULL: all) */
 	C_VEC_SHARED, /* op: IN_ST_SHARED_V4 / IN_LD_SHARED_V4; a the address, idx the 4 values or element addresses */
 	C_TMA,        /* op: IN_TMA_LOAD/STORE/REDUCE/PREFETCH; tmap the map, a the shared address, b the mbarrier
-	               * (a load), idx the tmap->rank coordinates, red the reduction */
+	               * (a load), idx the tmap->rank coordinates and an im2col load's tmap_info_count()
+	               * operands, red the reduction */
 	C_BULK_COMMIT, C_BULK_WAIT, /* T.ptx.cp_async.bulk.commit_group / wait_group(wait) */
 	C_FAIL,
 };
@@ -282,6 +283,7 @@ typedef struct TmaOp {
 	Mem *sm;                  /* the shared buffer of the box */
 	int64_t soff;             /* and the box's first byte in it */
 	int32_t c[TMAP_MAX_RANK]; /* the coordinates */
+	int32_t info[TMAP_MAX_RANK - 2]; /* an im2col map's 16-bit operands: the offsets, or wHalo and wOffset */
 } TmaOp;
 
 /* The bytes of a destination not yet written by an asynchronous copy. */

@@ -31,7 +31,13 @@
  * mbarrier first sees the load's phase complete (emu-async.c), or at the
  * end of the CTA. A store or reduction joins its thread's bulk group and is
  * done (shared memory read, global memory written) when the group retires
- * at a wait_group, or at the end of the CTA. */
+ * at a wait_group, or at the end of the CTA.
+ *
+ * im2col maps (T.tensormap_im2col; doc/tma-im2col.md has the model, its
+ * sources and what the H100 must confirm): the box is rows of the map's
+ * channels, one row per pixel, laid out in shared memory as a 2-D box
+ * [channels, rows] is; pixel_rows() gives each row's tensor coordinates. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu-impl.h"
@@ -51,19 +57,73 @@ typedef struct Box {
 	int mask;       /* of the swizzle: 0, 1, 3, 7 */
 } Box;
 
-static void box_of(const TensorMap *m, Box *b)
+/* The rows (pixels) of an im2col load through m with wHalo halo: pixels
+ * for im2col, pixels + halo for ::w, 4 groups of 32 + halo for ::w::128. */
+static int64_t im2col_rows(const TensorMap *m, int64_t halo)
+{
+	return m->mode == TMAP_IM2COL_W ? m->pixels + halo : m->mode == TMAP_IM2COL_W128 ? 4 * (32 + halo) : m->pixels;
+}
+
+static void box_of(const TensorMap *m, const TmaOp *o, Box *b)
 {
 	int64_t rows = 1;
 	b->n[0] = m->box[0];
 	for (int i = 1; i < m->rank; i++) {
-		b->n[i] = (m->box[i] + m->estrides[i] - 1) / m->estrides[i];
+		b->n[i] = m->mode != TMAP_TILED ? 1 : (m->box[i] + m->estrides[i] - 1) / m->estrides[i];
 		rows *= b->n[i];
+	}
+	if (m->mode != TMAP_TILED) {
+		/* the halo of a store is 0: there is no ::w store */
+		bool halo = m->mode != TMAP_IM2COL && o->s->op != IN_TMA_STORE && o->s->op != IN_TMA_REDUCE;
+		rows = b->n[1] = im2col_rows(m, halo ? o->info[0] : 0);
 	}
 	b->total = b->n[0] * rows;
 	b->pitch = m->swizzle ? m->swizzle : b->n[0] * m->esize;
 	b->span = b->pitch * rows;
 	b->bytes = b->total * m->esize;
 	b->mask = m->swizzle ? m->swizzle / 16 - 1 : 0;
+}
+
+/* The tensor coordinates of the pixel of each row of an im2col copy, all
+ * but the channel (px[r * rank + i], i >= 1).
+ * im2col: the filter base (c_1 .. c_(rank-2)) walks the bounding box
+ * [lower_d, dims_d - 1 + upper_d] W fastest, by the traversal stride of
+ * each dimension, wrapping to lower_d and carrying into the next dimension,
+ * from the last spatial one into N (by 1); the pixel is the base plus the
+ * im2col offsets (none for a store: .im2col_no_offs).
+ * ::w, ::w::128: H, D and N stay; W = c_1 + wOffset + i * stride_1 for the
+ * i-th pixel, i = r (::w) or 32 g + k for row k of group g of 32 + wHalo
+ * rows (::w::128), the halo pixels continuing their run. */
+static void pixel_rows(const TensorMap *m, const TmaOp *o, int64_t rows, int64_t *px)
+{
+	int R = m->rank;
+	bool offs = o->s->op == IN_TMA_LOAD || o->s->op == IN_TMA_PREFETCH;
+	int64_t pos[TMAP_MAX_RANK];
+	for (int i = 0; i < R; i++)
+		pos[i] = o->c[i];
+	for (int64_t r = 0; r < rows; r++) {
+		int64_t *x = px + r * R;
+		x[0] = o->c[0];
+		if (m->mode == TMAP_IM2COL) {
+			for (int d = 1; d < R; d++)
+				x[d] = pos[d] + (d < R - 1 && offs ? o->info[d - 1] : 0);
+			for (int d = 1; d < R; d++) {
+				if (d == R - 1) {
+					pos[d]++;
+					break;
+				}
+				pos[d] += m->estrides[d];
+				if (pos[d] <= m->dims[d] - 1 + m->upper[d - 1])
+					break;
+				pos[d] = m->lower[d - 1];
+			}
+		} else {
+			int64_t halo = o->info[0], i = m->mode == TMAP_IM2COL_W128 ? r / (32 + halo) * 32 + r % (32 + halo) : r;
+			for (int d = 2; d < R; d++)
+				x[d] = o->c[d];
+			x[1] = o->c[1] + o->info[1] + i * m->estrides[1];
+		}
+	}
 }
 
 /* The map's buffer parameter. */
@@ -106,14 +166,20 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 	const CStmt *s = o->s;
 	const TensorMap *m = s->tmap;
 	Box b;
-	box_of(m, &b);
+	box_of(m, o, &b);
 	const Mem *sm = o->sm;
 	Mem *g = mode == W_POISON ? NULL : gmem_of(E, m);
 	if (mode != W_POISON && !g)
 		return emu_fail(E, s->pos, o->t, "%s: tensor map '%s' is over '%s', which is not a parameter of the kernel",
 		                name(s->op), m->name, m->buf->name);
 	int es = m->esize, dt = m->buf->dtype;
-	int64_t j[TMAP_MAX_RANK] = { 0 }, x[TMAP_MAX_RANK];
+	int64_t j[TMAP_MAX_RANK] = { 0 }, x[TMAP_MAX_RANK], *px = NULL;
+	if (m->mode != TMAP_TILED && mode != W_POISON) {
+		px = malloc(sizeof *px * (size_t)(b.n[1] * m->rank));
+		if (!px)
+			return emu_fail(E, s->pos, o->t, "%s: out of memory", name(s->op));
+		pixel_rows(m, o, b.n[1], px);
+	}
 	for (int64_t k = 0; k < b.total; k++) {
 		int64_t row = 0;
 		for (int i = m->rank - 1; i >= 1; i--)
@@ -127,14 +193,16 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 			bool in = true;
 			int64_t off = m->offset * es;
 			for (int i = 0; i < m->rank; i++) {
-				x[i] = o->c[i] + j[i] * (i ? m->estrides[i] : 1);
+				x[i] = !px ? o->c[i] + j[i] * (i ? m->estrides[i] : 1) : i ? px[j[1] * m->rank + i] : o->c[0] + j[0];
 				in &= x[i] >= 0 && x[i] < m->dims[i];
 				off += x[i] * m->strides[i];
 			}
-			if (in && (off < 0 || off > g->size - es))
+			if (in && (off < 0 || off > g->size - es)) {
+				free(px);
 				return emu_fail(E, s->pos, o->t, "%s: element %s of tensor map '%s' is at byte %lld of %s (%lld bytes), "
 				                "outside it", name(s->op), emu_idx_str(x, m->rank), m->name, (long long)off, emu_mem_str(g),
 				                (long long)g->size);
+			}
 			uint8_t *gp = in ? g->data + off : NULL;
 			if (mode == W_LOAD && in)
 				memmove(sp, gp, (size_t)es);
@@ -148,6 +216,7 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 		for (int i = 0; i < m->rank && ++j[i] == b.n[i]; i++)
 			j[i] = 0;
 	}
+	free(px);
 	return true;
 }
 
@@ -155,6 +224,46 @@ bool emu_tma_perform(Emu *E, const TmaOp *o)
 {
 	int op = o->s->op;
 	return walk(E, o, op == IN_TMA_LOAD ? W_LOAD : op == IN_TMA_STORE ? W_STORE : W_REDUCE);
+}
+
+/* The im2col operands of o (after its coordinates), as 16-bit values, and
+ * the rules of PTX's im2col modes on them and on the coordinates. */
+static bool im2col_operands(Emu *E, const CStmt *s, int t, TmaOp *o)
+{
+	const TensorMap *m = s->tmap;
+	const char *op = name(s->op);
+	if (m->mode == TMAP_TILED)
+		return true;
+	int R = m->rank, n = s->op == IN_TMA_LOAD || s->op == IN_TMA_PREFETCH ? tmap_info_count(m) : 0;
+	for (int k = 0; k < n; k++) {
+		EVal v;
+		if (!emu_eval(E, s->idx[R + k], t, &v))
+			return false;
+		o->info[k] = (int32_t)(uint16_t)v.i; /* .b16 */
+		if (v.i < 0 || v.i > tmap_info_max(m, k))
+			return emu_fail(E, s->idx[R + k]->at, t, "%s: %s is %lld; through %s map '%s' (rank %d) it is 0 to %lld", op,
+			                tmap_info_name(m, k), (long long)v.i, tmap_modes[m->mode].name, m->name, R,
+			                (long long)tmap_info_max(m, k));
+	}
+	if (m->mode == TMAP_IM2COL && n) {
+		for (int d = 1; d < R - 1; d++) {
+			int64_t lo = m->lower[d - 1], hi = m->dims[d] - 1 + m->upper[d - 1];
+			if (o->c[d] < lo || o->c[d] > hi)
+				return emu_fail(E, s->idx[d]->at, t, "%s: the filter base %d in dimension %d is outside the bounding box "
+				                "of im2col map '%s', %lld to %lld", op, (int)o->c[d], d, m->name, (long long)lo,
+				                (long long)hi);
+		}
+	} else if (m->mode == TMAP_IM2COL) {
+		for (int i = 0; i < R; i++)
+			if (o->c[i] < 0)
+				return emu_fail(E, s->idx[i]->at, t, "%s: coordinate %d is %d; an .im2col_no_offs copy starts at "
+				                "non-negative coordinates", op, i, (int)o->c[i]);
+	} else if (o->c[1] > m->dims[1] - 1 + m->upper[0]) {
+		return emu_fail(E, s->idx[1]->at, t, "%s: W coordinate %d is right of the bounding box of %s map '%s', which "
+		                "ends at %lld", op, (int)o->c[1], tmap_modes[m->mode].name, m->name,
+		                (long long)(m->dims[1] - 1 + m->upper[0]));
+	}
+	return true;
 }
 
 bool emu_tma(Emu *E, const CStmt *s, int t)
@@ -168,8 +277,10 @@ bool emu_tma(Emu *E, const CStmt *s, int t)
 			return false;
 		o.c[i] = (int32_t)(uint32_t)v.i; /* .b32, signed */
 	}
+	if (!im2col_operands(E, s, t, &o))
+		return false;
 	Box b;
-	box_of(m, &b);
+	box_of(m, &o, &b);
 	if (((int64_t)o.c[0] * m->esize) % 16)
 		return emu_fail(E, s->idx[0]->at, t, "%s: the innermost coordinate %d times the element size %d is %lld bytes, "
 		                "not a multiple of 16 (an illegal-instruction fault on the GPU)", op, (int)o.c[0], m->esize,

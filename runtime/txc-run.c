@@ -102,7 +102,11 @@ typedef enum CUtensorMapFloatOOBfill_enum {
 	X(cuTensorMapEncodeTiled, NULL, (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, \
 	                                 const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, \
 	                                 CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, \
-	                                 CUtensorMapFloatOOBfill))
+	                                 CUtensorMapFloatOOBfill)) \
+	X(cuTensorMapEncodeIm2col, NULL, (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *, \
+	                                  const cuuint64_t *, const int *, const int *, cuuint32_t, cuuint32_t, \
+	                                  const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle, \
+	                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill))
 
 typedef struct CuApi {
 #define FIELD(name, alt, params) CUresult (*name) params;
@@ -117,6 +121,13 @@ static const struct { const char *name, *alt; size_t off; } cu_syms[] = {
 };
 
 static CuApi cu;
+/* cuTensorMapEncodeIm2colWide (drivers of CUDA 12.8 on, for sm_100 maps):
+ * looked up apart, so that older drivers still run everything else; its
+ * mode is CUtensorMapIm2ColWideMode (0 W, 1 W128). */
+static CUresult (*cu_encode_im2col_wide)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                         const cuuint64_t *, int, int, cuuint32_t, cuuint32_t, const cuuint32_t *,
+                                         CUtensorMapInterleave, int, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                         CUtensorMapFloatOOBfill);
 
 /* One kernel parameter: its buffer and its data on the host and the GPU. */
 typedef struct Arg {
@@ -226,6 +237,8 @@ static void gpu_open(void)
 			no_gpu("libcuda.so.1 has no %s (a driver too old?)", cu_syms[i].name);
 		memcpy((char *)&cu + cu_syms[i].off, &p, sizeof p);
 	}
+	void *w = dlsym(lib, "cuTensorMapEncodeIm2colWide");
+	memcpy(&cu_encode_im2col_wide, &w, sizeof w);
 	CUresult r = cu.cuInit(0);
 	if (r != CUDA_SUCCESS)
 		no_gpu("cuInit: %s", cu_error(r));
@@ -376,16 +389,46 @@ static void encode_tmap(const Func *f, const TensorMap *t, const Arg *a, CUtenso
 			strides[i - 1] = (cuuint64_t)t->strides[i];
 	}
 	void *addr = (void *)(uintptr_t)(a->dev + (CUdeviceptr)t->offset * (CUdeviceptr)t->esize);
-	CUresult r = cu.cuTensorMapEncodeTiled(out, (CUtensorMapDataType)tmap_data_type(t->buf->dtype),
-	                                       (cuuint32_t)t->rank, addr, dims, strides, box, estrides,
-	                                       CU_TENSOR_MAP_INTERLEAVE_NONE, (CUtensorMapSwizzle)tmap_swizzle_mode(t->swizzle),
-	                                       (CUtensorMapL2promotion)l2_promotion(t->l2),
-	                                       t->nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-	                                                   : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	CUtensorMapDataType dt = (CUtensorMapDataType)tmap_data_type(t->buf->dtype);
+	CUtensorMapSwizzle sw = (CUtensorMapSwizzle)tmap_swizzle_mode(t->swizzle);
+	CUtensorMapL2promotion l2 = (CUtensorMapL2promotion)l2_promotion(t->l2);
+	CUtensorMapFloatOOBfill fill = t->nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+	                                           : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+	int lower[TMAP_MAX_RANK - 2], upper[TMAP_MAX_RANK - 2];
+	for (int i = 0; i < t->rank - 2; i++) {
+		lower[i] = (int)t->lower[i];
+		upper[i] = (int)t->upper[i];
+	}
+	const char *fn = "cuTensorMapEncodeTiled";
+	CUresult r;
+	switch (t->mode) {
+	case TMAP_TILED:
+		r = cu.cuTensorMapEncodeTiled(out, dt, (cuuint32_t)t->rank, addr, dims, strides, box, estrides,
+		                              CU_TENSOR_MAP_INTERLEAVE_NONE, sw, l2, fill);
+		break;
+	case TMAP_IM2COL:
+		fn = "cuTensorMapEncodeIm2col";
+		r = cu.cuTensorMapEncodeIm2col(out, dt, (cuuint32_t)t->rank, addr, dims, strides, lower, upper,
+		                               (cuuint32_t)t->channels, (cuuint32_t)t->pixels, estrides,
+		                               CU_TENSOR_MAP_INTERLEAVE_NONE, sw, l2, fill);
+		break;
+	default:
+		fn = "cuTensorMapEncodeIm2colWide";
+		if (!cu_encode_im2col_wide) {
+			error("%s:%d: kernel '%s': tensor map '%s' needs cuTensorMapEncodeIm2colWide, which this driver lacks",
+			      pos_file(t->pos), t->pos.line, f->name, t->name);
+			fail(1);
+		}
+		/* pixels_per_column is ignored in W128 mode: the map's 128 is passed */
+		r = cu_encode_im2col_wide(out, dt, (cuuint32_t)t->rank, addr, dims, strides, lower[0], upper[0],
+		                          (cuuint32_t)t->channels, (cuuint32_t)t->pixels, estrides,
+		                          CU_TENSOR_MAP_INTERLEAVE_NONE, t->mode == TMAP_IM2COL_W128, sw, l2, fill);
+		break;
+	}
 	if (r != CUDA_SUCCESS) {
-		error("%s:%d: kernel '%s': cannot encode tensor map '%s' over buffer '%s': cuTensorMapEncodeTiled: %s",
+		error("%s:%d: kernel '%s': cannot encode tensor map '%s' over buffer '%s': %s: %s",
 		      pos_file(t->pos), t->pos.line, f->name, t->name,
-		      a->b->name, cu_error(r));
+		      a->b->name, fn, cu_error(r));
 		fail(1);
 	}
 }

@@ -251,6 +251,50 @@ else
   printf '\177ELF fake\ncopy_async none\n' >"$TMP/ldgsts.cubin"
   fake "$TOP/examples/ldgsts_load.tx" --cubin "$TMP/ldgsts.cubin" --no-check
   expect "fake driver: tma source: an ldgsts copy_async is not refused" 0
+
+  # im2col maps: cuTensorMapEncodeIm2col gets examples/tma_im2col.tx's
+  # A_map: FLOAT16 = 6, rank 3, at A, dims 16 16 2, strides 32 512, the
+  # corners -1 and -1, 16 channels, 32 pixels, element strides 1 1 1 (the
+  # default), interleave 0, SWIZZLE_NONE = 0, L2_128B = 2, FILL_NONE = 0.
+  printf '\177ELF fake\ntma_im2col params:bbt\n' >"$TMP/i2c.cubin"
+  fake "$TOP/examples/tma_im2col.tx" --cubin "$TMP/i2c.cubin" --no-check
+  expect "fake driver: im2col: a kernel with an im2col map runs" 0
+  a=$(sed -n 's/^param 0 b //p' "$FAKECUDA_LOG")
+  check "fake driver: im2col: A_map encoded by cuTensorMapEncodeIm2col from its line" \
+    grep -qx "encode 1 dtype 6 rank 3 addr $a dims 16 16 2 strides 32 512 im2col lower -1 upper -1 channels 16 pixels 32 estrides 1 1 1 interleave 0 swizzle 0 l2 2 fill 0" "$FAKECUDA_LOG"
+  check "fake driver: im2col: and passed as the kernel's third parameter" grep -qx "param 2 t map 1 addr $a" "$FAKECUDA_LOG"
+  # and cuTensorMapEncodeIm2colWide: a rank-4 float32 (FLOAT32 = 7) map
+  # at C + 64 x 4 bytes, dims 32 20 4 2, strides 128 2560 10240, W corners
+  # -2 and 1, 32 channels, 128 pixels (the ::w::128 mode's), element strides
+  # 1 2 1 1, interleave 0, mode CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128 = 1,
+  # SWIZZLE_128B = 3, L2_256B = 3, NAN_REQUEST_ZERO_FMA = 1; then a ::w map
+  # (mode W = 0) with 7 pixels, 64-byte swizzle (2), the other defaults.
+  cat >"$TMP/wide.tx" <<'TX'
+from tvm.script import tir as T
+
+
+@T.prim_func
+def wide(C_ptr: T.handle):
+    C = T.match_buffer(C_ptr, (5200,), "float32")
+    C_map = T.tensormap_im2col(C, dims=[32, 20, 4, 2], strides=[128, 2560, 10240], lower_corner=[-2], upper_corner=[1], channels_per_pixel=32, elem_strides=[1, 2, 1, 1], swizzle=128, fill="nan", l2_promotion=256, offset=64, mode="im2col::w::128")
+    D_map = T.tensormap_im2col(C, dims=[16, 20, 2], strides=[64, 1280], lower_corner=[0], upper_corner=[0], channels_per_pixel=16, pixels_per_column=7, swizzle=64, mode="im2col::w")
+    T.device_entry()
+    tid = T.thread_id([32])
+    C[tid] = T.float32(1)
+TX
+  printf '\177ELF fake\nwide params:btt\n' >"$TMP/wide.cubin"
+  fake "$TMP/wide.tx" --cubin "$TMP/wide.cubin" --no-check
+  expect "fake driver: im2col wide: a kernel with two ::w maps runs" 0
+  c=$(sed -n 's/^param 0 b //p' "$FAKECUDA_LOG")
+  c64=$(printf '0x%x' $((c + 64 * 4)))
+  check "fake driver: im2col wide: C_map (::w::128) encoded by cuTensorMapEncodeIm2colWide" \
+    grep -qx "encode 1 dtype 7 rank 4 addr $c64 dims 32 20 4 2 strides 128 2560 10240 im2col_wide lower -2 upper 1 channels 32 pixels 128 estrides 1 2 1 1 interleave 0 mode 1 swizzle 3 l2 3 fill 1" "$FAKECUDA_LOG"
+  check "fake driver: im2col wide: D_map (::w) too" \
+    grep -qx "encode 2 dtype 7 rank 3 addr $c dims 16 20 2 strides 64 1280 im2col_wide lower 0 upper 0 channels 16 pixels 7 estrides 1 1 1 interleave 0 mode 0 swizzle 2 l2 2 fill 0" "$FAKECUDA_LOG"
+  FAKECUDA_ENCODE_FAIL=1 fake "$TOP/examples/tma_im2col.tx" --cubin "$TMP/i2c.cubin" --no-check
+  line=$(grep -n 'A_map = ' "$TOP/examples/tma_im2col.tx" | cut -d: -f1)
+  check "fake driver: im2col: a refused encoding names cuTensorMapEncodeIm2col" grep -qx \
+    "txc-run: error: $TOP/examples/tma_im2col.tx:$line: kernel 'tma_im2col': cannot encode tensor map 'A_map' over buffer 'A': cuTensorMapEncodeIm2col: CUDA_ERROR_INVALID_VALUE (1): invalid argument" "$TMP/err"
   unset FAKECUDA_LOG
 fi
 

@@ -18,7 +18,10 @@
  * call, and writes into the map its call number and the global address,
  * which a params: launch logs back; it refuses a map address that is not
  * 64-byte aligned, and FAKECUDA_ENCODE_FAIL=N makes its N-th call (from 1)
- * fail with CUDA_ERROR_INVALID_VALUE. */
+ * fail with CUDA_ERROR_INVALID_VALUE. cuTensorMapEncodeIm2col and
+ * cuTensorMapEncodeIm2colWide do the same with their own arguments (one
+ * "encode" line each, the "im2col" or "im2col_wide" fields after the
+ * strides), counting calls with cuTensorMapEncodeTiled. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -278,25 +281,46 @@ CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b)
 
 CUresult cuEventDestroy_v2(void *ev) { free(ev); return OK; }
 
+static unsigned long long encode_calls;
+
+/* The start of an encode line: call, dtype, rank, address, dims, strides. */
+static int encode_head(char *line, size_t size, int dtype, uint32_t rank, void *addr, const uint64_t *dims,
+                       const uint64_t *strides)
+{
+	int n = snprintf(line, size, "encode %llu dtype %d rank %u addr 0x%llx dims", encode_calls, dtype, rank,
+	                 (unsigned long long)(uintptr_t)addr);
+	for (uint32_t i = 0; i < rank; i++)
+		n += snprintf(line + n, size - n, " %llu", (unsigned long long)dims[i]);
+	n += snprintf(line + n, size - n, " strides");
+	for (uint32_t i = 0; i + 1 < rank; i++)
+		n += snprintf(line + n, size - n, " %llu", (unsigned long long)strides[i]);
+	return n;
+}
+
+/* Logs the line; the map gets the call number and the address, unless
+ * FAKECUDA_ENCODE_FAIL names this call. */
+static CUresult encode_end(const char *line, void *map, void *addr)
+{
+	logf_("%s", line);
+	const char *f = getenv("FAKECUDA_ENCODE_FAIL");
+	if (f && strtoull(f, NULL, 10) == encode_calls)
+		return INVALID_VALUE;
+	uint64_t words[16] = { encode_calls, (uint64_t)(uintptr_t)addr };
+	memcpy(map, words, sizeof words);
+	return OK;
+}
+
 /* cuTensorMapEncodeTiled: every argument into the log, in the order of the
  * signature, lists innermost dimension first. */
 CUresult cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims,
                                 const uint64_t *strides, const uint32_t *box, const uint32_t *estrides,
                                 int interleave, int swizzle, int l2, int fill)
 {
-	static unsigned long long calls;
 	char line[1024];
-	int n = 0;
-	calls++;
+	encode_calls++;
 	if ((uintptr_t)map % 64 || rank < 1 || rank > 5)
 		return INVALID_VALUE;
-	n += snprintf(line + n, sizeof line - n, "encode %llu dtype %d rank %u addr 0x%llx dims", calls, dtype, rank,
-	              (unsigned long long)(uintptr_t)addr);
-	for (uint32_t i = 0; i < rank; i++)
-		n += snprintf(line + n, sizeof line - n, " %llu", (unsigned long long)dims[i]);
-	n += snprintf(line + n, sizeof line - n, " strides");
-	for (uint32_t i = 0; i + 1 < rank; i++)
-		n += snprintf(line + n, sizeof line - n, " %llu", (unsigned long long)strides[i]);
+	int n = encode_head(line, sizeof line, dtype, rank, addr, dims, strides);
 	n += snprintf(line + n, sizeof line - n, " box");
 	for (uint32_t i = 0; i < rank; i++)
 		n += snprintf(line + n, sizeof line - n, " %u", box[i]);
@@ -304,11 +328,50 @@ CUresult cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *addr,
 	for (uint32_t i = 0; i < rank; i++)
 		n += snprintf(line + n, sizeof line - n, " %u", estrides[i]);
 	snprintf(line + n, sizeof line - n, " interleave %d swizzle %d l2 %d fill %d", interleave, swizzle, l2, fill);
-	logf_("%s", line);
-	const char *f = getenv("FAKECUDA_ENCODE_FAIL");
-	if (f && strtoull(f, NULL, 10) == calls)
+	return encode_end(line, map, addr);
+}
+
+/* cuTensorMapEncodeIm2col: the same, with the rank - 2 corners of each
+ * side, channels and pixels in place of the box. */
+CUresult cuTensorMapEncodeIm2col(void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims,
+                                 const uint64_t *strides, const int *lower, const int *upper, uint32_t channels,
+                                 uint32_t pixels, const uint32_t *estrides, int interleave, int swizzle, int l2,
+                                 int fill)
+{
+	char line[1024];
+	encode_calls++;
+	if ((uintptr_t)map % 64 || rank < 3 || rank > 5)
 		return INVALID_VALUE;
-	uint64_t words[16] = { calls, (uint64_t)(uintptr_t)addr };
-	memcpy(map, words, sizeof words);
-	return OK;
+	int n = encode_head(line, sizeof line, dtype, rank, addr, dims, strides);
+	n += snprintf(line + n, sizeof line - n, " im2col lower");
+	for (uint32_t i = 0; i + 2 < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %d", lower[i]);
+	n += snprintf(line + n, sizeof line - n, " upper");
+	for (uint32_t i = 0; i + 2 < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %d", upper[i]);
+	n += snprintf(line + n, sizeof line - n, " channels %u pixels %u estrides", channels, pixels);
+	for (uint32_t i = 0; i < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %u", estrides[i]);
+	snprintf(line + n, sizeof line - n, " interleave %d swizzle %d l2 %d fill %d", interleave, swizzle, l2, fill);
+	return encode_end(line, map, addr);
+}
+
+/* cuTensorMapEncodeIm2colWide: one corner of W per side, and the mode. */
+CUresult cuTensorMapEncodeIm2colWide(void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims,
+                                     const uint64_t *strides, int lower, int upper, uint32_t channels,
+                                     uint32_t pixels, const uint32_t *estrides, int interleave, int mode,
+                                     int swizzle, int l2, int fill)
+{
+	char line[1024];
+	encode_calls++;
+	if ((uintptr_t)map % 64 || rank < 3 || rank > 5)
+		return INVALID_VALUE;
+	int n = encode_head(line, sizeof line, dtype, rank, addr, dims, strides);
+	n += snprintf(line + n, sizeof line - n, " im2col_wide lower %d upper %d channels %u pixels %u estrides", lower,
+	              upper, channels, pixels);
+	for (uint32_t i = 0; i < rank; i++)
+		n += snprintf(line + n, sizeof line - n, " %u", estrides[i]);
+	snprintf(line + n, sizeof line - n, " interleave %d mode %d swizzle %d l2 %d fill %d", interleave, mode, swizzle,
+	         l2, fill);
+	return encode_end(line, map, addr);
 }
