@@ -506,6 +506,54 @@ for my $c (@cases) {
     }
 }
 
+# ---- the TMA examples on the emulator against Perl --------------------------------
+# Each copy example moves all of A into B through shared memory (B = A, bit
+# for bit); tma_reduce adds A into B (B = B + A in float32, rounded once).
+# A (and tma_reduce's B) are random values in [1, 2); each example runs as
+# written and as lowered.
+sub npy_any {
+    my ($path, $descr, $fmt, $shape, $vals) = @_;
+    my $dims = @$shape == 1 ? "$shape->[0]," : join(', ', @$shape);
+    my $h = "{'descr': '$descr', 'fortran_order': False, 'shape': ($dims), }";
+    $h .= ' ' x (63 - (10 + length($h)) % 64) . "\n";
+    spit($path, "\x93NUMPY\x01\x00" . pack('v', length $h) . $h . pack("$fmt*", @$vals));
+}
+sub npy_data { my $s = slurp($_[0]); length($s) < 10 ? '' : substr($s, 10 + unpack('v', substr($s, 8, 2))) }
+my %ex = (tma_load_store => ['float16', [64, 64]], tma_5d => ['float16', [2, 3, 4, 8, 16]],
+          tma_boxes => ['float32', [64, 64]], tma_fold => ['float16', [64, 512]],
+          tma_swizzle32 => ['float16', [128, 16]], tma_swizzle64_padded => ['float32', [256, 8]],
+          tma_prefetch => ['float16', [1024, 64]], tma_reduce => ['float32', [128, 128]]);
+for my $name (sort keys %ex) {
+    my ($dt, $shape) = @{ $ex{$name} };
+    my $n = prod(@$shape);
+    my ($descr, $fmt, $rnd) = $dt eq 'float16' ? ('<f2', 'v', sub { 0x3C00 + int(rand(0x3FF)) + 1 })
+                                                : ('<f4', 'V', sub { 0x3F800000 + int(rand(0x7FFFFF)) + 1 });
+    my @A = map { $rnd->() } 1 .. $n;
+    my @B = map { $rnd->() } 1 .. $n;
+    npy_any("$tmp/x_$name.a.npy", $descr, $fmt, $shape, \@A);
+    npy_any("$tmp/x_$name.b.npy", $descr, $fmt, $shape, \@B);
+    my $want;
+    if ($name eq 'tma_reduce') {
+        $want = pack('V*', map { unpack('V', pack('f', unpack('f', pack('V', $A[$_])) + unpack('f', pack('V', $B[$_])))) }
+                     0 .. $n - 1);
+    } else {
+        $want = pack("$fmt*", @A);
+    }
+    my $ex = "$top/examples/$name.tx";
+    system("'$bin/txc' --emit=ir '$ex' -o '$tmp/x_$name.ir.tx' 2>'$tmp/err'");
+    for my $form ([source => $ex], ['lowered IR' => "$tmp/x_$name.ir.tx"]) {
+        unlink "$tmp/x_$name.out.npy";
+        my $rc = system("'$bin/txc-emu' --in A='$tmp/x_$name.a.npy' --in B='$tmp/x_$name.b.npy' "
+                        . "--out B='$tmp/x_$name.out.npy' '$form->[1]' >/dev/null 2>>'$tmp/err'") >> 8;
+        my $got = npy_data("$tmp/x_$name.out.npy");
+        my $es = $dt eq 'float16' ? 2 : 4;
+        my ($first) = grep { substr($got, $_ * $es, $es) ne substr($want, $_ * $es, $es) } 0 .. $n - 1;
+        ok($rc == 0 && $got eq $want, "examples/$name.tx, the $form->[0] on the emulator: B = "
+           . ($name eq 'tma_reduce' ? 'B + A' : 'A') . ", bit for bit", "exit $rc", slurp("$tmp/err"),
+           defined $first ? "element $first differs" : ());
+    }
+}
+
 # ---- T.tensormap and the bulk tensor builtins refused (txc-parse) ------------
 # Each program declares one tensor map M (line 7 unless the case moves it)
 # over A (64 x 64 float16, 8192 bytes) or C (64 x 64 int8) and may use it on
