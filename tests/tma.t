@@ -522,9 +522,12 @@ sub npy_data { my $s = slurp($_[0]); length($s) < 10 ? '' : substr($s, 10 + unpa
 my %ex = (tma_load_store => ['float16', [64, 64]], tma_5d => ['float16', [2, 3, 4, 8, 16]],
           tma_boxes => ['float32', [64, 64]], tma_fold => ['float16', [64, 512]],
           tma_swizzle32 => ['float16', [128, 16]], tma_swizzle64_padded => ['float32', [256, 8]],
-          tma_prefetch => ['float16', [1024, 64]], tma_reduce => ['float32', [128, 128]]);
+          tma_prefetch => ['float16', [1024, 64]], tma_reduce => ['float32', [128, 128]],
+          # the two-stage ring at N = 1024 (4096 in the example, for the
+          # bandwidth): 16 tiles a CTA, each stage's parity flipping 8 times
+          tma_ring => ['float16', [1024, 1024], 's/^N = 4096$/N = 1024/']);
 for my $name (sort keys %ex) {
-    my ($dt, $shape) = @{ $ex{$name} };
+    my ($dt, $shape, $edit) = @{ $ex{$name} };
     my $n = prod(@$shape);
     my ($descr, $fmt, $rnd) = $dt eq 'float16' ? ('<f2', 'v', sub { 0x3C00 + int(rand(0x3FF)) + 1 })
                                                 : ('<f4', 'V', sub { 0x3F800000 + int(rand(0x7FFFFF)) + 1 });
@@ -540,6 +543,14 @@ for my $name (sort keys %ex) {
         $want = pack("$fmt*", @A);
     }
     my $ex = "$top/examples/$name.tx";
+    if ($edit) {
+        my $text = slurp($ex);
+        my $had = $text;
+        eval "\$text =~ $edit" . 'm';
+        die "$name: '$edit' changes nothing" if $text eq $had;
+        $ex = "$tmp/x_$name.tx";
+        spit($ex, $text);
+    }
     system("'$bin/txc' --emit=ir '$ex' -o '$tmp/x_$name.ir.tx' 2>'$tmp/err'");
     for my $form ([source => $ex], ['lowered IR' => "$tmp/x_$name.ir.tx"]) {
         unlink "$tmp/x_$name.out.npy";
