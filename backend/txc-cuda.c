@@ -799,15 +799,21 @@ static void tma(Gen *g, const Expr *e, int id)
 {
 	int rank = (int)arg_int(g, e, 0, 1); /* 1 to 5, the map's: sema checked it */
 	int map = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
-	const Expr *hint = NULL;
+	const Expr *hint = NULL, *mask = NULL;
 	for (int i = 0; i < e->nkws; i++)
 		if (!strcmp(e->kws[i].name, "cache_hint"))
 			hint = e->kws[i].value;
+		else if (!strcmp(e->kws[i].name, "cta_mask"))
+			mask = e->kws[i].value;
+	/* cta_mask= (sema: sm_90a, a cluster): .multicast::cluster with the
+	 * 16-bit mask; a constant 0 is no multicast (TVM's default) */
+	if (mask && mask->val && mask->val->kind == V_INT && mask->val->i == 0)
+		mask = NULL;
 	const char *red = id == IN_TMA_REDUCE ? const_str(g, call_kw(e, "red_op")->value) : NULL; /* sema: one of eight */
 	Buf params = {0}, in = {0}, coords = {0}, name = {0};
 	bputs(&name, id == IN_TMA_LOAD ? "txc_tma_load" : id == IN_TMA_STORE ? "txc_tma_store" :
 	      id == IN_TMA_REDUCE ? xprintf("txc_tma_reduce_%s", red) : "txc_tma_prefetch");
-	bprintf(&name, "_%dd%s", rank, hint ? "_hint" : "");
+	bprintf(&name, "_%dd%s%s", rank, mask ? "_multicast" : "", hint ? "_hint" : "");
 	int op = 0;
 	if (id == IN_TMA_LOAD || id == IN_TMA_STORE || id == IN_TMA_REDUCE) {
 		bputs(&params, id == IN_TMA_LOAD ? "void* dst, " : "const void* src, ");
@@ -827,16 +833,27 @@ static void tma(Gen *g, const Expr *e, int id)
 		bprintf(&in, ", \"r\"(c%d)", i);
 		bprintf(&coords, "%s%%%d", i ? ", " : "", op++);
 	}
+	const char *mc = "";
+	if (mask) {
+		bputs(&params, ", uint16_t cta_mask");
+		bputs(&in, ", \"h\"(cta_mask)");
+		mc = ".multicast::cluster";
+	}
 	if (hint) {
 		bputs(&params, ", uint64_t policy");
 		bputs(&in, ", \"l\"(policy)");
 	}
-	const char *h = hint ? ".L2::cache_hint" : "", *tail = hint ? xprintf(", %%%d", op) : "";
+	const char *h = hint ? ".L2::cache_hint" : "";
+	const char *tail = "";
+	if (mask)
+		tail = xprintf(", %%%d", op++);
+	if (hint)
+		tail = xprintf("%s, %%%d", tail, op);
 	const char *ptx;
 	switch (id) {
 	case IN_TMA_LOAD:
-		ptx = xprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s [%%0], "
-		              "[%%%d, {%s}], [%%1]%s;", rank, h, map_op, coords.s, tail);
+		ptx = xprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes%s%s [%%0], "
+		              "[%%%d, {%s}], [%%1]%s;", rank, mc, h, map_op, coords.s, tail);
 		break;
 	case IN_TMA_STORE:
 		ptx = xprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group%s [%%%d, {%s}], [%%0]%s;", rank, h,
@@ -859,6 +876,8 @@ static void tma(Gen *g, const Expr *e, int id)
 	bprintf(&call, "&%s", cname(e->args[map]->str));
 	for (int k = map + 1; k < e->nargs; k++)
 		bprintf(&call, ", %s", cx(g, e->args[k], DT_INT32).s);
+	if (mask)
+		bprintf(&call, ", %s", cx(g, mask, DT_UINT16).s);
 	if (hint)
 		bprintf(&call, ", %s", cx(g, hint, DT_UINT64).s);
 	bputs(&call, ");");

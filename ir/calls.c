@@ -491,6 +491,7 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 			         scopes[buffer_root(b)->scope].name);
 	}
 	check_red_op(S, kwarg(a, "red_op"));
+	check_cta_mask(S, kwarg(a, "cta_mask"));
 }
 
 void check_operands(Sema *S, Expr *e, int id, Args *a)
