@@ -173,6 +173,21 @@ else
   FAKECUDA_CLUSTER=2,1,1 fake "$TOP/tests/tvm/cluster_copy.tx" --cubin "$TMP/cluster.cubin"
   check "fake driver: cluster: with it, the kernel is launched (and writes nothing)" \
     grep -q "^FAIL kernel kernel" "$TMP/out"
+  # launched with cuLaunchKernelEx, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION the
+  # program's T.cta_id_in_cluster([2]): (2, 1, 1), every launch
+  check "fake driver: cluster: every launch is cuLaunchKernelEx with cluster (2, 1, 1)" eval \
+    '[ "$(grep -c "^launchex kernel cluster 2 1 1$" "$FAKECUDA_LOG")" -ge 1 ] &&
+     [ "$(grep -c "^launchex " "$FAKECUDA_LOG")" = "$(grep -c "^launch " "$FAKECUDA_LOG")" ]'
+  printf '%s\n' 'from tvm.script import tir as T' '' '@T.prim_func' 'def kernel(B_ptr: T.handle):' \
+    '    B = T.match_buffer(B_ptr, (4, 4), "int32")' '    T.device_entry()' '    bx, by = T.cta_id([4, 4])' \
+    '    cx, cy = T.cta_id_in_cluster([2, 2])' '    tid = T.thread_id([32])' '    T.cuda.cluster_sync()' \
+    '    if tid == 0:' '        B[by, bx] = cx + 2 * cy' >"$TMP/cluster22.tx"
+  FAKECUDA_CLUSTER=2,2,1 fake "$TMP/cluster22.tx" --cubin "$TMP/cluster.cubin"
+  check "fake driver: cluster: a (2, 2) cluster is launched with cluster (2, 2, 1)" \
+    grep -q "^launchex kernel cluster 2 2 1$" "$FAKECUDA_LOG"
+  fake "$P" --cubin "$TMP/fake.cubin"
+  check "fake driver: cluster: a kernel without clusters is launched with cuLaunchKernel" eval \
+    '[ "$(grep -c "^launchex " "$FAKECUDA_LOG")" = 0 ] && grep -q "^launch " "$FAKECUDA_LOG"'
 
   FAKECUDA_NODEVICE=1 fake "$P" --cubin "$TMP/fake.cubin"
   expect "fake driver: nodevice: no device exits 3" 3
