@@ -255,7 +255,7 @@ struct Cluster {
 	int n;
 	Emu *cta;           /* per rank */
 	int *state;         /* per rank: CS_* */
-	Pos *at;            /* per rank: where it waits */
+	const char **why;   /* per rank: what it waits for, for a deadlock report */
 	int turn;           /* the rank that runs */
 	int64_t progress;   /* counts what any CTA did; unchanged over a round: a deadlock */
 	int64_t steps;      /* statement executions of the whole run */
@@ -271,12 +271,12 @@ Emu *emu_peer(Emu *E, int r);
 /* The CTA whose shared memory holds p (E itself without a cluster). */
 Emu *emu_owner(Emu *E, const uint8_t *p);
 /* Hands on to the other CTAs of the cluster at a wait that is not done
- * (state CS_WAIT or CS_SYNC, at p): 1 when they did something (look
- * again), 0 when none could (a deadlock), -1 when one failed (stop,
- * reported). */
-int emu_block(Emu *E, Pos p, int state);
-/* "ranks 1 (ended), 2 (waits at line 9)": the other CTAs of the cluster,
- * for a deadlock report. */
+ * (state CS_WAIT or CS_SYNC; why: what it waits for): 1 when they did
+ * something (look again), 0 when none could (a deadlock), -1 when one
+ * failed (stop, reported). */
+int emu_block(Emu *E, int state, const char *why);
+/* "cta rank 1 has ended; cta rank 2: threads 0-31 wait at line 9 ...":
+ * the other CTAs of the cluster, for a deadlock report. */
 const char *emu_cluster_str(Emu *E);
 /* "thread 3", "threads 0-127", "5 threads" */
 const char *emu_threads_str(const int *act, int nact);

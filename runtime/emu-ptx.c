@@ -138,22 +138,25 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 		break;
 	case IN_MBAR_WAIT:
 		/* in a cluster the other CTAs run on until the phase is done */
-		for (int r = 1; E->cl && !done(w, n) && r > 0;) {
-			r = emu_block(E, s->pos, CS_WAIT);
-			if (r < 0)
-				return false;
-			memcpy(&w, p, 8);
-		}
 		if (!done(w, n) && E->cl) {
 			EVal v;
 			if (!emu_eval(E, s->a, t, &v))
 				return false;
-			return emu_fail(E, s->pos, t, "%s: deadlock: the phase of parity %lld of the mbarrier at byte %lld of %s "
-			                "of cta rank %d has %lld of %lld arrivals and %lld transaction bytes pending; %s of cta "
-			                "rank %d wait for it, and no CTA of the cluster can arrive any more (%s)", name(s->op),
-			                (long long)(n & 1), (long long)v.i, emu_mem_str(v.mem), E->rank, (long long)get(w, 0),
-			                (long long)get(w, 1), (long long)tx_of(w), emu_threads_str(E->act, E->nact), E->rank,
-			                emu_cluster_str(E));
+			int r = 1;
+			while (!done(w, n) && r > 0) {
+				const char *state = xprintf("the phase of parity %lld of the mbarrier at byte %lld of %s has %lld of "
+				                            "%lld arrivals and %lld transaction bytes pending", (long long)(n & 1),
+				                            (long long)v.i, emu_mem_str(v.mem), (long long)get(w, 0),
+				                            (long long)get(w, 1), (long long)tx_of(w));
+				if (r == 1 && !(r = emu_block(E, CS_WAIT, xprintf("%s wait at line %d, where %s",
+				                                                  emu_threads_str(E->act, E->nact), s->pos.line, state))))
+					return emu_fail(E, s->pos, t, "%s: deadlock: %s; %s of cta rank %d wait for it, and no CTA of "
+					                "the cluster can arrive any more (%s)", name(s->op), state,
+					                emu_threads_str(E->act, E->nact), E->rank, emu_cluster_str(E));
+				if (r < 0)
+					return false;
+				memcpy(&w, p, 8);
+			}
 		}
 		if (!done(w, n)) {
 			EVal v;

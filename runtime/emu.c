@@ -419,14 +419,14 @@ static void await_turn(Cluster *cl, int me)
 		pthread_cond_wait(&y->cv, &y->mu);
 }
 
-int emu_block(Emu *E, Pos p, int state)
+int emu_block(Emu *E, int state, const char *why)
 {
 	Cluster *cl = E->cl;
 	Sync *y = cl->sync;
 	pthread_mutex_lock(&y->mu);
 	int64_t seen = cl->progress;
 	cl->state[E->rank] = state;
-	cl->at[E->rank] = p;
+	cl->why[E->rank] = why;
 	hand_on(cl, E->rank);
 	await_turn(cl, E->rank);
 	cl->state[E->rank] = CS_RUN;
@@ -461,12 +461,12 @@ const char *emu_cluster_str(Emu *E)
 	for (int r = 0; r < cl->n; r++) {
 		if (r == E->rank)
 			continue;
-		bprintf(&b, "%scta rank %d ", b.n ? ", " : "", r);
+		if (b.n)
+			bputs(&b, "; ");
 		if (cl->state[r] == CS_DONE)
-			bputs(&b, "has ended");
+			bprintf(&b, "cta rank %d has ended", r);
 		else
-			bprintf(&b, "%s at line %d", cl->state[r] == CS_SYNC ? "waits at the cluster barrier" : "waits",
-			        cl->at[r].line);
+			bprintf(&b, "cta rank %d: %s", r, cl->why[r] ? cl->why[r] : "runs");
 	}
 	return b.s;
 }
@@ -487,12 +487,13 @@ static bool cluster_sync(Emu *E, const CStmt *s, const int *act, int nact)
 		cl->gen++;
 		return true;
 	}
+	const char *why = xprintf("%s wait at the cluster barrier at line %d", emu_threads_str(act, nact), s->pos.line);
 	for (;;) {
-		int r = emu_block(E, s->pos, CS_SYNC);
-		if (cl->gen != gen)
-			return true;
+		int r = emu_block(E, CS_SYNC, why);
 		if (r < 0)
 			return false;
+		if (cl->gen != gen)
+			return true;
 		if (r == 0)
 			return emu_fail(E, s->pos, act[0], "T.cuda.cluster_sync: deadlock: %d of the cluster's %d CTAs reach "
 			                "this cluster barrier, and no other can any more (%s)", cl->arrived, cl->n,
@@ -691,6 +692,7 @@ static bool run_cluster(Cluster *cl, const int *all)
 	int started = 0;
 	for (int r = 0; r < cl->n; r++) {
 		cl->state[r] = CS_RUN;
+		cl->why[r] = NULL;
 		start_cta(&cl->cta[r]);
 	}
 	for (int r = 0; r < cl->n; r++) {
@@ -804,7 +806,7 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	if (ok && csize > 1) {
 		ctas = alloc(&E, (size_t)csize * sizeof(Emu), &ok);
 		cl.state = alloc(&E, (size_t)csize * sizeof(int), &ok);
-		cl.at = alloc(&E, (size_t)csize * sizeof(Pos), &ok);
+		cl.why = alloc(&E, (size_t)csize * sizeof(char *), &ok);
 		if (ok) {
 			pthread_mutex_init(&sync.mu, NULL);
 			pthread_cond_init(&sync.cv, NULL);
@@ -856,7 +858,7 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	if (ctas != &E)
 		free(ctas);
 	free(cl.state);
-	free(cl.at);
+	free(cl.why);
 	free(all);
 	return ok;
 }

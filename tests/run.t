@@ -275,7 +275,7 @@ fi
 export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
-GPU_TESTS="pass fail out time scalar-parameters tma"
+GPU_TESTS="pass fail out time scalar-parameters tma tma_multicast"
 NVCC=$(command -v nvcc || echo "${CUDA:-/usr/local/cuda}/bin/nvcc")
 if [ ! -x "$NVCC" ]; then
   for t in $GPU_TESTS; do skip "gpu: $t" "no nvcc"; done
@@ -340,6 +340,21 @@ TX
     else
       expect "gpu: tma: the maps encoded and passed: A's rows moved through A_map, as the reference" 0
     fi
+  fi
+  # a TMA load multicast to the two CTAs of each cluster: the GPU's B
+  # against the emulator's (txc-run checks every element), launched with
+  # cuLaunchKernelEx in clusters of (2, 1, 1)
+  if "$TXC_BIN/txc" --emit=cubin "$TOP/examples/tma_multicast.tx" -o "$TMP/mc.cubin" 2>"$TMP/err" &&
+     "$TXC_BIN/txc" --emit=ir "$TOP/examples/tma_multicast.tx" -o "$TMP/mc.ir.tx" 2>"$TMP/err"; then
+    run "$TMP/mc.ir.tx" --cubin "$TMP/mc.cubin" --ref "$TOP/examples/tma_multicast.tx"
+    if [ "$rc" = 3 ]; then
+      skip "gpu: tma_multicast" "no GPU"
+    else
+      expect "gpu: tma_multicast: each CTA holds both halves of its cluster's tile, as the emulator says" 0
+      check "gpu: tma_multicast: the PASS line" grep -q "^PASS kernel tma_multicast: 2 buffers" "$TMP/out"
+    fi
+  else
+    not_ok "gpu: txc builds the cubin and the lowered IR of examples/tma_multicast.tx"; diag <"$TMP/err"
   fi
 fi
 done_testing
