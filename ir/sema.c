@@ -158,7 +158,8 @@ static void copy(Sema *S, Expr *call, Value *fn)
 	Kw *mask = kwarg(&a, "cta_mask");
 	check_cta_mask(S, mask);
 	const Value *dv = call->nargs > 0 ? call->args[0]->val : NULL;
-	if (mask && dv && dv->kind == V_BUFFER && dv->buffer && !(scopes[buffer_root(dv->buffer)->scope].flags & SCF_SHARED))
+	if (mask && dv && (dv->kind == V_BUFFER || dv->kind == V_REGION) && dv->buffer &&
+	    !(scopes[buffer_root(dv->buffer)->scope].flags & SCF_SHARED))
 		error_at(S->d, mask->value->pos, "cta_mask= multicasts a TMA load (global -> shared) to the CTAs of the "
 		         "cluster; this copy writes %s memory", scopes[buffer_root(dv->buffer)->scope].name);
 	if (oob && oob->value->val && oob->value->val->kind == V_STR && strcmp(oob->value->val->s, "zero") &&
