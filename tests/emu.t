@@ -731,4 +731,31 @@ cluster.tx:185:122: error: thread (cta 1, thread 0): T.ptx.cp_async.bulk.tensor.
             T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[cb * 32, 0]), T.address_of(bar[0]), A_map, 0, cb * 32, cta_mask=1 << (cb * 2))
                                                                                                                              ^
 EOF
+# copy_async with cta_mask= over 32 boxes a CTA (one 128-byte row each):
+# B[64 bx + i, j] = A[i, j] for j < 32, and the lowered IR (a loop of g2c,
+# each with the mask) gives the same
+pl 'npy_put($ARGV[0], "<f4", [64, 64], pack("f<*", map { $_ * 3 + 0.25 } 0..4095))' "$TMP/cb_a.npy"
+run --kernel boxes --in A="$TMP/cb_a.npy" --out B="$TMP/cb_b.npy" "$D/cluster.tx"
+check "multicast, a copy of 32 boxes a CTA: runs" ran
+check "multicast, a copy of 32 boxes a CTA: each CTA holds all 64 rows" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("f<*", $d); exit 1 unless @b == 128 * 32;
+  for my $bx (0..1) { for my $i (0..63) { for my $j (0..31) {
+    exit 1 if $b[(64 * $bx + $i) * 32 + $j] != ($i * 64 + $j) * 3 + 0.25 } } } exit 0' "$TMP/cb_b.npy"
+"$TXC_BIN/txc" --emit=ir "$D/cluster.tx" -o "$TMP/cl.ir.tx" 2>"$TMP/err"
+check "multicast, a copy of 32 boxes: lowered to a loop of g2c with cta_mask=3" \
+  grep -q "^            T.ptx.cp_async.bulk.tensor.g2c(2, T.pointer_offset(t, cb \* $((32 * 64)) + b1 \* 64), T.address_of(bar\[0\]), A_map, 0, cb \* 32 + b1, cta_mask=3)$" "$TMP/cl.ir.tx"
+run --kernel boxes --in A="$TMP/cb_a.npy" --out B="$TMP/cb_b2.npy" "$TMP/cl.ir.tx"
+check "multicast, a copy of 32 boxes: the lowered IR gives the same B" same_data "$TMP/cb_b.npy" "$TMP/cb_b2.npy"
+# mapa: bar after pad's 16 x 8 = 128 bytes; CTA r's window starts at 2^24 (r + 1)
+run --kernel mapa --out B="$TMP/ma_b.npy" "$D/cluster.tx"
+check "mapa: runs" ran
+check "mapa: the address of a shared variable in CTA r, from either CTA" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("Q<*", $d); exit 1 unless @b == 6;
+  for my $bx (0..1) { exit 1 unless $b[3 * $bx] == (1 << 24) + 128 && $b[3 * $bx + 1] == (2 << 24) + 128
+    && $b[3 * $bx + 2] == (2 << 24) } exit 0' "$TMP/ma_b.npy"
+bad mapa_rank <<'EOF'
+cluster.tx:246:44: error: thread (cta 0, thread 0): T.ptx.mapa: CTA rank 2 is not in the cluster of 2 CTAs
+        T.ptx.mapa(R[0], T.address_of(bar[0]), T.uint32(2))
+                                               ^~~~~~~~
+EOF
 done_testing
