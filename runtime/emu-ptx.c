@@ -169,6 +169,15 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 		}
 		return emu_mbar_waited(E, p, (int)(n & 1));
 	case IN_MBAR_TRY_PARITY:
+		/* in a cluster a try that fails lets the other CTAs run once (a
+		 * bounded wait: the program loops on the result) */
+		if (!done(w, n) && E->cl) {
+			if (emu_block(E, CS_WAIT, xprintf("%s try the mbarrier at line %d", emu_threads_str(E->act, E->nact),
+			                                  s->pos.line)) < 0)
+				return false;
+			E->cl->progress++; /* not blocked: the others must not take the try for a deadlock */
+			memcpy(&w, p, 8);
+		}
 		/* a TMA load's data arrives with the first wait that sees its phase done */
 		if (done(w, n) && !emu_mbar_waited(E, p, (int)(n & 1)))
 			return false;

@@ -758,4 +758,11 @@ cluster.tx:246:44: error: thread (cta 0, thread 0): T.ptx.mapa: CTA rank 2 is no
         T.ptx.mapa(R[0], T.address_of(bar[0]), T.uint32(2))
                                                ^~~~~~~~
 EOF
+# mc2 with a bounded loop of try_wait_parity: a failed try hands on to the
+# other CTA, so every thread of both CTAs sees its phase complete (D = 1)
+run --kernel poll --in A="$TMP/cl_a.npy" --out B="$TMP/po_b.npy" --out D="$TMP/po_d.npy" "$D/cluster.tx"
+check "multicast, polled with try_wait_parity: runs" ran
+check "multicast, polled with try_wait_parity: every thread saw the phase complete" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @d = unpack("l<*", $d); exit(@d == 64 && !grep { $_ != 1 } @d ? 0 : 1)' "$TMP/po_d.npy"
+check "multicast, polled with try_wait_parity: each CTA holds both halves" cl_rows "$TMP/po_b.npy" 128 "0:64:a0 64:64:a0"
 done_testing
