@@ -765,4 +765,10 @@ check "multicast, polled with try_wait_parity: runs" ran
 check "multicast, polled with try_wait_parity: every thread saw the phase complete" pl '
   my (undef, $d) = npy_get($ARGV[0]); my @d = unpack("l<*", $d); exit(@d == 64 && !grep { $_ != 1 } @d ? 0 : 1)' "$TMP/po_d.npy"
 check "multicast, polled with try_wait_parity: each CTA holds both halves" cl_rows "$TMP/po_b.npy" 128 "0:64:a0 64:64:a0"
+# both CTAs expect twice what they receive: the deadlock is found at a wait
+bad expect_both <<'EOF'
+cluster.tx:297:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: deadlock: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and 8192 transaction bytes pending; threads 0-31 of cta rank 0 wait for it, and no CTA of the cluster can arrive any more (cta rank 1: threads 0-31 wait at line 297, where the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and 8192 transaction bytes pending)
+        T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+        ^~~~~~~~~~~~~~~~~~~~~~~
+EOF
 done_testing
