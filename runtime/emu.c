@@ -705,14 +705,15 @@ static bool run_cluster(Cluster *cl, const int *all)
 			if (cl->turn >= r)
 				hand_on(cl, r);
 			pthread_mutex_unlock(&y->mu);
-			emu_fail(&cl->cta[0], cl->cta[0].f->stmt->pos, -1, "cannot start a thread to emulate CTA rank %d of a cluster",
-			         r);
 			break;
 		}
 		started++;
 	}
 	for (int r = 0; r < started; r++)
 		pthread_join(th[r], NULL);
+	if (started < cl->n) /* reported once no CTA runs */
+		emu_fail(&cl->cta[0], cl->cta[0].f->stmt->pos, -1, "cannot start a thread to emulate CTA rank %d of a cluster",
+		         started);
 	free(th);
 	free(args);
 	return !cl->failed;
