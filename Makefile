@@ -103,11 +103,11 @@ $(RT): $(RT_OBJ)
 
 $(BIN)/txc-emu: $(BUILD)/runtime/txc-emu.o $(RT) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 $(BIN)/txc-run: $(BUILD)/runtime/txc-run.o $(RT) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lm
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lm -lpthread
 
 $(BIN)/txc: $(BUILD)/driver/txc.o $(LIB)
 	@mkdir -p $(@D)
@@ -115,7 +115,7 @@ $(BIN)/txc: $(BUILD)/driver/txc.o $(LIB)
 
 $(BIN)/txc-unittest: $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(CC) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the programs (txc finds the
 # passes next to itself), the documentation in the shape of the tree, so

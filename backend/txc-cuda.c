@@ -799,10 +799,16 @@ static void tma(Gen *g, const Expr *e, int id)
 {
 	int rank = (int)arg_int(g, e, 0, 1); /* 1 to 5, the map's: sema checked it */
 	int map = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
-	const Expr *hint = NULL;
+	const Expr *hint = NULL, *mask = NULL;
 	for (int i = 0; i < e->nkws; i++)
 		if (!strcmp(e->kws[i].name, "cache_hint"))
 			hint = e->kws[i].value;
+		else if (!strcmp(e->kws[i].name, "cta_mask"))
+			mask = e->kws[i].value;
+	/* cta_mask= (sema: sm_90a, a cluster): .multicast::cluster with the
+	 * 16-bit mask; a constant 0 is no multicast (TVM's default) */
+	if (mask && mask->val && mask->val->kind == V_INT && mask->val->i == 0)
+		mask = NULL;
 	const char *red = id == IN_TMA_REDUCE ? const_str(g, call_kw(e, "red_op")->value) : NULL; /* sema: one of eight */
 	Kw *sp = id == IN_TMA_LOAD ? call_kw(e, "dst_space") : NULL;
 	const char *space = sp ? const_str(g, sp->value) : "shared::cluster"; /* sema: one of two */
@@ -822,7 +828,7 @@ static void tma(Gen *g, const Expr *e, int id)
 			q = p + strcspn(p, ":");
 			bprintf(&name, "_%.*s", (int)(q - p), p);
 		}
-	bprintf(&name, "_%dd%s%s", rank, cta ? "_cta" : "", hint ? "_hint" : "");
+	bprintf(&name, "_%dd%s%s%s", rank, cta ? "_cta" : "", mask ? "_multicast" : "", hint ? "_hint" : "");
 	int op = 0;
 	if (id == IN_TMA_LOAD || id == IN_TMA_STORE || id == IN_TMA_REDUCE) {
 		bputs(&params, id == IN_TMA_LOAD ? "void* dst, " : "const void* src, ");
@@ -850,16 +856,27 @@ static void tma(Gen *g, const Expr *e, int id)
 	}
 	if (ninfo)
 		bputs(&info, "}");
+	const char *mc = "";
+	if (mask) {
+		bputs(&params, ", uint16_t cta_mask");
+		bputs(&in, ", \"h\"(cta_mask)");
+		mc = ".multicast::cluster";
+	}
 	if (hint) {
 		bputs(&params, ", uint64_t policy");
 		bputs(&in, ", \"l\"(policy)");
 	}
-	const char *h = hint ? ".L2::cache_hint" : "", *tail = hint ? xprintf(", %%%d", op) : "";
+	const char *h = hint ? ".L2::cache_hint" : "";
+	const char *tail = "";
+	if (mask)
+		tail = xprintf(", %%%d", op++);
+	if (hint)
+		tail = xprintf("%s, %%%d", tail, op);
 	const char *ptx;
 	switch (id) {
 	case IN_TMA_LOAD:
-		ptx = xprintf("cp.async.bulk.tensor.%dd.%s.global.%s.mbarrier::complete_tx::bytes%s [%%0], "
-		              "[%%%d, {%s}], [%%1]%s%s;", rank, space, lm, h, map_op, coords.s, info.s ? info.s : "", tail);
+		ptx = xprintf("cp.async.bulk.tensor.%dd.%s.global.%s.mbarrier::complete_tx::bytes%s%s [%%0], "
+		              "[%%%d, {%s}], [%%1]%s%s;", rank, space, lm, mc, h, map_op, coords.s, info.s ? info.s : "", tail);
 		break;
 	case IN_TMA_STORE:
 		ptx = xprintf("cp.async.bulk.tensor.%dd.global.shared::cta.%s.bulk_group%s [%%%d, {%s}], [%%0]%s;", rank, lm, h,
@@ -883,6 +900,8 @@ static void tma(Gen *g, const Expr *e, int id)
 	for (int k = map + 1; k < e->nargs; k++)
 		bprintf(&call, ", %s", k > map + rank ? xprintf("(uint16_t)(%s)", cx(g, e->args[k], DT_INT32).s) :
 		        cx(g, e->args[k], DT_INT32).s);
+	if (mask)
+		bprintf(&call, ", %s", cx(g, mask, DT_UINT16).s);
 	if (hint)
 		bprintf(&call, ", %s", cx(g, hint, DT_UINT64).s);
 	bputs(&call, ");");

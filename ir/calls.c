@@ -559,6 +559,12 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 	if (sp && sp->value->val && strcmp(sp->value->val->s, "shared::cluster") && strcmp(sp->value->val->s, "shared::cta"))
 		error_at(S->d, sp->value->pos, "dst_space= is \"shared::cluster\" or \"shared::cta\", not \"%s\"",
 		         sp->value->val->s);
+	check_cta_mask(S, kwarg(a, "cta_mask"));
+	Kw *cm = kwarg(a, "cta_mask");
+	if (sp && sp->value->val && !strcmp(sp->value->val->s, "shared::cta") && cm &&
+	    !(cm->value->val && cm->value->val->kind == V_INT && cm->value->val->i == 0))
+		error_at(S->d, cm->pos, "cta_mask= multicasts through the cluster's window of shared memory; "
+		         "dst_space=\"shared::cta\" names the CTA's own");
 }
 
 void check_operands(Sema *S, Expr *e, int id, Args *a)

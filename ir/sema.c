@@ -162,6 +162,13 @@ static void copy(Sema *S, Expr *call, Value *fn)
 	call->es = (int)fn->i;
 	Kw *oob = kwarg(&a, "oob_fill");
 	check_red_op(S, kwarg(&a, "reduce"));
+	Kw *mask = kwarg(&a, "cta_mask");
+	check_cta_mask(S, mask);
+	const Value *dv = call->nargs > 0 ? call->args[0]->val : NULL;
+	if (mask && dv && (dv->kind == V_BUFFER || dv->kind == V_REGION) && dv->buffer &&
+	    !(scopes[buffer_root(dv->buffer)->scope].flags & SCF_SHARED))
+		error_at(S->d, mask->value->pos, "cta_mask= multicasts a TMA load (global -> shared) to the CTAs of the "
+		         "cluster; this copy writes %s memory", scopes[buffer_root(dv->buffer)->scope].name);
 	if (oob && oob->value->val && oob->value->val->kind == V_STR) {
 		const char *f = oob->value->val->s;
 		const Value *od = a.pos[0], *os = a.pos[1];

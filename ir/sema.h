@@ -137,6 +137,9 @@ void pool_check(Sema *S, Func *f);                /* pools never committed */
 TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call, int id);
 /* A reduction keyword (red_op=, reduce=) names one of tma_red_ops. */
 void check_red_op(Sema *S, const Kw *kw);
+/* cta_mask= of a multicast TMA load (the builtin's or copy_async's):
+ * sm_90a, a declared cluster, a 16-bit mask of its CTA ranks. */
+void check_cta_mask(Sema *S, const Kw *kw);
 
 /* buffers.c: buffers and launch ids */
 Buffer *new_buffer(const char *name, Pos pos, Expr *call);

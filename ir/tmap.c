@@ -21,6 +21,30 @@ int tma_red_op(const char *name)
 	return -1;
 }
 
+void check_cta_mask(Sema *S, const Kw *kw)
+{
+	if (!kw)
+		return;
+	Pos at = kw->value->pos;
+	const int64_t *in = S->launch_dims[IN_CTA_ID_IN_CLUSTER];
+	bool declared = in[0] > 0 || S->launch_dims[IN_CLUSTER_ID][0] > 0;
+	int64_t n = in[0] > 0 ? in[0] * in[1] * in[2] : 1;
+	const Value *v = kw->value->val;
+	if (S->m->target != TG_ANY && !target_has(S->m->target, TG_SM90A))
+		error_at(S->d, at, "cta_mask= (.multicast::cluster) needs %s or later; the target is %s", target_names[TG_SM90A],
+		         target_names[S->m->target]);
+	else if (!declared)
+		error_at(S->d, at, "cta_mask= multicasts to the CTAs of a thread-block cluster, but the kernel declares none "
+		         "(T.cta_id_in_cluster([...]) before the copy)");
+	else if (v && v->kind == V_INT && (v->i < 0 || v->i > 0xFFFF))
+		error_at(S->d, at, "cta_mask is a 16-bit mask of CTA ranks in the cluster (bit i: rank i; 0: no multicast), not %lld",
+		         (long long)v->i);
+	else if (v && v->kind == V_INT && v->i >> n)
+		error_at(S->d, at, "cta_mask 0x%llx names CTA rank %d, but the cluster of (%lld, %lld, %lld) has %lld CTA%s "
+		         "(ranks 0 to %lld)", (long long)v->i, 63 - __builtin_clzll((unsigned long long)v->i), (long long)in[0],
+		         (long long)in[1], (long long)in[2], (long long)n, n == 1 ? "" : "s", (long long)(n - 1));
+}
+
 void check_red_op(Sema *S, const Kw *kw)
 {
 	if (!kw || !kw->value->val || kw->value->val->kind != V_STR || tma_red_op(kw->value->val->s) >= 0)

@@ -260,12 +260,14 @@ typedef struct TxLoad {
 
 static bool track(Emu *E, Pos p, int t, Async *a, const uint8_t *bar, int parity, bool flipped)
 {
+	Emu *I = E;
+	E = emu_owner(E, bar); /* the load waits in the CTA of its mbarrier */
 	void *v = E->txl;
 	int head = 0;
 	bool ok = room(&v, &head, &E->ntxl, &E->captxl, sizeof(TxLoad));
 	E->txl = v;
 	if (!ok)
-		return no_memory(E, p, t);
+		return no_memory(I, p, t);
 	E->txl[E->ntxl++] = (TxLoad){ a, bar, parity, flipped };
 	a->refs++;
 	return true;
@@ -273,6 +275,7 @@ static bool track(Emu *E, Pos p, int t, Async *a, const uint8_t *bar, int parity
 
 void emu_mbar_flipped(Emu *E, const uint8_t *bar)
 {
+	E = emu_owner(E, bar);
 	for (int i = 0; i < E->ntxl; i++)
 		if (E->txl[i].bar == bar && E->txl[i].flips < 2)
 			E->txl[i].flips++;
@@ -282,6 +285,7 @@ void emu_mbar_flipped(Emu *E, const uint8_t *bar)
  * (or of an earlier one) get their data, in the order they were issued. */
 bool emu_mbar_waited(Emu *E, const uint8_t *bar, int parity)
 {
+	E = emu_owner(E, bar);
 	bool ok = true;
 	int k = 0;
 	for (int i = 0; i < E->ntxl; i++) {
@@ -300,36 +304,33 @@ bool emu_mbar_waited(Emu *E, const uint8_t *bar, int parity)
 
 /* ---- copy_async ---------------------------------------------------------------------- */
 
-bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss)
+/* copy_async s issued into CTA E (with cta_mask=, one of the CTAs of the
+ * mask; I the issuing one, whose thread tf reports errors; bar its
+ * mbarrier, the one in E at the same offset used). */
+static bool async_tile(Emu *I, Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
+                       bool zero, uint8_t *bar, const char *op)
 {
-	/* TVM's predicate= (with fill_mode="zero"; thread scope only, sema
-	 * checked): where it is false the region is zero-filled */
-	EVal pv = { 0 };
-	const CExpr *pred = s->opt[CP_PRED];
-	if (pred && !emu_eval(E, pred, tf, &pv))
-		return false;
-	bool zero = pred && !emu_conv(pv, pred->dtype, DT_BOOL).i;
 	/* a TMA store is not poisoned (its destination is global memory, which
 	 * other CTAs may read); its regions are checked at issue all the same */
 	if (s->done == DONE_BULK_GROUP ? !emu_regions_check(E, s, tf, ds, ss)
 	                               : !emu_copy_region(E, s, first, n, tf, ds, ss, EMU_POISON))
 		return false;
-	uint8_t *bar = NULL;
 	int parity = 0;
 	bool flipped = false;
-	if (s->done == DONE_MBAR_TX) {
+	if (bar) {
 		/* a TMA load: its bytes complete on the mbarrier at issue */
 		int64_t bytes = s->dst.acc->esize;
 		for (int d = 0; d < s->dst.ndim; d++)
 			bytes *= s->dst.extents[d];
-		if (!(bar = emu_mbar_at(E, s->b, tf, "copy_async")) ||
-		    !emu_mbar_complete_tx(E, s->b, s->pos, tf, bar, bytes, "copy_async", &parity, &flipped))
+		if (E != I)
+			bar = E->sdata + (bar - I->sdata);
+		if (!emu_mbar_complete_tx(I, s->b, s->pos, tf, bar, bytes, op, &parity, &flipped))
 			return false;
 	}
 	int nd = s->dst.ndim, ns = s->src.ndim;
 	Async *a = calloc(1, sizeof *a + sizeof(int64_t) * (size_t)(nd + ns));
 	if (!a)
-		return no_memory(E, s->pos, tf);
+		return no_memory(I, s->pos, tf);
 	a->kind = A_TILE;
 	a->zero = zero;
 	a->s = s;
@@ -343,12 +344,42 @@ bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int6
 	a->refs = 1; /* held here until every thread has it */
 	bool ok = true;
 	if (bar)
-		ok = track(E, s->pos, tf, a, bar, parity, flipped);
+		ok = track(I, s->pos, tf, a, bar, parity, flipped);
 	else
 		for (int t = first; ok && t < first + n; t++)
 			ok = push(E, s->pos, t, a, s->done == DONE_BULK_GROUP);
 	drop(a);
 	return ok;
+}
+
+bool emu_async_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss)
+{
+	/* TVM's predicate= (with fill_mode="zero"; thread scope only, sema
+	 * checked): where it is false the region is zero-filled */
+	EVal pv = { 0 };
+	const CExpr *pred = s->opt[CP_PRED];
+	if (pred && !emu_eval(E, pred, tf, &pv))
+		return false;
+	bool zero = pred && !emu_conv(pv, pred->dtype, DT_BOOL).i;
+	uint8_t *bar = NULL;
+	if (s->done == DONE_MBAR_TX && !(bar = emu_mbar_at(E, s->b, tf, "copy_async")))
+		return false;
+	if (!s->mask)
+		return async_tile(E, E, s, first, n, tf, ds, ss, zero, bar, "copy_async");
+	/* cta_mask=: the same region and mbarrier offset in every CTA of the mask */
+	int64_t mask = emu_cta_mask(E, s->mask, tf, "copy_async");
+	if (mask < 0)
+		return false;
+	if (emu_owner(E, bar) != E)
+		return emu_fail(E, s->b->at, tf, "copy_async with cta_mask=: the mbarrier is not in this CTA's shared memory");
+	for (int r = 0; r < 16; r++)
+		if (mask >> r & 1) {
+			Emu *P = emu_peer(E, r);
+			const char *op = P == E ? "copy_async" : xprintf("copy_async (multicast to cta rank %d)", r);
+			if (!async_tile(E, P, s, first, n, tf, ds, ss, zero, bar, op))
+				return false;
+		}
+	return true;
 }
 
 /* ---- TMA ---------------------------------------------------------------------------- */

@@ -711,6 +711,14 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 	c->done = done;
 	if (done == DONE_MBAR_TX)
 		c->b = caddr(C, mb->value);
+	Kw *mask = call_kw(e, "cta_mask"); /* a tma load, multicast (sema checked); 0: none */
+	int64_t m0;
+	if (mask && cfold(C, mask->value, &m0) && m0 == 0)
+		mask = NULL;
+	if (mask && done != DONE_MBAR_TX)
+		set_fail(c, "cta_mask= is for a copy_async from global to shared memory through tma");
+	else if (mask)
+		c->mask = cx(C, mask->value);
 	Kw *p = call_kw(e, "predicate"); /* TVM's, at thread scope (sema checked) */
 	if (p)
 		c->opt[CP_PRED] = cx(C, p->value);
@@ -770,6 +778,10 @@ static void ctma(Comp *C, CStmt *c, Expr *e, int id)
 		c->a = caddr(C, e->args[1]);
 	if (id == IN_TMA_LOAD)
 		c->b = caddr(C, e->args[2]);
+	Kw *mask = call_kw(e, "cta_mask");
+	int64_t m0;
+	if (mask && !(cfold(C, mask->value, &m0) && m0 == 0)) /* 0: no multicast, as TVM's default */
+		c->mask = cx(C, mask->value);
 	c->idx = cx_list(C, e->args + map_at + 1, t->rank + ninfo);
 	if (id == IN_TMA_REDUCE) {
 		Kw *op = call_kw(e, "red_op");
@@ -798,12 +810,22 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		}
 		return;
 	case IN_CTA_SYNC:
-	case IN_CLUSTER_SYNC:
-		/* The CTAs run one after another, each to its end, and nothing
-		 * emulated reaches another CTA's shared memory (mapa is refused):
-		 * across CTAs the cluster barrier orders nothing the emulator can
-		 * see, so it is the barrier of the CTA's own threads. */
 		c->kind = C_SYNC;
+		return;
+	case IN_CLUSTER_SYNC:
+		/* the barrier of every thread of the cluster: the CTAs of a
+		 * cluster run together (emu.c) */
+		c->kind = C_CLUSTER_SYNC;
+		return;
+	case IN_MAPA:
+		if (e->nargs != 3) {
+			set_fail(c, "T.ptx.mapa takes a destination, an address and a CTA rank");
+			return;
+		}
+		c->kind = C_MAPA;
+		c->a = caddr(C, e->args[0]);
+		c->b = caddr(C, e->args[1]);
+		c->n = cx(C, e->args[2]);
 		return;
 	case IN_WARP_SYNC:
 		c->kind = C_WARP_SYNC;

@@ -111,6 +111,8 @@ enum {
 	               * (a load), idx the tmap->rank coordinates and an im2col load's tmap_info_count()
 	               * operands, red the reduction */
 	C_BULK_COMMIT, C_BULK_WAIT, /* T.ptx.cp_async.bulk.commit_group / wait_group(wait) */
+	C_CLUSTER_SYNC, /* T.cuda.cluster_sync(): every thread of the cluster (C_SYNC without a cluster) */
+	C_MAPA,       /* T.ptx.mapa: a the element written, b the shared address, n the CTA rank */
 	C_FAIL,
 };
 
@@ -143,6 +145,7 @@ typedef struct CStmt {
 	                    * C_COPY_ASYNC: reduce=, 1 + that index (0: a plain copy) */
 	int oob;           /* C_COPY_ASYNC: oob_fill=, the fill of a source element past the
 	                    * tensor's edge: EMU_FILL_ZERO, EMU_FILL_NAN, or -1 (none: an error) */
+	CExpr *mask;       /* C_TMA (a load), C_COPY_ASYNC (tma): cta_mask=, the multicast CTAs, or NULL */
 	const char *msg;   /* C_FAIL */
 } CStmt;
 
@@ -203,6 +206,7 @@ struct Mem {
 };
 
 typedef struct AsyncQueue AsyncQueue; /* emu-async.c */
+typedef struct Cluster Cluster;       /* emu.c */
 
 typedef struct Emu {
 	Module *m;
@@ -239,7 +243,46 @@ typedef struct Emu {
 	AsyncQueue *bulk;   /* per thread, the bulk groups of TMA stores and reductions */
 	struct TxLoad *txl; /* TMA loads whose data waits for a wait on their mbarrier */
 	int ntxl, captxl;
+	uint8_t *minit;     /* per 8 bytes of shared memory: an mbarrier initialized there */
+	Cluster *cl;        /* the CTAs running together with this one, or NULL (a CTA alone) */
+	int rank;           /* in the cluster: x + X * (y + Y * z) of cb */
+	const int *act;     /* the threads running the current statement (C_MBAR, C_CLUSTER_SYNC) */
+	int nact;
 } Emu;
+
+/* The CTAs of one cluster (more than one CTA) run together: each in an OS
+ * thread of its own, one at a time, handing on at a wait that is not done
+ * and at the cluster barrier (a deterministic schedule); see emu.c. */
+enum { CS_RUN, CS_WAIT, CS_SYNC, CS_DONE };
+struct Cluster {
+	int n;
+	Emu *cta;           /* per rank */
+	int *state;         /* per rank: CS_* */
+	const char **why;   /* per rank: what it waits for, for a deadlock report */
+	int turn;           /* the rank that runs */
+	int64_t progress;   /* counts what any CTA did; unchanged over a round: a deadlock */
+	int64_t steps;      /* statement executions of the whole run */
+	bool failed;
+	int arrived;        /* at the cluster barrier, of generation gen */
+	int64_t gen;
+	void *sync;         /* the mutex and condition variable (emu.c) */
+};
+
+/* The CTA of the cluster at rank r (E itself without a cluster and r 0),
+ * or NULL when there is none. */
+Emu *emu_peer(Emu *E, int r);
+/* The CTA whose shared memory holds p (E itself without a cluster). */
+Emu *emu_owner(Emu *E, const uint8_t *p);
+/* Hands on to the other CTAs of the cluster at a wait that is not done
+ * (state CS_WAIT or CS_SYNC; why: what it waits for): 1 when they did
+ * something (look again), 0 when none could (a deadlock), -1 when one
+ * failed (stop, reported). */
+int emu_block(Emu *E, int state, const char *why);
+/* "cta rank 1 has ended; cta rank 2: threads 0-31 wait at line 9 ...":
+ * the other CTAs of the cluster, for a deadlock report. */
+const char *emu_cluster_str(Emu *E);
+/* "thread 3", "threads 0-127", "5 threads" */
+const char *emu_threads_str(const int *act, int nact);
 
 /* Reports `thread (cta C, thread t): MESSAGE` at p (t < 0: no thread) and
  * returns false. */
@@ -336,6 +379,9 @@ uint8_t *emu_mbar_at(Emu *E, const CExpr *x, int t, const char *op);
  * completed that phase. */
 bool emu_mbar_complete_tx(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, int64_t bytes, const char *op,
                           int *parity, bool *flipped);
+/* cta_mask= of a multicast copy issued by thread t: the mask, checked
+ * against the cluster (its CTAs alive); -1 after an error. */
+int64_t emu_cta_mask(Emu *E, const CExpr *x, int t, const char *op);
 
 /* ---- TMA (emu-tma.c) -------------------------------------------------------------- */
 

@@ -10,7 +10,13 @@
  * Waiting for the phase of parity p is done when the phase bit differs
  * from p. A wait that is not done when a thread reaches it can never be
  * done in lockstep (every thread that could arrive has run up to the same
- * statement, or runs only after the waiting branch): it is an error. */
+ * statement, or runs only after the waiting branch): it is an error. In a
+ * cluster the other CTAs run on (emu.c) until the wait is done, or until
+ * none of them can move: a deadlock, reported then.
+ *
+ * Whether an mbarrier was initialized is kept beside shared memory
+ * (E->minit, set by init and cleared by inval), so that an mbarrier that
+ * was never initialized is an error whatever its bytes hold. */
 #include <string.h>
 
 #include "emu-impl.h"
@@ -29,6 +35,13 @@ static int64_t tx_of(uint64_t w)
 }
 
 static const char *name(int id) { return intrins[id].path; }
+
+/* The flag of the mbarrier at bar in the shared memory of its CTA. */
+static uint8_t *init_flag(Emu *E, const uint8_t *bar)
+{
+	Emu *O = emu_owner(E, bar);
+	return &O->minit[(bar - O->sdata) / 8];
+}
 
 uint8_t *emu_mbar_at(Emu *E, const CExpr *x, int t, const char *op)
 {
@@ -71,6 +84,8 @@ bool emu_mbar_complete_tx(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, in
 	uint64_t w;
 	memcpy(&w, bar, 8);
 	*parity = (int)(w >> 63);
+	if (!*init_flag(E, bar))
+		return emu_fail(E, x->at, t, "%s: the mbarrier is not initialized", op);
 	if (!update(E, x, p, t, &w, 0, -bytes, op, flipped))
 		return false;
 	memcpy(bar, &w, 8);
@@ -103,21 +118,46 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 		return false;
 	uint64_t w;
 	memcpy(&w, p, 8);
+	if (s->op != IN_MBAR_INIT && !*init_flag(E, p))
+		return emu_fail(E, s->a->at, t, "%s: the mbarrier is not initialized", name(s->op));
 	switch (s->op) {
 	case IN_MBAR_INIT:
 		if (n < 1 || n >= FIELD / 2)
 			return emu_fail(E, s->n->at, t, "%s: the arrival count is from 1 to %lld, not %lld", name(s->op),
 			                (long long)(FIELD / 2 - 1), (long long)n);
 		w = put(put(0, 0, (uint64_t)n), 1, (uint64_t)n);
+		*init_flag(E, p) = 1;
 		break;
 	case IN_MBAR_INVAL:
 		w = 0;
+		*init_flag(E, p) = 0;
 		break;
 	case IN_MBAR_ARRIVE: case IN_MBAR_EXPECT:
 		if (!update(E, s->a, s->n ? s->n->at : s->pos, t, &w, 1, n, name(s->op), &flipped))
 			return false;
 		break;
 	case IN_MBAR_WAIT:
+		/* in a cluster the other CTAs run on until the phase is done */
+		if (!done(w, n) && E->cl) {
+			EVal v;
+			if (!emu_eval(E, s->a, t, &v))
+				return false;
+			int r = 1;
+			while (!done(w, n) && r > 0) {
+				const char *state = xprintf("the phase of parity %lld of the mbarrier at byte %lld of %s has %lld of "
+				                            "%lld arrivals and %lld transaction bytes pending", (long long)(n & 1),
+				                            (long long)v.i, emu_mem_str(v.mem), (long long)get(w, 0),
+				                            (long long)get(w, 1), (long long)tx_of(w));
+				if (r == 1 && !(r = emu_block(E, CS_WAIT, xprintf("%s wait at line %d, where %s",
+				                                                  emu_threads_str(E->act, E->nact), s->pos.line, state))))
+					return emu_fail(E, s->pos, t, "%s: deadlock: %s; %s of cta rank %d wait for it, and no CTA of "
+					                "the cluster can arrive any more (%s)", name(s->op), state,
+					                emu_threads_str(E->act, E->nact), E->rank, emu_cluster_str(E));
+				if (r < 0)
+					return false;
+				memcpy(&w, p, 8);
+			}
+		}
 		if (!done(w, n)) {
 			EVal v;
 			if (!emu_eval(E, s->a, t, &v))
@@ -129,6 +169,15 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 		}
 		return emu_mbar_waited(E, p, (int)(n & 1));
 	case IN_MBAR_TRY_PARITY:
+		/* in a cluster a try that fails lets the other CTAs run once (a
+		 * bounded wait: the program loops on the result) */
+		if (!done(w, n) && E->cl) {
+			if (emu_block(E, CS_WAIT, xprintf("%s try the mbarrier at line %d", emu_threads_str(E->act, E->nact),
+			                                  s->pos.line)) < 0)
+				return false;
+			E->cl->progress++; /* not blocked: the others must not take the try for a deadlock */
+			memcpy(&w, p, 8);
+		}
 		/* a TMA load's data arrives with the first wait that sees its phase done */
 		if (done(w, n) && !emu_mbar_waited(E, p, (int)(n & 1)))
 			return false;
@@ -140,6 +189,32 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 	if (flipped)
 		emu_mbar_flipped(E, p);
 	return true;
+}
+
+int64_t emu_cta_mask(Emu *E, const CExpr *x, int t, const char *op)
+{
+	int64_t mask;
+	if (!emu_eval_int(E, x, t, &mask))
+		return -1;
+	int n = E->cl ? E->cl->n : 1;
+	if (mask <= 0 || mask > 0xFFFF) {
+		emu_fail(E, x->at, t, "%s: the CTA mask is a 16-bit mask of CTA ranks, not 0x%llx", op, (long long)mask);
+		return -1;
+	}
+	for (int r = 0; r < 16; r++) {
+		if (!(mask >> r & 1))
+			continue;
+		if (r >= n) {
+			emu_fail(E, x->at, t, "%s: the CTA mask 0x%llx names cta rank %d, but the cluster has %d CTA%s", op,
+			         (long long)mask, r, n, n == 1 ? "" : "s");
+			return -1;
+		}
+		if (E->cl && E->cl->state[r] == CS_DONE) {
+			emu_fail(E, x->at, t, "%s: the CTA mask 0x%llx names cta rank %d, which has ended", op, (long long)mask, r);
+			return -1;
+		}
+	}
+	return mask;
 }
 
 /* barrier.sync a{, b}: in lockstep, a barrier that the threads running it

@@ -315,7 +315,32 @@ bool emu_tma(Emu *E, const CStmt *s, int t)
 	uint8_t *bar = emu_mbar_at(E, s->b, t, op);
 	int parity;
 	bool flipped;
-	return bar && walk(E, &o, W_POISON) &&
-	       emu_mbar_complete_tx(E, s->b, s->pos, t, bar, b.bytes, op, &parity, &flipped) &&
-	       emu_tx_load_tma(E, &o, bar, parity, flipped);
+	if (!bar)
+		return false;
+	if (!s->mask)
+		return walk(E, &o, W_POISON) && emu_mbar_complete_tx(E, s->b, s->pos, t, bar, b.bytes, op, &parity, &flipped) &&
+		       emu_tx_load_tma(E, &o, bar, parity, flipped);
+	/* .multicast::cluster: the box at the same offset of the same shared
+	 * buffer, and complete_tx on the mbarrier at the same offset, in every
+	 * CTA of the mask */
+	int64_t mask = emu_cta_mask(E, s->mask, t, op);
+	if (mask < 0)
+		return false;
+	if (emu_owner(E, bar) != E || a.mem < E->smem || a.mem >= E->smem + E->p->nshared)
+		return emu_fail(E, s->pos, t, "%s: a multicast load takes a destination and an mbarrier in the CTA's own shared "
+		                "memory", op);
+	for (int r = 0; r < 16; r++) {
+		if (!(mask >> r & 1))
+			continue;
+		Emu *P = emu_peer(E, r);
+		TmaOp po = o;
+		po.sm = &P->smem[a.mem - E->smem];
+		uint8_t *pbar = P->sdata + (bar - E->sdata);
+		const char *pop = P == E ? op : xprintf("%s (multicast to cta rank %d)", op, r);
+		if (!walk(E, &po, W_POISON) ||
+		    !emu_mbar_complete_tx(E, s->b, s->pos, t, pbar, b.bytes, pop, &parity, &flipped) ||
+		    !emu_tx_load_tma(E, &po, pbar, parity, flipped))
+			return false;
+	}
+	return true;
 }

@@ -11,8 +11,8 @@
  * Shared memory (one block per CTA, placed by smem_plan) and registers
  * (one block per thread) start filled with 0xAB bytes, so that reading what
  * was never written shows. */
-#include <stdlib.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,24 +296,30 @@ static bool exec_block(Emu *E, CStmt **v, int n, const int *act, int nact, int d
 
 static bool count(Emu *E, int64_t n, Pos p, int t)
 {
-	E->steps += n;
-	if (E->steps > E->max_steps)
+	int64_t *steps = E->cl ? &E->cl->steps : &E->steps;
+	*steps += n;
+	if (E->cl)
+		E->cl->progress++;
+	if (*steps > E->max_steps)
 		return emu_fail(E, p, t, "stopped after %lld statement executions (the step limit; see --max-steps)",
 		                (long long)E->max_steps);
 	return true;
 }
 
+const char *emu_threads_str(const int *act, int nact)
+{
+	if (nact == 1)
+		return xprintf("thread %d", act[0]);
+	if (act[nact - 1] - act[0] == nact - 1)
+		return xprintf("threads %d-%d", act[0], act[nact - 1]);
+	return xprintf("%d threads", nact);
+}
+
 static void trace(Emu *E, const CStmt *s, const int *act, int nact)
 {
-	char cta[80], who[40];
+	char cta[80];
 	cta_str(E, cta, sizeof cta);
-	if (nact == 1)
-		snprintf(who, sizeof who, "thread %d", act[0]);
-	else if (act[nact - 1] - act[0] == nact - 1)
-		snprintf(who, sizeof who, "threads %d-%d", act[0], act[nact - 1]);
-	else
-		snprintf(who, sizeof who, "%d threads", nact);
-	fprintf(E->tout, "cta %s, %s: %d: %s\n", cta, who, s->pos.line, s->text);
+	fprintf(E->tout, "cta %s, %s: %d: %s\n", cta, emu_threads_str(act, nact), s->pos.line, s->text);
 }
 
 static bool less(int dt, int64_t a, int64_t b) { return dt_unsigned64(dt) ? (uint64_t)a < (uint64_t)b : a < b; }
@@ -375,6 +381,151 @@ static bool warp_sync(Emu *E, const CStmt *s, const int *act, int nact)
 	return true;
 }
 
+/* ---- clusters ------------------------------------------------------------------------ */
+
+/* The CTAs of a cluster are OS threads of which one runs at a time: the
+ * one whose rank is cl->turn. A CTA hands on to the next one that has not
+ * ended (by rank, round robin) when it reaches a wait that is not done or
+ * the cluster barrier, and when it ends. Each CTA that runs in between
+ * either does something (cl->progress moves) or finds its own wait still
+ * not done and hands on at once; so when the turn comes back to a waiting
+ * CTA with cl->progress where it left it, no CTA can ever move again: a
+ * deadlock. The schedule depends only on the program, so runs repeat. */
+typedef struct Sync {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} Sync;
+
+/* The next CTA after rank me that has not ended gets the turn (none: -1);
+ * under the mutex. */
+static void hand_on(Cluster *cl, int me)
+{
+	Sync *y = cl->sync;
+	cl->turn = -1;
+	for (int k = 1; k <= cl->n; k++) {
+		int r = (me + k) % cl->n;
+		if (cl->state[r] != CS_DONE) {
+			cl->turn = r;
+			break;
+		}
+	}
+	pthread_cond_broadcast(&y->cv);
+}
+
+static void await_turn(Cluster *cl, int me)
+{
+	Sync *y = cl->sync;
+	while (cl->turn != me)
+		pthread_cond_wait(&y->cv, &y->mu);
+}
+
+int emu_block(Emu *E, int state, const char *why)
+{
+	Cluster *cl = E->cl;
+	Sync *y = cl->sync;
+	pthread_mutex_lock(&y->mu);
+	int64_t seen = cl->progress;
+	cl->state[E->rank] = state;
+	cl->why[E->rank] = why;
+	hand_on(cl, E->rank);
+	await_turn(cl, E->rank);
+	cl->state[E->rank] = CS_RUN;
+	int r = cl->failed ? -1 : cl->progress != seen;
+	pthread_mutex_unlock(&y->mu);
+	return r;
+}
+
+Emu *emu_peer(Emu *E, int r)
+{
+	if (!E->cl)
+		return r == 0 ? E : NULL;
+	return r >= 0 && r < E->cl->n ? &E->cl->cta[r] : NULL;
+}
+
+Emu *emu_owner(Emu *E, const uint8_t *p)
+{
+	for (int r = 0; E->cl && r < E->cl->n; r++) {
+		Emu *P = &E->cl->cta[r];
+		if (p >= P->sdata && p < P->sdata + P->p->smem_bytes)
+			return P;
+	}
+	return E;
+}
+
+const char *emu_cluster_str(Emu *E)
+{
+	Cluster *cl = E->cl;
+	Buf b = { 0 };
+	bputc(&b, 0);
+	b.n = 0;
+	for (int r = 0; r < cl->n; r++) {
+		if (r == E->rank)
+			continue;
+		if (b.n)
+			bputs(&b, "; ");
+		if (cl->state[r] == CS_DONE)
+			bprintf(&b, "cta rank %d has ended", r);
+		else
+			bprintf(&b, "cta rank %d: %s", r, cl->why[r] ? cl->why[r] : "runs");
+	}
+	return b.s;
+}
+
+/* T.cuda.cluster_sync(): every thread of the CTA reaches it together, and
+ * the CTA waits until every CTA of the cluster has. */
+static bool cluster_sync(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	Cluster *cl = E->cl;
+	if (nact != E->nthreads)
+		return emu_fail(E, s->pos, act[0], "%s in divergent code: %d of the CTA's %d threads reach it",
+		                cl ? "cluster barrier" : "barrier", nact, E->nthreads);
+	if (!cl)
+		return true;
+	int64_t gen = cl->gen;
+	if (++cl->arrived == cl->n) {
+		cl->arrived = 0;
+		cl->gen++;
+		return true;
+	}
+	const char *why = xprintf("%s wait at the cluster barrier at line %d", emu_threads_str(act, nact), s->pos.line);
+	for (;;) {
+		int r = emu_block(E, CS_SYNC, why);
+		if (r < 0)
+			return false;
+		if (cl->gen != gen)
+			return true;
+		if (r == 0)
+			return emu_fail(E, s->pos, act[0], "T.cuda.cluster_sync: deadlock: %d of the cluster's %d CTAs reach "
+			                "this cluster barrier, and no other can any more (%s)", cl->arrived, cl->n,
+			                emu_cluster_str(E));
+	}
+}
+
+/* T.ptx.mapa(d, a, b): d gets the address of a in CTA b of the cluster, as
+ * a shared::cluster address (the emulator's: 2^24 * (b + 1) + a's shared
+ * byte). No emulated builtin takes such an address yet. */
+static bool mapa(Emu *E, const CStmt *s, int t)
+{
+	EVal a, d;
+	int64_t r;
+	if (!emu_eval(E, s->b, t, &a) || !emu_eval_int(E, s->n, t, &r))
+		return false;
+	if (!a.mem || a.mem->space != SP_SHARED)
+		return emu_fail(E, s->b->at, t, "T.ptx.mapa: the address is not in shared memory");
+	int n = E->cl ? E->cl->n : 1;
+	if (r < 0 || r >= n)
+		return emu_fail(E, s->n->at, t, "T.ptx.mapa: CTA rank %lld is not in the cluster of %d CTA%s", (long long)r, n,
+		                n == 1 ? "" : "s");
+	int dt = s->a->acc ? s->a->acc->dtype : DT_NONE;
+	if (!dt)
+		return emu_fail(E, s->a->at, t, "T.ptx.mapa: the destination is not a buffer element");
+	if (!emu_eval(E, s->a, t, &d) || !emu_check_ptr(E, s->a->at, t, d, dtype_bytes(dt), dtype_bytes(dt), "T.ptx.mapa",
+	                                                 "destination"))
+		return false;
+	emu_store(d.mem->data + d.i, dt, (EVal){ ((r + 1) << 24) + a.mem->base + a.i, NULL });
+	return true;
+}
+
 static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int depth)
 {
 	if (!count(E, nact, s->pos, act[0]))
@@ -420,6 +571,13 @@ static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int dept
 			return emu_fail(E, s->pos, act[0], "barrier in divergent code: %d of the CTA's %d threads reach it", nact,
 			                E->nthreads);
 		return true;
+	case C_CLUSTER_SYNC:
+		return cluster_sync(E, s, act, nact);
+	case C_MAPA:
+		for (int i = 0; i < nact; i++)
+			if (!mapa(E, s, act[i]))
+				return false;
+		return true;
 	case C_WARP_SYNC:
 		return warp_sync(E, s, act, nact);
 	case C_COPY: case C_COPY_ASYNC:
@@ -433,6 +591,8 @@ static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int dept
 				return false;
 		return true;
 	case C_COPY_BYTES: case C_MBAR: case C_VEC_SHARED:
+		E->act = act;
+		E->nact = nact;
 		for (int i = 0; i < nact; i++)
 			if (!(s->kind == C_COPY_BYTES ? emu_copy_bytes(E, s, act[i]) :
 			      s->kind == C_MBAR ? emu_mbarrier(E, s, act[i]) : emu_vec_shared(E, s, act[i])))
@@ -455,11 +615,13 @@ static bool exec_block(Emu *E, CStmt **v, int n, const int *act, int nact, int d
 
 /* ---- the grid ------------------------------------------------------------------------------ */
 
-static bool run_cta(Emu *E, const int *all)
+/* A CTA's memory and launch values before it starts. */
+static void start_cta(Emu *E)
 {
 	Prog *p = E->p;
 	int n = E->nthreads;
 	memset(E->sdata, 0xAB, (size_t)p->smem_bytes);
+	memset(E->minit, 0, (size_t)p->smem_bytes / 8 + 1);
 	memset(E->ldata, 0xAB, (size_t)n * (size_t)p->local_bytes);
 	for (int i = 0; i < p->nlaunch; i++) {
 		const LaunchVar *l = &p->launch[i];
@@ -474,10 +636,87 @@ static bool run_cta(Emu *E, const int *all)
 		for (int t = 0; t < n && p->scalar_slot[i] >= 0; t++)
 			E->slots[(size_t)t * (size_t)p->nslots + (size_t)p->scalar_slot[i]] =
 				(EVal){ E->scalars ? emu_wrap(E->scalars[i], E->f->scalars[i]->dtype) : 0, NULL };
+}
+
+static bool run_cta(Emu *E, const int *all)
+{
+	Prog *p = E->p;
+	int n = E->nthreads;
 	if (!count(E, n, E->f->stmt->pos, 0))
 		return false;
 	bool ok = exec_block(E, p->body, p->nbody, all, n, 0);
 	return emu_async_end(E, ok) && ok;
+}
+
+typedef struct CtaArg {
+	Emu *E;
+	const int *all;
+} CtaArg;
+
+/* One CTA of a cluster, in its OS thread. */
+static void *cta_main(void *arg)
+{
+	CtaArg *a = arg;
+	Emu *E = a->E;
+	Cluster *cl = E->cl;
+	Sync *y = cl->sync;
+	pthread_mutex_lock(&y->mu);
+	await_turn(cl, E->rank);
+	bool skip = cl->failed;
+	pthread_mutex_unlock(&y->mu);
+	bool ok = skip || run_cta(E, a->all);
+	pthread_mutex_lock(&y->mu);
+	if (!ok)
+		cl->failed = true;
+	cl->state[E->rank] = CS_DONE;
+	cl->progress++;
+	hand_on(cl, E->rank);
+	pthread_mutex_unlock(&y->mu);
+	return NULL;
+}
+
+/* The CTAs of one cluster, together; false after an error. */
+static bool run_cluster(Cluster *cl, const int *all)
+{
+	Sync *y = cl->sync;
+	pthread_t *th = calloc((size_t)cl->n, sizeof(pthread_t));
+	CtaArg *args = calloc((size_t)cl->n, sizeof(CtaArg));
+	if (!th || !args) {
+		free(th);
+		free(args);
+		return emu_fail(&cl->cta[0], cl->cta[0].f->stmt->pos, -1, "cannot allocate memory to emulate a cluster");
+	}
+	cl->failed = false;
+	cl->arrived = 0;
+	cl->turn = 0;
+	int started = 0;
+	for (int r = 0; r < cl->n; r++) {
+		cl->state[r] = CS_RUN;
+		cl->why[r] = NULL;
+		start_cta(&cl->cta[r]);
+	}
+	for (int r = 0; r < cl->n; r++) {
+		args[r] = (CtaArg){ &cl->cta[r], all };
+		if (pthread_create(&th[r], NULL, cta_main, &args[r]) != 0) {
+			pthread_mutex_lock(&y->mu);
+			cl->failed = true;
+			for (int k = r; k < cl->n; k++)
+				cl->state[k] = CS_DONE;
+			if (cl->turn >= r)
+				hand_on(cl, r);
+			pthread_mutex_unlock(&y->mu);
+			break;
+		}
+		started++;
+	}
+	for (int r = 0; r < started; r++)
+		pthread_join(th[r], NULL);
+	if (started < cl->n) /* reported once no CTA runs */
+		emu_fail(&cl->cta[0], cl->cta[0].f->stmt->pos, -1, "cannot start a thread to emulate CTA rank %d of a cluster",
+		         started);
+	free(th);
+	free(args);
+	return !cl->failed;
 }
 
 static void *alloc(Emu *E, size_t n, bool *ok)
@@ -489,6 +728,56 @@ static void *alloc(Emu *E, size_t n, bool *ok)
 	}
 	return p;
 }
+
+/* A CTA's own memory: registers, shared memory, the executor's lists. */
+static bool cta_alloc(Emu *E)
+{
+	Prog *p = E->p;
+	Func *f = E->f;
+	size_t n = (size_t)E->nthreads, levels = (size_t)p->depth + 1;
+	bool ok = true;
+	E->slots = alloc(E, n * (size_t)(p->nslots ? p->nslots : 1) * sizeof(EVal), &ok);
+	E->gmem = alloc(E, (size_t)f->nparams * sizeof(Mem), &ok);
+	E->smem = alloc(E, (size_t)p->nshared * sizeof(Mem), &ok);
+	E->sdata = alloc(E, (size_t)p->smem_bytes, &ok);
+	E->minit = alloc(E, (size_t)p->smem_bytes / 8 + 1, &ok);
+	E->lmem = alloc(E, n * (size_t)p->nlocal * sizeof(Mem), &ok);
+	E->ldata = alloc(E, n * (size_t)p->local_bytes, &ok);
+	E->lists = alloc(E, levels * 2 * n * sizeof(int), &ok);
+	E->loopv = alloc(E, levels * 2 * n * sizeof(int64_t), &ok);
+	if (!ok)
+		return false;
+	for (int i = 0; i < p->nshared; i++) {
+		Buffer *b = p->shared[i];
+		E->smem[i] = (Mem){ E->sdata + b->smem_off, buffer_storage(b) * dtype_bytes(b->dtype), b->smem_off, SP_SHARED,
+		                    b, -1 };
+	}
+	for (size_t t = 0; t < n; t++)
+		for (int i = 0; i < p->nlocal; i++) {
+			Buffer *b = p->local[i];
+			E->lmem[t * (size_t)p->nlocal + (size_t)i] =
+				(Mem){ E->ldata + t * (size_t)p->local_bytes + (size_t)p->local_off[i],
+				       buffer_storage(b) * dtype_bytes(b->dtype), 0, SP_LOCAL, b, (int)t };
+		}
+	return true;
+}
+
+static void cta_free(Emu *E)
+{
+	emu_async_free(E);
+	free(E->slots);
+	free(E->gmem);
+	free(E->smem);
+	free(E->sdata);
+	free(E->minit);
+	free(E->lmem);
+	free(E->ldata);
+	free(E->lists);
+	free(E->loopv);
+}
+
+/* The rank of the CTA at coordinates cb in a cluster of shape k. */
+static int rank_of(const int64_t *cb, const int64_t *k) { return (int)(cb[0] + k[0] * (cb[1] + k[1] * cb[2])); }
 
 bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 {
@@ -504,52 +793,73 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	Prog *p = E.p = emu_compile(m, f, o.trace);
 	if (p->fail)
 		return emu_fail(&E, f->stmt->pos, -1, "%s", p->fail);
-	size_t n = (size_t)E.nthreads, levels = (size_t)p->depth + 1;
+	const int64_t *k = f->cluster;
+	int csize = (int)(k[0] * k[1] * k[2]);
+	size_t n = (size_t)E.nthreads;
 	bool ok = true;
-	E.slots = alloc(&E, n * (size_t)(p->nslots ? p->nslots : 1) * sizeof(EVal), &ok);
-	E.gmem = alloc(&E, (size_t)f->nparams * sizeof(Mem), &ok);
-	E.smem = alloc(&E, (size_t)p->nshared * sizeof(Mem), &ok);
-	E.sdata = alloc(&E, (size_t)p->smem_bytes, &ok);
-	E.lmem = alloc(&E, n * (size_t)p->nlocal * sizeof(Mem), &ok);
-	E.ldata = alloc(&E, n * (size_t)p->local_bytes, &ok);
-	E.lists = alloc(&E, levels * 2 * n * sizeof(int), &ok);
-	E.loopv = alloc(&E, levels * 2 * n * sizeof(int64_t), &ok);
 	int *all = alloc(&E, n * sizeof(int), &ok);
-	if (ok) {
-		for (int i = 0; i < f->nparams; i++)
-			E.gmem[i] = (Mem){ params[i], emu_param_bytes(f->params[i]), 0, SP_GLOBAL, f->params[i], -1 };
-		for (int i = 0; i < p->nshared; i++) {
-			Buffer *b = p->shared[i];
-			E.smem[i] = (Mem){ E.sdata + b->smem_off, buffer_storage(b) * dtype_bytes(b->dtype), b->smem_off,
-			                   SP_SHARED, b, -1 };
-		}
-		for (size_t t = 0; t < n; t++) {
-			all[t] = (int)t;
-			for (int i = 0; i < p->nlocal; i++) {
-				Buffer *b = p->local[i];
-				E.lmem[t * (size_t)p->nlocal + (size_t)i] =
-					(Mem){ E.ldata + t * (size_t)p->local_bytes + (size_t)p->local_off[i],
-					       buffer_storage(b) * dtype_bytes(b->dtype), 0, SP_LOCAL, b, (int)t };
+	for (size_t t = 0; ok && t < n; t++)
+		all[t] = (int)t;
+	/* one Emu per CTA of a cluster, each with its own memory */
+	Cluster cl = { .n = csize };
+	Sync sync;
+	Emu *ctas = &E;
+	if (ok && csize > 1) {
+		ctas = alloc(&E, (size_t)csize * sizeof(Emu), &ok);
+		cl.state = alloc(&E, (size_t)csize * sizeof(int), &ok);
+		cl.why = alloc(&E, (size_t)csize * sizeof(char *), &ok);
+		if (ok) {
+			pthread_mutex_init(&sync.mu, NULL);
+			pthread_cond_init(&sync.cv, NULL);
+			cl.sync = &sync;
+			cl.cta = ctas;
+			for (int r = 0; r < csize; r++) {
+				ctas[r] = E;
+				ctas[r].cl = &cl;
+				ctas[r].rank = r;
 			}
 		}
 	}
-	for (int64_t z = 0; ok && z < f->grid[2]; z++)
-		for (int64_t y = 0; ok && y < f->grid[1]; y++)
-			for (int64_t x = 0; ok && x < f->grid[0]; x++) {
-				E.cta[0] = x, E.cta[1] = y, E.cta[2] = z;
-				for (int d = 0; d < 3; d++)
-					E.cb[d] = E.cta[d] % f->cluster[d];
-				ok = run_cta(&E, all);
+	int nctas = csize > 1 ? csize : 1, made = 0;
+	for (; ok && made < nctas; made++)
+		ok = cta_alloc(&ctas[made]);
+	if (ok)
+		for (int r = 0; r < nctas; r++)
+			for (int i = 0; i < f->nparams; i++)
+				ctas[r].gmem[i] =
+					(Mem){ params[i], emu_param_bytes(f->params[i]), 0, SP_GLOBAL, f->params[i], -1 };
+	/* the grid: cluster after cluster, the CTAs of a cluster together */
+	for (int64_t z = 0; ok && z < f->grid[2]; z += k[2])
+		for (int64_t y = 0; ok && y < f->grid[1]; y += k[1])
+			for (int64_t x = 0; ok && x < f->grid[0]; x += k[0]) {
+				int64_t org[3] = { x, y, z };
+				for (int64_t cz = 0; cz < k[2]; cz++)
+					for (int64_t cy = 0; cy < k[1]; cy++)
+						for (int64_t cx = 0; cx < k[0]; cx++) {
+							int64_t cb[3] = { cx, cy, cz };
+							Emu *C = &ctas[csize > 1 ? rank_of(cb, k) : 0];
+							for (int dd = 0; dd < 3; dd++) {
+								C->cta[dd] = org[dd] + cb[dd];
+								C->cb[dd] = cb[dd];
+							}
+							if (csize == 1) {
+								start_cta(C);
+								ok = ok && run_cta(C, all);
+							}
+						}
+				if (csize > 1)
+					ok = run_cluster(&cl, all);
 			}
-	emu_async_free(&E);
-	free(E.slots);
-	free(E.gmem);
-	free(E.smem);
-	free(E.sdata);
-	free(E.lmem);
-	free(E.ldata);
-	free(E.lists);
-	free(E.loopv);
+	for (int r = 0; r < made; r++)
+		cta_free(&ctas[r]);
+	if (csize > 1 && cl.sync) {
+		pthread_mutex_destroy(&sync.mu);
+		pthread_cond_destroy(&sync.cv);
+	}
+	if (ctas != &E)
+		free(ctas);
+	free(cl.state);
+	free(cl.why);
 	free(all);
 	return ok;
 }

@@ -40,6 +40,28 @@ typedef struct CUevent_st *CUevent;
 #define CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT 12
 #define CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH 13
 #define CU_EVENT_DEFAULT 0
+/* cuLaunchKernelEx (CUDA 12.0 on) with its one attribute txc uses. */
+#define CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+typedef int CUlaunchAttributeID;
+typedef union CUlaunchAttributeValue_union {
+	char pad[64];
+	struct {
+		unsigned int x, y, z;
+	} clusterDim;
+} CUlaunchAttributeValue;
+typedef struct CUlaunchAttribute_st {
+	CUlaunchAttributeID id;
+	char pad[8 - sizeof(CUlaunchAttributeID)];
+	CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig_st {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	CUlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
 /* TMA tensor maps (CUDA 12.0 on). 12.x headers align the struct to 64 bytes,
  * which is what cuTensorMapEncodeTiled requires of its address; 13.0's to
  * 128. */
@@ -92,6 +114,7 @@ typedef enum CUtensorMapFloatOOBfill_enum {
 	X(cuMemsetD8_v2, NULL, (CUdeviceptr, unsigned char, size_t)) \
 	X(cuLaunchKernel, NULL, (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, \
 	                         unsigned int, unsigned int, unsigned int, CUstream, void **, void **)) \
+	X(cuLaunchKernelEx, NULL, (const CUlaunchConfig *, CUfunction, void **, void **)) \
 	X(cuEventCreate, NULL, (CUevent *, unsigned int)) \
 	X(cuEventRecord, NULL, (CUevent, CUstream)) \
 	X(cuEventSynchronize, NULL, (CUevent)) \
@@ -625,13 +648,40 @@ static double median(float *t, int n)
 typedef struct Launch {
 	CUfunction fn;
 	unsigned grid[3], threads, smem;
+	unsigned cluster[3]; /* 0: not launched in clusters */
 	void **params;
 } Launch;
 
+/* A kernel declared in clusters is launched with cuLaunchKernelEx and the
+ * program's cluster shape as its CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+ * (the same as the __cluster_dims__ compiled into it); others with
+ * cuLaunchKernel. */
 static void launch(const Launch *l)
 {
-	CU(cuLaunchKernel, (l->fn, l->grid[0], l->grid[1], l->grid[2], l->threads, 1, 1, l->smem, NULL,
-	                    l->params, NULL));
+	if (!l->cluster[0]) {
+		CU(cuLaunchKernel, (l->fn, l->grid[0], l->grid[1], l->grid[2], l->threads, 1, 1, l->smem, NULL,
+		                    l->params, NULL));
+		return;
+	}
+	CUlaunchAttribute attr;
+	memset(&attr, 0, sizeof attr);
+	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+	attr.value.clusterDim.x = l->cluster[0];
+	attr.value.clusterDim.y = l->cluster[1];
+	attr.value.clusterDim.z = l->cluster[2];
+	CUlaunchConfig cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.gridDimX = l->grid[0];
+	cfg.gridDimY = l->grid[1];
+	cfg.gridDimZ = l->grid[2];
+	cfg.blockDimX = l->threads;
+	cfg.blockDimY = 1;
+	cfg.blockDimZ = 1;
+	cfg.sharedMemBytes = l->smem;
+	cfg.hStream = NULL;
+	cfg.attrs = &attr;
+	cfg.numAttrs = 1;
+	CU(cuLaunchKernelEx, (&cfg, l->fn, l->params, NULL));
 }
 
 /* One timed repetition: the kernel (copy NULL) or a device-to-device copy,
@@ -902,12 +952,14 @@ int main(int argc, char **argv)
 		CU(cuFuncSetAttribute, (l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
 	/* Thread-block clusters: txc-cuda compiles the cluster shape into the
 	 * kernel (__cluster_dims__), and a kernel with a compile-time cluster
-	 * size is launched in clusters of that size by the plain cuLaunchKernel
-	 * (CUDA C++ Programming Guide, "Thread Block Clusters"; cuLaunchKernelEx
-	 * with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION is for a size chosen at
-	 * launch, which txc never does). The cubin must say so: a kernel
-	 * compiled without it would run each CTA as a cluster of one. */
+	 * size is launched in clusters of that size (CUDA C++ Programming
+	 * Guide, "Thread Block Clusters"); launch() also names the shape
+	 * (cuLaunchKernelEx, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION), so that
+	 * the launch says what the program declares. The cubin must say so
+	 * too: a kernel compiled without it is refused here. */
 	if (f->has_cluster) {
+		for (int d = 0; d < 3; d++)
+			l.cluster[d] = (unsigned)f->cluster[d];
 		static const CUfunction_attribute dims[3] = { CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
 		                                              CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
 		                                              CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH };

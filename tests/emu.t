@@ -660,4 +660,110 @@ check "-o writes the report to a file" cmp -s "$TMP/seed1" "$TMP/report"
 run --trace "$D/lowered_copy.tx"
 check "--trace: each statement with its CTA and threads, on stderr" \
   grep -q "^cta 1, threads 0-127: 22: T.cuda.copy_bytes(g_ptr, s_ptr, 16)$" "$TMP/err"
+# ---- clusters: CTAs run together, TMA multicast (tests/emu/cluster.tx) ---------
+# A[i, j] = (64 i + j) * 40503 + 7 (16 bits); a cluster of N CTAs: rank r
+# loads rows 64r/N .. and multicasts them to the CTAs of the mask; each CTA
+# writes its whole tile S to its 64 rows of B.
+pl 'npy_put($ARGV[0], "<f2", [64, 64], pack("v*", map { ($_ * 40503 + 7) & 0xffff } 0..4095))' "$TMP/cl_a.npy"
+# cl_rows B.npy ROWS SPEC: B has ROWS rows of 64; SPEC lists "first:count:what",
+# what "a0" (A's rows from 0 on), "a32" (from 32 on) or "poison" (0xAB bytes).
+cl_rows() {
+  pl 'my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("v*", $d); exit 1 unless @b == $ARGV[1] * 64;
+    for my $s (split / /, $ARGV[2]) { my ($f, $c, $w) = split /:/, $s;
+      for my $i (0 .. $c - 1) { for my $j (0..63) {
+        my $want = $w eq "poison" ? 0xABAB : ((64 * ($i + substr($w, 1)) + $j) * 40503 + 7) & 0xffff;
+        exit 1 if $b[($f + $i) * 64 + $j] != $want } } } exit 0' "$@"
+}
+run --kernel mc2 --in A="$TMP/cl_a.npy" --out B="$TMP/cl_b.npy" "$D/cluster.tx"
+check "multicast, 2 CTAs: runs" ran
+check "multicast, 2 CTAs: each CTA holds both halves (B = A, A)" cl_rows "$TMP/cl_b.npy" 128 "0:64:a0 64:64:a0"
+run --kernel mc4 --in A="$TMP/cl_a.npy" --out B="$TMP/cl_b4.npy" "$D/cluster.tx"
+check "multicast, 4 CTAs: runs" ran
+check "multicast, 4 CTAs: each CTA holds all four quarters (B = A, A, A, A)" \
+  cl_rows "$TMP/cl_b4.npy" 256 "0:64:a0 64:64:a0 128:64:a0 192:64:a0"
+# rank 1 expects 4096 bytes: its phase completes with its own half (rows
+# 32..63) and it reads rank 0's half before it lands: 0xAB
+run --kernel expect_small --in A="$TMP/cl_a.npy" --out B="$TMP/cl_bs.npy" "$D/cluster.tx"
+check "multicast, a receiver's expect_tx too small: runs" ran
+check "multicast, a receiver's expect_tx too small: its partner's half reads as poison" \
+  cl_rows "$TMP/cl_bs.npy" 128 "0:64:a0 64:32:poison 96:32:a32"
+# rank 1 reads S without waiting: both halves are still poison
+run --kernel no_wait --in A="$TMP/cl_a.npy" --out B="$TMP/cl_bw.npy" "$D/cluster.tx"
+check "multicast, a receiver without its wait: runs" ran
+check "multicast, a receiver without its wait: its whole tile reads as poison" \
+  cl_rows "$TMP/cl_bw.npy" 128 "0:64:a0 64:64:poison"
+pl 'npy_put($ARGV[0], "<f2", [128, 64], pack("v*", map { ($_ * 40503 + 11) & 0xffff } 0..8191))' "$TMP/mc_a.npy"
+run --in A="$TMP/mc_a.npy" --out B="$TMP/cl_b1.npy" "$X/tma_multicast.tx"
+check "tma_multicast (copy_async with cta_mask=): runs" ran
+check "tma_multicast: B's 64-row blocks are both clusters' tiles, each twice" pl '
+  my (undef, $a) = npy_get($ARGV[0]); my (undef, $b) = npy_get($ARGV[1]); my @a = unpack("v*", $a); my @b = unpack("v*", $b);
+  exit 1 unless @a == 128 * 64 && @b == 256 * 64;
+  for my $bx (0..3) { for my $i (0..63) { for my $j (0..63) {
+    exit 1 if $b[(64 * $bx + $i) * 64 + $j] != $a[(64 * int($bx / 2) + $i) * 64 + $j] } } } exit 0' "$TMP/mc_a.npy" "$TMP/cl_b1.npy"
+"$TXC_BIN/txc" --emit=ir "$X/tma_multicast.tx" -o "$TMP/mc.ir.tx" 2>"$TMP/err"
+run --in A="$TMP/mc_a.npy" --out B="$TMP/cl_b2.npy" "$TMP/mc.ir.tx"
+check "tma_multicast lowered (g2c with cta_mask=): the same B" same_data "$TMP/cl_b1.npy" "$TMP/cl_b2.npy"
+BADF=cluster.tx
+# 16384 expected, 8192 received: rank 1's phase never completes; rank 0
+# waits at the final cluster barrier for it
+bad expect_large <<'EOF'
+cluster.tx:101:5: error: thread (cta 0, thread 0): T.cuda.cluster_sync: deadlock: 1 of the cluster's 2 CTAs reach this cluster barrier, and no other can any more (cta rank 1: threads 0-31 wait at line 98, where the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and 8192 transaction bytes pending)
+        T.cuda.cluster_sync()
+        ^~~~~~~~~~~~~~~~~~~
+EOF
+bad no_sync <<'EOF'
+cluster.tx:141:72: error: thread (cta 0, thread 0): T.ptx.cp_async.bulk.tensor.g2c (multicast to cta rank 1): the mbarrier is not initialized
+            T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[cb * 32, 0]), T.address_of(bar[0]), A_map, 0, cb * 32, cta_mask=3)
+                                                                           ^~~~~~~~~~~~
+EOF
+bad uninit <<'EOF'
+cluster.tx:162:41: error: thread (cta 1, thread 0): T.ptx.mbarrier.arrive_expect_tx: the mbarrier is not initialized
+            T.ptx.mbarrier.arrive_expect_tx(T.address_of(bar[0]), 8192)
+                                            ^~~~~~~~~~~~
+EOF
+bad mask_runtime <<'EOF'
+cluster.tx:185:122: error: thread (cta 1, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the CTA mask 0x4 names cta rank 2, but the cluster has 2 CTAs
+            T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[cb * 32, 0]), T.address_of(bar[0]), A_map, 0, cb * 32, cta_mask=1 << (cb * 2))
+                                                                                                                             ^
+EOF
+# copy_async with cta_mask= over 32 boxes a CTA (one 128-byte row each):
+# B[64 bx + i, j] = A[i, j] for j < 32, and the lowered IR (a loop of g2c,
+# each with the mask) gives the same
+pl 'npy_put($ARGV[0], "<f4", [64, 64], pack("f<*", map { $_ * 3 + 0.25 } 0..4095))' "$TMP/cb_a.npy"
+run --kernel boxes --in A="$TMP/cb_a.npy" --out B="$TMP/cb_b.npy" "$D/cluster.tx"
+check "multicast, a copy of 32 boxes a CTA: runs" ran
+check "multicast, a copy of 32 boxes a CTA: each CTA holds all 64 rows" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("f<*", $d); exit 1 unless @b == 128 * 32;
+  for my $bx (0..1) { for my $i (0..63) { for my $j (0..31) {
+    exit 1 if $b[(64 * $bx + $i) * 32 + $j] != ($i * 64 + $j) * 3 + 0.25 } } } exit 0' "$TMP/cb_b.npy"
+"$TXC_BIN/txc" --emit=ir "$D/cluster.tx" -o "$TMP/cl.ir.tx" 2>"$TMP/err"
+check "multicast, a copy of 32 boxes: lowered to a loop of g2c with cta_mask=3" \
+  grep -q "^            T.ptx.cp_async.bulk.tensor.g2c(2, T.pointer_offset(t, cb \* $((32 * 64)) + b1 \* 64), T.address_of(bar\[0\]), A_map, 0, cb \* 32 + b1, cta_mask=3)$" "$TMP/cl.ir.tx"
+run --kernel boxes --in A="$TMP/cb_a.npy" --out B="$TMP/cb_b2.npy" "$TMP/cl.ir.tx"
+check "multicast, a copy of 32 boxes: the lowered IR gives the same B" same_data "$TMP/cb_b.npy" "$TMP/cb_b2.npy"
+# mapa: bar after pad's 16 x 8 = 128 bytes; CTA r's window starts at 2^24 (r + 1)
+run --kernel mapa --out B="$TMP/ma_b.npy" "$D/cluster.tx"
+check "mapa: runs" ran
+check "mapa: the address of a shared variable in CTA r, from either CTA" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("Q<*", $d); exit 1 unless @b == 6;
+  for my $bx (0..1) { exit 1 unless $b[3 * $bx] == (1 << 24) + 128 && $b[3 * $bx + 1] == (2 << 24) + 128
+    && $b[3 * $bx + 2] == (2 << 24) } exit 0' "$TMP/ma_b.npy"
+bad mapa_rank <<'EOF'
+cluster.tx:246:44: error: thread (cta 0, thread 0): T.ptx.mapa: CTA rank 2 is not in the cluster of 2 CTAs
+        T.ptx.mapa(R[0], T.address_of(bar[0]), T.uint32(2))
+                                               ^~~~~~~~
+EOF
+# mc2 with a bounded loop of try_wait_parity: a failed try hands on to the
+# other CTA, so every thread of both CTAs sees its phase complete (D = 1)
+run --kernel poll --in A="$TMP/cl_a.npy" --out B="$TMP/po_b.npy" --out D="$TMP/po_d.npy" "$D/cluster.tx"
+check "multicast, polled with try_wait_parity: runs" ran
+check "multicast, polled with try_wait_parity: every thread saw the phase complete" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @d = unpack("l<*", $d); exit(@d == 64 && !grep { $_ != 1 } @d ? 0 : 1)' "$TMP/po_d.npy"
+check "multicast, polled with try_wait_parity: each CTA holds both halves" cl_rows "$TMP/po_b.npy" 128 "0:64:a0 64:64:a0"
+# both CTAs expect twice what they receive: the deadlock is found at a wait
+bad expect_both <<'EOF'
+cluster.tx:297:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: deadlock: the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and 8192 transaction bytes pending; threads 0-31 of cta rank 0 wait for it, and no CTA of the cluster can arrive any more (cta rank 1: threads 0-31 wait at line 297, where the phase of parity 0 of the mbarrier at byte 0 of shared buffer 'bar' has 0 of 1 arrivals and 8192 transaction bytes pending)
+        T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+        ^~~~~~~~~~~~~~~~~~~~~~~
+EOF
 done_testing

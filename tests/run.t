@@ -173,6 +173,21 @@ else
   FAKECUDA_CLUSTER=2,1,1 fake "$TOP/tests/tvm/cluster_copy.tx" --cubin "$TMP/cluster.cubin"
   check "fake driver: cluster: with it, the kernel is launched (and writes nothing)" \
     grep -q "^FAIL kernel kernel" "$TMP/out"
+  # launched with cuLaunchKernelEx, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION the
+  # program's T.cta_id_in_cluster([2]): (2, 1, 1), every launch
+  check "fake driver: cluster: every launch is cuLaunchKernelEx with cluster (2, 1, 1)" eval \
+    '[ "$(grep -c "^launchex kernel cluster 2 1 1$" "$FAKECUDA_LOG")" -ge 1 ] &&
+     [ "$(grep -c "^launchex " "$FAKECUDA_LOG")" = "$(grep -c "^launch " "$FAKECUDA_LOG")" ]'
+  printf '%s\n' 'from tvm.script import tir as T' '' '@T.prim_func' 'def kernel(B_ptr: T.handle):' \
+    '    B = T.match_buffer(B_ptr, (4, 4), "int32")' '    T.device_entry()' '    bx, by = T.cta_id([4, 4])' \
+    '    cx, cy = T.cta_id_in_cluster([2, 2])' '    tid = T.thread_id([32])' '    T.cuda.cluster_sync()' \
+    '    if tid == 0:' '        B[by, bx] = cx + 2 * cy' >"$TMP/cluster22.tx"
+  FAKECUDA_CLUSTER=2,2,1 fake "$TMP/cluster22.tx" --cubin "$TMP/cluster.cubin"
+  check "fake driver: cluster: a (2, 2) cluster is launched with cluster (2, 2, 1)" \
+    grep -q "^launchex kernel cluster 2 2 1$" "$FAKECUDA_LOG"
+  fake "$P" --cubin "$TMP/fake.cubin"
+  check "fake driver: cluster: a kernel without clusters is launched with cuLaunchKernel" eval \
+    '[ "$(grep -c "^launchex " "$FAKECUDA_LOG")" = 0 ] && grep -q "^launch " "$FAKECUDA_LOG"'
 
   FAKECUDA_NODEVICE=1 fake "$P" --cubin "$TMP/fake.cubin"
   expect "fake driver: nodevice: no device exits 3" 3
@@ -304,7 +319,7 @@ fi
 export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
-GPU_TESTS="pass fail out time scalar-parameters tma"
+GPU_TESTS="pass fail out time scalar-parameters tma tma_multicast"
 NVCC=$(command -v nvcc || echo "${CUDA:-/usr/local/cuda}/bin/nvcc")
 if [ ! -x "$NVCC" ]; then
   for t in $GPU_TESTS; do skip "gpu: $t" "no nvcc"; done
@@ -369,6 +384,21 @@ TX
     else
       expect "gpu: tma: the maps encoded and passed: A's rows moved through A_map, as the reference" 0
     fi
+  fi
+  # a TMA load multicast to the two CTAs of each cluster: the GPU's B
+  # against the emulator's (txc-run checks every element), launched with
+  # cuLaunchKernelEx in clusters of (2, 1, 1)
+  if "$TXC_BIN/txc" --emit=cubin "$TOP/examples/tma_multicast.tx" -o "$TMP/mc.cubin" 2>"$TMP/err" &&
+     "$TXC_BIN/txc" --emit=ir "$TOP/examples/tma_multicast.tx" -o "$TMP/mc.ir.tx" 2>"$TMP/err"; then
+    run "$TMP/mc.ir.tx" --cubin "$TMP/mc.cubin" --ref "$TOP/examples/tma_multicast.tx"
+    if [ "$rc" = 3 ]; then
+      skip "gpu: tma_multicast" "no GPU"
+    else
+      expect "gpu: tma_multicast: each CTA holds both halves of its cluster's tile, as the emulator says" 0
+      check "gpu: tma_multicast: the PASS line" grep -q "^PASS kernel tma_multicast: 2 buffers" "$TMP/out"
+    fi
+  else
+    not_ok "gpu: txc builds the cubin and the lowered IR of examples/tma_multicast.tx"; diag <"$TMP/err"
   fi
 fi
 done_testing

@@ -644,6 +644,22 @@ my @parse = (
      tmap_program($good, "$g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, dst_space=\"shared\")")],
     ['prefetch.tensormap of a buffer', 12, "T.ptx.prefetch.tensormap() takes a tensor map (T.tensormap), not a buffer",
      tmap_program($good, "T.ptx.prefetch.tensormap(S)")],
+    # cta_mask= (.multicast::cluster): bit i is CTA rank i of the cluster
+    ['g2c cta_mask beyond a cluster of 2', 13,
+     "cta_mask 0x${\(sprintf '%x', 0b101)} names CTA rank 2, but the cluster of (2, 1, 1) has 2 CTAs (ranks 0 to 1)",
+     tmap_program($good, "cb = T.cta_id_in_cluster([2])\n    $g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, cta_mask=0b101)")],
+    ['g2c cta_mask beyond a cluster of 2 x 2', 13,
+     "cta_mask 0x${\(sprintf '%x', 0x1f)} names CTA rank 4, but the cluster of (2, 2, 1) has 4 CTAs (ranks 0 to 3)",
+     tmap_program($good, "cx, cy = T.cta_id_in_cluster([2, 2])\n    $g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, cta_mask=0x1f)")],
+    ['g2c cta_mask over 16 bits', 13,
+     "cta_mask is a 16-bit mask of CTA ranks in the cluster (bit i: rank i; 0: no multicast), not ${\(1 << 16)}",
+     tmap_program($good, "cb = T.cta_id_in_cluster([2])\n    $g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, cta_mask=${\(1 << 16)})")],
+    ['g2c cta_mask without a cluster', 12,
+     'cta_mask= multicasts to the CTAs of a thread-block cluster, but the kernel declares none (T.cta_id_in_cluster([...]) before the copy)',
+     tmap_program($good, "$g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, cta_mask=3)")],
+    ['copy_async cta_mask on a store', 13,
+     'cta_mask= multicasts a TMA load (global -> shared) to the CTAs of the cluster; this copy writes global memory',
+     tmap_program('N = 1', "cb = T.cta_id_in_cluster([2])\n    Tx.copy_async(A[:, :], S[:, :], dispatch=\"tma\", cta_mask=3)")],
     ['s2g with three coordinates of two', 12,
      "T.ptx.cp_async.bulk.tensor.s2g() gives 3 coordinates; tensor map 'M' has 2 dimensions",
      tmap_program($good, "T.ptx.cp_async.bulk.tensor.s2g(2, T.pointer_offset(S, 0), M, 0, 0, 0)")],
@@ -904,5 +920,54 @@ lowered_has('prefetch_tensormap=True', sub { "$_[0], prefetch_tensormap=True" },
             'T.ptx.prefetch.tensormap(A_map) T.ptx.cp_async.bulk.tensor.g2c(2, T.pointer_offset(S, 0)');
 lowered_has('use_tma_reduce="max"', sub { "$_[0], use_tma_reduce=\"max\"" },
             'T.ptx.cp_async.bulk.tensor.s2g_reduce(2, T.pointer_offset(S, 0), A_map, 0, 0, red_op="max")', dir => 'store');
+# ---- multicast: cta_mask= ------------------------------------------------------
+# examples/tma_multicast.tx: CTA rank cb of each 2-CTA cluster loads rows
+# 32 cb .. 32 cb + 31 of its cluster's 64 x 64 float16 tile (a box of 64 x
+# 32) into the same rows of t (row-major, 64 elements a row): the lowered
+# g2c carries cta_mask=3 and the shared offset cb * 32 * 64 elements; the
+# CUDA is the .multicast::cluster form of ptx.md "TMA", the 16-bit mask the
+# operand after the mbarrier (then the policy, with cache_hint=).
+{
+    my $ex = "$top/examples/tma_multicast.tx";
+    my $rc = system("'$bin/txc' --emit=ir '$ex' -o '$tmp/mc.ir.tx' 2>'$tmp/mc.err'") >> 8;
+    my $ir = slurp("$tmp/mc.ir.tx");
+    my $want = "T.ptx.cp_async.bulk.tensor.g2c(2, T.pointer_offset(t, cb * ${\(32 * 64)}), T.address_of(bar[0]), "
+             . "A_map, 0, bx // 2 * 64 + cb * 32, cta_mask=3)";
+    ok($rc == 0 && index($ir, $want) >= 0, 'multicast: the lowered load carries cta_mask=', "exit $rc", "want: $want", $ir,
+       slurp("$tmp/mc.err"));
+    ok($ir =~ /A_map = T\.tensormap\(A, dims=\[64, 128\], strides=\[${\(64 * 2)}\], box=\[64, 32\]\)/,
+       'multicast: the map of one half-tile box', $ir);
+    $rc = system("'$bin/txc' '$ex' -o '$tmp/mc.cu' 2>'$tmp/mc.err'") >> 8;
+    my $cu = slurp("$tmp/mc.cu");
+    my $ptx = 'cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster '
+            . '[%0], [%2, {%3, %4}], [%1], %5;';
+    ok($rc == 0 && index($cu, $ptx) >= 0 && $cu =~ /__cluster_dims__\(2, 1, 1\)/,
+       'multicast: txc-cuda emits .multicast::cluster with the mask after the mbarrier', "want: $ptx", $cu);
+    my $prog = tmap_program($good, "cb = T.cta_id_in_cluster([2])\n    "
+        . "$g2c(2, T.pointer_offset(S, 0), T.address_of(bar[0]), M, 0, 0, cta_mask=3, cache_hint=T.uint64(0))");
+    spit("$tmp/mch.tx", $prog);
+    $rc = system("'$bin/txc' '$tmp/mch.tx' -o '$tmp/mch.cu' 2>'$tmp/mc.err'") >> 8;
+    $cu = slurp("$tmp/mch.cu");
+    $ptx = 'cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster'
+         . '.L2::cache_hint [%0], [%2, {%3, %4}], [%1], %5, %6;';
+    ok($rc == 0 && index($cu, $ptx) >= 0, 'multicast: with cache_hint=, the mask then the policy', "want: $ptx", $cu,
+       slurp("$tmp/mc.err"));
+    $rc = system("'$bin/txc-parse' --target sm_90 '$tmp/mch.tx' >'$tmp/out' 2>'$tmp/mc.err'") >> 8;
+    ok($rc == 1 && slurp("$tmp/mc.err") =~ /^\Q$tmp\E\/mch\.tx:13:\d+: error: cta_mask= \(\.multicast::cluster\) needs sm_90a or later; the target is sm_90$/m,
+       'multicast: refused for sm_90 (ptx.md: emit it for sm_90a)', "exit $rc", slurp("$tmp/mc.err"));
+    # cta_mask=0 is TVM's default: no multicast
+    (my $zero = $prog) =~ s/cta_mask=3/cta_mask=0/;
+    spit("$tmp/mc0.tx", $zero);
+    $rc = system("'$bin/txc' '$tmp/mc0.tx' -o '$tmp/mc0.cu' 2>'$tmp/mc.err'") >> 8;
+    $cu = slurp("$tmp/mc0.cu");
+    ok($rc == 0 && $cu !~ /multicast/ && $cu =~ /complete_tx::bytes\.L2::cache_hint \[%0\]/,
+       'multicast: cta_mask=0 is the plain load', $cu);
+    for my $f ([$ex, 'tma_multicast.tx'], ["$tmp/mch.tx", 'cta_mask= with cache_hint=']) {
+        if (!$nvcc) { skip("multicast: $f->[1] compiles through ptxas", "no nvcc"); next }
+        $rc = system("'$bin/txc' --emit=cubin --arch sm_90a '$f->[0]' -o '$tmp/mc.cubin' >'$tmp/out' 2>'$tmp/mc.err'") >> 8;
+        ok($rc == 0 && -s "$tmp/mc.cubin", "multicast: $f->[1] compiles through ptxas (sm_90a)", "exit $rc", slurp("$tmp/mc.err"));
+        unlink "$tmp/mc.cubin";
+    }
+}
 
 print "1..$n\n";

@@ -522,6 +522,14 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	Kw *hint = call_kw(o->call, "cache_hint");
 	if (hint)
 		call_add_kw(c, "cache_hint", hint->value, (Pos){0});
+	/* cta_mask= (sema checked it): each box multicast to the CTAs of the
+	 * mask; a constant 0 is no multicast (TVM's default) */
+	Kw *mask = call_kw(o->call, "cta_mask");
+	if (mask && !t.load)
+		return lower_fail(L, o, "cta_mask= multicasts a global -> shared load to the CTAs of the cluster; this copy "
+		                  "stores");
+	if (mask && !(mask->value->val && mask->value->val->kind == V_INT && mask->value->val->i == 0))
+		call_add_kw(c, "cta_mask", mask->value, (Pos){0});
 	Stmt *st = new_stmt(S_EXPR, (Pos){0});
 	st->value = c;
 	for (int i = 0; i < t.rank; i++) {

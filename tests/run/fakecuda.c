@@ -256,6 +256,37 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigne
 	return OK;
 }
 
+/* cuLaunchKernelEx: logs the cluster shape of its
+ * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (4) attribute, then launches as
+ * cuLaunchKernel. The structs as cuda.h lays them out on 64-bit machines. */
+typedef struct {
+	int id;
+	char pad[4];
+	union {
+		char pad[64];
+		struct { unsigned x, y, z; } cluster;
+	} value;
+} FakeLaunchAttr;
+typedef struct {
+	unsigned gx, gy, gz, bx, by, bz, smem;
+	void *stream;
+	FakeLaunchAttr *attrs;
+	unsigned nattrs;
+} FakeLaunchConfig;
+
+CUresult cuLaunchKernelEx(const FakeLaunchConfig *c, void *fn, void **params, void **extra)
+{
+	if (sticky)
+		return sticky;
+	for (unsigned i = 0; i < c->nattrs; i++) {
+		if (c->attrs[i].id != 4)
+			return INVALID_VALUE;
+		logf_("launchex %s cluster %u %u %u", ((Kernel *)fn)->name, c->attrs[i].value.cluster.x,
+		      c->attrs[i].value.cluster.y, c->attrs[i].value.cluster.z);
+	}
+	return cuLaunchKernel(fn, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem, c->stream, params, extra);
+}
+
 CUresult cuEventCreate(void **ev, unsigned flags)
 {
 	(void)flags;
