@@ -110,6 +110,12 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;
 		return DT_HANDLE;
+	case IN_ELECT_SYNC:
+		if (e->nargs == 3)
+			return error_dt(S, e->pos, "%s", elect_sync_form);
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		return DT_BOOL;
 	case IN_TMEM_ADDR:
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;

@@ -168,4 +168,7 @@ bool tvm_view_chain(Sema *S, Expr *value);
 int tvm_inplace_views(Sema *S, Stmt *s, Stmt **out, int max);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
 int tvm_view_dtype(Sema *S, Expr *call);         /* X.view("uint32") -> T.decl_buffer over X's storage: 1, 0, -1 */
 
+/* The message for TVM's statement form T.ptx.elect_sync(d, p, membermask). */
+#define elect_sync_form "T.ptx.elect_sync(d, p, membermask), TVM's form with outputs, is not supported: txc's " \
+	"T.ptx.elect_sync() is a boolean over the active threads, as in `if T.ptx.elect_sync():`"
 #endif

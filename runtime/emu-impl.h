@@ -74,6 +74,7 @@ typedef struct Acc {
 enum {
 	X_CONST, X_VAR, X_LOAD, X_ADDR, X_PTR, X_BIN, X_UN, X_CMP, X_AND, X_OR, X_NOT, X_COND,
 	X_CAST, X_MIN, X_MAX, X_FAIL,
+	X_ELECT, /* elect.sync: true in the lowest active thread of each warp */
 };
 
 typedef struct CExpr {
@@ -110,6 +111,8 @@ enum {
 	C_TMA,        /* op: IN_TMA_LOAD/STORE/REDUCE/PREFETCH; tmap the map, a the shared address, b the mbarrier
 	               * (a load), idx the tmap->rank coordinates, red the reduction */
 	C_BULK_COMMIT, C_BULK_WAIT, /* T.ptx.cp_async.bulk.commit_group / wait_group(wait) */
+	C_TMAP,       /* op: IN_TMAP_COPY (a dst, tmap the parameter map), IN_TMAP_REPLACE (a the map, field, n the
+	               * ord or NULL, value), IN_TMAP_CP_FENCE (a the global dst, b the shared src), IN_FENCE_TMAP (a) */
 	C_FAIL,
 };
 
@@ -137,7 +140,10 @@ typedef struct CStmt {
 	int64_t wait;      /* C_CP_WAIT, C_BULK_WAIT: N */
 	int done;          /* C_COPY_ASYNC: how it completes (DONE_CP_GROUP, DONE_BULK_GROUP or
 	                    * DONE_MBAR_TX, with the mbarrier's address in b) */
-	const TensorMap *tmap; /* C_TMA */
+	const TensorMap *tmap; /* C_TMA: the parameter map, or NULL: a map in global memory at m; C_TMAP */
+	CExpr *m;          /* C_TMA: the address of a map in global memory */
+	int rank;          /* C_TMA: the rank the instruction names */
+	int field;         /* C_TMAP: IN_TMAP_REPLACE's field (TMF_*) */
 	int red;           /* C_TMA: IN_TMA_REDUCE's red_op, an index of tma_red_ops;
 	                    * C_COPY_ASYNC: reduce=, 1 + that index (0: a plain copy) */
 	const char *msg;   /* C_FAIL */
@@ -234,6 +240,14 @@ typedef struct Emu {
 	 * lanes x 512 32-bit columns per CTA with its allocated columns. */
 	AsyncQueue *async;  /* per thread; NULL until the first copy */
 	AsyncQueue *bulk;   /* per thread, the bulk groups of TMA stores and reductions */
+	const int *act;     /* the threads running the current statement, in thread order */
+	int nact;
+	/* per thread, the tensor maps in global memory it acquired
+	 * (fence.proxy.tensormap) since they were last written: EMU_TMACQ
+	 * (memory, byte) pairs each, nacq of them */
+	Mem **acq_mem;
+	int64_t *acq_off;
+	int *nacq;
 	struct TxLoad *txl; /* TMA loads whose data waits for a wait on their mbarrier */
 	int ntxl, captxl;
 } Emu;
@@ -278,6 +292,10 @@ typedef struct TmaOp {
 	Mem *sm;                  /* the shared buffer of the box */
 	int64_t soff;             /* and the box's first byte in it */
 	int32_t c[TMAP_MAX_RANK]; /* the coordinates */
+	TensorMap map;            /* the map as the copy was issued */
+	Mem *g;                   /* the tensor's global memory */
+	int64_t gbase;            /* and the byte of element 0 in it */
+	int dt;                   /* the element's dtype */
 } TmaOp;
 
 /* The bytes of a destination not yet written by an asynchronous copy. */
@@ -335,6 +353,9 @@ EVal emu_reduce(int red, int dt, EVal a, EVal b);
  * thread t: checked at once; a load completes its bytes on the mbarrier
  * and poisons its box, a store or reduction joins the bulk group. */
 bool emu_tma(Emu *E, const CStmt *s, int t);
+/* The builtins of tensor maps in memory (C_TMAP) for the threads act. */
+#define EMU_TMACQ 8
+bool emu_tmap(Emu *E, const CStmt *s, const int *act, int nact);
 /* Moves the data of an issued load, store or reduction. */
 bool emu_tma_perform(Emu *E, const TmaOp *o);
 /* barrier.sync (C_NAMED_BAR) for the threads that reach it together. */

@@ -285,6 +285,16 @@ bool emu_eval(Emu *E, const CExpr *x, int t, EVal *o)
 			return false;
 		*o = emu_minmax(x->kind == X_MAX, x->dtype, a, b);
 		return true;
+	case X_ELECT: {
+		/* the lowest of the threads of t's warp running this statement */
+		int w = t / ES_WARP_SIZE, first = -1;
+		for (int i = 0; i < E->nact && first < 0; i++)
+			if (E->act[i] / ES_WARP_SIZE == w)
+				first = E->act[i];
+		o->i = first == t;
+		o->mem = NULL;
+		return true;
+	}
 	default:
 		return emu_fail(E, x->pos, t, "%s", x->msg ? x->msg : "cannot evaluate this expression");
 	}
@@ -375,7 +385,22 @@ static bool warp_sync(Emu *E, const CStmt *s, const int *act, int nact)
 	return true;
 }
 
+static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int depth);
+
+/* A statement for the threads act, which elect.sync sees. */
 static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int depth)
+{
+	const int *pa = E->act;
+	int pn = E->nact;
+	E->act = act;
+	E->nact = nact;
+	bool ok = exec_stmt1(E, s, act, nact, depth);
+	E->act = pa;
+	E->nact = pn;
+	return ok;
+}
+
+static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int depth)
 {
 	if (!count(E, nact, s->pos, act[0]))
 		return false;
@@ -440,6 +465,8 @@ static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int dept
 		return true;
 	case C_NAMED_BAR:
 		return emu_named_barrier(E, s, act, nact);
+	case C_TMAP:
+		return emu_tmap(E, s, act, nact);
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
 	}
@@ -460,6 +487,7 @@ static bool run_cta(Emu *E, const int *all)
 	Prog *p = E->p;
 	int n = E->nthreads;
 	memset(E->sdata, 0xAB, (size_t)p->smem_bytes);
+	memset(E->nacq, 0, (size_t)n * sizeof(int)); /* a CTA's threads start with no map acquired */
 	memset(E->ldata, 0xAB, (size_t)n * (size_t)p->local_bytes);
 	for (int i = 0; i < p->nlaunch; i++) {
 		const LaunchVar *l = &p->launch[i];
@@ -515,6 +543,9 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	E.lists = alloc(&E, levels * 2 * n * sizeof(int), &ok);
 	E.loopv = alloc(&E, levels * 2 * n * sizeof(int64_t), &ok);
 	int *all = alloc(&E, n * sizeof(int), &ok);
+	E.acq_mem = alloc(&E, n * EMU_TMACQ * sizeof(Mem *), &ok);
+	E.acq_off = alloc(&E, n * EMU_TMACQ * sizeof(int64_t), &ok);
+	E.nacq = alloc(&E, n * sizeof(int), &ok);
 	if (ok) {
 		for (int i = 0; i < f->nparams; i++)
 			E.gmem[i] = (Mem){ params[i], emu_param_bytes(f->params[i]), 0, SP_GLOBAL, f->params[i], -1 };
@@ -551,6 +582,9 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	free(E.lists);
 	free(E.loopv);
 	free(all);
+	free(E.acq_mem);
+	free(E.acq_off);
+	free(E.nacq);
 	return ok;
 }
 
