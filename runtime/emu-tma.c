@@ -279,7 +279,6 @@ static bool decode(Emu *E, const CStmt *s, int t, const uint8_t *p, const char *
 		BAD("holds no tensor map (the emulator knows the maps T.cuda.copy_tensormap wrote, and copies of them)");
 	TensorMap *m = &o->map;
 	memset(m, 0, sizeof *m);
-	m->name = what;
 	m->rank = p[TMENC_RANK] + 1;
 	int code = p[TMENC_ELEMTYPE];
 	o->dt = elem_dtype(code);
@@ -344,7 +343,7 @@ static bool map_in_memory(Emu *E, const CStmt *s, int t, TmaOp *o)
 	const uint8_t *p = map_bytes(E, s->m, t, SP_GLOBAL, 64, op, "tensor map", &a);
 	if (!p)
 		return false;
-	const char *what = xprintf("'%s+%lld'", a.mem->buf ? a.mem->buf->name : "?", (long long)a.i);
+	const char *what = xprintf("at byte %lld of %s", (long long)a.i, emu_mem_str(a.mem));
 	bool acq = false;
 	for (int i = 0; i < E->nacq[t] && !acq; i++)
 		acq = E->acq_mem[t * EMU_TMACQ + i] == a.mem && E->acq_off[t * EMU_TMACQ + i] == a.i;
@@ -352,7 +351,11 @@ static bool map_in_memory(Emu *E, const CStmt *s, int t, TmaOp *o)
 		return emu_fail(E, s->m->at, t, "%s: missing fence.proxy.tensormap: the tensor map at byte %lld of %s was not "
 		                "acquired by this thread (T.ptx.fence.proxy_tensormap) since it was last written", op,
 		                (long long)a.i, emu_mem_str(a.mem));
-	return decode(E, s, t, p, what, o);
+	if (!decode(E, s, t, p, what, o))
+		return false;
+	/* in the messages of the copy: the buffer and byte it lives at */
+	o->map.name = xprintf("%s@%lld", a.mem->buf ? a.mem->buf->name : "?", (long long)a.i);
+	return true;
 }
 
 /* tensormap.replace of field f (ord, value) in the map at p. */
