@@ -27,6 +27,7 @@ typedef struct Sema {
 	Env *env;
 	Env *builtins;    /* the outermost block: T, Tx, the layout names, axes */
 	Func *func;       /* the kernel being checked */
+	int partial;      /* > 0: in an operand only some threads evaluate (the right of and/or, a branch of x if c else y) */
 	bool in_device;  /* after T.device_entry() */
 	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
 	int nbufs;

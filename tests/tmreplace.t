@@ -48,8 +48,12 @@ check "elect: in each warp (80 threads, the last warp of 16), exactly the lowest
     my ($first) = grep { $cond[$c]->($_) } $warp * 32 .. ($warp * 32 + 31 < 80 ? $warp * 32 + 31 : 79);
     $w[$first] += 1 << $c if defined $first } }
   for (0 .. 79) { if ($a[$_] != $w[$_]) { print STDERR "A[$_] = $a[$_], want $w[$_]\n"; exit 1 } } exit 0' "$TMP/el.npy"
+run "$EMU" --kernel value --out B="$TMP/ev.npy" "$D/elect.tx"
+check "elect: a value assigned: 1 in threads 1 and 33 (the lowest odd ones of each warp)" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @a = unpack("l<*", $d);
+  exit((grep { $a[$_] != ($_ == 1 || $_ == 33 ? 1 : 0) } 0 .. 63) ? 1 : 0)' "$TMP/ev.npy"
 run "$PARSE" "$D/elect.tx"
-check "elect: T.cuda.elect_sync() (TVM) is T.ptx.elect_sync()" bash -c "! grep -q 'T.cuda.elect_sync' '$TMP/out' && [ \$(grep -c 'T.ptx.elect_sync()' '$TMP/out') = 3 ]"
+check "elect: T.cuda.elect_sync() (TVM) is T.ptx.elect_sync()" bash -c "! grep -q 'T.cuda.elect_sync' '$TMP/out' && [ \$(grep -c 'T.ptx.elect_sync()' '$TMP/out') = 4 ]"
 run "$CUDA" "$D/elect.tx"
 check "elect: CUDA: elect.sync _|p over __activemask(), as a bool" grep -qF \
   'asm volatile("{ .reg .pred p; elect.sync _|p, %1; selp.u32 %0, 1, 0, p; }" : "=r"(e) : "r"(__activemask()));' "$TMP/out"
@@ -232,6 +236,8 @@ bad 'T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[0]), T.address_of(bar[0]),
 bad 'T.ptx.cp_async.bulk.tensor.s2g(2, T.address_of(S[0]), T.float32(1), 0, 0)' '59: error: T.ptx.cp_async.bulk.tensor.s2g() takes a tensor map (T.tensormap) or the global address of one here, not float32'
 bad 'T.ptx.elect_sync()' '5: error: the result of T.ptx.elect_sync() is not used: it is a boolean, as in `if T.ptx.elect_sync():`'
 bad 'T.ptx.elect_sync(tid, tid, 0xFFFFFFFF)' '5: error: T.ptx.elect_sync(d, p, membermask), TVM'"'"'s form with outputs, is not supported: txc'"'"'s T.ptx.elect_sync() is a boolean over the active threads, as in `if T.ptx.elect_sync():`'
+bad 'x = tid >= 3 and T.ptx.elect_sync()' '22: error: T.ptx.elect_sync() where only some threads evaluate it (the right of '"'"'and'"'"' or '"'"'or'"'"', a branch of '"'"'x if c else y'"'"'): elect.sync chooses among the threads that reach it, which txc does not follow inside an expression; make it the condition of an inner `if`'
+bad 'x = 1 if tid > 3 else T.cast(T.ptx.elect_sync(), "int32")' '34: error: T.ptx.elect_sync() where only some threads evaluate it (the right of '"'"'and'"'"' or '"'"'or'"'"', a branch of '"'"'x if c else y'"'"'): elect.sync chooses among the threads that reach it, which txc does not follow inside an expression; make it the condition of an inner `if`'
 bad 'x = T.ptx.elect_sync(1)' '9: error: T.ptx.elect_sync() takes 0 positional arguments but 1 was given'
 bad 'T.ptx.tensormap.replace.tile.rank.shared__cta.b1024.b64(M, 1)' '5: error: the PTX instruction "tensormap.replace.tile.rank.shared::cta.b1024.b64": txc does not emit .b64 there; it takes .b32 (tensormap.replace.tile.(rank|elemtype|interleave_layout|swizzle_mode|fill_mode)[.global|shared::cta].b1024.b32)'
 bad 'T.ptx.tensormap.replace.tile.box_dim.shared__cta.b1024.b32(M, 8)' '5: error: the PTX instruction "tensormap.replace.tile.box_dim.shared::cta.b1024.b32" takes 3 operands ([addr], ord, new_val), not 2'
