@@ -487,6 +487,11 @@ static bool tmap_in_memory(Sema *S, Expr *e, int k, const char *what, bool globa
 		         global ? "global" : "shared or global", b->name, scopes[sc].name);
 		return false;
 	}
+	if (b && sc != SC_GLOBAL && (buffer_root(b)->align ? buffer_root(b)->align : 16) < 128) {
+		error_at(S->d, x->pos, "%s(): a tensor map in shared memory is 128-byte aligned; allocate '%s' with "
+		         "align=128", fn_name(e), buffer_root(b)->name);
+		return false;
+	}
 	if (b && prove_accesses)
 		check_access(S, e, k, TMENC_BYTES, NULL, NULL);
 	return true;
@@ -556,7 +561,7 @@ static void tmap_replace(Sema *S, Expr *e, Args *a)
 	if (f == TMF_ADDRESS) {
 		if (dt != DT_HANDLE && !(dt > 0 && dt < DT_COUNT && dtypes[dt].bits == 64 &&
 		                         (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT)))
-			error_at(S->d, v->pos, "the value of \"global_address\" is an address (T.address_of(x), X.data) or a "
+			error_at(S->d, v->pos, "the value of \"global_address\" is an address (T.address_of(x)) or a "
 			         "64-bit integer, not %s", dtype_str(dt));
 		else if (dt == DT_HANDLE) {
 			const char *why = NULL;

@@ -378,7 +378,7 @@ static bool replace(Emu *E, const CStmt *s, int t, uint8_t *p, const char *what)
 		uint32_t mem = v.mem ? mem_number(E, v.mem) : 0;
 		if (!mem)
 			return emu_fail(E, s->value->at, t, "%s: global_address: the value is not an address in a global buffer "
-			                "parameter (the emulator follows T.address_of(X[...]) and X.data)", op);
+			                "parameter (the emulator follows T.address_of(X[...]) and buffers)", op);
 		put(p + TMENC_ADDR_MEM, 4, mem);
 		put(p + TMENC_ADDR_OFF, 8, (uint64_t)v.i);
 		return true;

@@ -198,10 +198,11 @@ def k(A: T.Buffer((64, 64), "float32"), G: T.Buffer((32,), "uint32")):
     S = T.alloc_shared([2048], "float32", align=128)
     bar = T.alloc_shared([1], "uint64")
     R = T.alloc_local([32], "uint32")
+    U = T.alloc_shared([32], "uint32")
     $1
 EOF
   run "$PARSE" "$TMP/bad.tx"
-  check "refused: $1" first_error "$TMP/bad.tx:13:$2"
+  check "refused: $1" first_error "$TMP/bad.tx:14:$2"
 }
 bad 'T.ptx.tensormap.replace("boxdim", M, 1, 16)' '29: error: tensormap.replace has no field "boxdim"; the fields are global_address, rank, box_dim, global_dim, global_stride, element_stride, elemtype, interleave_layout, swizzle_mode, fill_mode'
 bad 'T.ptx.tensormap.replace("box_dim", M, 16)' '5: error: tensormap.replace of "box_dim" takes (field, map, ord, value), not 3 operands'
@@ -222,7 +223,8 @@ bad 'T.ptx.tensormap.replace("rank", M, 5)' '40: error: the value of "rank" is t
 bad 'T.ptx.tensormap.replace("rank", M, T.float32(1))' '40: error: the value of "rank" is a 32-bit integer, not float32'
 bad 'T.ptx.tensormap.replace("box_dim", R, 0, 8)' '40: error: T.ptx.tensormap.replace() takes a tensor map in shared or global memory; '"'"'R'"'"' is in local memory'
 bad 'T.ptx.tensormap.replace("global_address", M, T.address_of(M[0]))' '50: error: the value of "global_address" is an address in global memory; '"'"'M'"'"' is in shared memory'
-bad 'T.ptx.tensormap.replace("global_address", M, 5)' '50: error: the value of "global_address" is an address (T.address_of(x), X.data) or a 64-bit integer, not int'
+bad 'T.ptx.tensormap.replace("global_address", M, 5)' '50: error: the value of "global_address" is an address (T.address_of(x)) or a 64-bit integer, not int'
+bad 'T.ptx.tensormap.replace("rank", U, 1)' '37: error: T.ptx.tensormap.replace(): a tensor map in shared memory is 128-byte aligned; allocate '"'"'U'"'"' with align=128'
 bad 'T.ptx.tensormap.cp_fenceproxy(M, M)' '35: error: T.ptx.tensormap.cp_fenceproxy() takes a tensor map in global memory; '"'"'M'"'"' is in shared memory'
 bad 'T.ptx.tensormap.cp_fenceproxy(G, G)' '38: error: T.ptx.tensormap.cp_fenceproxy() copies a tensor map from shared memory; '"'"'G'"'"' is in global memory'
 bad 'T.ptx.tensormap.cp_fenceproxy(G, M, 64)' '41: error: T.ptx.tensormap.cp_fenceproxy() moves a whole tensor map: its size is 128 bytes, not 64'
