@@ -369,6 +369,8 @@ static bool replace(Emu *E, const CStmt *s, int t, uint8_t *p, const char *what)
 	int64_t ord = 0;
 	if (fd->ord && !emu_eval_int(E, s->n, t, &ord))
 		return false;
+	if (ord < 0 || ord > (s->field == TMF_STRIDE ? TMAP_MAX_RANK - 2 : TMAP_MAX_RANK - 1))
+		return emu_fail(E, s->n->at, t, "%s: ord %lld of \"%s\" is out of range", op, (long long)ord, fd->name);
 	EVal v;
 	if (!emu_eval(E, s->value, t, &v))
 		return false;
