@@ -474,6 +474,12 @@ static Code call_expr(Gen *g, const Expr *e)
 	}
 	case IN_ADDRESS_OF:
 		return address(g, e);
+	case IN_ELECT_SYNC:
+		add(g, "txc_elect_sync", "// elect.sync over the active threads of the warp: true in one of them\n"
+		    DEV "bool txc_elect_sync()\n{\n  uint32_t e;\n"
+		    "  asm volatile(\"{ .reg .pred p; elect.sync _|p, %1; selp.u32 %0, 1, 0, p; }\" : \"=r\"(e) : \"r\"(__activemask()));\n"
+		    "  return e != 0;\n}\n");
+		return code("txc_elect_sync()", P_POSTFIX);
 	case IN_TMEM_ADDR:
 		return code(xprintf("%s + (%s << 16) + %s", sub(g, e->args[0], DT_UINT32, P_ADD + 1),
 		                    sub(g, e->args[1], DT_UINT32, P_SHIFT + 1), sub(g, e->args[2], DT_UINT32, P_ADD + 1)), P_ADD);
@@ -793,8 +799,81 @@ static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
 	line(g, call.s);
 }
 
+/* The memory an address operand is in: SC_SHARED, SC_GLOBAL, or -1 when
+ * it is a handle txc cannot follow (generic addressing then). */
+static int addr_scope(Gen *g, const Expr *e)
+{
+	if (call_id(g, e) == IN_ADDRESS_OF && e->nargs == 1)
+		return addr_scope(g, e->args[0]);
+	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
+	if (!b)
+		return -1;
+	int sc = buffer_root(b)->scope;
+	return sc == SC_GLOBAL ? SC_GLOBAL : scopes[sc].flags & SCF_SHARED ? SC_SHARED : -1;
+}
+
+/* The kernel-parameter tensor map e names; NULL: e is the address of one
+ * in memory. */
+static const TensorMap *param_map(Gen *g, const Expr *e)
+{
+	for (int i = 0; e->kind == E_NAME && i < g->f->ntmaps; i++)
+		if (!strcmp(g->f->tmaps[i]->name, e->str))
+			return g->f->tmaps[i];
+	return NULL;
+}
+
+/* The address of a tensor map in memory, for a PTX operand: the state
+ * space's suffix, the helper's parameter and its asm input. */
+static void tmap_operand(Gen *g, int sc, const char **ss, const char **in)
+{
+	if (sc == SC_SHARED) {
+		need_smem(g);
+		*ss = ".shared::cta";
+		*in = "\"r\"(txc_smem(map))";
+	} else if (sc == SC_GLOBAL) {
+		*ss = ".global";
+		*in = "\"l\"(__cvta_generic_to_global(map))";
+	} else {
+		*ss = "";
+		*in = "\"l\"(map)";
+	}
+}
+
+/* tensormap.replace: one helper per field, state space, ord and (for the
+ * fields that take an immediate) value; the rest are operands. */
+static void tmap_replace(Gen *g, const Expr *e)
+{
+	const char *field = const_str(g, e->args[0]);
+	int f = tm_field_lookup(field); /* sema checked it, and the operands' count */
+	const TmField *t = &tm_fields[f];
+	int sc = addr_scope(g, e->args[1]);
+	const char *ss, *in;
+	tmap_operand(g, sc, &ss, &in);
+	int64_t ord = t->ord ? arg_int(g, e, 2, 0) : -1, imm = t->imm ? arg_int(g, e, e->nargs - 1, 0) : -1;
+	const Expr *v = e->args[e->nargs - 1];
+	Buf name = {0};
+	bprintf(&name, "txc_tensormap_replace_%s%s", field, sc == SC_SHARED ? "_shared" : sc == SC_GLOBAL ? "_global" : "");
+	if (ord >= 0)
+		bprintf(&name, "_%lld", (long long)ord);
+	if (imm >= 0)
+		bprintf(&name, "_v%lld", (long long)imm);
+	const char *ptx = xprintf("tensormap.replace.tile.%s%s.b1024.b%d [%%0], %s%s;", field, ss, t->bits,
+	                          ord >= 0 ? xprintf("%lld, ", (long long)ord) : "",
+	                          imm >= 0 ? xprintf("%lld", (long long)imm) : "%1");
+	const char *vt = t->bits == 64 ? "uint64_t" : "uint32_t";
+	if (imm >= 0)
+		asm_in(g, name.s, "void* map", ptx, in);
+	else
+		asm_in(g, name.s, xprintf("void* map, %s v", vt), ptx, xprintf("%s, \"%s\"(v)", in, t->bits == 64 ? "l" : "r"));
+	const char *val = imm >= 0 ? "" :
+	                  xprintf(", %s", f == TMF_ADDRESS && v->dtype == DT_HANDLE ? xprintf("(uint64_t)%s", address(g, v).s) :
+	                          cx(g, v, t->bits == 64 ? DT_UINT64 : DT_UINT32).s);
+	line(g, xprintf("%s(%s%s);", name.s, address(g, e->args[1]).s, val));
+}
+
 /* The bulk tensor copies: one helper per form and rank, the tensor map a
- * __grid_constant__ parameter whose address the instruction takes. */
+ * __grid_constant__ parameter whose address the instruction takes, or a
+ * map in global memory (tensormap.cp_fenceproxy) through its address. */
 static void tma(Gen *g, const Expr *e, int id)
 {
 	int rank = (int)arg_int(g, e, 0, 1); /* 1 to 5, the map's: sema checked it */
@@ -816,10 +895,7 @@ static void tma(Gen *g, const Expr *e, int id)
 	Buf params = {0}, in = {0}, coords = {0}, name = {0};
 	bputs(&name, id == IN_TMA_LOAD ? "txc_tma_load" : id == IN_TMA_STORE ? "txc_tma_store" :
 	      id == IN_TMA_REDUCE ? xprintf("txc_tma_reduce_%s", red) : "txc_tma_prefetch");
-	const TensorMap *t = NULL;
-	for (int i = 0; i < g->f->ntmaps; i++)
-		if (!strcmp(g->f->tmaps[i]->name, e->args[map]->str))
-			t = g->f->tmaps[i];
+	const TensorMap *t = param_map(g, e->args[map]); /* NULL: a map in global memory (tiled) */
 	int mode = t ? t->mode : TMAP_TILED, ninfo = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? e->nargs - map - 1 - rank : 0;
 	/* sema: the map's mode has this form */
 	const char *lm = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? tmap_modes[mode].name : tmap_modes[mode].store;
@@ -896,7 +972,10 @@ static void tma(Gen *g, const Expr *e, int id)
 	bprintf(&call, "%s(", name.s);
 	for (int k = 1; k < map; k++)
 		bprintf(&call, "%s, ", address(g, e->args[k]).s);
-	bprintf(&call, "&%s", cname(e->args[map]->str));
+	if (param_map(g, e->args[map]))
+		bprintf(&call, "&%s", cname(e->args[map]->str));
+	else
+		bputs(&call, address(g, e->args[map]).s);
 	for (int k = map + 1; k < e->nargs; k++)
 		bprintf(&call, ", %s", k > map + rank ? xprintf("(uint16_t)(%s)", cx(g, e->args[k], DT_INT32).s) :
 		        cx(g, e->args[k], DT_INT32).s);
@@ -958,6 +1037,27 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_TMAP_PREFETCH: /* the map: a __grid_constant__ parameter, by its generic address */
 		asm_in(g, "txc_prefetch_tensormap", "const void* map", "prefetch.tensormap [%0];", "\"l\"(map)");
 		line(g, xprintf("txc_prefetch_tensormap(&%s);", cname(e->args[0]->str)));
+		return;
+	case IN_TMAP_COPY:
+		add(g, "txc_copy_tensormap", "// the 128 bytes of a kernel-parameter tensor map, as eight 16-byte words\n"
+		    DEV "void txc_copy_tensormap(void* dst, const void* map)\n{\n"
+		    "  for (int i = 0; i < 8; i++)\n    ((uint4*)dst)[i] = ((const uint4*)map)[i];\n}\n");
+		line(g, xprintf("txc_copy_tensormap(%s, &%s);", address(g, e->args[0]).s, cname(e->args[1]->str)));
+		return;
+	case IN_TMAP_REPLACE:
+		tmap_replace(g, e);
+		return;
+	case IN_TMAP_CP_FENCE:
+		need_smem(g);
+		asm_in(g, "txc_tensormap_cp_fenceproxy", "void* dst, const void* src",
+		       "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;",
+		       "\"l\"(__cvta_generic_to_global(dst)), \"r\"(txc_smem(src))");
+		line(g, xprintf("txc_tensormap_cp_fenceproxy(%s, %s);", address(g, e->args[0]).s, address(g, e->args[1]).s));
+		return;
+	case IN_FENCE_TMAP:
+		asm_in(g, "txc_fence_proxy_tensormap_acquire", "const void* map",
+		       "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;", "\"l\"(map)");
+		line(g, xprintf("txc_fence_proxy_tensormap_acquire(%s);", address(g, e->args[0]).s));
 		return;
 	case IN_CP_WAIT: case IN_BULK_WAIT: {
 		n = arg_int(g, e, 0, 0);

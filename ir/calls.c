@@ -461,6 +461,169 @@ static void access_sizes(Sema *S, Expr *e, int id, Args *a)
 		error_at(S->d, e->args[7]->pos, "cp.async.cg copies 16 bytes only, not %lld", (long long)n);
 }
 
+static bool int_dtype(int dt, int bits)
+{
+	return dt == DT_WEAK_INT || (dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT) &&
+	                             dtypes[dt].bits <= bits);
+}
+
+/* Operand k of call e, the address of a 128-byte tensor map in memory: a
+ * buffer, an element's address or a handle, in global memory (global:
+ * true) or in global or shared memory. False after an error. */
+static bool tmap_in_memory(Sema *S, Expr *e, int k, const char *what, bool global)
+{
+	Expr *x = e->args[k];
+	Value *v = x->kind == E_NAME ? eval(S, x) : NULL;
+	if (IS_ERR(v))
+		return false;
+	if (v && v->kind != V_BUFFER) {
+		error_at(S->d, x->pos, "%s() takes %s here, not %s", fn_name(e), what, value_kind_name(v));
+		return false;
+	}
+	if (!v) {
+		int dt = scalar(S, x);
+		if (dt == DT_ERROR)
+			return false;
+		if (dt != DT_HANDLE) {
+			error_at(S->d, x->pos, "%s() takes %s here, not %s", fn_name(e), what, dtype_str(dt));
+			return false;
+		}
+	}
+	const char *why = NULL;
+	Buffer *b = address_buffer(S, x, &why);
+	int sc = b ? buffer_root(b)->scope : SC_GLOBAL;
+	if (b && sc != SC_GLOBAL && (global || !(scopes[sc].flags & SCF_SHARED))) {
+		error_at(S->d, x->pos, "%s() takes a tensor map in %s memory; '%s' is in %s memory", fn_name(e),
+		         global ? "global" : "shared or global", b->name, scopes[sc].name);
+		return false;
+	}
+	if (b && sc != SC_GLOBAL && (buffer_root(b)->align ? buffer_root(b)->align : 16) < 128) {
+		error_at(S->d, x->pos, "%s(): a tensor map in shared memory is 128-byte aligned; allocate '%s' with "
+		         "align=128", fn_name(e), buffer_root(b)->name);
+		return false;
+	}
+	if (b && prove_accesses)
+		check_access(S, e, k, TMENC_BYTES, NULL, NULL);
+	return true;
+}
+
+/* The coordinates and shared operands of a bulk tensor copy. */
+/* The shared operands of a bulk tensor copy: in shared memory; the box's
+ * 128-byte aligned (a misaligned-address fault on Hopper, ptx.md), which
+ * the buffer's declared alignment and a provable offset guarantee. */
+static void tma_smem_operands(Sema *S, Expr *e, int id, int map_at)
+{
+	for (int k = 1; k < map_at; k++) {
+		const char *why = NULL;
+		Expr *off = NULL;
+		Buffer *b = address(S, e->args[k], &off, &why, 0);
+		const char *what = k == 2 ? "its mbarrier" : id == IN_TMA_LOAD ? "its destination" : "its source";
+		if (b && !(scopes[buffer_root(b)->scope].flags & SCF_SHARED)) {
+			error_at(S->d, e->args[k]->pos, "%s() takes %s in shared memory; '%s' is in %s memory", fn_name(e), what,
+			         b->name, scopes[buffer_root(b)->scope].name);
+			continue;
+		}
+		if (!b || k != 1)
+			continue;
+		Buffer *root = buffer_root(b);
+		int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), at = b != root ? b->elem_offset * eb : 0;
+		bool swz = root->swizzled_root || (root->layout && root->layout->swizzled);
+		if (!swz && root->align < TMA_SMEM_ALIGN)
+			error_at(S->d, e->args[k]->pos, "%s() needs %s at a %d-byte aligned shared address, and '%s' is only %lld-byte "
+			         "aligned: allocate it with align=%d (or more)", fn_name(e), what, TMA_SMEM_ALIGN, root->name,
+			         (long long)(root->align ? root->align : 16), TMA_SMEM_ALIGN);
+		else if (mult < 0 || (mult != 0 && (mult * eb) % TMA_SMEM_ALIGN) || at % TMA_SMEM_ALIGN)
+			error_at(S->d, e->args[k]->pos, "%s() needs %s at a %d-byte aligned shared address; element '%s' of '%s' "
+			         "(%lld-byte elements%s) is not provably a multiple of %d bytes", fn_name(e), what, TMA_SMEM_ALIGN,
+			         expr_str(off), b->name, (long long)eb,
+			         at ? xprintf(", from byte %lld of '%s'", (long long)at, root->name) : "", TMA_SMEM_ALIGN);
+	}
+}
+
+static void tma_shared_operands(Sema *S, Expr *e, int id, int map_at)
+{
+	for (int i = map_at + 1; i < e->nargs; i++) {
+		int dt = e->args[i]->dtype;
+		if (!int_dtype(dt, 32))
+			error_at(S->d, e->args[i]->pos, "a TMA coordinate is a 32-bit integer, not %s", dtype_str(dt));
+	}
+	tma_smem_operands(S, e, id, map_at);
+}
+
+/* The size operand of cp_fenceproxy and fence.proxy.tensormap: 128. */
+static void tmap_size(Sema *S, Expr *e, Args *a, int k)
+{
+	if (e->nargs > k && a->pos[k]->i != TMENC_BYTES)
+		error_at(S->d, e->args[k]->pos, "%s() moves a whole tensor map: its size is 128 bytes, not %lld", fn_name(e),
+		         (long long)a->pos[k]->i);
+}
+
+/* tensormap.replace(field, map, [ord,] value), the field's rules
+ * (ir/tmfield.def) */
+static void tmap_replace(Sema *S, Expr *e, Args *a)
+{
+	const char *name = a->pos[0]->s;
+	int f = tm_field_lookup(name);
+	if (f < 0) {
+		Buf all = {0};
+		for (int i = 0; i < TMF_COUNT; i++)
+			bprintf(&all, "%s%s", i ? ", " : "", tm_fields[i].name);
+		error_at(S->d, e->args[0]->pos, "tensormap.replace has no field \"%s\"; the fields are %s", name, all.s);
+		return;
+	}
+	const TmField *t = &tm_fields[f];
+	if (e->nargs != 3 + t->ord) {
+		error_at(S->d, e->pos, "tensormap.replace of \"%s\" takes (field, map, %svalue), not %d operands", name,
+		         t->ord ? "ord, " : "", e->nargs);
+		return;
+	}
+	if (!tmap_in_memory(S, e, 1, "the address of a 128-byte tensor map", false))
+		return;
+	if (t->ord) {
+		int64_t o, most = f == TMF_STRIDE ? TMAP_MAX_RANK - 2 : TMAP_MAX_RANK - 1;
+		Expr *x = e->args[2];
+		if (!x->val || x->val->kind != V_INT) {
+			error_at(S->d, x->pos, "the ord of tensormap.replace is a constant (PTX takes an immediate)");
+			return;
+		}
+		o = x->val->i;
+		if (o < 0 || o > most)
+			error_at(S->d, x->pos, "the ord of \"%s\" is %s, 0 to %lld, not %lld", name,
+			         f == TMF_STRIDE ? "a stride (of dimension ord + 1)" : "a dimension", (long long)most, (long long)o);
+	}
+	Expr *v = e->args[e->nargs - 1];
+	int dt = v->dtype;
+	if (f == TMF_ADDRESS) {
+		if (dt != DT_HANDLE && !(dt > 0 && dt < DT_COUNT && dtypes[dt].bits == 64 &&
+		                         (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT)))
+			error_at(S->d, v->pos, "the value of \"global_address\" is an address (T.address_of(x)) or a "
+			         "64-bit integer, not %s", dtype_str(dt));
+		else if (dt == DT_HANDLE) {
+			const char *why = NULL;
+			Buffer *b = address_buffer(S, v, &why);
+			if (b && buffer_root(b)->scope != SC_GLOBAL)
+				error_at(S->d, v->pos, "the value of \"global_address\" is an address in global memory; '%s' is in %s "
+				         "memory", b->name, scopes[buffer_root(b)->scope].name);
+		}
+		return;
+	}
+	if (!int_dtype(dt, t->bits)) {
+		error_at(S->d, v->pos, "the value of \"%s\" is a %d-bit integer, not %s", name, t->bits, dtype_str(dt));
+		return;
+	}
+	if (!v->val || v->val->kind != V_INT) {
+		if (t->imm)
+			error_at(S->d, v->pos, "the value of \"%s\" is a constant (PTX takes an immediate)", name);
+		return;
+	}
+	int64_t n = v->val->i;
+	if (n < t->lo || n > t->hi)
+		error_at(S->d, v->pos, "the value of \"%s\" is %s, not %lld", name, t->doc, (long long)n);
+	else if (f == TMF_STRIDE && n % 16)
+		error_at(S->d, v->pos, "the value of \"global_stride\" is a byte stride, a multiple of 16, not %lld",
+		         (long long)n);
+}
+
 /* The TMA instructions: (rank, [shared address, [mbarrier,]] tensor map,
  * coordinates...), the map declared by T.tensormap with that rank, as
  * many 32-bit coordinates as the rank, the shared operand in shared memory. */
@@ -468,13 +631,24 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 {
 	int map_at = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
 	Value *m = a->pos[map_at];
+	int64_t rank = a->pos[0]->i;
 	if (m->kind != V_TMAP) {
-		error_at(S->d, e->args[map_at]->pos, "%s() takes a tensor map (T.tensormap) here, not %s", fn_name(e),
-		         value_kind_name(m));
+		/* a tensor map in global memory, through its address: its rank
+		 * and fields are the emulator's to check, at run time */
+		if (!tmap_in_memory(S, e, map_at, "a tensor map (T.tensormap) or the global address of one", true))
+			return;
+		if (rank < 1 || rank > TMAP_MAX_RANK)
+			error_at(S->d, e->args[0]->pos, "%s() takes rank 1 to %d, not %lld", fn_name(e), TMAP_MAX_RANK,
+			         (long long)rank);
+		else if (e->nargs - map_at - 1 != rank)
+			error_at(S->d, e->pos, "%s() gives %d coordinate%s for rank %lld", fn_name(e), e->nargs - map_at - 1,
+			         e->nargs - map_at - 1 == 1 ? "" : "s", (long long)rank);
+		else
+			tma_shared_operands(S, e, id, map_at);
+		check_red_op(S, kwarg(a, "red_op"));
 		return;
 	}
 	TensorMap *t = m->tmap;
-	int64_t rank = a->pos[0]->i;
 	if (rank != t->rank) {
 		error_at(S->d, e->args[0]->pos, "%s() says rank %lld, but tensor map '%s' has %d dimension%s", fn_name(e),
 		         (long long)rank, t->name, t->rank, t->rank == 1 ? "" : "s");
@@ -526,34 +700,7 @@ static void tma_operands(Sema *S, Expr *e, int id, Args *a)
 			         "bits (the instruction takes its low 16), not %s" : "a TMA coordinate is a 32-bit integer, not %s",
 			         dtype_str(dt));
 	}
-	for (int k = 1; k < map_at; k++) {
-		const char *why = NULL;
-		Expr *off = NULL;
-		Buffer *b = address(S, e->args[k], &off, &why, 0);
-		const char *what = k == 2 ? "its mbarrier" : id == IN_TMA_LOAD ? "its destination" : "its source";
-		if (b && !(scopes[buffer_root(b)->scope].flags & SCF_SHARED)) {
-			error_at(S->d, e->args[k]->pos, "%s() takes %s in shared memory; '%s' is in %s memory", fn_name(e), what,
-			         b->name, scopes[buffer_root(b)->scope].name);
-			continue;
-		}
-		if (!b || k != 1)
-			continue;
-		/* the box's shared memory: 128-byte aligned (a misaligned-address
-		 * fault on Hopper, ptx.md), which the buffer's declared alignment
-		 * and a provable offset guarantee */
-		Buffer *root = buffer_root(b);
-		int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), at = b != root ? b->elem_offset * eb : 0;
-		bool swz = root->swizzled_root || (root->layout && root->layout->swizzled);
-		if (!swz && root->align < TMA_SMEM_ALIGN)
-			error_at(S->d, e->args[k]->pos, "%s() needs %s at a %d-byte aligned shared address, and '%s' is only %lld-byte "
-			         "aligned: allocate it with align=%d (or more)", fn_name(e), what, TMA_SMEM_ALIGN, root->name,
-			         (long long)(root->align ? root->align : 16), TMA_SMEM_ALIGN);
-		else if (mult < 0 || (mult != 0 && (mult * eb) % TMA_SMEM_ALIGN) || at % TMA_SMEM_ALIGN)
-			error_at(S->d, e->args[k]->pos, "%s() needs %s at a %d-byte aligned shared address; element '%s' of '%s' "
-			         "(%lld-byte elements%s) is not provably a multiple of %d bytes", fn_name(e), what, TMA_SMEM_ALIGN,
-			         expr_str(off), b->name, (long long)eb,
-			         at ? xprintf(", from byte %lld of '%s'", (long long)at, root->name) : "", TMA_SMEM_ALIGN);
-	}
+	tma_smem_operands(S, e, id, map_at);
 	check_red_op(S, kwarg(a, "red_op"));
 	Kw *sp = kwarg(a, "dst_space");
 	if (sp && sp->value->val && strcmp(sp->value->val->s, "shared::cluster") && strcmp(sp->value->val->s, "shared::cta"))
@@ -580,6 +727,32 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 		return;
 	case IN_COPY_BYTES: case IN_CP_ASYNC:
 		access_sizes(S, e, id, a);
+		return;
+	case IN_TMAP_COPY:
+		if (a->pos[1]->kind != V_TMAP)
+			error_at(S->d, e->args[1]->pos, "%s() copies a kernel-parameter tensor map (T.tensormap), not %s",
+			         fn_name(e), value_kind_name(a->pos[1]));
+		else
+			tmap_in_memory(S, e, 0, "the address of 128 bytes for the tensor map", false);
+		return;
+	case IN_TMAP_REPLACE:
+		tmap_replace(S, e, a);
+		return;
+	case IN_TMAP_CP_FENCE: {
+		if (!tmap_in_memory(S, e, 0, "the global address of a tensor map", true))
+			return;
+		const char *why = NULL;
+		Buffer *b = address_buffer(S, e->args[1], &why);
+		if (b && !(scopes[buffer_root(b)->scope].flags & SCF_SHARED))
+			error_at(S->d, e->args[1]->pos, "%s() copies a tensor map from shared memory; '%s' is in %s memory",
+			         fn_name(e), b->name, scopes[buffer_root(b)->scope].name);
+		else if (tmap_in_memory(S, e, 1, "the shared address of a tensor map", false))
+			tmap_size(S, e, a, 2);
+		return;
+	}
+	case IN_FENCE_TMAP:
+		if (tmap_in_memory(S, e, 0, "the global address of a tensor map", true))
+			tmap_size(S, e, a, 1);
 		return;
 	case IN_CP_WAIT: case IN_BULK_WAIT: {
 		/* cp.async{.bulk}.wait_group N: at most N groups left pending */

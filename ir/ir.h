@@ -997,6 +997,36 @@ extern const char *const tma_red_ops[];
 int tma_red_op(const char *name);
 /* The swizzle span in bytes (0: none) of CUtensorMapSwizzle value k
  * (0 none, 1 32B, 2 64B, 3 128B), and back (-1: not a span). */
+/* The fields tensormap.replace rewrites (ir/tmfield.def). */
+enum {
+#define TMFIELD(id, name, bits, ord, imm, lo, hi, doc) id,
+#include "tmfield.def"
+#undef TMFIELD
+	TMF_COUNT
+};
+typedef struct TmField {
+	const char *name;
+	int bits;
+	bool ord, imm;
+	int64_t lo, hi;
+	const char *doc;
+} TmField;
+extern const TmField tm_fields[TMF_COUNT];
+int tm_field_lookup(const char *name); /* -1: none */
+/* The emulator's 128-byte encoding of a tensor map in memory
+ * (doc/txir.md, "Tensor maps in memory"): TMENC_* byte offsets. */
+enum {
+	TMENC_MAGIC = 0,     /* 8 bytes: "txcTMAP1" */
+	TMENC_ELEMTYPE = 8,  /* one byte each: elemtype, rank - 1, interleave, swizzle mode, fill mode, L2 promotion mode */
+	TMENC_RANK = 9, TMENC_INTERLEAVE = 10, TMENC_SWIZZLE = 11, TMENC_FILL = 12, TMENC_L2 = 13,
+	TMENC_ADDR_MEM = 16, /* uint32: which global memory the address is in (the emulator's numbering, 0: none) */
+	TMENC_ADDR_OFF = 24, /* int64: the byte offset into it */
+	TMENC_DIMS = 32,     /* 5 x uint32 */
+	TMENC_STRIDES = 56,  /* 4 x uint64, bytes: the strides of dimensions 1 to 4 */
+	TMENC_BOX = 88,      /* 5 x uint16 */
+	TMENC_ESTRIDES = 98, /* 5 x uint8 */
+	TMENC_BYTES = 128,
+};
 int tmap_swizzle_bytes(int k);
 int tmap_swizzle_mode(int bytes);
 

@@ -110,6 +110,16 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;
 		return DT_HANDLE;
+	case IN_ELECT_SYNC:
+		if (e->nargs == 3)
+			return error_dt(S, e->pos, "%s", elect_sync_form);
+		if (!check_args(S, e, fn->intrin, &a))
+			return DT_ERROR;
+		if (S->partial)
+			return error_dt(S, e->pos, "%s() where only some threads evaluate it (the right of 'and' or 'or', a "
+			                "branch of 'x if c else y'): elect.sync chooses among the threads that reach it, which "
+			                "txc does not follow inside an expression; make it the condition of an inner `if`", fn_name(e));
+		return DT_BOOL;
 	case IN_TMEM_ADDR:
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;
@@ -264,7 +274,9 @@ static int scalar1(Sema *S, Expr *e)
 		return DT_BOOL;
 	case E_AND: case E_OR: case E_NOT:
 		a = scalar(S, e->a);
+		S->partial++;
 		b = e->kind == E_NOT ? DT_BOOL : scalar(S, e->b);
+		S->partial--;
 		if (a == DT_ERROR || b == DT_ERROR)
 			return DT_ERROR;
 		if (a != DT_BOOL || b != DT_BOOL)
@@ -277,8 +289,11 @@ static int scalar1(Sema *S, Expr *e)
 		if (a != DT_BOOL && a != DT_ERROR)
 			return error_dt(S, e->a->pos, "the condition of 'x if c else y' must be a boolean, not %s",
 			                dtype_str(a));
+		S->partial++;
 		b = scalar(S, e->b);
-		return unify(S, e->pos, "if-else", b, scalar(S, e->c));
+		int c = scalar(S, e->c);
+		S->partial--;
+		return unify(S, e->pos, "if-else", b, c);
 	}
 	return DT_ERROR;
 }

@@ -447,6 +447,13 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	case IN_ATTR:
 		kernel_attr(S, e);
 		return;
+	case IN_ELECT_SYNC:
+		if (e->nargs == 3)
+			error_at(S->d, e->pos, "%s", elect_sync_form);
+		else
+			error_at(S->d, e->pos, "the result of %s() is not used: it is a boolean, as in `if %s():`", fn_name(e),
+			         fn_name(e));
+		return;
 	case IN_MATCH_BUFFER: {
 		/* TVM's unbound T.match_buffer(h, ...): gives the handle its shape;
 		 * the buffer is named after the handle */

@@ -27,6 +27,7 @@ typedef struct Sema {
 	Env *env;
 	Env *builtins;    /* the outermost block: T, Tx, the layout names, axes */
 	Func *func;       /* the kernel being checked */
+	int partial;      /* > 0: in an operand only some threads evaluate (the right of and/or, a branch of x if c else y) */
 	bool in_device;  /* after T.device_entry() */
 	bool oob_ok;     /* a copy_async with oob_fill=: its global region may hang past the tensor's edge */
 	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
@@ -174,4 +175,7 @@ bool tvm_view_chain(Sema *S, Expr *value);
 int tvm_inplace_views(Sema *S, Stmt *s, Stmt **out, int max);       /* X.sub[...], X.permute(...), chains -> root.view(..., layout=) */
 int tvm_view_dtype(Sema *S, Expr *call);         /* X.view("uint32") -> T.decl_buffer over X's storage: 1, 0, -1 */
 
+/* The message for TVM's statement form T.ptx.elect_sync(d, p, membermask). */
+#define elect_sync_form "T.ptx.elect_sync(d, p, membermask), TVM's form with outputs, is not supported: txc's " \
+	"T.ptx.elect_sync() is a boolean over the active threads, as in `if T.ptx.elect_sync():`"
 #endif

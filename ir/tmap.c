@@ -87,6 +87,20 @@ int tmap_swizzle_mode(int bytes)
 	return -1;
 }
 
+const TmField tm_fields[TMF_COUNT] = {
+#define TMFIELD(id, name, bits, ord, imm, lo, hi, doc) { name, bits, ord, imm, lo, hi, doc },
+#include "tmfield.def"
+#undef TMFIELD
+};
+
+int tm_field_lookup(const char *name)
+{
+	for (int i = 0; i < TMF_COUNT; i++)
+		if (!strcmp(tm_fields[i].name, name))
+			return i;
+	return -1;
+}
+
 /* The integers of keyword `name` into out[], at most TMAP_MAX_RANK; -1
  * after an error, 0 when absent. */
 static int ints(Sema *S, Args *a, const char *name, int64_t *out)

@@ -361,6 +361,8 @@ static CExpr *ccall(Comp *C, Expr *e)
 		if (e->nargs == 1)
 			return caddr(C, e->args[0]);
 		break;
+	case IN_ELECT_SYNC:
+		return newx(X_ELECT, e->pos, DT_BOOL);
 	default:
 		break;
 	}
@@ -758,22 +760,31 @@ static void ccp_async(Comp *C, CStmt *c, Expr *e)
 /* The bulk tensor copies: (rank, [shared address, [mbarrier,]] map,
  * coordinates...), the map resolved to its TensorMap (sema checked the
  * rank and the number of coordinates). */
+static const TensorMap *param_map(Comp *C, Expr *x)
+{
+	for (int i = 0; x->kind == E_NAME && i < C->f->ntmaps; i++)
+		if (strcmp(C->f->tmaps[i]->name, x->str) == 0)
+			return C->f->tmaps[i];
+	return NULL;
+}
+
 static void ctma(Comp *C, CStmt *c, Expr *e, int id)
 {
 	int map_at = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
-	const TensorMap *t = NULL;
-	if (e->nargs > map_at && e->args[map_at]->kind == E_NAME)
-		for (int i = 0; i < C->f->ntmaps && !t; i++)
-			if (strcmp(C->f->tmaps[i]->name, e->args[map_at]->str) == 0)
-				t = C->f->tmaps[i];
+	const TensorMap *t = e->nargs > map_at ? param_map(C, e->args[map_at]) : NULL;
+	int64_t rank = 0;
 	int ninfo = t && (id == IN_TMA_LOAD || id == IN_TMA_PREFETCH) ? tmap_info_count(t) : 0;
-	if (!t || e->nargs != map_at + 1 + t->rank + ninfo) {
+	if (e->nargs < 1 || !cfold(C, e->args[0], &rank) || rank < 1 || rank > TMAP_MAX_RANK ||
+	    (t && rank != t->rank) || e->nargs != map_at + 1 + rank + ninfo) {
 		set_fail(c, xprintf("cannot find the tensor map and coordinates of %s()", intrins[id].path));
 		return;
 	}
 	c->kind = C_TMA;
 	c->op = id;
 	c->tmap = t;
+	c->rank = (int)rank;
+	if (!t)
+		c->m = caddr(C, e->args[map_at]); /* a map in global memory */
 	if (map_at > 1)
 		c->a = caddr(C, e->args[1]);
 	if (id == IN_TMA_LOAD)
@@ -782,7 +793,7 @@ static void ctma(Comp *C, CStmt *c, Expr *e, int id)
 	int64_t m0;
 	if (mask && !(cfold(C, mask->value, &m0) && m0 == 0)) /* 0: no multicast, as TVM's default */
 		c->mask = cx(C, mask->value);
-	c->idx = cx_list(C, e->args + map_at + 1, t->rank + ninfo);
+	c->idx = cx_list(C, e->args + map_at + 1, c->rank + ninfo);
 	if (id == IN_TMA_REDUCE) {
 		Kw *op = call_kw(e, "red_op");
 		const char *r = op ? str_const(C, op->value) : NULL;
@@ -868,6 +879,30 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
 		ctma(C, c, e, k.id);
 		return;
+	case IN_TMAP_COPY: case IN_TMAP_REPLACE: case IN_TMAP_CP_FENCE: case IN_FENCE_TMAP: {
+		const char *fname = k.id == IN_TMAP_REPLACE && e->nargs > 0 ? str_const(C, e->args[0]) : NULL;
+		c->kind = C_TMAP;
+		c->op = k.id;
+		c->field = fname ? tm_field_lookup(fname) : -1;
+		if (k.id == IN_TMAP_REPLACE && (c->field < 0 || e->nargs != 3 + tm_fields[c->field].ord)) {
+			set_fail(c, "cannot find the field and operands of this tensormap.replace");
+			return;
+		}
+		if (k.id == IN_TMAP_COPY && (e->nargs != 2 || !(c->tmap = param_map(C, e->args[1])))) {
+			set_fail(c, "cannot find the tensor map T.cuda.copy_tensormap copies");
+			return;
+		}
+		c->a = caddr(C, e->args[k.id == IN_TMAP_REPLACE]);
+		if (k.id == IN_TMAP_CP_FENCE)
+			c->b = caddr(C, e->args[1]);
+		if (k.id == IN_TMAP_REPLACE) {
+			if (tm_fields[c->field].ord)
+				c->n = cx(C, e->args[2]);
+			Expr *v = e->args[e->nargs - 1];
+			c->value = c->field == TMF_ADDRESS && v->dtype == DT_HANDLE ? caddr(C, v) : cx(C, v);
+		}
+		return;
+	}
 	case IN_COPY_BYTES:
 		if (e->nargs != 3 && e->nargs != 4) { /* "nc" reads the same bytes */
 			set_fail(c, "T.cuda.copy_bytes takes a destination, a source and a size");

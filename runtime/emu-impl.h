@@ -74,6 +74,7 @@ typedef struct Acc {
 enum {
 	X_CONST, X_VAR, X_LOAD, X_ADDR, X_PTR, X_BIN, X_UN, X_CMP, X_AND, X_OR, X_NOT, X_COND,
 	X_CAST, X_MIN, X_MAX, X_FAIL,
+	X_ELECT, /* elect.sync: true in the lowest active thread of each warp */
 };
 
 typedef struct CExpr {
@@ -113,6 +114,8 @@ enum {
 	C_BULK_COMMIT, C_BULK_WAIT, /* T.ptx.cp_async.bulk.commit_group / wait_group(wait) */
 	C_CLUSTER_SYNC, /* T.cuda.cluster_sync(): every thread of the cluster (C_SYNC without a cluster) */
 	C_MAPA,       /* T.ptx.mapa: a the element written, b the shared address, n the CTA rank */
+	C_TMAP,       /* op: IN_TMAP_COPY (a dst, tmap the parameter map), IN_TMAP_REPLACE (a the map, field, n the
+	               * ord or NULL, value), IN_TMAP_CP_FENCE (a the global dst, b the shared src), IN_FENCE_TMAP (a) */
 	C_FAIL,
 };
 
@@ -140,7 +143,10 @@ typedef struct CStmt {
 	int64_t wait;      /* C_CP_WAIT, C_BULK_WAIT: N */
 	int done;          /* C_COPY_ASYNC: how it completes (DONE_CP_GROUP, DONE_BULK_GROUP or
 	                    * DONE_MBAR_TX, with the mbarrier's address in b) */
-	const TensorMap *tmap; /* C_TMA */
+	const TensorMap *tmap; /* C_TMA: the parameter map, or NULL: a map in global memory at m; C_TMAP */
+	CExpr *m;          /* C_TMA: the address of a map in global memory */
+	int rank;          /* C_TMA: the rank the instruction names */
+	int field;         /* C_TMAP: IN_TMAP_REPLACE's field (TMF_*) */
 	int red;           /* C_TMA: IN_TMA_REDUCE's red_op, an index of tma_red_ops;
 	                    * C_COPY_ASYNC: reduce=, 1 + that index (0: a plain copy) */
 	int oob;           /* C_COPY_ASYNC: oob_fill=, the fill of a source element past the
@@ -241,13 +247,19 @@ typedef struct Emu {
 	 * lanes x 512 32-bit columns per CTA with its allocated columns. */
 	AsyncQueue *async;  /* per thread; NULL until the first copy */
 	AsyncQueue *bulk;   /* per thread, the bulk groups of TMA stores and reductions */
+	const int *act;     /* the threads running the current statement, in thread order */
+	int nact;
+	/* per thread, the tensor maps in global memory it acquired
+	 * (fence.proxy.tensormap) since they were last written: EMU_TMACQ
+	 * (memory, byte) pairs each, nacq of them */
+	Mem **acq_mem;
+	int64_t *acq_off;
+	int *nacq;
 	struct TxLoad *txl; /* TMA loads whose data waits for a wait on their mbarrier */
 	int ntxl, captxl;
 	uint8_t *minit;     /* per 8 bytes of shared memory: an mbarrier initialized there */
 	Cluster *cl;        /* the CTAs running together with this one, or NULL (a CTA alone) */
 	int rank;           /* in the cluster: x + X * (y + Y * z) of cb */
-	const int *act;     /* the threads running the current statement (C_MBAR, C_CLUSTER_SYNC) */
-	int nact;
 } Emu;
 
 /* The CTAs of one cluster (more than one CTA) run together: each in an OS
@@ -327,6 +339,10 @@ typedef struct TmaOp {
 	int64_t soff;             /* and the box's first byte in it */
 	int32_t c[TMAP_MAX_RANK]; /* the coordinates */
 	int32_t info[TMAP_MAX_RANK - 2]; /* an im2col map's 16-bit operands: the offsets, or wHalo and wOffset */
+	TensorMap map;            /* the map as the copy was issued */
+	Mem *g;                   /* the tensor's global memory */
+	int64_t gbase;            /* and the byte of element 0 in it */
+	int dt;                   /* the element's dtype */
 } TmaOp;
 
 /* The bytes of a destination not yet written by an asynchronous copy. */
@@ -393,6 +409,9 @@ EVal emu_reduce(int red, int dt, EVal a, EVal b);
  * thread t: checked at once; a load completes its bytes on the mbarrier
  * and poisons its box, a store or reduction joins the bulk group. */
 bool emu_tma(Emu *E, const CStmt *s, int t);
+/* The builtins of tensor maps in memory (C_TMAP) for the threads act. */
+#define EMU_TMACQ 8
+bool emu_tmap(Emu *E, const CStmt *s, const int *act, int nact);
 /* Moves the data of an issued load, store or reduction. */
 bool emu_tma_perform(Emu *E, const TmaOp *o);
 /* barrier.sync (C_NAMED_BAR) for the threads that reach it together. */

@@ -164,15 +164,12 @@ EVal emu_reduce(int red, int dt, EVal a, EVal b)
 static bool walk(Emu *E, const TmaOp *o, int mode)
 {
 	const CStmt *s = o->s;
-	const TensorMap *m = s->tmap;
+	const TensorMap *m = &o->map;
 	Box b;
 	box_of(m, o, &b);
 	const Mem *sm = o->sm;
-	Mem *g = mode == W_POISON ? NULL : gmem_of(E, m);
-	if (mode != W_POISON && !g)
-		return emu_fail(E, s->pos, o->t, "%s: tensor map '%s' is over '%s', which is not a parameter of the kernel",
-		                name(s->op), m->name, m->buf->name);
-	int es = m->esize, dt = m->buf->dtype;
+	Mem *g = o->g;
+	int es = m->esize, dt = o->dt;
 	int64_t j[TMAP_MAX_RANK] = { 0 }, x[TMAP_MAX_RANK], *px = NULL;
 	if (m->mode != TMAP_TILED && mode != W_POISON) {
 		px = malloc(sizeof *px * (size_t)(b.n[1] * m->rank));
@@ -191,7 +188,7 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 			memset(sp, EMU_POISON, (size_t)es);
 		} else {
 			bool in = true;
-			int64_t off = m->offset * es;
+			int64_t off = o->gbase;
 			for (int i = 0; i < m->rank; i++) {
 				x[i] = !px ? o->c[i] + j[i] * (i ? m->estrides[i] : 1) : i ? px[j[1] * m->rank + i] : o->c[0] + j[0];
 				in &= x[i] >= 0 && x[i] < m->dims[i];
@@ -220,6 +217,322 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 	return true;
 }
 
+/* ---- tensor maps in memory ------------------------------------------------------
+ *
+ * The hardware's 128-byte tensor map is opaque, so the emulator keeps its
+ * own encoding of the fields in those 128 bytes (TMENC_* in ir/ir.h): the
+ * magic "txcTMAP1", elemtype, rank - 1, interleave, swizzle and fill modes,
+ * the L2 promotion, the global address as (the emulator's number of the
+ * parameter it points into, byte offset), the dims, the byte strides of
+ * dimensions 1 to 4, the box and the element strides. T.cuda.copy_tensormap
+ * writes it from a parameter map; the program moves it as bytes (loads,
+ * stores, cp_fenceproxy); tensormap.replace edits it; a bulk tensor copy
+ * through a global map reads it and checks every encoding rule then. 128
+ * bytes without the magic are no map: an error wherever a map is read. */
+
+static const char magic[8] = "txcTMAP1";
+
+static uint64_t get(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put(uint8_t *p, int n, uint64_t v)
+{
+	for (int i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* The dtype and size of a CUtensorMapDataType (0 to 12). */
+static int elem_dtype(int code)
+{
+	static const int dt[] = { DT_UINT8, DT_UINT16, DT_UINT32, DT_INT32, DT_UINT64, DT_INT64, DT_FLOAT16,
+	                          DT_FLOAT32, DT_FLOAT64, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT32, DT_FLOAT32 };
+	return code >= 0 && code < (int)(sizeof dt / sizeof dt[0]) ? dt[code] : DT_NONE;
+}
+
+/* The 128 bytes at address operand x (in memory of space `space`, or
+ * shared or global when space < 0) for thread t, aligned to `align`
+ * (absolute). NULL after an error. */
+static uint8_t *map_bytes(Emu *E, const CExpr *x, int t, int space, int64_t align, const char *op, const char *what,
+                          EVal *out)
+{
+	EVal a;
+	if (!emu_eval(E, x, t, &a))
+		return NULL;
+	if (!a.mem) {
+		emu_fail(E, x->at, t, "%s: the %s is not an address the emulator can follow", op, what);
+		return NULL;
+	}
+	bool ok = space >= 0 ? a.mem->space == space : a.mem->space == SP_SHARED || a.mem->space == SP_GLOBAL;
+	if (!ok) {
+		emu_fail(E, x->at, t, "%s: the %s, byte %lld of %s, is not in %s memory", op, what, (long long)a.i,
+		         emu_mem_str(a.mem), space == SP_GLOBAL ? "global" : space == SP_SHARED ? "shared" : "shared or global");
+		return NULL;
+	}
+	if (a.i < 0 || a.i > a.mem->size - TMENC_BYTES) {
+		emu_fail(E, x->at, t, "%s: the %s, 128 bytes from byte %lld of %s (%lld bytes), runs outside it", op, what,
+		         (long long)a.i, emu_mem_str(a.mem), (long long)a.mem->size);
+		return NULL;
+	}
+	if ((a.mem->base + a.i) % align) {
+		emu_fail(E, x->at, t, "%s: the %s, byte %lld of %s, is not aligned to %lld bytes", op, what, (long long)a.i,
+		         emu_mem_str(a.mem), (long long)align);
+		return NULL;
+	}
+	if (out)
+		*out = a;
+	return a.mem->data + a.i;
+}
+
+/* A tensor map is 128-byte aligned in shared memory, 64 in global. */
+static int64_t map_align(const Mem *m) { return m->space == SP_SHARED ? 128 : 64; }
+
+/* A write of the map at (m, off): every thread must acquire it again. */
+static void map_written(Emu *E, const Mem *m, int64_t off)
+{
+	for (int t = 0; t < E->nthreads; t++) {
+		int n = E->nacq[t], k = 0;
+		for (int i = 0; i < n; i++)
+			if (!(E->acq_mem[t * EMU_TMACQ + i] == m && E->acq_off[t * EMU_TMACQ + i] == off)) {
+				E->acq_mem[t * EMU_TMACQ + k] = E->acq_mem[t * EMU_TMACQ + i];
+				E->acq_off[t * EMU_TMACQ + k++] = E->acq_off[t * EMU_TMACQ + i];
+			}
+		E->nacq[t] = k;
+	}
+}
+
+/* The global memory number of mem (1 + the parameter), 0: none. */
+static uint32_t mem_number(Emu *E, const Mem *m)
+{
+	for (int i = 0; i < E->f->nparams; i++)
+		if (&E->gmem[i] == m)
+			return (uint32_t)i + 1;
+	return 0;
+}
+
+/* Writes the encoding of parameter map m. */
+static void encode(Emu *E, uint8_t *p, const TensorMap *m)
+{
+	memset(p, 0, TMENC_BYTES);
+	memcpy(p + TMENC_MAGIC, magic, 8);
+	p[TMENC_ELEMTYPE] = (uint8_t)tmap_data_type(m->buf->dtype);
+	p[TMENC_RANK] = (uint8_t)(m->rank - 1);
+	p[TMENC_SWIZZLE] = (uint8_t)tmap_swizzle_mode(m->swizzle);
+	p[TMENC_FILL] = m->nan_fill;
+	p[TMENC_L2] = (uint8_t)(m->l2 == 0 ? 0 : m->l2 == 64 ? 1 : m->l2 == 128 ? 2 : 3);
+	Mem *g = gmem_of(E, m);
+	put(p + TMENC_ADDR_MEM, 4, g ? mem_number(E, g) : 0);
+	put(p + TMENC_ADDR_OFF, 8, (uint64_t)(m->offset * m->esize));
+	for (int i = 0; i < m->rank; i++) {
+		put(p + TMENC_DIMS + 4 * i, 4, (uint64_t)m->dims[i]);
+		if (i)
+			put(p + TMENC_STRIDES + 8 * (i - 1), 8, (uint64_t)m->strides[i]);
+		put(p + TMENC_BOX + 2 * i, 2, (uint64_t)m->box[i]);
+		p[TMENC_ESTRIDES + i] = (uint8_t)m->estrides[i];
+	}
+}
+
+/* Reads the map at p (named `what` in errors) into o: every encoding rule
+ * of ptx.md's "TMA" section, checked now. */
+static bool decode(Emu *E, const CStmt *s, int t, const uint8_t *p, const char *what, TmaOp *o)
+{
+	const char *op = name(s->op);
+	Pos at = s->m ? s->m->at : s->pos;
+#define BAD(...) return emu_fail(E, at, t, "%s: the tensor map %s %s", op, what, xprintf(__VA_ARGS__))
+	if (memcmp(p + TMENC_MAGIC, magic, 8))
+		BAD("holds no tensor map (the emulator knows the maps T.cuda.copy_tensormap wrote, and copies of them)");
+	TensorMap *m = &o->map;
+	memset(m, 0, sizeof *m);
+	m->rank = p[TMENC_RANK] + 1;
+	int code = p[TMENC_ELEMTYPE];
+	o->dt = elem_dtype(code);
+	if (m->rank > TMAP_MAX_RANK)
+		BAD("has rank %d; a tensor map has rank 1 to 5", m->rank);
+	if (o->dt == DT_NONE)
+		BAD("has elemtype %d; the types are 0 to 12", code);
+	if (p[TMENC_INTERLEAVE])
+		BAD("is interleaved (interleave_layout %d), which the emulator does not model", p[TMENC_INTERLEAVE]);
+	if (p[TMENC_SWIZZLE] > 3)
+		BAD("has swizzle_mode %d; the modes are 0 to 3", p[TMENC_SWIZZLE]);
+	if (p[TMENC_FILL] > 1)
+		BAD("has fill_mode %d; the modes are 0 and 1", p[TMENC_FILL]);
+	if (p[TMENC_FILL] && !dt_float(o->dt))
+		BAD("fills with NaN (fill_mode 1), but its elements are %s", dtypes[o->dt].name);
+	if (s->rank != m->rank)
+		BAD("has rank %d; the copy names rank %d", m->rank, s->rank);
+	m->esize = dtypes[o->dt].bits / 8;
+	m->swizzle = tmap_swizzle_bytes(p[TMENC_SWIZZLE]);
+	m->nan_fill = p[TMENC_FILL];
+	uint32_t mem = (uint32_t)get(p + TMENC_ADDR_MEM, 4);
+	int64_t off = (int64_t)get(p + TMENC_ADDR_OFF, 8);
+	if (mem < 1 || (int)mem > E->f->nparams)
+		BAD("has no global_address the emulator can follow");
+	o->g = &E->gmem[mem - 1];
+	o->gbase = off;
+	if ((o->g->base + off) % 16)
+		BAD("has global_address byte %lld of %s, not 16-byte aligned", (long long)off, emu_mem_str(o->g));
+	m->strides[0] = m->esize;
+	for (int i = 0; i < m->rank; i++) {
+		m->dims[i] = (int64_t)get(p + TMENC_DIMS + 4 * i, 4);
+		m->box[i] = (int64_t)get(p + TMENC_BOX + 2 * i, 2);
+		m->estrides[i] = p[TMENC_ESTRIDES + i];
+		if (i)
+			m->strides[i] = (int64_t)get(p + TMENC_STRIDES + 8 * (i - 1), 8);
+		if (m->dims[i] < 1)
+			BAD("has global_dim %lld in dimension %d; it is 1 or more", (long long)m->dims[i], i);
+		if (m->box[i] < 1 || m->box[i] > 256)
+			BAD("has box_dim %lld in dimension %d; it is 1 to 256", (long long)m->box[i], i);
+		if (m->estrides[i] < 1 || m->estrides[i] > 8)
+			BAD("has element_stride %lld in dimension %d; it is 1 to 8", (long long)m->estrides[i], i);
+		if (i && (m->strides[i] % 16 || m->strides[i] < 16 || m->strides[i] >= (int64_t)1 << 40))
+			BAD("has global_stride %lld bytes for dimension %d; it is a multiple of 16 below 2^40",
+			    (long long)m->strides[i], i);
+	}
+	if (m->box[0] * m->esize % 16)
+		BAD("has a box row of %lld bytes (box_dim %lld of %d-byte elements), not a multiple of 16",
+		    (long long)(m->box[0] * m->esize), (long long)m->box[0], m->esize);
+	if (m->swizzle && m->box[0] * m->esize > m->swizzle)
+		BAD("has a box row of %lld bytes, wider than its %d-byte swizzle", (long long)(m->box[0] * m->esize),
+		    m->swizzle);
+#undef BAD
+	return true;
+}
+
+/* A bulk tensor copy through the map in global memory at s->m: acquired
+ * by thread t, then decoded into o. */
+static bool map_in_memory(Emu *E, const CStmt *s, int t, TmaOp *o)
+{
+	const char *op = name(s->op);
+	EVal a;
+	const uint8_t *p = map_bytes(E, s->m, t, SP_GLOBAL, 64, op, "tensor map", &a);
+	if (!p)
+		return false;
+	const char *what = xprintf("at byte %lld of %s", (long long)a.i, emu_mem_str(a.mem));
+	bool acq = false;
+	for (int i = 0; i < E->nacq[t] && !acq; i++)
+		acq = E->acq_mem[t * EMU_TMACQ + i] == a.mem && E->acq_off[t * EMU_TMACQ + i] == a.i;
+	if (!acq)
+		return emu_fail(E, s->m->at, t, "%s: missing fence.proxy.tensormap: the tensor map at byte %lld of %s was not "
+		                "acquired by this thread (T.ptx.fence.proxy_tensormap) since it was last written", op,
+		                (long long)a.i, emu_mem_str(a.mem));
+	if (!decode(E, s, t, p, what, o))
+		return false;
+	/* in the messages of the copy: the buffer and byte it lives at */
+	o->map.name = xprintf("%s@%lld", a.mem->buf ? a.mem->buf->name : "?", (long long)a.i);
+	return true;
+}
+
+/* tensormap.replace of field f (ord, value) in the map at p. */
+static bool replace(Emu *E, const CStmt *s, int t, uint8_t *p, const char *what)
+{
+	const char *op = name(s->op);
+	const TmField *fd = &tm_fields[s->field];
+	if (memcmp(p + TMENC_MAGIC, magic, 8))
+		return emu_fail(E, s->a->at, t, "%s: the tensor map %s holds no tensor map (the emulator knows the maps "
+		                "T.cuda.copy_tensormap wrote, and copies of them)", op, what);
+	int64_t ord = 0;
+	if (fd->ord && !emu_eval_int(E, s->n, t, &ord))
+		return false;
+	if (ord < 0 || ord > (s->field == TMF_STRIDE ? TMAP_MAX_RANK - 2 : TMAP_MAX_RANK - 1))
+		return emu_fail(E, s->n->at, t, "%s: ord %lld of \"%s\" is out of range", op, (long long)ord, fd->name);
+	EVal v;
+	if (!emu_eval(E, s->value, t, &v))
+		return false;
+	uint64_t u = (uint64_t)v.i;
+	switch (s->field) {
+	case TMF_ADDRESS: {
+		uint32_t mem = v.mem ? mem_number(E, v.mem) : 0;
+		if (!mem)
+			return emu_fail(E, s->value->at, t, "%s: global_address: the value is not an address in a global buffer "
+			                "parameter (the emulator follows T.address_of(X[...]) and buffers)", op);
+		put(p + TMENC_ADDR_MEM, 4, mem);
+		put(p + TMENC_ADDR_OFF, 8, (uint64_t)v.i);
+		return true;
+	}
+	case TMF_RANK: p[TMENC_RANK] = (uint8_t)(u > 255 ? 255 : u); return true;
+	case TMF_BOX_DIM: put(p + TMENC_BOX + 2 * ord, 2, u > 65535 ? 65535 : u); return true;
+	case TMF_GLOBAL_DIM: put(p + TMENC_DIMS + 4 * ord, 4, (uint32_t)u); return true;
+	case TMF_STRIDE: put(p + TMENC_STRIDES + 8 * ord, 8, u); return true;
+	case TMF_ESTRIDE: p[TMENC_ESTRIDES + ord] = (uint8_t)(u > 255 ? 255 : u); return true;
+	case TMF_ELEMTYPE: p[TMENC_ELEMTYPE] = (uint8_t)u; return true;
+	case TMF_INTERLEAVE: p[TMENC_INTERLEAVE] = (uint8_t)u; return true;
+	case TMF_SWIZZLE: p[TMENC_SWIZZLE] = (uint8_t)u; return true;
+	case TMF_FILL: p[TMENC_FILL] = (uint8_t)u; return true;
+	}
+	return true;
+}
+
+bool emu_tmap(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	const char *op = name(s->op);
+	if (s->op == IN_TMAP_CP_FENCE)
+		/* .sync.aligned: every thread of the warp, together */
+		for (int i = 0; i < nact;) {
+			int W = ES_WARP_SIZE, w = act[i] / W, j = i;
+			while (j < nact && act[j] / W == w)
+				j++;
+			int need = E->nthreads - W * w < W ? E->nthreads - W * w : W;
+			if (j - i != need)
+				return emu_fail(E, s->pos, act[i], "%s is .sync.aligned: all %d threads of warp %d execute it "
+				                "together; %d do here", op, need, w, j - i);
+			i = j;
+		}
+	for (int i = 0; i < nact; i++) {
+		int t = act[i];
+		EVal a;
+		uint8_t *p;
+		switch (s->op) {
+		case IN_TMAP_COPY:
+			if (!(p = map_bytes(E, s->a, t, -1, 1, op, "destination", &a)))
+				return false;
+			if ((a.mem->base + a.i) % map_align(a.mem))
+				return emu_fail(E, s->a->at, t, "%s: the destination, byte %lld of %s, is not aligned to %lld bytes", op,
+				                (long long)a.i, emu_mem_str(a.mem), (long long)map_align(a.mem));
+			encode(E, p, s->tmap);
+			map_written(E, a.mem, a.i);
+			break;
+		case IN_TMAP_REPLACE:
+			if (!(p = map_bytes(E, s->a, t, -1, 1, op, "tensor map", &a)))
+				return false;
+			if ((a.mem->base + a.i) % map_align(a.mem))
+				return emu_fail(E, s->a->at, t, "%s: the tensor map, byte %lld of %s, is not aligned to %lld bytes", op,
+				                (long long)a.i, emu_mem_str(a.mem), (long long)map_align(a.mem));
+			if (!replace(E, s, t, p, xprintf("at byte %lld of %s", (long long)a.i, emu_mem_str(a.mem))))
+				return false;
+			map_written(E, a.mem, a.i);
+			break;
+		case IN_TMAP_CP_FENCE: {
+			EVal src;
+			const uint8_t *q = map_bytes(E, s->b, t, SP_SHARED, 128, op, "source", &src);
+			if (!q || !(p = map_bytes(E, s->a, t, SP_GLOBAL, 64, op, "destination", &a)))
+				return false;
+			memmove(p, q, TMENC_BYTES);
+			map_written(E, a.mem, a.i);
+			break;
+		}
+		case IN_FENCE_TMAP:
+			if (!map_bytes(E, s->a, t, SP_GLOBAL, 64, op, "tensor map", &a))
+				return false;
+			bool have = false;
+			for (int k = 0; k < E->nacq[t] && !have; k++)
+				have = E->acq_mem[t * EMU_TMACQ + k] == a.mem && E->acq_off[t * EMU_TMACQ + k] == a.i;
+			if (have)
+				break;
+			if (E->nacq[t] == EMU_TMACQ)
+				return emu_fail(E, s->pos, t, "%s: a thread holds at most %d acquired tensor maps in the emulator", op,
+				                EMU_TMACQ);
+			E->acq_mem[t * EMU_TMACQ + E->nacq[t]] = a.mem;
+			E->acq_off[t * EMU_TMACQ + E->nacq[t]++] = a.i;
+			break;
+		}
+	}
+	return true;
+}
+
 bool emu_tma_perform(Emu *E, const TmaOp *o)
 {
 	int op = o->s->op;
@@ -230,7 +543,7 @@ bool emu_tma_perform(Emu *E, const TmaOp *o)
  * the rules of PTX's im2col modes on them and on the coordinates. */
 static bool im2col_operands(Emu *E, const CStmt *s, int t, TmaOp *o)
 {
-	const TensorMap *m = s->tmap;
+	const TensorMap *m = &o->map;
 	const char *op = name(s->op);
 	if (m->mode == TMAP_TILED)
 		return true;
@@ -268,9 +581,20 @@ static bool im2col_operands(Emu *E, const CStmt *s, int t, TmaOp *o)
 
 bool emu_tma(Emu *E, const CStmt *s, int t)
 {
-	const TensorMap *m = s->tmap;
 	const char *op = name(s->op);
 	TmaOp o = { .s = s, .t = t };
+	if (s->tmap) {
+		o.map = *s->tmap;
+		o.g = gmem_of(E, s->tmap);
+		if (!o.g)
+			return emu_fail(E, s->pos, t, "%s: tensor map '%s' is over '%s', which is not a parameter of the kernel", op,
+			                s->tmap->name, s->tmap->buf->name);
+		o.gbase = s->tmap->offset * s->tmap->esize;
+		o.dt = s->tmap->buf->dtype;
+	} else if (!map_in_memory(E, s, t, &o)) {
+		return false;
+	}
+	const TensorMap *m = &o.map;
 	for (int i = 0; i < m->rank; i++) {
 		EVal v;
 		if (!emu_eval(E, s->idx[i], t, &v))
@@ -285,10 +609,10 @@ bool emu_tma(Emu *E, const CStmt *s, int t)
 		return emu_fail(E, s->idx[0]->at, t, "%s: the innermost coordinate %d times the element size %d is %lld bytes, "
 		                "not a multiple of 16 (an illegal-instruction fault on the GPU)", op, (int)o.c[0], m->esize,
 		                (long long)o.c[0] * m->esize);
-	if (s->op == IN_TMA_REDUCE && s->red >= TMA_RED_INC && !(dtypes[m->buf->dtype].kind == DK_INT ||
-	                                                   dtypes[m->buf->dtype].kind == DK_UINT))
+	if (s->op == IN_TMA_REDUCE && s->red >= TMA_RED_INC && !(dtypes[o.dt].kind == DK_INT ||
+	                                                   dtypes[o.dt].kind == DK_UINT))
 		return emu_fail(E, s->pos, t, "%s: red_op \"%s\" combines integers; tensor map '%s' holds %s", op,
-		                tma_red_ops[s->red], m->name, dtypes[m->buf->dtype].name);
+		                tma_red_ops[s->red], m->name, dtypes[o.dt].name);
 	if (s->op == IN_TMA_PREFETCH)
 		return true; /* into L2: nothing to see */
 	const char *what = s->op == IN_TMA_LOAD ? "destination" : "source";

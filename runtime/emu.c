@@ -285,6 +285,16 @@ bool emu_eval(Emu *E, const CExpr *x, int t, EVal *o)
 			return false;
 		*o = emu_minmax(x->kind == X_MAX, x->dtype, a, b);
 		return true;
+	case X_ELECT: {
+		/* the lowest of the threads of t's warp running this statement */
+		int w = t / ES_WARP_SIZE, first = -1;
+		for (int i = 0; i < E->nact && first < 0; i++)
+			if (E->act[i] / ES_WARP_SIZE == w)
+				first = E->act[i];
+		o->i = first == t;
+		o->mem = NULL;
+		return true;
+	}
 	default:
 		return emu_fail(E, x->pos, t, "%s", x->msg ? x->msg : "cannot evaluate this expression");
 	}
@@ -526,7 +536,22 @@ static bool mapa(Emu *E, const CStmt *s, int t)
 	return true;
 }
 
+static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int depth);
+
+/* A statement for the threads act, which elect.sync sees. */
 static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int depth)
+{
+	const int *pa = E->act;
+	int pn = E->nact;
+	E->act = act;
+	E->nact = nact;
+	bool ok = exec_stmt1(E, s, act, nact, depth);
+	E->act = pa;
+	E->nact = pn;
+	return ok;
+}
+
+static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int depth)
 {
 	if (!count(E, nact, s->pos, act[0]))
 		return false;
@@ -600,6 +625,8 @@ static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int dept
 		return true;
 	case C_NAMED_BAR:
 		return emu_named_barrier(E, s, act, nact);
+	case C_TMAP:
+		return emu_tmap(E, s, act, nact);
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
 	}
@@ -622,6 +649,7 @@ static void start_cta(Emu *E)
 	int n = E->nthreads;
 	memset(E->sdata, 0xAB, (size_t)p->smem_bytes);
 	memset(E->minit, 0, (size_t)p->smem_bytes / 8 + 1);
+	memset(E->nacq, 0, (size_t)n * sizeof(int)); /* a CTA's threads start with no map acquired */
 	memset(E->ldata, 0xAB, (size_t)n * (size_t)p->local_bytes);
 	for (int i = 0; i < p->nlaunch; i++) {
 		const LaunchVar *l = &p->launch[i];
@@ -745,6 +773,9 @@ static bool cta_alloc(Emu *E)
 	E->ldata = alloc(E, n * (size_t)p->local_bytes, &ok);
 	E->lists = alloc(E, levels * 2 * n * sizeof(int), &ok);
 	E->loopv = alloc(E, levels * 2 * n * sizeof(int64_t), &ok);
+	E->acq_mem = alloc(E, n * EMU_TMACQ * sizeof(Mem *), &ok);
+	E->acq_off = alloc(E, n * EMU_TMACQ * sizeof(int64_t), &ok);
+	E->nacq = alloc(E, n * sizeof(int), &ok);
 	if (!ok)
 		return false;
 	for (int i = 0; i < p->nshared; i++) {
@@ -774,6 +805,9 @@ static void cta_free(Emu *E)
 	free(E->ldata);
 	free(E->lists);
 	free(E->loopv);
+	free(E->acq_mem);
+	free(E->acq_off);
+	free(E->nacq);
 }
 
 /* The rank of the CTA at coordinates cb in a cluster of shape k. */

@@ -319,7 +319,7 @@ fi
 export ASAN_OPTIONS="$ASAN_OPTIONS:protect_shadow_gap=0"
 printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
-GPU_TESTS="pass fail out time scalar-parameters tma tma_multicast"
+GPU_TESTS="pass fail out time scalar-parameters tma tma_multicast tma-replace"
 NVCC=$(command -v nvcc || echo "${CUDA:-/usr/local/cuda}/bin/nvcc")
 if [ ! -x "$NVCC" ]; then
   for t in $GPU_TESTS; do skip "gpu: $t" "no nvcc"; done
@@ -399,6 +399,19 @@ TX
     fi
   else
     not_ok "gpu: txc builds the cubin and the lowered IR of examples/tma_multicast.tx"; diag <"$TMP/err"
+  fi
+  # a tensor map edited on the device (examples/tma_replace.tx): copied to
+  # shared memory, global_address and global_dim replaced, published to
+  # global memory, loaded through; every parameter as the emulator gives it
+  if "$TXC_BIN/txc" --emit=cubin "$TOP/examples/tma_replace.tx" -o "$TMP/tr.cubin" 2>"$TMP/err"; then
+    run "$TOP/examples/tma_replace.tx" --cubin "$TMP/tr.cubin"
+    if [ "$rc" = 3 ]; then
+      skip "gpu: tma-replace" "no GPU"
+    else
+      expect "gpu: tma-replace: B's rows through the edited map, rows past its global_dim zero, as the emulator" 0
+    fi
+  else
+    not_ok "gpu: txc builds the cubin of examples/tma_replace.tx"; diag <"$TMP/err"
   fi
 fi
 done_testing
