@@ -132,19 +132,117 @@ static void drop(Async *a)
 		free(a);
 }
 
+/* ---- shared memory owned by asynchronous copies --------------------------------------- */
+
+typedef struct Pend {
+	Pos at;
+	int t, rank;        /* the issuing thread, and its CTA's rank in the cluster */
+	int kind;           /* PEND_* */
+} Pend;
+
+/* The CTA whose shared memory holds the n bytes at p (this one, or
+ * another of its cluster: a multicast), and their offset there; NULL when
+ * they are not shared memory. */
+static Emu *in_smem(Emu *E, const uint8_t *p, int64_t n, int64_t *off)
+{
+	Emu *O = emu_owner(E, p);
+	if (!O || !O->pend || !O->sdata || p < O->sdata || p + n > O->sdata + O->p->smem_bytes)
+		return NULL;
+	*off = p - O->sdata;
+	return O;
+}
+
+void emu_pend_mark(Emu *E, const uint8_t *p, int64_t n, Pos at, int t, int kind)
+{
+	int64_t off;
+	Emu *O = in_smem(E, p, n, &off);
+	if (!O)
+		return;
+	int rank = E->rank;
+	E = O; /* the copy is recorded where its bytes are */
+	Pend *last = E->npend ? &E->pends[E->npend - 1] : NULL;
+	if (!last || last->at.off != at.off || last->at.src != at.src || last->t != t || last->rank != rank ||
+	    last->kind != kind) {
+		if (E->npend == 0xFFFF) { /* the table is full: the last entry names them all */
+			E->pends[E->npend - 1] = (Pend){ at, t, rank, kind };
+		} else {
+			if (E->npend == E->cappend) {
+				int cap = E->cappend ? 2 * E->cappend : 64;
+				Pend *v = realloc(E->pends, sizeof *v * (size_t)cap);
+				if (!v)
+					return; /* not tracked: the poison still shows a missing wait */
+				E->pends = v, E->cappend = cap;
+			}
+			E->pends[E->npend++] = (Pend){ at, t, rank, kind };
+		}
+	}
+	for (int64_t k = 0; k < n; k++)
+		E->pend[off + k] = (uint16_t)E->npend;
+}
+
+void emu_pend_clear(Emu *E, const uint8_t *p, int64_t n)
+{
+	int64_t off;
+	Emu *O = in_smem(E, p, n, &off);
+	if (O)
+		memset(O->pend + off, 0, sizeof(uint16_t) * (size_t)n);
+}
+
+bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t)
+{
+	int64_t off;
+	Emu *O;
+	if (E->performing || E->unchecked_async || !(O = in_smem(E, p, n, &off)))
+		return true;
+	for (int64_t k = 0; k < n; k++) {
+		int i = O->pend[off + k];
+		if (!i)
+			continue;
+		const Pend *c = &O->pends[i - 1];
+		if (c->kind == PEND_STORE_SRC && !write)
+			continue; /* reading a TMA store's source is fine */
+		const Mem *m = NULL;
+		for (int b = 0; b < O->p->nshared; b++)
+			if (p + k >= O->smem[b].data && p + k < O->smem[b].data + O->smem[b].size)
+				m = &O->smem[b];
+		const char *where = m ? xprintf("byte %lld of %s", (long long)(p + k - m->data), emu_mem_str(m))
+		                      : xprintf("shared byte %lld", (long long)(off + k));
+		const char *file = c->at.file ? c->at.file : c->at.src ? c->at.src->name : NULL;
+		const char *src = file ? xprintf("%s:%d", file, c->at.line) : xprintf("line %d", c->at.line);
+		if (O != E)
+			where = xprintf("%s of cta rank %d", where, O->rank);
+		const char *who = E->cl ? xprintf("thread %d of cta rank %d", c->t, c->rank) : xprintf("thread %d", c->t);
+		if (c->kind == PEND_STORE_SRC)
+			return emu_fail(E, pos, t, "this writes %s, the source of the TMA store at %s (%s), which may not "
+			                "have read it yet: wait with T.ptx.cp_async.bulk.wait_group(N, read=True) first", where, src,
+			                who);
+		return emu_fail(E, pos, t, "this %s %s, which the asynchronous copy at %s (%s) has not written yet: "
+		                "%s", write ? "writes" : "reads", where, src, who,
+		                c->kind == PEND_CP ? "wait for it first with cp.async.wait_group (the issuing thread), then a "
+		                "barrier for the others" : "wait for its mbarrier's phase first");
+	}
+	return true;
+}
+
 static bool perform(Emu *E, Async *a)
 {
 	if (a->done)
 		return true;
 	a->done = true;
+	bool was = E->performing, ok = true;
+	E->performing = true;
 	if (a->kind == A_TILE)
-		return emu_copy_region(E, a->s, a->first, a->nthr, a->tf, a->ds, a->ss, a->zero ? 0 : -1);
-	if (a->kind == A_TMA)
-		return emu_tma_perform(E, &a->tma);
-	if (a->nsrc)
-		memmove(a->dst, a->src, (size_t)a->nsrc);
-	memset(a->dst + a->nsrc, 0, (size_t)(a->n - a->nsrc));
-	return true;
+		ok = emu_copy_region(E, a->s, a->first, a->nthr, a->tf, a->ds, a->ss, a->zero ? 0 : -1);
+	else if (a->kind == A_TMA)
+		ok = emu_tma_perform(E, &a->tma);
+	else {
+		if (a->nsrc)
+			memmove(a->dst, a->src, (size_t)a->nsrc);
+		memset(a->dst + a->nsrc, 0, (size_t)(a->n - a->nsrc));
+		emu_pend_clear(E, a->dst, a->n);
+	}
+	E->performing = was;
+	return ok;
 }
 
 /* ---- cp.async ------------------------------------------------------------------------ */
@@ -202,6 +300,7 @@ bool emu_cp_async(Emu *E, const CStmt *s, int t)
 	a->n = (int)n;
 	a->nsrc = (int)size;
 	memset(a->dst, EMU_POISON, (size_t)n);
+	emu_pend_mark(E, a->dst, n, s->pos, t, PEND_CP);
 	if (!push(E, s->pos, t, a, false)) {
 		free(a);
 		return false;
@@ -312,7 +411,8 @@ static bool async_tile(Emu *I, Emu *E, const CStmt *s, int first, int n, int tf,
 {
 	/* a TMA store is not poisoned (its destination is global memory, which
 	 * other CTAs may read); its regions are checked at issue all the same */
-	if (s->done == DONE_BULK_GROUP ? !emu_regions_check(E, s, tf, ds, ss)
+	if (s->done == DONE_BULK_GROUP ? !emu_regions_check(E, s, tf, ds, ss) ||
+	                                     !emu_copy_region(E, s, first, n, tf, ds, ss, EMU_MARK_SRC)
 	                               : !emu_copy_region(E, s, first, n, tf, ds, ss, EMU_POISON))
 		return false;
 	int parity = 0;

@@ -91,30 +91,60 @@ void emu_fill(uint8_t *p, int n, int fill)
 		memset(p, fill, (size_t)n);
 }
 
+/* One element from src (NULL with a fill) to dst, as fill says; the
+ * shared bytes an asynchronous copy owns are marked at its issue, cleared
+ * when it is done, and checked on every other access (emu_pend_*). */
+static bool move(Emu *E, const CStmt *s, const Acc *da, const Acc *sa, uint8_t *dst, const uint8_t *src, int fill,
+                 int tf)
+{
+	if (fill >= 0) {
+		emu_fill(dst, da->esize, fill);
+		if (fill == EMU_POISON)
+			emu_pend_mark(E, dst, da->esize, s->pos, tf, s->done == DONE_MBAR_TX ? PEND_MBAR : PEND_CP);
+		else if (E->performing)
+			emu_pend_clear(E, dst, da->esize);
+		else if (!emu_pend_check(E, dst, da->esize, true, s->pos, tf))
+			return false;
+		return true;
+	}
+	if (E->performing) {
+		emu_pend_clear(E, dst, da->esize);
+		emu_pend_clear(E, src, sa->esize);
+	} else if (!emu_pend_check(E, src, sa->esize, false, s->pos, tf) ||
+	           !emu_pend_check(E, dst, da->esize, true, s->pos, tf)) {
+		return false;
+	}
+	if (s->kind == C_COPY_ASYNC && s->red) /* reduce=: combined into the destination */
+		emu_store(dst, da->dtype, emu_reduce(s->red - 1, da->dtype, emu_load(dst, da->dtype), emu_load(src, sa->dtype)));
+	else
+		memmove(dst, src, (size_t)da->esize);
+	return true;
+}
+
 static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, int n, int tf, int fill)
 {
 	const Acc *da = D->r->acc, *sa = S->r->acc;
 	uint8_t *src = NULL, *dst[1024];
-	for (int64_t r = 0; r < sa->nrep && !src && fill < 0; r++) {
+	bool reads = fill < 0 || fill == EMU_MARK_SRC;
+	for (int64_t r = 0; r < sa->nrep && !src && reads; r++) {
 		int k = places(E, S, first, n, r, tf, &src, 1);
 		if (k < 0)
 			return false;
 	}
-	if (!src && fill < 0)
+	if (!src && reads)
 		return unheld(E, S, s->scope, first, tf);
+	if (fill == EMU_MARK_SRC) { /* a TMA store's issue: its source is now read asynchronously */
+		emu_pend_mark(E, src, sa->esize, s->pos, tf, PEND_STORE_SRC);
+		return true;
+	}
 	int written = 0;
 	for (int64_t r = 0; r < da->nrep; r++) {
 		int k = places(E, D, first, n, r, tf, dst, 1024);
 		if (k < 0)
 			return false;
 		for (int i = 0; i < k; i++)
-			if (fill >= 0)
-				emu_fill(dst[i], da->esize, fill);
-			else if (s->kind == C_COPY_ASYNC && s->red) /* reduce=: combined into the destination */
-				emu_store(dst[i], da->dtype, emu_reduce(s->red - 1, da->dtype, emu_load(dst[i], da->dtype),
-				                                        emu_load(src, sa->dtype)));
-			else
-				memmove(dst[i], src, (size_t)da->esize);
+			if (!move(E, s, da, sa, dst[i], src, fill, tf))
+				return false;
 		written += k;
 	}
 	if (!written)
@@ -182,7 +212,7 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 	if (dn != sn)
 		return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
 	const Acc *da = D.r->acc, *sa = S.r->acc;
-	bool fast = da->simple && sa->simple && !(s->kind == C_COPY_ASYNC && s->red && fill < 0);
+	bool fast = da->simple && sa->simple && fill != EMU_MARK_SRC;
 	uint8_t *dbase = fast ? emu_mem(E, da, 0)->data : NULL, *sbase = fast ? emu_mem(E, sa, 0)->data : NULL;
 	for (;;) {
 		if (hangs && !inside(S.r, S.idx)) {
@@ -192,10 +222,8 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 			int64_t dm, sm;
 			if (emu_offset(da, D.idx, &dm) && emu_offset(sa, S.idx, &sm) && dm >= 0 && dm < da->storage && sm >= 0 &&
 			    sm < sa->storage) {
-				if (fill >= 0)
-					memset(dbase + dm * da->esize, fill, (size_t)da->esize);
-				else
-					memmove(dbase + dm * da->esize, sbase + sm * sa->esize, (size_t)da->esize);
+				if (!move(E, s, da, sa, dbase + dm * da->esize, sbase + sm * sa->esize, fill, tf))
+					return false;
 			} else if (!copy_element(E, s, &D, &S, first, n, tf, fill)) { /* reports the problem */
 				return false;
 			}
@@ -308,6 +336,9 @@ bool emu_copy_bytes(Emu *E, const CStmt *s, int t)
 	/* n is 1, 2, 4, 8 or 16: sema checked it */
 	const char *op = "T.cuda.copy_bytes";
 	if (!emu_check_ptr(E, s->a->at, t, d, n, n, op, "destination") || !emu_check_ptr(E, s->b->at, t, src, n, n, op, "source"))
+		return false;
+	if (!emu_pend_check(E, src.mem->data + src.i, n, false, s->pos, t) ||
+	    !emu_pend_check(E, d.mem->data + d.i, n, true, s->pos, t))
 		return false;
 	memmove(d.mem->data + d.i, src.mem->data + src.i, (size_t)n);
 	return true;

@@ -260,6 +260,15 @@ typedef struct Emu {
 	uint8_t *minit;     /* per 8 bytes of shared memory: an mbarrier initialized there */
 	Cluster *cl;        /* the CTAs running together with this one, or NULL (a CTA alone) */
 	int rank;           /* in the cluster: x + X * (y + Y * z) of cb */
+	/* Shared memory an asynchronous copy still owns (emu-async.c): per
+	 * byte 0, or 1 + the index in pends of the copy that will write it
+	 * (a load not yet waited for) or read it (a TMA store not yet past
+	 * wait_group.read). */
+	uint16_t *pend;
+	struct Pend *pends;
+	int npend, cappend;
+	bool performing;    /* an asynchronous copy is being done: its own accesses */
+	bool unchecked_async; /* EmuOptions's: no pend errors */
 } Emu;
 
 /* The CTAs of one cluster (more than one CTA) run together: each in an OS
@@ -347,6 +356,22 @@ typedef struct TmaOp {
 
 /* The bytes of a destination not yet written by an asynchronous copy. */
 #define EMU_POISON 0xAB
+/* emu_copy_region's fill that writes nothing: it marks the source region
+ * as read by a TMA store that is not done yet. */
+#define EMU_MARK_SRC 0x200
+
+/* Shared memory owned by an asynchronous copy between its issue and its
+ * wait (emu_pend_*): n bytes at p, the destination or the source of the
+ * copy issued at `at` by thread t (kind: PEND_CP, a cp.async destination;
+ * PEND_MBAR, a TMA load's; PEND_STORE_SRC, a TMA store's source), in the
+ * shared memory of whichever CTA of the cluster holds them. A generic read
+ * of a pending destination (a missing wait), a generic write of either
+ * (the copy would overwrite it, or read the new data) is an error at pos,
+ * unless EmuOptions.unchecked_async. */
+enum { PEND_CP = 1, PEND_MBAR, PEND_STORE_SRC };
+void emu_pend_mark(Emu *E, const uint8_t *p, int64_t n, Pos at, int t, int kind);
+void emu_pend_clear(Emu *E, const uint8_t *p, int64_t n);
+bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t);
 /* The fills of a TMA load's out-of-bounds elements (ptx.md): zeros, or the
  * 16-bit pattern 0x7FF7 repeated through the element, a NaN in every
  * floating-point type. */

@@ -244,6 +244,8 @@ bool emu_vec_shared(Emu *E, const CStmt *s, int t)
 		return emu_fail(E, s->a->at, t, "%s: the address, byte %lld of %s, is not in shared memory", op,
 		                (long long)a.i, emu_mem_str(a.mem));
 	uint8_t *p = a.mem->data + a.i;
+	if (!emu_pend_check(E, p, 16, s->op == IN_ST_SHARED_V4, s->pos, t))
+		return false;
 	EVal v[4];
 	for (int k = 0; k < 4; k++) {
 		if (s->op == IN_LD_SHARED_V4)

@@ -135,7 +135,7 @@ static Mem *gmem_of(Emu *E, const TensorMap *m)
 	return NULL;
 }
 
-enum { W_POISON, W_LOAD, W_STORE, W_REDUCE };
+enum { W_POISON, W_LOAD, W_STORE, W_REDUCE, W_MARK };
 
 /* a red b in dtype dt (sema and emu_tma checked that red suits dt). */
 EVal emu_reduce(int red, int dt, EVal a, EVal b)
@@ -168,10 +168,11 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 	Box b;
 	box_of(m, o, &b);
 	const Mem *sm = o->sm;
+	bool issue = mode == W_POISON || mode == W_MARK;
 	Mem *g = o->g;
 	int es = m->esize, dt = o->dt;
 	int64_t j[TMAP_MAX_RANK] = { 0 }, x[TMAP_MAX_RANK], *px = NULL;
-	if (m->mode != TMAP_TILED && mode != W_POISON) {
+	if (m->mode != TMAP_TILED && !issue) {
 		px = malloc(sizeof *px * (size_t)(b.n[1] * m->rank));
 		if (!px)
 			return emu_fail(E, s->pos, o->t, "%s: out of memory", name(s->op));
@@ -184,9 +185,13 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 		int64_t a = sm->base + o->soff + j[0] * es + b.pitch * row;
 		a ^= ((a >> 7) & b.mask) << 4;
 		uint8_t *sp = sm->data + (a - sm->base);
-		if (mode == W_POISON) {
+		if (mode == W_POISON) { /* a load's issue: the box is the copy's until it is done */
 			memset(sp, EMU_POISON, (size_t)es);
+			emu_pend_mark(E, sp, es, s->pos, o->t, PEND_MBAR);
+		} else if (mode == W_MARK) { /* a store's issue: its source is read until it is done */
+			emu_pend_mark(E, sp, es, s->pos, o->t, PEND_STORE_SRC);
 		} else {
+			emu_pend_clear(E, sp, es);
 			bool in = true;
 			int64_t off = o->gbase;
 			for (int i = 0; i < m->rank; i++) {
@@ -635,7 +640,7 @@ bool emu_tma(Emu *E, const CStmt *s, int t)
 	o.sm = a.mem;
 	o.soff = a.i;
 	if (s->op != IN_TMA_LOAD)
-		return emu_bulk_tma(E, &o);
+		return walk(E, &o, W_MARK) && emu_bulk_tma(E, &o);
 	uint8_t *bar = emu_mbar_at(E, s->b, t, op);
 	int parity;
 	bool flipped;

@@ -141,7 +141,7 @@ static bool store(Emu *E, const CStmt *s, int t)
 		return false;
 	v = emu_conv(v, s->value->dtype, a->dtype);
 	if (s->op >= 0) {
-		if (!place1(E, a, idx, t, s->tpos, &p))
+		if (!place1(E, a, idx, t, s->tpos, &p) || !emu_pend_check(E, p, a->esize, false, s->pos, t))
 			return false;
 		cur = emu_load(p, a->dtype);
 		const char *err = emu_binop(s->op, a->dtype, cur, v, &v);
@@ -154,6 +154,8 @@ static bool store(Emu *E, const CStmt *s, int t)
 		if (k < 0)
 			return false;
 		if (k) {
+			if (!emu_pend_check(E, p, a->esize, true, s->pos, t))
+				return false;
 			emu_store(p, a->dtype, v);
 			n++;
 		}
@@ -223,7 +225,8 @@ bool emu_eval(Emu *E, const CExpr *x, int t, EVal *o)
 	case X_LOAD: {
 		int64_t idx[EMU_MAX_DIMS];
 		uint8_t *p;
-		if (!indices(E, x->acc, x->args, t, idx) || !place1(E, x->acc, idx, t, x->pos, &p))
+		if (!indices(E, x->acc, x->args, t, idx) || !place1(E, x->acc, idx, t, x->pos, &p) ||
+		    !emu_pend_check(E, p, x->acc->esize, false, x->pos, t))
 			return false;
 		*o = emu_load(p, x->acc->dtype);
 		return true;
@@ -769,6 +772,7 @@ static bool cta_alloc(Emu *E)
 	E->smem = alloc(E, (size_t)p->nshared * sizeof(Mem), &ok);
 	E->sdata = alloc(E, (size_t)p->smem_bytes, &ok);
 	E->minit = alloc(E, (size_t)p->smem_bytes / 8 + 1, &ok);
+	E->pend = alloc(E, (size_t)p->smem_bytes * sizeof(uint16_t), &ok);
 	E->lmem = alloc(E, n * (size_t)p->nlocal * sizeof(Mem), &ok);
 	E->ldata = alloc(E, n * (size_t)p->local_bytes, &ok);
 	E->lists = alloc(E, levels * 2 * n * sizeof(int), &ok);
@@ -801,6 +805,8 @@ static void cta_free(Emu *E)
 	free(E->smem);
 	free(E->sdata);
 	free(E->minit);
+	free(E->pend);
+	free(E->pends);
 	free(E->lmem);
 	free(E->ldata);
 	free(E->lists);
@@ -823,6 +829,7 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	E.max_steps = o.max_steps > 0 ? o.max_steps : 1000000000;
 	E.trace = o.trace;
 	E.scalars = o.scalars;
+	E.unchecked_async = o.unchecked_async;
 	E.tout = o.trace_out ? o.trace_out : stderr;
 	Prog *p = E.p = emu_compile(m, f, o.trace);
 	if (p->fail)

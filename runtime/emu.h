@@ -32,6 +32,8 @@ typedef struct EmuOptions {
 	const int64_t *scalars; /* the values of f->scalars, the scalar kernel
 	                         * parameters (wrapped to their dtypes); NULL
 	                         * when the kernel has none */
+	bool unchecked_async;   /* no error for an access of shared memory that an
+	                         * asynchronous copy still owns: the poison shows */
 } EmuOptions;
 
 /* Runs kernel f of module m (after verify_module) over its whole grid.

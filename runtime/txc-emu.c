@@ -199,7 +199,7 @@ static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, Em
 int main(int argc, char **argv)
 {
 	const char *kernel = NULL, *seed_s = NULL, *steps_s = NULL, *unused = NULL;
-	bool dump = false, trace = false;
+	bool dump = false, trace = false, unchecked = false;
 	Opt opts[] = {
 		{ "--kernel", "NAME", "run kernel NAME (default: the first kernel of the file)", &kernel, NULL },
 		{ "--seed", "N", "seed of the random parameter data (default 1)", &seed_s, NULL },
@@ -212,6 +212,9 @@ int main(int argc, char **argv)
 		{ "--trace", NULL, "print each statement as it runs, per CTA, to standard error", NULL, &trace },
 		{ "--max-steps", "N", "stop after N statement executions, summed over threads (default 10^9)", &steps_s,
 		  NULL },
+		{ "--unchecked-async", NULL, "do not stop at a read of shared memory an asynchronous copy has not written yet "
+		  "(a missing wait) or a write of memory one still owns: run on, the destination holding poison (0xAB)",
+		  NULL, &unchecked },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-emu", .opts = opts, .summary = summary };
@@ -224,6 +227,6 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "--seed takes a non-negative integer, not '%s'", seed_s);
 	if (steps_s && (!parse_u64(steps_s, &steps) || steps == 0 || steps > INT64_MAX))
 		cli_usage_error(&c, "--max-steps takes a positive integer, not '%s'", steps_s);
-	EmuOptions opt = { .trace = trace, .max_steps = (int64_t)steps, .trace_out = stderr };
+	EmuOptions opt = { .trace = trace, .max_steps = (int64_t)steps, .trace_out = stderr, .unchecked_async = unchecked };
 	return run(&c, &a, kernel, seed, dump, &opt);
 }

@@ -240,7 +240,7 @@ POISON=$(perl -e 'print unpack("l<", "\xAB" x 4)')
 pl 'npy_put($ARGV[0], "<i4", [128], pack("l<*", map { $_ * 1000 + 1 } 0..127))' "$TMP/cp_a.npy"
 a_vals() { perl -e 'print join " ", map { $_ * 1000 + 1 } 0..127'; }
 poison() { perl -e 'print join " ", ($ARGV[0]) x $ARGV[1]' -- "$POISON" "$1"; }
-run --kernel early --in A="$TMP/cp_a.npy" --out B="$TMP/cp_b.npy" --out C="$TMP/cp_c.npy" "$D/cp_async.tx"
+run --unchecked-async --kernel early --in A="$TMP/cp_a.npy" --out B="$TMP/cp_b.npy" --out C="$TMP/cp_c.npy" "$D/cp_async.tx"
 check "cp.async: runs" ran
 check "cp.async: shared memory read after commit_group, before wait_group, is 0xAB" \
   expect "$TMP/cp_b.npy" "l<*" $(poison 128)
@@ -248,7 +248,7 @@ check "cp.async: element 37 read before the wait is 0xABABABAB, not 5 or A[37]" 
   pl 'my (undef, $d) = npy_get($ARGV[0]); exit(substr($d, 37 * 4, 4) eq "\xAB\xAB\xAB\xAB" ? 0 : 1)' "$TMP/cp_b.npy"
 check "cp.async: after wait_group(0) it is A" expect "$TMP/cp_c.npy" "l<*" $(a_vals)
 
-run --kernel two_groups --in A="$TMP/cp_a.npy" --out B="$TMP/g2_b.npy" --out C="$TMP/g2_c.npy" \
+run --unchecked-async --kernel two_groups --in A="$TMP/cp_a.npy" --out B="$TMP/g2_b.npy" --out C="$TMP/g2_c.npy" \
     --out D="$TMP/g2_d.npy" "$D/cp_async.tx"
 check "two groups: runs" ran
 check "two groups, wait_group(1): the first group's data is there" expect "$TMP/g2_b.npy" "l<*" $(a_vals)
@@ -267,7 +267,7 @@ check "an 8-byte .ca copy with src_size 4: A[2t], then 0" expect "$TMP/zf_d.npy"
 
 # A[i] = i + 1
 pl 'npy_put($ARGV[0], "<i4", [64], pack("l<*", 1..64))' "$TMP/si_a.npy"
-run --kernel shared_item --in A="$TMP/si_a.npy" --out P="$TMP/si_p.npy" --out B="$TMP/si_b.npy" \
+run --unchecked-async --kernel shared_item --in A="$TMP/si_a.npy" --out P="$TMP/si_p.npy" --out B="$TMP/si_b.npy" \
     --out C="$TMP/si_c.npy" "$D/cp_async.tx"
 check "warp copy_async: runs" ran
 check "warp copy_async: its destination is poisoned at issue" expect "$TMP/si_p.npy" "l<*" $(poison 64)
@@ -276,7 +276,7 @@ check "warp copy_async: one item per warp, performed by lane 0's wait_group" exp
 check "warp copy_async: the other lanes' wait_group retires it again and copies nothing" \
   expect "$TMP/si_c.npy" "l<*" $(perl -e 'print join " ", (7) x 64')
 pl 'npy_put($ARGV[0], "<i4", [32, 4], pack("l<*", 1..128))' "$TMP/tg_a.npy"
-run --kernel tile_groups --in A="$TMP/tg_a.npy" --out B="$TMP/tg_b.npy" --out C="$TMP/tg_c.npy" \
+run --unchecked-async --kernel tile_groups --in A="$TMP/tg_a.npy" --out B="$TMP/tg_b.npy" --out C="$TMP/tg_c.npy" \
     --out D="$TMP/tg_d.npy" "$D/cp_async.tx"
 check "thread copy_async in two groups: runs" ran
 check "thread copy_async, wait_group(1): the first group's data is there" \
@@ -412,14 +412,14 @@ check "TMA reductions: each as PTX defines it, on the unsigned bits" tp '
   for my $op (@ops) { push @w, map { $op->($o[$_], $s[$_]) & 0xffffffff } 0..15 }
   exit(same_list(\@r, \@w) ? 0 : 1)' "$TMP/ro_r.npy" "$RA" "$RB"
 
-run --kernel missing_wait --in A="$TMP/so_a.npy" --out R="$TMP/mw_r.npy" --out R2="$TMP/mw_r2.npy" "$T"
+run --unchecked-async --kernel missing_wait --in A="$TMP/so_a.npy" --out R="$TMP/mw_r.npy" --out R2="$TMP/mw_r2.npy" "$T"
 check "TMA missing wait: runs" ran
 check "TMA missing wait: the tile read before try_wait is poison (0xAB), not A" \
   pl 'my (undef, $a) = npy_get($ARGV[0]); my (undef, $r) = npy_get($ARGV[1]); exit($r ne $a && $r eq "\xAB" x 1024 ? 0 : 1)' \
   "$TMP/so_a.npy" "$TMP/mw_r.npy"
 check "TMA missing wait: read after try_wait it is A" same_data "$TMP/so_a.npy" "$TMP/mw_r2.npy"
 
-run --kernel overwrite --in A="$TMP/so_a.npy" --out B="$TMP/ow_b.npy" "$T"
+run --unchecked-async --kernel overwrite --in A="$TMP/so_a.npy" --out B="$TMP/ow_b.npy" "$T"
 check "TMA store whose source is overwritten before wait_group.read: runs" ran
 check "TMA store whose source is overwritten before wait_group.read: B holds the new data (7), not A" \
   pl 'my (undef, $b) = npy_get($ARGV[0]); exit($b eq pack("l<*", (7) x 256) ? 0 : 1)' "$TMP/ow_b.npy"
@@ -430,7 +430,7 @@ check "TMA two phases of one mbarrier (a load issued before its expect_tx, a pre
 check "TMA two phases: phase 0 brings rows 0-15 of A" expect "$TMP/tp_b.npy" "l<*" $(perl -e 'print join " ", map { $_ * 3 + 2 } 0..255')
 check "TMA two phases: phase 1 brings rows 16-31" expect "$TMP/tp_c.npy" "l<*" $(perl -e 'print join " ", map { $_ * 3 + 2 } 256..511')
 
-run --kernel src_store --in A="$TMP/so_a.npy" --out B="$TMP/ss_b.npy" --out R="$TMP/ss_r.npy" "$T"
+run --unchecked-async --kernel src_store --in A="$TMP/so_a.npy" --out B="$TMP/ss_b.npy" --out R="$TMP/ss_r.npy" "$T"
 check "copy_async through tma, load and store: runs" ran
 check "copy_async through tma: the tile read before the wait is poison" \
   pl 'my (undef, $r) = npy_get($ARGV[0]); exit($r eq "\xAB" x 1024 ? 0 : 1)' "$TMP/ss_r.npy"
@@ -450,6 +450,33 @@ bad() {
   check "$k: exit 1, no output" eval '[ "$rc" = 1 ] && [ ! -s "$TMP/out" ]'
   check "$k: the diagnostic" stderr_is "$TMP/want"
 }
+# ---- shared memory an asynchronous copy still owns ----------------------------------
+# The kernels above that read or overwrite it (run with --unchecked-async to
+# show the poison) are errors without the option: a missing wait, a TMA
+# store's source written before wait_group.read.
+BADF=cp_async.tx
+bad early <<'EOF'
+cp_async.tx:26:26: error: thread (cta 0, thread 0): this reads byte 0 of shared buffer 'S', which the asynchronous copy at cp_async.tx:23 (thread 0) has not written yet: wait for it first with cp.async.wait_group (the issuing thread), then a barrier for the others
+            B[tid * 4 + i] = S[tid * 4 + i]
+                             ^
+EOF
+BADF=tma.tx
+bad missing_wait <<'EOF'
+tma.tx:338:18: error: thread (cta 0, thread 0): this reads byte 0 of shared buffer 'S', which the asynchronous copy at tma.tx:336 (thread 0) has not written yet: wait for its mbarrier's phase first
+        R[tid * 2] = S[tid * 2]
+                     ^
+EOF
+bad overwrite <<'EOF'
+tma.tx:369:13: error: thread (cta 0, thread 0): this writes byte 0 of shared buffer 'S', the source of the TMA store at tma.tx:366 (thread 0), which may not have read it yet: wait with T.ptx.cp_async.bulk.wait_group(N, read=True) first
+                S[k] = 7
+                ^
+EOF
+bad src_store <<'EOF'
+tma.tx:420:5: error: thread (cta 0, thread 0): this reads byte 0 of shared buffer 'S', which the asynchronous copy at tma.tx:419 (thread 0) has not written yet: wait for its mbarrier's phase first
+        Tx.copy(R[tid, :], S[tid, :])
+        ^~~~~~~
+EOF
+BADF=bad.tx
 bad oob_copy_bytes <<'EOF'
 bad.tx:16:23: error: thread (cta 0, thread 17): T.cuda.copy_bytes of 16 bytes: the destination, byte 2272 of global buffer 'B' (512 bytes), is out of bounds
         T.cuda.copy_bytes(dst, src, 16)
@@ -688,7 +715,7 @@ check "multicast, a receiver's expect_tx too small: runs" ran
 check "multicast, a receiver's expect_tx too small: its partner's half reads as poison" \
   cl_rows "$TMP/cl_bs.npy" 128 "0:64:a0 64:32:poison 96:32:a32"
 # rank 1 reads S without waiting: both halves are still poison
-run --kernel no_wait --in A="$TMP/cl_a.npy" --out B="$TMP/cl_bw.npy" "$D/cluster.tx"
+run --unchecked-async --kernel no_wait --in A="$TMP/cl_a.npy" --out B="$TMP/cl_bw.npy" "$D/cluster.tx"
 check "multicast, a receiver without its wait: runs" ran
 check "multicast, a receiver without its wait: its whole tile reads as poison" \
   cl_rows "$TMP/cl_bw.npy" 128 "0:64:a0 64:64:poison"
@@ -725,6 +752,13 @@ bad mask_runtime <<'EOF'
 cluster.tx:185:122: error: thread (cta 1, thread 0): T.ptx.cp_async.bulk.tensor.g2c: the CTA mask 0x4 names cta rank 2, but the cluster has 2 CTAs
             T.ptx.cp_async.bulk.tensor.g2c(2, T.address_of(S[cb * 32, 0]), T.address_of(bar[0]), A_map, 0, cb * 32, cta_mask=1 << (cb * 2))
                                                                                                                              ^
+EOF
+# the receiver that reads without its wait (run above with
+# --unchecked-async): its own half is still the load's, an error at the read
+bad no_wait <<'EOF'
+cluster.tx:123:50: error: thread (cta 1, thread 16): this reads byte 4096 of shared buffer 'S', which the asynchronous copy at cluster.tx:119 (thread 0 of cta rank 1) has not written yet: wait for its mbarrier's phase first
+            B[bx * 64 + tid * 2 + i // 64, i % 64] = S[tid * 2 + i // 64, i % 64]
+                                                     ^
 EOF
 # copy_async with cta_mask= over 32 boxes a CTA (one 128-byte row each):
 # B[64 bx + i, j] = A[i, j] for j < 32, and the lowered IR (a loop of g2c,
