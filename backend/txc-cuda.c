@@ -714,12 +714,17 @@ static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 			bprintf(&regs, "%s%%%d", i ? ", " : "", i + !ld);
 			bprintf(&ops, "%s%s\"%sr\"(r%d)", i ? "," : "", i % 8 ? " " : i ? "\n                 " : "", ld ? "=" : "", i);
 		}
-		bprintf(&t, ")\n{\n  asm volatile(\"tcgen05.%s.sync.aligned.%s.x%lld%s.b32 ", ld ? "ld" : "st", shape, (long long)num, q);
+		/* the warp reaches the 32 lanes of its quarter of tensor memory,
+		 * 32 x (warp % 4) on: the hardware's rule, added here, so that the
+		 * IR's row is the warpgroup-relative one (0, or 16 for a slab) */
+		bprintf(&t, ")\n{\n  taddr += (row + %d * ((threadIdx.x / %d) %% %d)) << 16;\n", ES_WARP_SIZE, ES_WARP_SIZE,
+		        ES_WARPGROUP_SIZE / ES_WARP_SIZE);
+		bprintf(&t, "  asm volatile(\"tcgen05.%s.sync.aligned.%s.x%lld%s.b32 ", ld ? "ld" : "st", shape, (long long)num, q);
 		if (ld)
-			bprintf(&t, "{%s}, [%%%lld];\"\n               : %s\n               : \"r\"(taddr + (row << 16) + col)\n",
+			bprintf(&t, "{%s}, [%%%lld];\"\n               : %s\n               : \"r\"(taddr + col)\n",
 			        regs.s, (long long)nregs, ops.s);
 		else
-			bprintf(&t, "[%%0], {%s};\"\n               :: \"r\"(taddr + (row << 16) + col),\n                 %s\n",
+			bprintf(&t, "[%%0], {%s};\"\n               :: \"r\"(taddr + col),\n                 %s\n",
 			        regs.s, ops.s);
 		bputs(&t, "               : \"memory\");\n}\n");
 		add(g, name, t.s);

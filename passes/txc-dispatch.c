@@ -101,7 +101,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 		return -1;
 	}
 	const Variant *va = &variants[cand[chosen]];
-	if (!families[va->family]->align && !forced) {
+	if (va->family == FAM_FALLBACK && !forced) {
 		Buf rules = {0};
 		bputs(&rules, "");
 		for (int i = 0; i < chosen; i++)
