@@ -151,16 +151,14 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	x->row0 = wide ? 16 * sub : 0;
 	/* the registers' storage and the tensor memory's address */
 	x->root = buffer_root((Buffer *)lb);
-	if (x->root->ndim != 1 && !(x->root->ndim == 2 && x->root->shape[0] == 1))
-		return xprintf("not supported yet: registers '%s' of more than one dimension", x->root->name);
 	const Buffer *a = tb;
 	while (a && !a->alloc_addr)
 		a = a->base;
 	if (!a)
 		return xprintf("tensor memory '%s' has no allocated_addr=", tb->name);
 	x->taddr = a->alloc_addr;
-	int64_t need = x->slabs * x->regs * x->pack, have = buffer_storage(x->root);
-	if (have < need)
+	int64_t need = x->slabs * x->regs * x->pack, have = 0;
+	if (!layout_span(buffer_layout(x->root), AX_M, &have) || have < need)
 		return xprintf("the registers '%s' hold %lld elements; the fragment needs %lld", x->root->name,
 		               (long long)have, (long long)need);
 	return NULL;
@@ -175,14 +173,13 @@ const char *pred_tcgen05_ldst(const Try *t)
 	return plan(&x, t->dst, t->src);
 }
 
-static Expr *reg(const Ldst *x, int64_t r)
+/* Register r: the 32-bit word at storage element r x pack of the calling
+ * thread's registers, `regs` (the root itself when it is their storage, a
+ * name for ROOT.local() otherwise). */
+static Expr *reg(const Ldst *x, const char *regs, int64_t r)
 {
 	Expr *k = ex_int(r * x->pack);
-	if (x->root->ndim == 2) {
-		Expr *idx[2] = { ex_int(0), k };
-		return ex_index(ex_name(x->root->name), 2, idx);
-	}
-	return ex_index(ex_name(x->root->name), 1, &k);
+	return ex_index(ex_name(regs), 1, &k);
 }
 
 static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
@@ -192,7 +189,21 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	const char *why = plan(&x, o->call->args[0]->val, o->call->args[1]->val);
 	if (why)
 		return lower_fail(L, o, why);
-	Stmt **v = xalloc(sizeof(Stmt *) * (size_t)x.slabs);
+	Stmt **v = xalloc(sizeof(Stmt *) * (size_t)(x.slabs + 1));
+	int nv = 0;
+	const char *regs = x.root->name;
+	if (x.root->ndim != 1 || x.root->layout) {
+		/* a laid-out register buffer: the thread's own storage, in order */
+		regs = lower_fresh(L, xprintf("%s_regs", x.root->name));
+		lower_take(L, regs);
+		Expr *f = new_expr(E_ATTR, o->stmt->pos);
+		f->a = ex_name(x.root->name);
+		f->str = "local";
+		Stmt *a = new_stmt(S_ASSIGN, o->stmt->pos);
+		vpush(a->targets, a->ntargets, ex_name(regs));
+		a->value = new_call(o->stmt->pos, f);
+		v[nv++] = a;
+	}
 	for (int64_t s = 0; s < x.slabs; s++) {
 		int n = 0;
 		Expr **args = xalloc(sizeof(Expr *) * (size_t)(6 + x.regs));
@@ -205,11 +216,12 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		args[n++] = ex_int(x.num);
 		args[n++] = new_expr(E_FALSE, (Pos){0});
 		for (int64_t r = 0; r < x.regs; r++)
-			args[n++] = reg(&x, s * x.regs + r);
-		v[s] = new_stmt(S_EXPR, o->stmt->pos);
-		v[s]->value = ex_call(x.ld ? "T.ptx.tcgen05.ld" : "T.ptx.tcgen05.st", n, args);
+			args[n++] = reg(&x, regs, s * x.regs + r);
+		Stmt *c = new_stmt(S_EXPR, o->stmt->pos);
+		c->value = ex_call(x.ld ? "T.ptx.tcgen05.ld" : "T.ptx.tcgen05.st", n, args);
+		v[nv++] = c;
 	}
-	op_replace(o, v, (int)x.slabs);
+	op_replace(o, v, nv);
 	return 0;
 }
 
