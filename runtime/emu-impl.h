@@ -302,6 +302,9 @@ int emu_block(Emu *E, int state, const char *why);
 /* "cta rank 1 has ended; cta rank 2: threads 0-31 wait at line 9 ...":
  * the other CTAs of the cluster, for a deadlock report. */
 const char *emu_cluster_str(Emu *E);
+/* The first warp of which act (in thread order) holds some threads but not
+ * all (then *first its first active thread, *have of *need threads), or -1. */
+int emu_partial_warp(const Emu *E, const int *act, int nact, int *first, int *have, int *need);
 /* "thread 3", "threads 0-127", "5 threads" */
 const char *emu_threads_str(const int *act, int nact);
 

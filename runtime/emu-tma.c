@@ -474,18 +474,11 @@ static bool replace(Emu *E, const CStmt *s, int t, uint8_t *p, const char *what)
 bool emu_tmap(Emu *E, const CStmt *s, const int *act, int nact)
 {
 	const char *op = name(s->op);
-	if (s->op == IN_TMAP_CP_FENCE)
-		/* .sync.aligned: every thread of the warp, together */
-		for (int i = 0; i < nact;) {
-			int W = ES_WARP_SIZE, w = act[i] / W, j = i;
-			while (j < nact && act[j] / W == w)
-				j++;
-			int need = E->nthreads - W * w < W ? E->nthreads - W * w : W;
-			if (j - i != need)
-				return emu_fail(E, s->pos, act[i], "%s is .sync.aligned: all %d threads of warp %d execute it "
-				                "together; %d do here", op, need, w, j - i);
-			i = j;
-		}
+	int first, have, need, w;
+	/* .sync.aligned: every thread of the warp, together */
+	if (s->op == IN_TMAP_CP_FENCE && (w = emu_partial_warp(E, act, nact, &first, &have, &need)) >= 0)
+		return emu_fail(E, s->pos, first, "%s is .sync.aligned: all %d threads of warp %d execute it together; %d do "
+		                "here", op, need, w, have);
 	for (int i = 0; i < nact; i++) {
 		int t = act[i];
 		EVal a;

@@ -379,18 +379,29 @@ static bool exec_for(Emu *E, const CStmt *s, const int *act, int nact, int depth
 	}
 }
 
-static bool warp_sync(Emu *E, const CStmt *s, const int *act, int nact)
+int emu_partial_warp(const Emu *E, const int *act, int nact, int *first, int *have, int *need)
 {
 	for (int i = 0; i < nact;) {
 		int W = ES_WARP_SIZE, w = act[i] / W, j = i;
 		while (j < nact && act[j] / W == w)
 			j++;
-		int need = E->nthreads - W * w < W ? E->nthreads - W * w : W;
-		if (j - i != need)
-			return emu_fail(E, s->pos, act[i], "warp barrier in divergent code: %d of the %d threads of warp %d reach it",
-			                j - i, need, w);
+		*need = E->nthreads - W * w < W ? E->nthreads - W * w : W;
+		if (j - i != *need) {
+			*first = act[i];
+			*have = j - i;
+			return w;
+		}
 		i = j;
 	}
+	return -1;
+}
+
+static bool warp_sync(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	int first, have, need, w = emu_partial_warp(E, act, nact, &first, &have, &need);
+	if (w >= 0)
+		return emu_fail(E, s->pos, first, "warp barrier in divergent code: %d of the %d threads of warp %d reach it",
+		                have, need, w);
 	return true;
 }
 

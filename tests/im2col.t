@@ -30,25 +30,11 @@
 # prefetch, store, reduce) and sm_100a (::w, ::w::128); a SKIP without nvcc.
 use strict;
 use warnings;
-use File::Temp qw(tempdir);
+use FindBin;
+require "$FindBin::Bin/tap.pl";
 
-my $top = $0 =~ s{/tests/[^/]*$}{}r;
-$top = '.' if $top eq $0;
-my $bin = $ENV{TXC_BIN} // "$top/bin";
-$bin = "$top/$bin" unless $bin =~ m{^/};
-my $tmp = tempdir(CLEANUP => !$ENV{KEEP});
+my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
-
-my $n = 0;
-sub ok {
-    my ($good, $name, @diag) = @_;
-    $n++;
-    print(($good ? "ok" : "not ok") . " $n - $name\n");
-    print map { "# $_\n" } map { split /\n/ } @diag unless $good;
-}
-sub skip { $n++; print "ok $n - $_[0] # SKIP $_[1]\n" }
-sub slurp { my ($f) = @_; open my $h, '<', $f or return ''; local $/; <$h> // '' }
-sub spit { my ($f, $t) = @_; open my $h, '>', $f or die "$f: $!"; print $h $t; close $h }
 sub list { '[' . join(', ', @_) . ']' }
 
 my %es = (float16 => 2, float32 => 4);
@@ -491,4 +477,4 @@ for my $g (@gpu) {
     ok($rc == 0, "gpu: $name: the H100 agrees with the emulator, bit for bit", slurp("$tmp/out"), slurp("$tmp/err"));
 }
 
-print "1..$n\n";
+done();

@@ -16,23 +16,10 @@
 # the candidate line in txc's dispatch error.
 use strict;
 use warnings;
-use File::Temp qw(tempdir);
+use FindBin;
+require "$FindBin::Bin/tap.pl";
 
-my $top = $0 =~ s{/tests/[^/]*$}{}r;
-$top = '.' if $top eq $0;
-my $bin = $ENV{TXC_BIN} // "$top/bin";
-$bin = "$top/$bin" unless $bin =~ m{^/};
-my $tmp = tempdir(CLEANUP => !$ENV{KEEP});
-my $n = 0;
-sub ok {
-    my ($good, $name, @diag) = @_;
-    $n++;
-    print(($good ? "ok" : "not ok") . " $n - $name\n");
-    print map { "# $_\n" } map { split /\n/ } @diag unless $good;
-}
-sub skip { $n++; print "ok $n - $_[0] # SKIP $_[1]\n" }
-sub slurp { my ($f) = @_; open my $h, '<', $f or return ''; local $/; <$h> // '' }
-sub spit { my ($f, $t) = @_; open my $h, '>', $f or die "$f: $!"; print $h $t; close $h }
+my ($top, $bin, $tmp) = txc_paths();
 my $nvcc = -x '/usr/local/cuda/bin/nvcc' || grep { -x "$_/nvcc" } split /:/, $ENV{PATH} // '';
 
 my %shape = ('32x32b' => [32, 32], '16x64b' => [16, 64], '16x128b' => [16, 128], '16x256b' => [16, 256]);
@@ -172,4 +159,4 @@ refuse('registers of no shape',
        pre => 'Rr = T.alloc_local((32,), "float32")',
        frag => 'Rr.view(128, 16, layout=TileLayout(S[(128, 16) : (1 @ axis_tid_in_wg, 2)]))');
 
-print "1..$n\n";
+done();

@@ -25,24 +25,10 @@
 # plan (the candidate table of txc's dispatch error).
 use strict;
 use warnings;
-use File::Temp qw(tempdir);
+use FindBin;
+require "$FindBin::Bin/tap.pl";
 
-my $top = $0 =~ s{/tests/[^/]*$}{}r;
-$top = '.' if $top eq $0;
-my $bin = $ENV{TXC_BIN} // "$top/bin";
-$bin = "$top/$bin" unless $bin =~ m{^/};
-my $tmp = tempdir(CLEANUP => !$ENV{KEEP});
-
-my $n = 0;
-sub ok {
-    my ($good, $name, @diag) = @_;
-    $n++;
-    print(($good ? "ok" : "not ok") . " $n - $name\n");
-    print map { "# $_\n" } map { split /\n/ } @diag unless $good;
-}
-sub skip { $n++; print "ok $n - $_[0] # SKIP $_[1]\n" }
-sub slurp { my ($f) = @_; open my $h, '<', $f or return ''; local $/; <$h> // '' }
-sub spit { my ($f, $t) = @_; open my $h, '>', $f or die "$f: $!"; print $h $t; close $h }
+my ($top, $bin, $tmp) = txc_paths();
 
 my %esize = (float16 => 2, bfloat16 => 2, float32 => 4, float64 => 8, int8 => 1, uint8 => 1);
 my %zero = (float16 => 'T.float16(0)', bfloat16 => 'T.bfloat16(0)', float32 => 'T.float32(0)',
@@ -970,4 +956,4 @@ lowered_has('use_tma_reduce="max"', sub { "$_[0], use_tma_reduce=\"max\"" },
     }
 }
 
-print "1..$n\n";
+done();

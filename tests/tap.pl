@@ -1,0 +1,33 @@
+# tap.pl: the TAP helpers of the Perl tests (tma.t, im2col.t, tcgen05.t).
+#   ok(GOOD, NAME, DIAG...)  one test; the diagnostics print when it fails
+#   skip(NAME, WHY)          one test skipped
+#   done()                   the plan, at the end
+#   slurp(FILE), spit(FILE, TEXT)
+#   txc_paths()              ($top, $bin, $tmp) of the test calling it
+use strict;
+use warnings;
+use File::Temp qw(tempdir);
+
+my $tap_n = 0;
+
+sub ok {
+    my ($good, $name, @diag) = @_;
+    $tap_n++;
+    print(($good ? "ok" : "not ok") . " $tap_n - $name\n");
+    print map { "# $_\n" } map { split /\n/ } @diag unless $good;
+    return $good;
+}
+sub skip { $tap_n++; print "ok $tap_n - $_[0] # SKIP $_[1]\n" }
+sub done { print "1..$tap_n\n" }
+sub slurp { my ($f) = @_; open my $h, '<', $f or return ''; local $/; <$h> // '' }
+sub spit { my ($f, $t) = @_; open my $h, '>', $f or die "$f: $!"; print $h $t; close $h }
+
+sub txc_paths {
+    my $top = $0 =~ s{/tests/[^/]*$}{}r;
+    $top = '.' if $top eq $0;
+    my $bin = $ENV{TXC_BIN} // "$top/bin";
+    $bin = "$top/$bin" unless $bin =~ m{^/};
+    return ($top, $bin, tempdir(CLEANUP => !$ENV{KEEP}));
+}
+
+1;
