@@ -180,7 +180,7 @@ check "svg: starts with <svg" [ "$(head -c 4 "$TMP/wg.svg")" = "<svg" ]
 check "svg: ends with </svg>" [ "$(tail -n 1 "$TMP/wg.svg")" = "</svg>" ]
 # 4096 cells, 128 legend swatches (one per thread), one background.
 check "svg: 4096 + 128 + 1 rects" [ "$(grep -o '<rect' "$TMP/wg.svg" | wc -l)" = 4225 ]
-check "svg: one tooltip per cell" [ "$(grep -o '<title>' "$TMP/wg.svg" | wc -l)" = 4096 ]
+check "svg: one tooltip per cell" [ "$(grep -o '<title>(' "$TMP/wg.svg" | wc -l)" = 4096 ]
 check "svg: every text closed" [ "$(grep -o '<text' "$TMP/wg.svg" | wc -l)" = "$(grep -o '</text>' "$TMP/wg.svg" | wc -l)" ]
 check "svg: every group closed" [ "$(grep -o '<g ' "$TMP/wg.svg" | wc -l)" = "$(grep -o '</g>' "$TMP/wg.svg" | wc -l)" ]
 check "svg: thread 127 register 31 is the cell (127, 31)" grep -qF "<title>(127, 31): T127:31</title>" "$TMP/wg.svg"
@@ -193,14 +193,17 @@ run "$SEED3" --svg "$TMP/s3.svg" --color warp -o "$TMP/grid"
 check "--svg with -o: the grid goes to -o" cmp -s "$TMP/grid" "$TMP/seed3"
 # One warp: 256 cells, 1 swatch, the background.
 check "--color warp: one colour for one warp" [ "$(grep -o '<rect' "$TMP/s3.svg" | wc -l)" = 258 ]
-check "svg: the cell (5, 3) is lane 5 register 3, labelled 3" grep -q '<title>(5, 3): T5:3</title></rect><text [^>]*>3</text>' "$TMP/s3.svg"
+check "svg: the cell (5, 3) is lane 5 register 3, labelled T5 r3" grep -q '<title>(5, 3): T5:3</title></rect><text [^>]*>T5 r3</text>' "$TMP/s3.svg"
 run "$TIRX" --shape 8,16 --svg "$TMP/t.svg"
 check "svg: a replicated cell lists its owners" grep -qF "<title>(7, 15): w6.l31:1, w10.l31:1</title>" "$TMP/t.svg"
 run "$TMEM" --shape 2,128,112 --svg "$TMP/tm.svg"
-# Tensor memory: the cell is labelled with its column, coloured by lane.
-check "svg: TMEM cell (1, 127, 111) is lane 127 column 223" \
-  grep -q '<title>(1, 127, 111): 127:223</title></rect><text [^>]*>223</text>' "$TMP/tm.svg"
-check "svg: TMEM legend, one colour per lane" [ "$(grep -o '<rect' "$TMP/tm.svg" | wc -l)" = $((28672 + 128 + 1)) ]
+# Tensor memory: a row per lane, a column per 32-bit column, the cell
+# labelled with the element it holds: (1, 127, 111) is at lane 127, column
+# 112 + 111.
+check "svg: TMEM cell at lane 127 column 223 holds (1, 127, 111)" \
+  grep -q '<title>lane 127, column 223: (1,127,111)</title></rect><text [^>]*>(1,127,111)</text>' "$TMP/tm.svg"
+# 128 lanes x 224 columns, a legend swatch per lane, the empty swatch, the background.
+check "svg: TMEM, a cell per lane and column" [ "$(grep -o '<rect' "$TMP/tm.svg" | wc -l)" = $((28672 + 128 + 1 + 1)) ]
 run "$SEED3" --svg "$TMP/l.svg" --color lane
 check "--color lane: 32 colours" [ "$(grep -o '<rect' "$TMP/l.svg" | wc -l)" = $((256 + 32 + 1)) ]
 run 'S[(8, 8)]' --svg "$TMP/m.svg" --color warp
