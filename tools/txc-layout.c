@@ -728,10 +728,13 @@ static void warp_legend(Buf *b, const Key *keys, int64_t nkeys, int64_t y0, bool
 {
 	int64_t line = -1;
 	uint64_t warp = 0;
-	for (int64_t i = 0; i < nkeys && line < MAX_LEGEND; i++) {
+	for (int64_t i = 0; i < nkeys; i++) {
 		uint64_t w = keys[i].key / ES_WARP_SIZE, lane = keys[i].key % ES_WARP_SIZE;
-		int64_t y = y0 + 14 * (line + (i == 0 || w != warp));
-		if (i == 0 || w != warp) {
+		bool fresh = i == 0 || w != warp;
+		if (fresh && line + 1 == MAX_LEGEND)
+			break;
+		int64_t y = y0 + 14 * (line + fresh);
+		if (fresh) {
 			warp = w, line++;
 			unsigned long long lo = w * ES_WARP_SIZE, hi = lo + ES_WARP_SIZE - 1;
 			if (tmem)
