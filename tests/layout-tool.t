@@ -180,7 +180,7 @@ check "svg: starts with <svg" [ "$(head -c 4 "$TMP/wg.svg")" = "<svg" ]
 check "svg: ends with </svg>" [ "$(tail -n 1 "$TMP/wg.svg")" = "</svg>" ]
 # 4096 cells, 128 legend swatches (one per thread), one background.
 check "svg: 4096 + 128 + 1 rects" [ "$(grep -o '<rect' "$TMP/wg.svg" | wc -l)" = 4225 ]
-check "svg: one tooltip per cell" [ "$(grep -o '<title>' "$TMP/wg.svg" | wc -l)" = 4096 ]
+check "svg: one tooltip per cell" [ "$(grep -o '<title>(' "$TMP/wg.svg" | wc -l)" = 4096 ]
 check "svg: every text closed" [ "$(grep -o '<text' "$TMP/wg.svg" | wc -l)" = "$(grep -o '</text>' "$TMP/wg.svg" | wc -l)" ]
 check "svg: every group closed" [ "$(grep -o '<g ' "$TMP/wg.svg" | wc -l)" = "$(grep -o '</g>' "$TMP/wg.svg" | wc -l)" ]
 check "svg: thread 127 register 31 is the cell (127, 31)" grep -qF "<title>(127, 31): T127:31</title>" "$TMP/wg.svg"
@@ -193,14 +193,17 @@ run "$SEED3" --svg "$TMP/s3.svg" --color warp -o "$TMP/grid"
 check "--svg with -o: the grid goes to -o" cmp -s "$TMP/grid" "$TMP/seed3"
 # One warp: 256 cells, 1 swatch, the background.
 check "--color warp: one colour for one warp" [ "$(grep -o '<rect' "$TMP/s3.svg" | wc -l)" = 258 ]
-check "svg: the cell (5, 3) is lane 5 register 3, labelled 3" grep -q '<title>(5, 3): T5:3</title></rect><text [^>]*>3</text>' "$TMP/s3.svg"
+check "svg: the cell (5, 3) is lane 5 register 3, labelled T5 r3" grep -q '<title>(5, 3): T5:3</title></rect><text [^>]*>T5 r3</text>' "$TMP/s3.svg"
 run "$TIRX" --shape 8,16 --svg "$TMP/t.svg"
 check "svg: a replicated cell lists its owners" grep -qF "<title>(7, 15): w6.l31:1, w10.l31:1</title>" "$TMP/t.svg"
 run "$TMEM" --shape 2,128,112 --svg "$TMP/tm.svg"
-# Tensor memory: the cell is labelled with its column, coloured by lane.
-check "svg: TMEM cell (1, 127, 111) is lane 127 column 223" \
-  grep -q '<title>(1, 127, 111): 127:223</title></rect><text [^>]*>223</text>' "$TMP/tm.svg"
-check "svg: TMEM legend, one colour per lane" [ "$(grep -o '<rect' "$TMP/tm.svg" | wc -l)" = $((28672 + 128 + 1)) ]
+# Tensor memory: a row per lane, a column per 32-bit column, the cell
+# labelled with the element it holds: (1, 127, 111) is at lane 127, column
+# 112 + 111.
+check "svg: TMEM cell at lane 127 column 223 holds (1, 127, 111)" \
+  grep -q '<title>lane 127, column 223: (1,127,111)</title></rect><text [^>]*>(1,127,111)</text>' "$TMP/tm.svg"
+# 128 lanes x 224 columns, a legend swatch per lane, the empty swatch, the background.
+check "svg: TMEM, a cell per lane and column" [ "$(grep -o '<rect' "$TMP/tm.svg" | wc -l)" = $((28672 + 128 + 1 + 1)) ]
 run "$SEED3" --svg "$TMP/l.svg" --color lane
 check "--color lane: 32 colours" [ "$(grep -o '<rect' "$TMP/l.svg" | wc -l)" = $((256 + 32 + 1)) ]
 run 'S[(8, 8)]' --svg "$TMP/m.svg" --color warp
@@ -208,6 +211,149 @@ check "--color warp on a memory layout: exit 1" fails 1 "--color warp needs a la
 run 'S[(512, 512)]' --svg "$TMP/big.svg"
 check "a picture too large: exit 1" fails 1 "at most 65536 elements"
 check "and no file" [ ! -e "$TMP/big.svg" ]
+
+# The pictures of register and tensor-memory layouts, checked cell by cell
+# against owners worked out here in Perl from ptx.md's lane/column table and
+# the layouts' definitions (doc/txir.md section 7). cells.pl lists the cells
+# of a picture: title, text, fill, x, y, height (tab-separated).
+cat >"$TMP/cells.pl" <<'EOF'
+while (<>) {
+  next unless m{<rect x="(\d+)" y="(\d+)" width="\d+" height="(\d+)" fill="#(\w{6})"><title>([^<]*)</title></rect>(?:<text [^>]*>([^<]*)</text>)?};
+  next if $5 =~ /^(thread|lane) \d+$/;   # legend swatches
+  print join("\t", $5, $6 // "", $4, $1, $2, $3), "\n";
+}
+EOF
+# Hue (degrees) and lightness (0-1) of a fill.
+cat >"$TMP/hue.pl" <<'EOF'
+sub hue { my @c = map { hex($_) / 255 } unpack("(A2)3", $_[0]);
+  my ($R, $G, $B) = @c; my ($min, $max) = (sort { $a <=> $b } @c)[0, 2];
+  my $d = $max - $min; return 0 unless $d;
+  my $h = $max == $R ? ($G - $B) / $d : $max == $G ? 2 + ($B - $R) / $d : 4 + ($R - $G) / $d;
+  $h *= 60; $h += 360 if $h < 0; return $h; }
+sub light { my @c = sort { $a <=> $b } map { hex($_) / 255 } unpack("(A2)3", $_[0]); ($c[0] + $c[2]) / 2 }
+sub hdist { my $d = abs($_[0] - $_[1]); $d > 180 ? 360 - $d : $d }
+1;
+EOF
+# regs.pl SHAPE ROWS COLS < cells: every cell (i, j) of a tcgen05_atom_layout
+# picture says T<thread> r<register> from ptx.md's table (register r of
+# lane t; warp w reads lanes 32w.. of its quarter; a .16x* shape issues twice
+# per warp, rows 0 and 16, the second issue's registers after the first's),
+# and its colour has the hue of warp thread/32 and a shade per lane.
+cat >"$TMP/regs.pl" <<'EOF'
+require "$ENV{TMP}/hue.pl";
+my ($shape, $rows, $cols) = @ARGV;
+my %tab = (   # [lane, column] of register r of lane t, C0 = L0 = 0
+  "32x32b"  => sub { my ($t, $r) = @_; ($t, $r) },
+  "16x64b"  => sub { my ($t, $r) = @_; (($t >> 2) + 8 * ($t & 1), (($t >> 1) & 1) + 2 * $r) },
+  "16x128b" => sub { my ($t, $r) = @_; (($t >> 2) + 8 * ($r & 1), ($t & 3) + 4 * ($r >> 1)) },
+  "16x256b" => sub { my ($t, $r) = @_; (($t >> 2) + 8 * (($r >> 1) & 1), 2 * ($t & 3) + ($r & 1) + 8 * ($r >> 2)) });
+my $slab = $shape eq "32x32b" ? 32 : 16;
+my $nreg = $cols * $slab / 32;  # registers per issue
+my (%want, %warp);
+for my $t (0 .. 31) { for my $r (0 .. $nreg - 1) {
+  my ($l, $c) = $tab{$shape}->($t, $r);
+  for my $w (0 .. $rows / 32 - 1) { for my $s (0 .. 32 / $slab - 1) {
+    my $i = 32 * $w + $slab * $s + $l;
+    $want{"$i,$c"} = "T" . (32 * $w + $t) . " r" . ($r + $nreg * $s); $warp{"$i,$c"} = $w; } } } }
+my ($n, $bad, %hues, %fills, %l0, %l31) = (0, 0);
+while (<STDIN>) { chomp; my ($title, $text, $fill) = split /\t/;
+  my ($i, $j) = $title =~ /^\((\d+), (\d+)\)/ or next; $n++;
+  if (($want{"$i,$j"} // "none") ne $text) { print STDERR "($i, $j): want $want{qq($i,$j)}, got $text\n" if $bad++ < 5; }
+  my $w = $warp{"$i,$j"}; push @{ $hues{$w} }, hue($fill); $fills{$w}{$fill} = 1;
+  my ($tid) = $want{"$i,$j"} =~ /T(\d+)/; $l0{$w} = light($fill) if $tid % 32 == 0; $l31{$w} = light($fill) if $tid % 32 == 31; }
+print STDERR "$n cells, want ", $rows * $cols, "\n" and exit 1 if $n != $rows * $cols;
+exit 1 if $bad;
+my @w = sort keys %hues;
+print STDERR scalar(@w), " warps, want ", $rows / 32, "\n" and exit 1 if @w != $rows / 32;
+for my $w (@w) { my $h0 = $hues{$w}[0];
+  for (@{ $hues{$w} }) { print STDERR "warp $w: hue $_ vs $h0\n" and exit 1 if hdist($_, $h0) > 4 }
+  print STDERR "warp $w: ", scalar(keys %{ $fills{$w} }), " shades, want 32\n" and exit 1 if keys %{ $fills{$w} } != 32;
+  print STDERR "warp $w: lane 0 not darker than lane 31\n" and exit 1 unless $l0{$w} < $l31{$w};
+  for my $v (@w) { next if $v <= $w;
+    print STDERR "warps $w and $v: hues too close\n" and exit 1 if hdist($hues{$w}[0], $hues{$v}[0]) < 30 } }
+EOF
+for sc in "32x32b 128 4" "16x64b 128 8" "16x128b 128 8" "16x256b 128 16"; do
+  set -- $sc
+  run "tcgen05_atom_layout(\"$1\", ($2, $3), \"float32\")" --shape "$2,$3" --svg "$TMP/r.svg"
+  perl "$TMP/cells.pl" "$TMP/r.svg" >"$TMP/cells"
+  check "svg $1 atom of a warpgroup: every cell T<thread> r<register> as ptx.md's table says, a hue per warp (4), 32 shades each" \
+    env TMP="$TMP" perl "$TMP/regs.pl" "$1" "$2" "$3" <"$TMP/cells"
+done
+run 'tcgen05_atom_layout("16x64b", (128, 8), "float32")' --shape 128,8 --svg "$TMP/r.svg"
+check "svg 16x64b: (37, 5) is labelled T54 r2 (worked out above)" \
+  grep -q '<title>(37, 5): [^<]*</title></rect><text [^>]*>T54 r2</text>' "$TMP/r.svg"
+check "svg 16x64b: a legend line per warp" [ "$(grep -c '>warp [0-3] (T[0-9]*-T[0-9]*)</text>' "$TMP/r.svg")" = 4 ]
+check "svg 16x64b: well-formed XML" xmllint --noout "$TMP/r.svg"
+# Several thread axes: w<warp>.l<lane> r<register>; warp 6 lane 31 holds (7, 15).
+run "$TIRX" --shape 8,16 --svg "$TMP/t.svg"
+check "svg: with warpid and laneid, (7, 15) is labelled w6.l31 r1+" \
+  grep -q '<title>(7, 15): [^<]*</title></rect><text [^>]*>w6.l31 r1+</text>' "$TMP/t.svg"
+
+# tmem.pl PERL-EXPR ROWS COLS BITS < cells: the element (i, j) of the layout
+# lies at lane LANE and element column TCOL (PERL-EXPR sets $lane and $tcol
+# from $i and $j, written from the layout's definition); a 32-bit column
+# holds 32 / BITS of them, TCol 2c in bits 0-15 and 2c+1 in bits 16-31 for
+# 16-bit types. Every cell of the picture holds what that says or nothing.
+cat >"$TMP/tmem.pl" <<'EOF'
+require "$ENV{TMP}/hue.pl";
+my ($f, $rows, $cols, $bits) = @ARGV;
+my $per = $bits < 32 ? 32 / $bits : 1;
+my (%want, $lane, $tcol);
+for our $i (0 .. $rows - 1) { for our $j (0 .. $cols - 1) {
+  eval $f; die $@ if $@;
+  my $k = "lane $lane, column " . int($tcol / $per);
+  $k .= ", bits " . ($tcol % $per) * $bits . "-" . (($tcol % $per) * $bits + $bits - 1) if $per > 1;
+  $want{$k} = "($i,$j)"; } }
+my ($n, $bad, $full, %hue, %y, %h) = (0, 0, 0);
+while (<STDIN>) { chomp; my ($title, $text, $fill, $x, $y, $ht) = split /\t/;
+  my ($k, $e) = $title =~ /^(lane \d+, column \d+(?:, bits \d+-\d+)?): (.*)$/ or next; $n++;
+  my ($l) = $k =~ /^lane (\d+)/; $y{$l} = $y; $h{$l} = $ht;
+  my $w = $want{$k} // "no element";
+  if ($e ne $w || ($w ne "no element" && $text ne $w)) { print STDERR "$k: want $w, got $e / $text\n" if $bad++ < 5; next }
+  next if $w eq "no element"; $full++;
+  $hue{int($l / 32)}{int(hue($fill) / 4 + 0.5)} = 1; }
+print STDERR "$full cells hold an element, want ", scalar(keys %want), "\n" and exit 1 if $full != keys %want;
+exit 1 if $bad;
+# the lanes run down the picture, one row each
+for (1 .. 127) { print STDERR "lane $_ is not below lane ", $_ - 1, "\n" and exit 1 unless $y{$_} == $y{0} + $_ * ($y{1} - $y{0}) }
+# a hue per quarter that holds elements
+for my $q (keys %hue) { print STDERR "quarter $q: ", scalar(keys %{ $hue{$q} }), " hues\n" and exit 1 if keys %{ $hue{$q} } > 2 }
+open my $fh, "<", $ENV{SVG} or die; my @rules;
+while (<$fh>) { push @rules, $1 if /<line [^>]*y1="([\d.]+)"[^>]*class="quarter"/ }
+# the heavy rules: one in the gap above lanes 0, 32, 64, 96 and below 127, none elsewhere
+my @want = map { my $l = $_ * 32; $l < 128 ? [$l ? $y{$l - 1} + $h{$l - 1} - 1 : $y{0} - 2, $y{$l}] : [$y{127} + $h{127} - 1, $y{127} + $h{127} + 1] } 0 .. 4;
+print STDERR scalar(@rules), " rules, want 5\n" and exit 1 if @rules != 5;
+for my $b (@want) { print STDERR "no rule between $b->[0] and $b->[1] (@rules)\n" and exit 1 unless grep { $_ >= $b->[0] && $_ <= $b->[1] } @rules }
+EOF
+# tmem PERL-EXPR ROWS COLS BITS: checks $TMP/m.svg with tmem.pl.
+tmem() { perl "$TMP/cells.pl" "$TMP/m.svg" >"$TMP/cells"; env TMP="$TMP" SVG="$TMP/m.svg" perl "$TMP/tmem.pl" "$@" <"$TMP/cells"; }
+# Seed 000: 128 x 8 float16, row i in lane i, column j in TCol j: the
+# 32-bit column j / 2, bits 0-15 for even j, 16-31 for odd.
+run 'TileLayout(S[(128, 8) : (1 @ TLane, 1 @ TCol)])' --dtype float16 --svg "$TMP/m.svg"
+check "svg seed 000 tmem (128 x 8 float16): every half column holds its element, quarter rules at 32, 64, 96" \
+  tmem '$lane = $i; $tcol = $j' 128 8 16
+check "svg seed 000 tmem: (37, 5) in lane 37, column 2, bits 16-31" \
+  grep -q '<title>lane 37, column 2, bits 16-31: (37,5)</title></rect><text [^>]*>(37,5)</text>' "$TMP/m.svg"
+check "svg seed 000 tmem: 128 lanes x 4 columns x 2 halves, no empty cell" \
+  [ "$(grep -c '<title>lane [0-9]*, column [0-9]*, bits [0-9-]*: (' "$TMP/m.svg")" = 1024 ]
+for q in 0 1 2 3; do
+  check "svg seed 000 tmem: quarter $q labelled lanes $((32 * q))-$((32 * q + 31))" \
+    grep -q ">lanes $((32 * q))-$((32 * q + 31))</text>" "$TMP/m.svg"
+done
+check "svg seed 000 tmem: well-formed XML" xmllint --noout "$TMP/m.svg"
+# Datapath D: the same shape as seed 000 in float32, one element per column.
+run 'tmem_datapath_layout("D", 128, 4)' --svg "$TMP/m.svg"
+check "svg datapath D 128 x 4 float32" tmem '$lane = $i; $tcol = $j' 128 4 32
+# F, sub-slab 1: row r in lane 32 (r / 16) + 16 + r % 16 (lanes 16-31 of each quarter).
+run 'tmem_datapath_layout("F", 64, 8, sub_slab=1)' --shape 64,8 --svg "$TMP/m.svg"
+check "svg datapath F sub-slab 1: rows in lanes 16-31 of each quarter, lanes 0-15 empty" \
+  tmem '$lane = 32 * int($i / 16) + 16 + $i % 16; $tcol = $j' 64 8 32
+# B: row r's first half in lane r, its second half in lane 64 + r.
+run 'tmem_datapath_layout("B", 64, 8)' --shape 64,8 --svg "$TMP/m.svg"
+check "svg datapath B: columns 4-7 of row r in lane 64 + r" tmem '$lane = $i + 64 * int($j / 4); $tcol = $j % 4' 64 8 32
+run 'tmem_datapath_layout("G", 32, 8)' --shape 32,8 --dtype float16 --svg "$TMP/m.svg"
+check "svg datapath G, float16: quarter k of the columns in lanes 32k.." \
+  tmem '$lane = $i + 32 * int($j / 2); $tcol = $j % 2' 32 8 16
 
 # Bad input: exit 1 with a message; the caret under the token.
 run 'S[(32, 8) : (1 @ laneid 1)]'

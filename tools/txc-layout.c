@@ -665,16 +665,88 @@ static char *legend_label(const View *v, const int64_t *o, uint64_t k, int by)
 }
 
 /* Hue by golden-ratio steps (in 32-bit fixed point), so that neighbouring
- * keys differ; light enough for black text. HSL to RGB by hand: no libm. */
-static unsigned rgb(uint64_t key)
+ * keys differ; h in [0, 6), one unit per 60 degrees. */
+static double golden(uint64_t key)
 {
-	double h = (double)(uint32_t)(key * 2654435769u) / 4294967296.0 * 6;
-	int sector = (int)h;
-	double f = h - sector, C = 0.34, X = C * (sector % 2 ? 1 - f : f), m = 0.78 - C / 2;
+	return (double)(uint32_t)(key * 2654435769u) / 4294967296.0 * 6;
+}
+
+/* HSL to RGB by hand (no libm): hue h, chroma C, m added to every channel. */
+static unsigned hue_rgb(double h, double C, double m)
+{
+	int sector = (int)h % 6;
+	double f = h - (int)h, X = C * (sector % 2 ? 1 - f : f);
 	double r[6] = { C, X, 0, 0, X, C }, g[6] = { X, C, C, X, 0, 0 }, bl[6] = { 0, 0, X, C, C, X };
 	unsigned R = (unsigned)((r[sector] + m) * 255 + 0.5), G = (unsigned)((g[sector] + m) * 255 + 0.5),
 	         B = (unsigned)((bl[sector] + m) * 255 + 0.5);
 	return R << 16 | G << 8 | B;
+}
+
+/* One colour per key, light enough for black text. */
+static unsigned rgb(uint64_t key)
+{
+	return hue_rgb(golden(key), 0.34, 0.78 - 0.34 / 2);
+}
+
+/* Thread (or tensor-memory lane) t: the hue of its warp t / 32 (golden-ratio
+ * steps, so warps 0-3 are 0, 222, 85 and 307 degrees), the shade of its lane
+ * t % 32, from lightness 0.62 (lane 0) to 0.88 (lane 31), saturation 0.8. */
+static unsigned shade(uint64_t t)
+{
+	double l = 0.62 + 0.26 * (double)(t % ES_WARP_SIZE) / (ES_WARP_SIZE - 1);
+	double C = (1 - (2 * l - 1)) * 0.8;
+	return hue_rgb(golden(t / ES_WARP_SIZE), C, l - C / 2);
+}
+
+/* The colour of a cell whose key (color_key) is k. Coloured by thread, a
+ * layout of threads or tensor-memory lanes gets a hue per warp and a shade
+ * per lane. */
+static unsigned cell_rgb(const View *v, uint64_t k, int by)
+{
+	return by == BY_THREAD && (v->nthr || v->tmem) ? shade(k) : rgb(k);
+}
+
+/* The text in a cell of the picture: T17 r3 (thread and register; w1.l5 r3
+ * with several thread axes), or the TCol or the address; + when shared. */
+static const char *cell_text(Buf *b, const View *v, const int64_t *o, bool shared)
+{
+	empty(b);
+	if (v->nthr) {
+		label(b, v, o, false, false);
+		bprintf(b, " r%lld", (long long)o[AX_M]);
+	} else {
+		bprintf(b, "%lld", (long long)o[v->lab[v->nax - 1]]);
+	}
+	if (shared)
+		bputc(b, '+');
+	return b->s;
+}
+
+/* The legend of a picture coloured by warp hue and lane shade: a line per
+ * warp, its name and a swatch per lane it has (keys sorted, so by warp). */
+static void warp_legend(Buf *b, const Key *keys, int64_t nkeys, int64_t y0, bool tmem)
+{
+	int64_t line = -1;
+	uint64_t warp = 0;
+	for (int64_t i = 0; i < nkeys; i++) {
+		uint64_t w = keys[i].key / ES_WARP_SIZE, lane = keys[i].key % ES_WARP_SIZE;
+		bool fresh = i == 0 || w != warp;
+		if (fresh && line + 1 == MAX_LEGEND)
+			break;
+		int64_t y = y0 + 14 * (line + fresh);
+		if (fresh) {
+			warp = w, line++;
+			unsigned long long lo = w * ES_WARP_SIZE, hi = lo + ES_WARP_SIZE - 1;
+			if (tmem)
+				bprintf(b, "<text x=\"8\" y=\"%lld\">lanes %llu-%llu</text>\n", (long long)y + 8, lo, hi);
+			else
+				bprintf(b, "<text x=\"8\" y=\"%lld\">warp %llu (T%llu-T%llu)</text>\n", (long long)y + 8,
+				        (unsigned long long)w, lo, hi);
+		}
+		bprintf(b, "<rect x=\"%llu\" y=\"%lld\" width=\"8\" height=\"10\" fill=\"#%06x\"><title>%s %llu</title></rect>\n",
+		        (unsigned long long)(150 + 9 * lane), (long long)y, shade(keys[i].key), tmem ? "lane" : "thread",
+		        (unsigned long long)keys[i].key);
+	}
 }
 
 static char *svg(const View *v, int by)
@@ -683,9 +755,10 @@ static char *svg(const View *v, int by)
 	Key *keys = xalloc(sizeof *keys * (size_t)v->size);
 	Buf t = { 0 }, tip = { 0 };
 	int llen = 1, rlen = (int)strlen(row_label(&t, v, v->rows - 1));
+	bool warps = v->nthr && by == BY_THREAD;
 	for (int64_t f = 0; f < v->size; f++) {
 		owner_at(v, f, 0, o);
-		int n = snprintf(NULL, 0, "%lld", (long long)o[v->lab[v->nax - 1]]) + shared_cell(v, f, o);
+		int n = (int)strlen(cell_text(&t, v, o, shared_cell(v, f, o)));
 		llen = n > llen ? n : llen;
 		keys[f] = (Key){ color_key(v, o, by), f };
 	}
@@ -697,8 +770,9 @@ static char *svg(const View *v, int by)
 	empty(&t);
 	bputs(&t, "shape ");
 	put_tuple(&t, v->shape, v->ndim);
-	bprintf(&t, "; cell: %s; colour: %s", v->nthr ? "register" : v->tmem ? "TCol" : "offset",
-	        by == BY_WARP ? "warp" : by == BY_LANE ? "lane" : v->nthr ? "thread" : v->tmem ? "TLane" : "16-byte chunk");
+	bprintf(&t, "; cell: %s; colour: %s", v->nthr ? "thread and register (T17 r3)" : v->tmem ? "TCol" : "offset",
+	        by == BY_WARP ? "warp" : by == BY_LANE ? "lane" : warps ? "a hue per warp, a shade per lane (lane 0 darkest)" :
+	        v->tmem ? "TLane" : "16-byte chunk");
 	wrap(&title, t.s, (int)((W - 16) / 6), 0);
 	int ntitle = 0;
 	for (size_t i = 0; i < title.n; i++)
@@ -720,6 +794,11 @@ static char *svg(const View *v, int by)
 	}
 	int64_t ew = 14 + 5 * nlen + 10, per = (W - 16) / ew > 0 ? (W - 16) / ew : 1;
 	int64_t ly = top + gridh + 20, H = ly + (shown + per - 1) / per * 14 + (nkeys > shown ? 14 : 0) + 8;
+	int64_t nwarps = 0;
+	for (int64_t i = 0; i < nkeys; i++)
+		nwarps += i == 0 || keys[i].key / ES_WARP_SIZE != keys[i - 1].key / ES_WARP_SIZE;
+	if (warps)
+		H = ly + 14 * ((nwarps < MAX_LEGEND ? nwarps : MAX_LEGEND) + 1 + (nwarps > MAX_LEGEND)) + 8;
 
 	Buf b = { 0 };
 	bprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
@@ -759,11 +838,21 @@ static char *svg(const View *v, int by)
 			bprintf(&tip, "%s %s", k ? "," : ":", cell_label(&t, v, k ? o : o0, false));
 		}
 		bprintf(&b, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"#%06x\"><title>%s</title></rect>"
-		        "<text x=\"%lld\" y=\"%lld\">%lld%s</text>\n", (long long)x, (long long)y, CW - 1, CH - 1,
-		        rgb(color_key(v, o0, by)), tip.s, (long long)(x + CW / 2), (long long)y + 9,
-		        (long long)o0[v->lab[v->nax - 1]], shared ? "+" : "");
+		        "<text x=\"%lld\" y=\"%lld\">", (long long)x, (long long)y, CW - 1, CH - 1,
+		        cell_rgb(v, color_key(v, o0, by), by), tip.s, (long long)(x + CW / 2), (long long)y + 9);
+		bprintf(&b, "%s</text>\n", cell_text(&t, v, o0, shared));
 	}
 	bputs(&b, "</g>\n<g font-size=\"8\">\n");
+	if (warps) {
+		warp_legend(&b, keys, nkeys, ly, false);
+		int64_t n = nwarps < MAX_LEGEND ? nwarps : MAX_LEGEND;
+		if (nwarps > n)
+			bprintf(&b, "<text x=\"8\" y=\"%lld\">... and %lld more warps</text>\n", (long long)(ly + 14 * n + 8),
+			        (long long)(nwarps - n));
+		bprintf(&b, "<text x=\"8\" y=\"%lld\">hue: the warp; shade: the lane (0 darkest, 31 lightest)</text>\n</g>\n</svg>\n",
+		        (long long)(ly + 14 * (n + (nwarps > n)) + 8));
+		return b.s;
+	}
 	for (int64_t i = 0; i < shown; i++) {
 		int64_t x = 8 + i % per * ew, y = ly + i / per * 14;
 		bprintf(&b, "<rect x=\"%lld\" y=\"%lld\" width=\"10\" height=\"10\" fill=\"#%06x\"/>"
@@ -773,6 +862,184 @@ static char *svg(const View *v, int by)
 	if (nkeys > shown)
 		bprintf(&b, "<text x=\"8\" y=\"%lld\">... and %lld more colours</text>\n",
 		        (long long)(ly + (shown + per - 1) / per * 14 + 8), (long long)(nkeys - shown));
+	bputs(&b, "</g>\n</svg>\n");
+	return b.s;
+}
+
+/* ---- the tensor-memory picture ---------------------------------------------- */
+
+/* The element at coord, compact: (37,5). */
+static const char *coord_text(Buf *b, const View *v, const int64_t *coord)
+{
+	empty(b);
+	bputc(b, '(');
+	for (int d = 0; d < v->ndim; d++)
+		bprintf(b, "%s%lld", d ? "," : "", (long long)coord[d]);
+	bputc(b, ')');
+	return b->s;
+}
+
+/* Tensor memory as the hardware has it: a row per lane, a column per 32-bit
+ * column (split into its 16- or 8-bit parts for narrower dtypes), each cell
+ * labelled with the element it holds; heavy rules and labels mark the
+ * lane quarters, one per warp of a warpgroup (warp w reaches lanes
+ * 32 * (w % 4) to 32 * (w % 4) + 31). */
+static char *svg_tmem(const View *v, int by)
+{
+	int bits = dtypes[v->dtype].bits, per = bits < 32 ? 32 / bits : 1;
+	int64_t o[AX_COUNT], coord[MAX_DIMS], maxl = 0, maxc = 0;
+	Buf t = { 0 }, tip = { 0 };
+	int llen = 1;
+	for (int64_t f = 0; f < v->size; f++)
+		for (int64_t k = 0; k < v->nrep; k++) {
+			owner_at(v, f, k, o);
+			if (o[AX_TLANE] < 0 || o[AX_TCOL] < 0) {
+				unflatten(v, f, coord);
+				error("element %s is at lane %lld, column %lld: a picture of tensor memory needs both >= 0",
+				      coord_text(&t, v, coord), (long long)o[AX_TLANE], (long long)o[AX_TCOL]);
+				return NULL;
+			}
+			maxl = o[AX_TLANE] > maxl ? o[AX_TLANE] : maxl;
+			maxc = o[AX_TCOL] > maxc ? o[AX_TCOL] : maxc;
+		}
+	if (maxl >= MAX_PICTURE || maxc >= MAX_PICTURE) {
+		error("a picture of tensor memory shows at most %d cells; the layout reaches lane %lld, column %lld",
+		      MAX_PICTURE, (long long)maxl, (long long)maxc);
+		return NULL;
+	}
+	int64_t lanes = (maxl / ES_WARP_SIZE + 1) * ES_WARP_SIZE, cols = maxc / per + 1, row = cols * per;
+	lanes = lanes < 128 ? 128 : lanes;
+	if (lanes * row > MAX_PICTURE) {
+		error("a picture of tensor memory shows at most %d cells; this one needs %lld lanes x %lld columns%s",
+		      MAX_PICTURE, (long long)lanes, (long long)cols, per > 1 ? " x their parts" : "");
+		return NULL;
+	}
+	int64_t *first = xalloc(sizeof *first * (size_t)(lanes * row));
+	int64_t *count = xalloc(sizeof *count * (size_t)(lanes * row));
+	for (int64_t f = 0; f < v->size; f++)
+		for (int64_t k = 0; k < v->nrep; k++) {
+			owner_at(v, f, k, o);
+			int64_t s = o[AX_TLANE] * row + o[AX_TCOL];
+			if (count[s]++ == 0)
+				first[s] = f;
+		}
+	for (int64_t f = 0; f < v->size; f++) {
+		unflatten(v, f, coord);
+		int n = (int)strlen(coord_text(&t, v, coord)) + 1;
+		llen = n > llen ? n : llen;
+	}
+	int CW = 5 * llen + 6 > 20 ? 5 * llen + 6 : 20, CH = 12, GAP = per > 1 ? 4 : 0;
+	int rlen = snprintf(NULL, 0, "%lld", (long long)lanes - 1);
+	int64_t left = 8 + 80 + 5 * rlen + 6, gw = per * CW + GAP, gridw = left + cols * gw + 8;
+	int64_t W = gridw > 560 ? gridw : 560;
+	Buf title = { 0 };
+	wrap(&title, layout_str(layout_canonical(v->l)), (int)((W - 16) / 6), 0);
+	empty(&t);
+	bputs(&t, "shape ");
+	put_tuple(&t, v->shape, v->ndim);
+	bprintf(&t, ", %s; tensor memory: a row per lane, a column per 32-bit column%s; a cell: the element it holds",
+	        dtypes[v->dtype].name, per == 2 ? " (lo: bits 0-15, hi: bits 16-31)" : per > 2 ? " (b0..: its bytes)" : "");
+	wrap(&title, t.s, (int)((W - 16) / 6), 0);
+	int ntitle = 0;
+	for (size_t i = 0; i < title.n; i++)
+		ntitle += title.s[i] == '\n';
+	int64_t top = 8 + 14 * ntitle + (per > 1 ? 26 : 14), gridh = lanes * CH;
+	int64_t ly = top + gridh + 20;
+
+	Buf b = { 0 };
+	int64_t nleg = by == BY_LANE ? ES_WARP_SIZE : lanes / ES_WARP_SIZE;
+	int64_t H = ly + 14 * (nleg + 2 + (per > 1)) + 8;
+	bprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
+	        "viewBox=\"0 0 %lld %lld\" font-family=\"monospace\">\n", (long long)W, (long long)H,
+	        (long long)W, (long long)H);
+	bputs(&b, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n<g font-size=\"10\">\n");
+	int line = 0;
+	for (char *s = title.s; *s; line++) {
+		size_t n = strcspn(s, "\n");
+		bprintf(&b, "<text x=\"8\" y=\"%d\">%.*s</text>\n", 18 + 14 * line, (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+	/* quarter labels, lane numbers, column numbers and their parts */
+	for (int64_t q = 0; q < lanes / ES_WARP_SIZE; q++) {
+		int64_t y = top + (q * ES_WARP_SIZE + ES_WARP_SIZE / 2) * CH;
+		bprintf(&b, "<text x=\"8\" y=\"%lld\" class=\"quarter\">lanes %lld-%lld</text>\n", (long long)y - 2,
+		        (long long)q * ES_WARP_SIZE, (long long)(q + 1) * ES_WARP_SIZE - 1);
+		if (q < 4)
+			bprintf(&b, "<text x=\"8\" y=\"%lld\">warp %% 4 = %lld</text>\n", (long long)y + 12, (long long)q);
+	}
+	bputs(&b, "</g>\n<g font-size=\"8\" text-anchor=\"end\">\n");
+	for (int64_t l = 0; l < lanes; l++)
+		bprintf(&b, "<text x=\"%lld\" y=\"%lld\">%lld</text>\n", (long long)left - 4, (long long)(top + l * CH + 9),
+		        (long long)l);
+	bputs(&b, "</g>\n<g font-size=\"8\" text-anchor=\"middle\">\n");
+	for (int64_t c = 0; c < cols; c++) {
+		int64_t x = left + c * gw;
+		bprintf(&b, "<text x=\"%lld\" y=\"%lld\">%s %lld</text>\n", (long long)(x + per * CW / 2),
+		        (long long)top - (per > 1 ? 16 : 4), per > 1 || bits <= 32 ? "col" : "TCol", (long long)c);
+		for (int h = 0; per > 1 && h < per; h++)
+			bprintf(&b, "<text x=\"%lld\" y=\"%lld\">%s%s</text>\n", (long long)(x + h * CW + CW / 2),
+			        (long long)top - 4, per == 2 ? (h ? "hi" : "lo") : "b", per == 2 ? "" : (h == 0 ? "0" : h == 1 ? "1" : h == 2 ? "2" : "3"));
+	}
+	/* the cells */
+	for (int64_t l = 0; l < lanes; l++)
+		for (int64_t s = 0; s < row; s++) {
+			int64_t c = s / per, h = s % per, x = left + c * gw + h * CW, y = top + l * CH, i = l * row + s;
+			empty(&tip);
+			bprintf(&tip, "lane %lld, column %lld", (long long)l, (long long)c);
+			if (per > 1)
+				bprintf(&tip, ", bits %lld-%lld", (long long)(h * bits), (long long)(h * bits + bits - 1));
+			if (!count[i]) {
+				bprintf(&b, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"#f4f4f4\"><title>%s: no element"
+				        "</title></rect>\n", (long long)x, (long long)y, CW - 1, CH - 1, tip.s);
+				continue;
+			}
+			unflatten(v, first[i], coord);
+			bprintf(&tip, ": %s", coord_text(&t, v, coord));
+			if (count[i] > 1)
+				bprintf(&tip, " and %lld more elements", (long long)count[i] - 1);
+			uint64_t key = by == BY_WARP ? (uint64_t)l / ES_WARP_SIZE : by == BY_LANE ? (uint64_t)l % ES_WARP_SIZE : (uint64_t)l;
+			bprintf(&b, "<rect x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"#%06x\"><title>%s</title></rect>"
+			        "<text x=\"%lld\" y=\"%lld\">%s%s</text>\n", (long long)x, (long long)y, CW - 1, CH - 1,
+			        cell_rgb(v, key, by), tip.s, (long long)(x + CW / 2), (long long)y + 9,
+			        coord_text(&t, v, coord), count[i] > 1 ? "+" : "");
+		}
+	bputs(&b, "</g>\n");
+	/* the heavy rules between the lane quarters, over the cells */
+	for (int64_t q = 0; q <= lanes / ES_WARP_SIZE; q++)
+		bprintf(&b, "<line x1=\"8\" x2=\"%lld\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000000\" stroke-width=\"2\" "
+		        "class=\"quarter\"/>\n", (long long)(left + cols * gw), (double)(top + q * ES_WARP_SIZE * CH) - 0.5,
+		        (double)(top + q * ES_WARP_SIZE * CH) - 0.5);
+	/* the legend */
+	bputs(&b, "<g font-size=\"8\">\n");
+	int64_t y = ly;
+	if (by == BY_THREAD) {
+		Key *keys = xalloc(sizeof *keys * (size_t)lanes);
+		int64_t nk = 0;
+		for (int64_t l = 0; l < lanes; l++)
+			for (int64_t s = 0; s < row; s++)
+				if (count[l * row + s]) {
+					keys[nk++] = (Key){ (uint64_t)l, 0 };
+					break;
+				}
+		warp_legend(&b, keys, nk, y, true);
+		y += 14 * nleg;
+		bprintf(&b, "<text x=\"8\" y=\"%lld\">hue: the lane quarter; shade: the lane in it (darkest first)</text>\n",
+		        (long long)y + 8);
+	} else {
+		for (int64_t k = 0; k < nleg; k++, y += 14)
+			bprintf(&b, "<rect x=\"8\" y=\"%lld\" width=\"10\" height=\"10\" fill=\"#%06x\"/><text x=\"22\" y=\"%lld\">"
+			        "%s %lld%s%lld</text>\n", (long long)y, rgb((uint64_t)k), (long long)y + 8,
+			        by == BY_WARP ? "lanes" : "TLane % 32 =", (long long)(by == BY_WARP ? k * ES_WARP_SIZE : k),
+			        by == BY_WARP ? "-" : "", by == BY_WARP ? (long long)(k * ES_WARP_SIZE + ES_WARP_SIZE - 1) : 0LL);
+		bprintf(&b, "<text x=\"8\" y=\"%lld\">colour: %s</text>\n", (long long)y + 8,
+		        by == BY_WARP ? "the lane quarter" : "the lane modulo 32");
+	}
+	y += 14;
+	bprintf(&b, "<rect x=\"8\" y=\"%lld\" width=\"10\" height=\"10\" fill=\"#f4f4f4\"/><text x=\"22\" y=\"%lld\">"
+	        "no element of the layout here</text>\n", (long long)y, (long long)y + 8);
+	if (per > 1)
+		bprintf(&b, "<text x=\"8\" y=\"%lld\">a 32-bit column c holds %d %s elements: TCol %dc to %dc+%d, the lowest in the low bits</text>\n",
+		        (long long)(y + 22), per, dtypes[v->dtype].name, per, per, per - 1);
 	bputs(&b, "</g>\n</svg>\n");
 	return b.s;
 }
@@ -881,7 +1148,9 @@ int main(int argc, char **argv)
 	if (want_grid)
 		bputs(&out, grid(&v, width));
 	if (svg_file) {
-		char *s = svg(&v, by);
+		char *s = v.tmem && !v.nthr ? svg_tmem(&v, by) : svg(&v, by);
+		if (!s)
+			return 1;
 		if (!write_file(c.prog, svg_file, s, strlen(s)))
 			return 1;
 	}
