@@ -247,8 +247,7 @@ typedef struct Emu {
 	 * them sees what it wrote. A TMA load (emu-tma.c) completes its bytes
 	 * on its mbarrier at issue and waits in txl for a wait that sees its
 	 * phase; TMA stores and reductions join the bulk groups, a second
-	 * queue per thread. Still to come: tensor memory, one block of 128
-	 * lanes x 512 32-bit columns per CTA with its allocated columns. */
+	 * queue per thread. Tensor memory (emu-tmem.c): E->tm. */
 	AsyncQueue *async;  /* per thread; NULL until the first copy */
 	AsyncQueue *bulk;   /* per thread, the bulk groups of TMA stores and reductions */
 	const int *act;     /* the threads running the current statement, in thread order */

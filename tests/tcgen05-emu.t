@@ -126,4 +126,56 @@ for my $shape ("32x32b", "16x64b", "16x128b", "16x256b") {
     }
 }
 
+# ---- errors (tests/emu/tcgen05_bad.tx), each message exact -----------------------
+chdir $top or die;
+my $bad = "tests/emu/tcgen05_bad.tx";
+if ($have_nvcc) {
+    my $rc = system("'$bin/txc' --arch=sm_100a --emit=cubin -o '$tmp/bad.cubin' $bad >'$tmp/out' 2>'$tmp/err'");
+    ok($rc == 0, "tcgen05_bad.tx: every kernel through ptxas for sm_100a", slurp("$tmp/err"));
+} else {
+    skip("tcgen05_bad.tx: ptxas sm_100a", "no nvcc");
+}
+{
+    my $rc = system("'$bin/txc-emu' --kernel placement --out A='$tmp/p.npy' $bad >'$tmp/out' 2>'$tmp/err'");
+    my (undef, $d) = $rc ? ('', '') : npy_get("$tmp/p.npy");
+    ok($rc == 0 && $d eq pack("V*", 0, 128, 64),
+       "placement: 32, 128, 64 columns land at the lowest free ranges aligned to their size: 0, 128, 64",
+       slurp("$tmp/err"));
+}
+my $at = "thread (cta 0, thread";
+my @errors = (
+    [ quarter => "$bad:22:5: error: $at 32): tcgen05.ld: warp 1 accesses tensor-memory lanes 64..95, outside its "
+      . "lane quarter 32..63 (warp % 4 = 1; address 0x00000000, row 32, column 0)" ],
+    [ double_free => "$bad:41:9: error: $at 0): tcgen05.dealloc of columns 0..63: double free: the allocation at "
+      . "$bad:39 was freed at $bad:40" ],
+    [ size_mismatch => "$bad:54:9: error: $at 0): tcgen05.dealloc of 32 columns at column 0: the allocation there "
+      . "(at $bad:53) has 64 columns" ],
+    [ not_allocated => "$bad:67:9: error: $at 0): tcgen05.dealloc of address 0x00000020 (lane 0, column 32): no "
+      . "allocation starts there" ],
+    [ leak => "$bad:71:5: error: tensor memory not freed at exit: columns 0..31 allocated at $bad:81 (free them "
+      . "with T.ptx.tcgen05.dealloc before the kernel ends)" ],
+    [ outside => "$bad:105:5: error: $at 0): tcgen05.st: warp 0 accesses tensor-memory columns 30..33, but column 32 "
+      . "is not allocated (allocated: columns 0..31)" ],
+    [ over_alloc => "$bad:124:9: error: $at 0): tcgen05.alloc of 256 columns: 128 of the 512 columns are free, no "
+      . "256 of them together (aligned to 256); on the GPU the alloc would block until a dealloc frees them, which "
+      . "the emulator (lockstep) cannot wait for" ],
+    [ ld_no_wait => "$bad:147:14: error: $at 0): this reads a register that the tcgen05.ld at $bad:146 has not "
+      . "written yet: wait with T.ptx.tcgen05.wait.ld() first" ],
+    [ st_no_wait => "$bad:169:5: error: $at 0): tcgen05.ld reads tensor-memory lane 0 column 0, which the "
+      . "tcgen05.st at $bad:168 (thread 0) wrote without a tcgen05.wait.st since: the data is not visible to "
+      . "tcgen05 ops yet" ],
+    [ divergent => "$bad:192:9: error: $at 0): tcgen05.ld is warp-collective: 16 of the 32 threads of warp 0 are "
+      . "active" ],
+    [ relinquished => "$bad:209:9: error: $at 0): tcgen05.alloc after tcgen05.relinquish_alloc_permit: this CTA "
+      . "gave up the right to allocate" ],
+);
+for my $e (@errors) {
+    my ($k, $want) = @$e;
+    my $rc = system("'$bin/txc-emu' --kernel $k $bad >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my ($first) = split /\n/, slurp("$tmp/err");
+    $first //= '';
+    ok($rc == 1 && $first eq $want && slurp("$tmp/out") eq '', "error: $k", "want (exit 1): $want",
+       "got (exit $rc): $first");
+}
+
 print "1..$n\n";
