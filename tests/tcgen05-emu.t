@@ -126,6 +126,34 @@ for my $shape ("32x32b", "16x64b", "16x128b", "16x256b") {
     }
 }
 
+# ---- seed 000 lowered (tests/emu/lowered_tcgen05.tx): .32x32b x4 of float16 ----------
+{
+    my $src = "$top/tests/emu/lowered_tcgen05.tx";
+    my @h = map { 0x3800 | (($_ * 40503 + 11) & 0x7ff) } 0 .. 1023;    # A[tid, j] = $h[tid * 8 + j]
+    npy_put("$tmp/sa.npy", "<f2", [128, 8], pack("v*", @h));
+    my $rc = system("'$bin/txc-emu' --in A='$tmp/sa.npy' --out B='$tmp/sb.npy' --tmem-out '$tmp/st.npy' '$src' "
+                    . ">'$tmp/out' 2>'$tmp/err'");
+    ok($rc == 0, "seed 000 lowered: runs", slurp("$tmp/err"));
+    my (undef, $b) = $rc ? ('', '') : npy_get("$tmp/sb.npy");
+    ok($b eq pack("v*", @h), "seed 000 lowered: B is A, bit for bit");
+    # lane tid (warp tid / 32 at row 0 + its quarter), column j: the halves A[tid, 2j], A[tid, 2j + 1]
+    my (undef, $t) = $rc ? ('', '') : npy_get("$tmp/st.npy");
+    my @tm = unpack("V*", $t);
+    my $good = @tm == 128 * 512;
+    for my $lane (0 .. 127) {
+        for my $j (0 .. 3) {
+            $good &&= $tm[$lane * 512 + $j] == ($h[$lane * 8 + 2 * $j] | $h[$lane * 8 + 2 * $j + 1] << 16);
+        }
+    }
+    ok($good, "seed 000 lowered: tensor memory lane r, column j holds A[r, 2j] (low half) and A[r, 2j + 1]");
+    if ($have_nvcc) {
+        my $rc2 = system("'$bin/txc' --arch=sm_100a --emit=cubin -o '$tmp/s.cubin' '$src' >'$tmp/out' 2>'$tmp/err'");
+        ok($rc2 == 0, "seed 000 lowered: through ptxas for sm_100a", slurp("$tmp/err"));
+    } else {
+        skip("seed 000 lowered: ptxas sm_100a", "no nvcc");
+    }
+}
+
 # ---- errors (tests/emu/tcgen05_bad.tx), each message exact -----------------------
 chdir $top or die;
 my $bad = "tests/emu/tcgen05_bad.tx";
