@@ -192,6 +192,8 @@ bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, in
 {
 	int64_t off;
 	Emu *O;
+	if (E->tm && !E->unchecked_async && !emu_tmem_reg_check(E, p, n, write, pos, t))
+		return false;
 	if (E->performing || E->unchecked_async || !(O = in_smem(E, p, n, &off)))
 		return true;
 	for (int64_t k = 0; k < n; k++) {

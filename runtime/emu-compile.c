@@ -957,6 +957,58 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 			c->idx[i] = st ? cx(C, e->args[1 + i]) : caddr(C, e->args[i]);
 		return;
 	}
+	case IN_TC_ALLOC: case IN_TC_DEALLOC: case IN_TC_RELINQ: case IN_TC_WAIT_LD: case IN_TC_WAIT_ST: {
+		/* tensor memory (emu-tmem.c): a the shared word (alloc) or the
+		 * address (dealloc), n the columns */
+		c->kind = C_TCGEN05;
+		c->op = k.id;
+		if (k.id == IN_TC_ALLOC || k.id == IN_TC_DEALLOC) {
+			Kw *n = call_kw(e, "n_cols");
+			if (e->nargs < 1 || !n) {
+				set_fail(c, "cannot find the operands of this tcgen05 builtin");
+				return;
+			}
+			c->a = k.id == IN_TC_ALLOC ? caddr(C, e->args[0]) : cx(C, e->args[0]);
+			c->n = cx(C, n->value);
+		}
+		return;
+	}
+	case IN_TC_LD: case IN_TC_ST: {
+		/* a the address, b the row, n the column; idx the registers */
+		const char *shape = e->nargs >= 6 ? str_const(C, e->args[3]) : NULL;
+		int64_t num, pack;
+		const Tcgen05Shape *sh = tcgen05_shape(shape);
+		if (!sh || !cfold(C, e->args[4], &num) || num < 1 || num > sh->max_num) {
+			set_fail(c, "cannot find the shape and num of this tcgen05 builtin");
+			return;
+		}
+		Expr *pk = e->args[5];
+		pack = pk->kind == E_TRUE ? 1 : pk->kind == E_FALSE ? 0 : cfold(C, pk, &pack) ? pack != 0 : -1;
+		if (pack < 0 || e->nargs != 6 + num * sh->regs) {
+			set_fail(c, "cannot find the operands of this tcgen05 builtin");
+			return;
+		}
+		c->kind = C_TCGEN05;
+		c->op = k.id;
+		c->tc_shape = (int)(sh - tcgen05_shapes);
+		c->tc_num = (int)num;
+		c->tc_pack = (int)pack;
+		c->a = cx(C, e->args[0]);
+		c->b = cx(C, e->args[1]);
+		c->n = cx(C, e->args[2]);
+		c->nregs = (int)(num * sh->regs);
+		c->idx = xalloc(sizeof(CExpr *) * (size_t)c->nregs);
+		for (int i = 0; i < c->nregs; i++) {
+			Expr *r = e->args[6 + i];
+			/* a buffer element names its 32-bit word; st also takes a value */
+			c->idx[i] = r->kind == E_INDEX && buffer_named(C, r->a) ? caddr(C, r) : cx(C, r);
+			if (k.id == IN_TC_LD && c->idx[i]->kind != X_ADDR) {
+				set_fail(c, "a tcgen05.ld register must be a buffer element");
+				return;
+			}
+		}
+		return;
+	}
 	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
 		return; /* fences order memory; lockstep needs no ordering */
 	case IN_ATTR:

@@ -116,6 +116,9 @@ enum {
 	C_MAPA,       /* T.ptx.mapa: a the element written, b the shared address, n the CTA rank */
 	C_TMAP,       /* op: IN_TMAP_COPY (a dst, tmap the parameter map), IN_TMAP_REPLACE (a the map, field, n the
 	               * ord or NULL, value), IN_TMAP_CP_FENCE (a the global dst, b the shared src), IN_FENCE_TMAP (a) */
+	C_TCGEN05,    /* op: IN_TC_ALLOC (a the shared word, n n_cols), IN_TC_DEALLOC (a the address, n n_cols),
+	               * IN_TC_RELINQ, IN_TC_WAIT_LD, IN_TC_WAIT_ST, IN_TC_LD / IN_TC_ST (a the address, b the row, n the
+	               * column, idx the nregs registers: element addresses, or values for st) */
 	C_FAIL,
 };
 
@@ -153,6 +156,7 @@ typedef struct CStmt {
 	                    * tensor's edge: EMU_FILL_ZERO, EMU_FILL_NAN, or -1 (none: an error) */
 	CExpr *mask;       /* C_TMA (a load), C_COPY_ASYNC (tma): cta_mask=, the multicast CTAs, or NULL */
 	const char *msg;   /* C_FAIL */
+	int tc_shape, tc_num, tc_pack, nregs; /* C_TCGEN05 ld/st: the shape (tcgen05_shapes), num, pack/unpack */
 } CStmt;
 
 /* The launch ids: slot = what launch id (IN_CTA_ID dimension dim, ...). */
@@ -243,8 +247,7 @@ typedef struct Emu {
 	 * them sees what it wrote. A TMA load (emu-tma.c) completes its bytes
 	 * on its mbarrier at issue and waits in txl for a wait that sees its
 	 * phase; TMA stores and reductions join the bulk groups, a second
-	 * queue per thread. Still to come: tensor memory, one block of 128
-	 * lanes x 512 32-bit columns per CTA with its allocated columns. */
+	 * queue per thread. Tensor memory (emu-tmem.c): E->tm. */
 	AsyncQueue *async;  /* per thread; NULL until the first copy */
 	AsyncQueue *bulk;   /* per thread, the bulk groups of TMA stores and reductions */
 	const int *act;     /* the threads running the current statement, in thread order */
@@ -269,6 +272,9 @@ typedef struct Emu {
 	int npend, cappend;
 	bool performing;    /* an asynchronous copy is being done: its own accesses */
 	bool unchecked_async; /* EmuOptions's: no pend errors */
+	struct Tmem *tm;    /* tensor memory (emu-tmem.c), made at the first tcgen05 builtin */
+	uint32_t *tmem_out; /* EmuOptions's */
+	bool *tmem_taken;
 } Emu;
 
 /* The CTAs of one cluster (more than one CTA) run together: each in an OS
@@ -446,5 +452,18 @@ bool emu_tma_perform(Emu *E, const TmaOp *o);
 bool emu_named_barrier(Emu *E, const CStmt *s, const int *act, int nact);
 /* st.shared.v4.f32 / ld.shared.v4.f32 (C_VEC_SHARED) for thread t. */
 bool emu_vec_shared(Emu *E, const CStmt *s, int t);
+
+/* ---- tensor memory (emu-tmem.c) ----------------------------------------------------- */
+
+/* A tcgen05 builtin (C_TCGEN05) for the threads act. */
+bool emu_tcgen05(Emu *E, const CStmt *s, const int *act, int nact);
+/* A generic access of n bytes at p by thread t (emu_pend_check calls it):
+ * an error when they are the destination of one of its tcgen05.ld not yet
+ * past tcgen05.wait.ld. */
+bool emu_tmem_reg_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t);
+/* The end of a CTA: columns still allocated are an error (when ok); the
+ * state is reset for the next CTA. */
+bool emu_tmem_end(Emu *E, bool ok);
+void emu_tmem_free(Emu *E);
 
 #endif

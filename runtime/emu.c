@@ -641,6 +641,8 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return emu_named_barrier(E, s, act, nact);
 	case C_TMAP:
 		return emu_tmap(E, s, act, nact);
+	case C_TCGEN05:
+		return emu_tcgen05(E, s, act, nact);
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
 	}
@@ -687,7 +689,8 @@ static bool run_cta(Emu *E, const int *all)
 	if (!count(E, n, E->f->stmt->pos, 0))
 		return false;
 	bool ok = exec_block(E, p->body, p->nbody, all, n, 0);
-	return emu_async_end(E, ok) && ok;
+	ok = emu_async_end(E, ok) && ok;
+	return emu_tmem_end(E, ok) && ok;
 }
 
 typedef struct CtaArg {
@@ -811,6 +814,7 @@ static bool cta_alloc(Emu *E)
 static void cta_free(Emu *E)
 {
 	emu_async_free(E);
+	emu_tmem_free(E);
 	free(E->slots);
 	free(E->gmem);
 	free(E->smem);
@@ -841,6 +845,8 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	E.trace = o.trace;
 	E.scalars = o.scalars;
 	E.unchecked_async = o.unchecked_async;
+	E.tmem_out = o.tmem_out;
+	E.tmem_taken = o.tmem_taken;
 	E.tout = o.trace_out ? o.trace_out : stderr;
 	Prog *p = E.p = emu_compile(m, f, o.trace);
 	if (p->fail)

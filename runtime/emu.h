@@ -34,6 +34,12 @@ typedef struct EmuOptions {
 	                         * when the kernel has none */
 	bool unchecked_async;   /* no error for an access of shared memory that an
 	                         * asynchronous copy still owns: the poison shows */
+	uint32_t *tmem_out;     /* NULL, or 128 x 512 words (lane-major) that receive
+	                         * the tensor memory of CTA (0, 0, 0): each column
+	                         * as it was when a tcgen05.dealloc freed it (the
+	                         * last such dealloc); columns never freed keep
+	                         * what the caller put there */
+	bool *tmem_taken;       /* with tmem_out: set when a dealloc of CTA 0 took a snapshot */
 } EmuOptions;
 
 /* Runs kernel f of module m (after verify_module) over its whole grid.

@@ -99,7 +99,7 @@ static const char *param_names(Func *f)
 	return f->nparams ? b.s : "none";
 }
 
-static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, EmuOptions *opt)
+static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, EmuOptions *opt, const char *tmem_out)
 {
 	Module *m = load_module(c->prog, c->input, TG_ANY, true);
 	if (!m)
@@ -153,8 +153,25 @@ static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, Em
 			}
 		}
 	}
+	bool taken = false;
+	if (tmem_out) {
+		opt->tmem_out = xalloc(sizeof(uint32_t) * 128 * 512);
+		opt->tmem_taken = &taken;
+	}
 	if (!rc && !emu_run(m, f, params, &d, opt))
 		rc = 1;
+	if (!rc && tmem_out) {
+		int64_t shape[2] = { 128, 512 };
+		char *err;
+		if (!taken) {
+			fprintf(stderr, "%s: error: --tmem-out: CTA 0 freed no tensor memory (the file holds the columns as "
+			        "each tcgen05.dealloc freed them)\n", c->prog);
+			rc = 1;
+		} else if (!npy_write(tmem_out, DT_UINT32, shape, 2, opt->tmem_out, &err)) {
+			fprintf(stderr, "%s: error: --tmem-out: %s\n", c->prog, err);
+			rc = 1;
+		}
+	}
 	for (int k = 0; k < a->nout && !rc; k++) {
 		Buffer *b = param_named(f, a->out[k].name);
 		int i = 0;
@@ -198,7 +215,7 @@ static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, Em
 
 int main(int argc, char **argv)
 {
-	const char *kernel = NULL, *seed_s = NULL, *steps_s = NULL, *unused = NULL;
+	const char *kernel = NULL, *seed_s = NULL, *steps_s = NULL, *unused = NULL, *tmem_out = NULL;
 	bool dump = false, trace = false, unchecked = false;
 	Opt opts[] = {
 		{ "--kernel", "NAME", "run kernel NAME (default: the first kernel of the file)", &kernel, NULL },
@@ -215,6 +232,8 @@ int main(int argc, char **argv)
 		{ "--unchecked-async", NULL, "do not stop at a read of shared memory an asynchronous copy has not written yet "
 		  "(a missing wait) or a write of memory one still owns: run on, the destination holding poison (0xAB)",
 		  NULL, &unchecked },
+		{ "--tmem-out", "FILE", "write the tensor memory of CTA 0 to a .npy file (uint32, 128 lanes x 512 columns): "
+		  "each column as the last tcgen05.dealloc that freed it found it (zero where none did)", &tmem_out, NULL },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-emu", .opts = opts, .summary = summary };
@@ -228,5 +247,5 @@ int main(int argc, char **argv)
 	if (steps_s && (!parse_u64(steps_s, &steps) || steps == 0 || steps > INT64_MAX))
 		cli_usage_error(&c, "--max-steps takes a positive integer, not '%s'", steps_s);
 	EmuOptions opt = { .trace = trace, .max_steps = (int64_t)steps, .trace_out = stderr, .unchecked_async = unchecked };
-	return run(&c, &a, kernel, seed, dump, &opt);
+	return run(&c, &a, kernel, seed, dump, &opt, tmem_out);
 }
