@@ -24,24 +24,11 @@
 # Each module also goes through ptxas for sm_100a.
 use strict;
 use warnings;
-use File::Temp qw(tempdir);
+use FindBin;
+require "$FindBin::Bin/tap.pl";
 
-my $top = $0 =~ s{/tests/[^/]*$}{}r;
-$top = '.' if $top eq $0;
-my $bin = $ENV{TXC_BIN} // "$top/bin";
-$bin = "$top/$bin" unless $bin =~ m{^/};
-my $tmp = tempdir(CLEANUP => !$ENV{KEEP});
+my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
-
-my $n = 0;
-sub ok {
-    my ($good, $name, @diag) = @_;
-    $n++;
-    print(($good ? "ok" : "not ok") . " $n - $name\n");
-    print map { "# $_\n" } map { split /\n/ } @diag unless $good;
-}
-sub skip { $n++; print "ok $n - $_[0] # SKIP $_[1]\n" }
-sub slurp { my ($f) = @_; open my $h, '<', $f or return ''; local $/; <$h> // '' }
 
 my %regs = ("32x32b" => 1, "16x64b" => 1, "16x128b" => 2, "16x256b" => 4);
 my %cols = ("32x32b" => 1, "16x64b" => 2, "16x128b" => 4, "16x256b" => 8);
@@ -206,4 +193,4 @@ for my $e (@errors) {
        "got (exit $rc): $first");
 }
 
-print "1..$n\n";
+done();

@@ -749,6 +749,20 @@ static void warp_legend(Buf *b, const Key *keys, int64_t nkeys, int64_t y0, bool
 	}
 }
 
+/* An SVG picture's start: its size, a white page, the title's lines. */
+static void svg_head(Buf *b, int64_t W, int64_t H, const char *title)
+{
+	bprintf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
+	        "viewBox=\"0 0 %lld %lld\" font-family=\"monospace\">\n", (long long)W, (long long)H,
+	        (long long)W, (long long)H);
+	bputs(b, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n<g font-size=\"10\">\n");
+	for (int line = 0; *title; line++) {
+		size_t n = strcspn(title, "\n");
+		bprintf(b, "<text x=\"8\" y=\"%d\">%.*s</text>\n", 18 + 14 * line, (int)n, title);
+		title += n + (title[n] == '\n');
+	}
+}
+
 static char *svg(const View *v, int by)
 {
 	int64_t o[AX_COUNT];
@@ -801,16 +815,7 @@ static char *svg(const View *v, int by)
 		H = ly + 14 * ((nwarps < MAX_LEGEND ? nwarps : MAX_LEGEND) + 1 + (nwarps > MAX_LEGEND)) + 8;
 
 	Buf b = { 0 };
-	bprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
-	        "viewBox=\"0 0 %lld %lld\" font-family=\"monospace\">\n", (long long)W, (long long)H,
-	        (long long)W, (long long)H);
-	bputs(&b, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n<g font-size=\"10\">\n");
-	int line = 0;
-	for (char *s = title.s; *s; line++) {
-		size_t n = strcspn(s, "\n");
-		bprintf(&b, "<text x=\"8\" y=\"%d\">%.*s</text>\n", 18 + 14 * line, (int)n, s);
-		s += n + (s[n] == '\n');
-	}
+	svg_head(&b, W, H, title.s);
 	bputs(&b, "</g>\n<g font-size=\"8\" text-anchor=\"end\">\n");
 	for (int64_t r = 0; r < v->rows; r++)
 		bprintf(&b, "<text x=\"%lld\" y=\"%lld\">%s</text>\n", (long long)left - 4,
@@ -949,16 +954,7 @@ static char *svg_tmem(const View *v, int by)
 	Buf b = { 0 };
 	int64_t nleg = by == BY_LANE ? ES_WARP_SIZE : lanes / ES_WARP_SIZE;
 	int64_t H = ly + 14 * (nleg + 2 + (per > 1)) + 8;
-	bprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
-	        "viewBox=\"0 0 %lld %lld\" font-family=\"monospace\">\n", (long long)W, (long long)H,
-	        (long long)W, (long long)H);
-	bputs(&b, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n<g font-size=\"10\">\n");
-	int line = 0;
-	for (char *s = title.s; *s; line++) {
-		size_t n = strcspn(s, "\n");
-		bprintf(&b, "<text x=\"8\" y=\"%d\">%.*s</text>\n", 18 + 14 * line, (int)n, s);
-		s += n + (s[n] == '\n');
-	}
+	svg_head(&b, W, H, title.s);
 	/* quarter labels, lane numbers, column numbers and their parts */
 	for (int64_t q = 0; q < lanes / ES_WARP_SIZE; q++) {
 		int64_t y = top + (q * ES_WARP_SIZE + ES_WARP_SIZE / 2) * CH;
