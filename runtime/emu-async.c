@@ -145,7 +145,9 @@ typedef struct Pend {
  * they are not shared memory. */
 static Emu *in_smem(Emu *E, const uint8_t *p, int64_t n, int64_t *off)
 {
-	Emu *O = emu_owner(E, p);
+	/* this CTA's own first (every load and store asks): the other CTAs
+	 * of its cluster only for what is not */
+	Emu *O = E->sdata && p >= E->sdata && p < E->sdata + E->p->smem_bytes ? E : E->cl ? emu_owner(E, p) : NULL;
 	if (!O || !O->pend || !O->sdata || p < O->sdata || p + n > O->sdata + O->p->smem_bytes)
 		return NULL;
 	*off = p - O->sdata;
@@ -176,19 +178,23 @@ void emu_pend_mark(Emu *E, const uint8_t *p, int64_t n, Pos at, int t, int kind)
 			E->pends[E->npend++] = (Pend){ at, t, rank, kind };
 		}
 	}
-	for (int64_t k = 0; k < n; k++)
+	for (int64_t k = 0; k < n; k++) {
+		E->npending += !E->pend[off + k];
 		E->pend[off + k] = (uint16_t)E->npend;
+	}
 }
 
 void emu_pend_clear(Emu *E, const uint8_t *p, int64_t n)
 {
 	int64_t off;
 	Emu *O = in_smem(E, p, n, &off);
-	if (O)
-		memset(O->pend + off, 0, sizeof(uint16_t) * (size_t)n);
+	for (int64_t k = 0; O && O->npending && k < n; k++) {
+		O->npending -= O->pend[off + k] != 0;
+		O->pend[off + k] = 0;
+	}
 }
 
-bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t)
+bool emu_pend_check_slow(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t)
 {
 	int64_t off;
 	Emu *O;

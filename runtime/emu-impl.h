@@ -268,6 +268,7 @@ typedef struct Emu {
 	 * (a load not yet waited for) or read it (a TMA store not yet past
 	 * wait_group.read). */
 	uint16_t *pend;
+	int64_t npending;   /* the bytes of pend that are not 0 */
 	struct Pend *pends;
 	int npend, cappend;
 	bool performing;    /* an asynchronous copy is being done: its own accesses */
@@ -380,7 +381,19 @@ typedef struct TmaOp {
 enum { PEND_CP = 1, PEND_MBAR, PEND_STORE_SRC };
 void emu_pend_mark(Emu *E, const uint8_t *p, int64_t n, Pos at, int t, int kind);
 void emu_pend_clear(Emu *E, const uint8_t *p, int64_t n);
-bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t);
+bool emu_pend_check_slow(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t);
+/* Every load and store asks: nothing to look at, at once, when no copy
+ * owns any of this CTA's shared memory (the usual case) and the access is
+ * to it, or when the CTA has no cluster and no tensor memory. */
+static inline bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t)
+{
+	if (E->performing || E->unchecked_async)
+		return true;
+	bool own = E->sdata && p >= E->sdata && p < E->sdata + E->p->smem_bytes;
+	if (!E->tm && ((own && !E->npending) || (!own && !E->cl)))
+		return true;
+	return emu_pend_check_slow(E, p, n, write, pos, t);
+}
 /* The fills of a TMA load's out-of-bounds elements (ptx.md): zeros, or the
  * 16-bit pattern 0x7FF7 repeated through the element, a NaN in every
  * floating-point type. */

@@ -665,6 +665,9 @@ static void start_cta(Emu *E)
 	int n = E->nthreads;
 	memset(E->sdata, 0xAB, (size_t)p->smem_bytes);
 	memset(E->minit, 0, (size_t)p->smem_bytes / 8 + 1);
+	memset(E->pend, 0, (size_t)p->smem_bytes * sizeof(uint16_t)); /* no copy owns any of it yet */
+	E->npending = 0;
+	E->npend = 0;
 	memset(E->nacq, 0, (size_t)n * sizeof(int)); /* a CTA's threads start with no map acquired */
 	memset(E->ldata, 0xAB, (size_t)n * (size_t)p->local_bytes);
 	for (int i = 0; i < p->nlaunch; i++) {
