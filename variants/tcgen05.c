@@ -5,21 +5,29 @@
  * compared with tcgen05_atom_layout(shape, (rows, cols), dtype) for
  * .16x64b, .16x128b, .16x256b and .32x32b in that order, and the first that
  * is the same layout is taken, with the repetition count num it implies
- * (the atom's own arithmetic, ir/layout.c). The tensor-memory operand's
- * layout is one of the datapaths tmem_datapath_layout gives (D: 128 rows,
- * F: 64 rows in one 16-lane half of each warp's quarter, sub_slab 0 or 1;
- * B: 64 rows whose two column halves live in lanes 0-63 and 64-127), and the
- * pair must be one the hardware serves:
+ * (the atom's own arithmetic, ir/layout.c). The copy may take a column
+ * slice of the fragment, whole repetitions of a power-of-two count: num is
+ * the slice's, and its registers start at its first repetition's in each
+ * slab. The tensor-memory operand's layout is one of the datapaths
+ * tmem_datapath_layout gives (D: 128 rows, F: 64 rows in one 16-lane half
+ * of each warp's quarter, sub_slab 0 or 1; B: 64 rows whose two column
+ * halves live in lanes 0-63 and 64-127; G: 32 rows whose four column
+ * quarters live in the four warps' quarters; A, C and E are D, F and B),
+ * and the pair must be one the hardware serves:
  *   D x .32x32b (128 rows)       one issue at row 0
  *   D x .16x*b  (128 rows)       two issues, rows 0 and 16
- *   D x .16x*b  (64 rows)        one issue at row 0 (the low half-slab)
  *   F x .16x*b  (64 rows)        one issue at row 16 * sub_slab
- *   B x .32x32b (64 rows, N)     one issue, num = N / 2
- * The row argument stays in the IR as the seed writes it; the warp's lane
- * quarter (32 x (warp % 4)) is the backend's, the hardware's rule. Register
- * r of the instruction is the 32-bit word at storage element r * (32 /
- * bits) of the registers' root buffer (slab s starts at register s x the
- * slab's registers). Completion is the caller's: wait.ld, wait.st. */
+ *   B x .32x32b (64 rows, N)     one issue, num = N / 2 (32-bit elements)
+ *   G x .32x32b (32 rows, N)     one issue, num = N / 4 (32-bit elements)
+ * A 16-bit tensor memory whose layout is a datapath's with the TCol
+ * strides doubled holds one element per 32-bit column (the low half): the
+ * instruction is the same shape and num with .pack::16b / .unpack::16b,
+ * which doubles the columns each register covers, and the column is the
+ * element's. The row argument stays in the IR as the seed writes it; the
+ * warp's lane quarter (32 x (warp % 4)) is the backend's, the hardware's
+ * rule. Register r of the instruction is the 32-bit word at storage
+ * element r * (32 / bits) of the registers' root buffer. Completion is the
+ * caller's: wait.ld, wait.st. */
 #include <string.h>
 
 #include "family.h"
@@ -28,9 +36,12 @@ typedef struct Ldst {
 	bool ld;
 	const Value *tm, *lo;   /* the tensor-memory and register regions */
 	const Tcgen05Shape *s;
-	int64_t num, slabs, regs; /* repetitions, issues, 32-bit registers per issue */
+	int64_t num, slabs, regs; /* one issue's repetitions and 32-bit registers; issues */
+	int64_t slab_regs;      /* registers of one slab of the whole fragment */
+	int64_t reg0;           /* the first register of a column slice within its slab */
 	int64_t row0, col32;    /* the first issue's row, the columns' 32-bit start */
 	int64_t pack;           /* elements per 32-bit register */
+	bool unpacked;          /* a 16-bit element per 32-bit column: .pack::16b / .unpack::16b */
 	Buffer *root;           /* the registers' storage */
 	Expr *taddr;            /* the tensor memory's address */
 } Ldst;
@@ -54,22 +65,36 @@ static bool constant(const Expr *e, int64_t *v)
 	return false;
 }
 
-/* The datapath of tensor-memory buffer b: "D", "F" (with *sub), "B", or
- * NULL. */
-static const char *datapath(const Buffer *b, int64_t *sub)
+static bool pow2(int64_t n) { return n > 0 && !(n & (n - 1)); }
+
+/* The datapath of tensor-memory buffer b: "D", "F" (with *sub), "B", "G",
+ * or NULL; *unpacked when its 16-bit elements each have a 32-bit column
+ * (the datapath's TCol strides doubled). A, C and E are D, F and B. */
+static const char *datapath(const Buffer *b, int64_t *sub, bool *unpacked)
 {
-	static const char *const dps[] = { "D", "F", "B" };
+	static const char *const dps[] = { "D", "F", "B", "G" };
 	const Layout *l = buffer_layout(b);
-	for (size_t k = 0; k < sizeof dps / sizeof dps[0]; k++)
-		for (int64_t s = 0; s < (strcmp(dps[k], "F") ? 1 : 2); s++) {
-			Layout *c = layout_new();
-			if (b->ndim == 2 && !layout_tmem_datapath(c, dps[k], b->shape[0], b->shape[1], s) && same_layout(l, c)) {
-				*sub = s;
-				return dps[k];
+	int bits = dtypes[b->dtype].bits;
+	for (int u = 0; u < (bits == 16 ? 2 : 1); u++)
+		for (size_t k = 0; k < sizeof dps / sizeof dps[0]; k++)
+			for (int64_t s = 0; s < (strcmp(dps[k], "F") ? 1 : 2); s++) {
+				Layout *c = layout_new();
+				if (b->ndim != 2 || layout_tmem_datapath(c, dps[k], b->shape[0], b->shape[1], s))
+					continue;
+				for (int i = 0; u && i < c->nshard; i++)
+					if (c->shard[i].axis == AX_TCOL)
+						c->shard[i].stride *= 2;
+				if (same_layout(l, c)) {
+					*sub = s;
+					*unpacked = u;
+					return dps[k];
+				}
 			}
-		}
 	return NULL;
 }
+
+/* Rows of tensor memory a .32x32b fragment of each datapath has. */
+static int64_t dp_rows(const char *dp) { return !strcmp(dp, "D") ? 128 : !strcmp(dp, "B") ? 64 : !strcmp(dp, "G") ? 32 : 64; }
 
 static const char *plan(Ldst *x, const Value *dst, const Value *src)
 {
@@ -86,13 +111,14 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	x->pack = 32 / bits;
 	if (lb->ndim != 2 || x->lo->ndim != 2)
 		return xprintf("the register fragment '%s' is (rows, cols), not %d-dimensional", lb->name, lb->ndim);
-	for (int d = 0; d < 2; d++)
-		if (!is_zero(x->lo->starts[d]) || x->lo->extents[d] != lb->shape[d])
-			return xprintf("not supported yet: a part of the register fragment '%s'; copy all of it", lb->name);
+	if (!is_zero(x->lo->starts[0]) || x->lo->extents[0] != lb->shape[0])
+		return xprintf("not supported yet: a part of the rows of the register fragment '%s'; copy all of them",
+		               lb->name);
 	int64_t rows = lb->shape[0], cols = lb->shape[1];
 	/* the shape: the first atom layout the registers' layout is */
 	Buf why = { 0 };
 	bputs(&why, "");
+	int64_t n = 0, per_rep = 0;
 	static const int order[] = { TC_16X64B, TC_16X128B, TC_16X256B, TC_32X32B };
 	for (size_t k = 0; k < sizeof order / sizeof order[0] && !x->s; k++) {
 		const Tcgen05Shape *s = &tcgen05_shapes[order[k]];
@@ -100,10 +126,10 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 		const char *e = layout_tcgen05_atom(a, s->name, rows, cols, dt);
 		if (!e && same_layout(buffer_layout(lb), a)) {
 			x->s = s;
-			int64_t per_rep = s->lanes == 32 ? s->cols * 128 / rows : s->cols;
-			x->num = cols * bits / 32 / per_rep;
+			per_rep = s->lanes == 32 ? s->cols * 128 / rows : s->cols;
+			n = cols * bits / 32 / per_rep;
 			x->slabs = s->lanes == 16 ? rows / 64 : 1;
-			x->regs = s->regs * x->num;
+			x->slab_regs = s->regs * n;
 			break;
 		}
 		bprintf(&why, "%s.%s: %s", why.n ? "; " : "", s->name,
@@ -112,12 +138,34 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	}
 	if (!x->s)
 		return xprintf("the layout of the registers '%s' is no tcgen05.ld/st shape's (%s)", lb->name, why.s);
+	/* a column slice of the fragment: whole repetitions, a power of two */
+	int64_t s0, w = x->lo->extents[1];
+	if (!constant(x->lo->starts[1], &s0))
+		return xprintf("not supported yet: a column slice of the register fragment '%s' at a run-time start", lb->name);
+	if (w != cols || s0 != 0) {
+		int64_t w32 = w * bits / 32, s32 = s0 * bits / 32;
+		if (x->s->lanes == 32 && rows < 128)
+			return xprintf("the register fragment '%s' is a %lld-row .32x32b fragment, whose columns are split "
+			               "across the warps: only all %lld columns of it are one transfer, not [%lld:%lld]", lb->name,
+			               (long long)rows, (long long)cols, (long long)s0, (long long)(s0 + w));
+		if (w * bits % 32 || s0 * bits % 32 || w32 % per_rep || s32 % per_rep || !pow2(w32 / per_rep))
+			return xprintf("the columns [%lld:%lld] of the register fragment '%s' are not whole repetitions of "
+			               ".%s (%lld %s columns each, a power of two of them, starting at a multiple)",
+			               (long long)s0, (long long)(s0 + w), lb->name, x->s->name, (long long)(per_rep * x->pack),
+			               dtypes[dt].name);
+		x->num = w32 / per_rep;
+		x->reg0 = s32 / per_rep * x->s->regs;
+	} else {
+		x->num = n;
+	}
+	x->regs = x->s->regs * x->num;
 	/* the tensor memory: a datapath the shape serves, a column window */
 	int64_t sub = 0;
-	const char *dp = datapath(tb, &sub);
+	const char *dp = datapath(tb, &sub, &x->unpacked);
 	if (!dp)
 		return xprintf("the layout of the tensor memory '%s' is none of tmem_datapath_layout's D (128 rows), F (64 "
-		               "rows) or B (64 rows)", tb->name);
+		               "rows), B (64 rows) or G (32 rows)%s", tb->name,
+		               bits == 16 ? ", with one or two float16 elements per 32-bit column" : "");
 	if (x->tm->ndim != 2 || !is_zero(x->tm->starts[0]) || x->tm->extents[0] != tb->shape[0])
 		return xprintf("not supported yet: a part of the rows of the tensor memory '%s'", tb->name);
 	bool wide = x->s->lanes == 16;
@@ -130,24 +178,33 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	if (!strcmp(dp, "B") && wide)
 		return xprintf("datapath B of '%s' with a .%s fragment: B splits the columns into two halves in lanes 0-63 "
 		               "and 64-127, which only a .32x32b (64, N) fragment reads", tb->name, x->s->name);
-	if (!strcmp(dp, "D") && !wide && rows != 128)
-		return xprintf("a 64-row .32x32b fragment against the 128-row datapath D of '%s' (that fragment is datapath "
-		               "B's)", tb->name);
+	if (!strcmp(dp, "G") && wide)
+		return xprintf("datapath G of '%s' with a .%s fragment: G splits the columns into four quarters, one per "
+		               "warp's lanes, which only a .32x32b (32, N) fragment reads", tb->name, x->s->name);
+	if (!wide && rows != dp_rows(dp))
+		return xprintf("a %lld-row .32x32b fragment against the %lld-row datapath %s of '%s' (that fragment is "
+		               "datapath %s's)", (long long)rows, (long long)dp_rows(dp), dp, tb->name,
+		               rows == 128 ? "D" : rows == 64 ? "B" : "G");
 	int64_t c0;
 	if (!constant(x->tm->starts[1], &c0))
 		return xprintf("not supported yet: a column window of '%s' at a run-time start", tb->name);
 	int64_t width = x->tm->extents[1];
-	if (!strcmp(dp, "B") && (c0 != 0 || width != tb->shape[1]))
-		return xprintf("datapath B on the column sub-window [:, %lld:%lld] of '%s': B's columns are split in two "
-		               "halves, so only the whole (64, %lld) tile is one transfer", (long long)c0,
-		               (long long)(c0 + width), tb->name, (long long)tb->shape[1]);
-	if (width != cols)
-		return xprintf("the tensor-memory window is %lld columns wide and the register fragment %lld", (long long)width,
-		               (long long)cols);
-	if (c0 % x->pack)
-		return xprintf("the tensor-memory window starts at column %lld, inside a 32-bit column of two %s", (long long)c0,
-		               dtypes[dt].name);
-	x->col32 = c0 / x->pack;
+	if ((!strcmp(dp, "B") || !strcmp(dp, "G")) && (c0 != 0 || width != tb->shape[1]))
+		return xprintf("datapath %s on the column sub-window [:, %lld:%lld] of '%s': %s's columns are split in %s, "
+		               "so only the whole (%lld, %lld) tile is one transfer", dp, (long long)c0,
+		               (long long)(c0 + width), tb->name, dp, !strcmp(dp, "B") ? "two halves" : "four quarters",
+		               (long long)tb->shape[0], (long long)tb->shape[1]);
+	if (width != w)
+		return xprintf("the tensor-memory window is %lld columns wide and the register fragment%s %lld", (long long)width,
+		               w != cols ? "'s slice" : "", (long long)w);
+	if (x->unpacked) {
+		x->col32 = c0; /* an element per column */
+	} else {
+		if (c0 % x->pack)
+			return xprintf("the tensor-memory window starts at column %lld, inside a 32-bit column of two %s",
+			               (long long)c0, dtypes[dt].name);
+		x->col32 = c0 / x->pack;
+	}
 	x->row0 = wide ? 16 * sub : 0;
 	/* the registers' storage and the tensor memory's address */
 	x->root = buffer_root((Buffer *)lb);
@@ -157,7 +214,7 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	if (!a)
 		return xprintf("tensor memory '%s' has no allocated_addr=", tb->name);
 	x->taddr = a->alloc_addr;
-	int64_t need = x->slabs * x->regs * x->pack, have = 0;
+	int64_t need = x->slabs * x->slab_regs * x->pack, have = 0;
 	if (!layout_span(buffer_layout(x->root), AX_M, &have) || have < need)
 		return xprintf("the registers '%s' hold %lld elements; the fragment needs %lld", x->root->name,
 		               (long long)have, (long long)need);
@@ -214,9 +271,9 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		args[n++] = ex_int(x.col32);
 		args[n++] = shape;
 		args[n++] = ex_int(x.num);
-		args[n++] = new_expr(E_FALSE, (Pos){0});
+		args[n++] = new_expr(x.unpacked ? E_TRUE : E_FALSE, (Pos){0});
 		for (int64_t r = 0; r < x.regs; r++)
-			args[n++] = reg(&x, regs, s * x.regs + r);
+			args[n++] = reg(&x, regs, s * x.slab_regs + x.reg0 + r);
 		Stmt *c = new_stmt(S_EXPR, o->stmt->pos);
 		c->value = ex_call(x.ld ? "T.ptx.tcgen05.ld" : "T.ptx.tcgen05.st", n, args);
 		v[nv++] = c;
