@@ -733,6 +733,10 @@ struct IntEnv {
  * as good as its worst operand; past the budget, or on an overflow,
  * IV_UNKNOWN. */
 int int_eval(const Expr *e, IntEnv *env, int64_t *out);
+/* The names of a condition for thread *(int64_t *)env->ctx of the CTA:
+ * thread launch ids known, grid ids and loop variables uniform, let-bound
+ * names followed, run-time variables unknown. */
+int int_thread_name(IntEnv *env, const Expr *e, int64_t *out);
 
 /* ---- variants/: the copy variants, their families and plans ----------------- */
 
