@@ -112,6 +112,9 @@ my @cases = (
     { name => '.16x128b (128, 64) float32, D', shape => '16x128b', rows => 128, cols => 64, dt => 'float32', tmem => ['D', 128, 64] },
     { name => '.16x256b (128, 64) float16, D', shape => '16x256b', rows => 128, cols => 64, dt => 'float16', tmem => ['D', 128, 64] },
     { name => '.16x64b (128, 8) float32, D (num 4)', shape => '16x64b', rows => 128, cols => 8, dt => 'float32', tmem => ['D', 128, 8] },
+    # TVM's convention: rows [0:64] of D with a 64-row .16x*b fragment are the low half-slab: one issue at row 0
+    { name => '.16x64b (64, 16) float32, rows 0:64 of D', shape => '16x64b', rows => 64, cols => 16, dt => 'float32', tmem => ['D', 128, 16], treg => '0:64, 0:16' },
+    { name => '.16x256b (64, 64) float16, rows 0:64 of D, window 32:96', shape => '16x256b', rows => 64, cols => 64, dt => 'float16', tmem => ['D', 128, 128], treg => '0:64, 32:96', c0 => 32 },
     # datapath F (64 rows): one issue at row 16 x sub_slab
     { name => '.16x64b (64, 16) float32, F sub-slab 0', shape => '16x64b', rows => 64, cols => 16, dt => 'float32', tmem => ['F', 64, 16] },
     { name => '.16x128b (64, 32) float16, F sub-slab 1: row 16', shape => '16x128b', rows => 64, cols => 32, dt => 'float16', tmem => ['F', 64, 32], sub => 1 },
@@ -181,8 +184,14 @@ refuse('datapath B with a .16x256b fragment',
        "tcgen05_ldst: datapath B of 'tmem' with a .16x256b fragment: B splits the columns into two halves in lanes 0-63 and 64-127, which only a .32x32b (64, N) fragment reads",
        shape => '16x256b', rows => 64, cols => 64, dt => 'float32', tmem => ['B', 64, 64]);
 refuse('datapath B on a column sub-window',
-       "tcgen05_ldst: datapath B on the column sub-window [:, 0:32] of 'tmem': B's columns are split in two halves, so only the whole (64, 64) tile is one transfer",
+       "tcgen05_ldst: datapath B on the column sub-window [:, 0:32] of 'tmem': B's columns are split in two halves, so only the full (64, N) tile, (64, 64), is one transfer",
        shape => '32x32b', rows => 64, cols => 32, dt => 'float32', tmem => ['B', 64, 64], treg => ':, 0:32');
+refuse('rows 0:32 of datapath D',
+       "tcgen05_ldst: not supported yet: rows [0:32] of the tensor memory 'tmem': copy all of its rows",
+       shape => '32x32b', rows => 128, cols => 8, dt => 'float32', tmem => ['D', 128, 32], treg => '0:32, 0:32');
+refuse('rows 64:128 of datapath D with a 64-row .16x64b fragment',
+       "tcgen05_ldst: not supported yet: rows [64:128] of the tensor memory 'tmem' (a 64-row .16x*b fragment reads rows [0:64] of a datapath D buffer, its low half-slab)",
+       shape => '16x64b', rows => 64, cols => 16, dt => 'float32', tmem => ['D', 128, 16], treg => '64:128, 0:16');
 # datapath G, column slices
 refuse('datapath G with a .16x64b fragment',
        "tcgen05_ldst: datapath G of 'tmem' with a .16x64b fragment: G splits the columns into four quarters, one per warp's lanes, which only a .32x32b (32, N) fragment reads",

@@ -16,6 +16,9 @@
  * and the pair must be one the hardware serves:
  *   D x .32x32b (128 rows)       one issue at row 0
  *   D x .16x*b  (128 rows)       two issues, rows 0 and 16
+ *   D x .16x*b  (64 rows)        one issue at row 0: rows [0:64] of D, the
+ *                                low half-slab (TVM's convention: row r in
+ *                                lane 32 (r / 16) + r % 16)
  *   F x .16x*b  (64 rows)        one issue at row 16 * sub_slab
  *   B x .32x32b (64 rows, N)     one issue, num = N / 2 (32-bit elements)
  *   G x .32x32b (32 rows, N)     one issue, num = N / 4 (32-bit elements)
@@ -38,10 +41,12 @@ typedef struct Ldst {
 	const Tcgen05Shape *s;
 	int64_t num, slabs, regs; /* one issue's repetitions and 32-bit registers; issues */
 	int64_t slab_regs;      /* registers of one slab of the whole fragment */
-	int64_t reg0;           /* the first register of a column slice within its slab */
-	int64_t row0, col32;    /* the first issue's row, the columns' 32-bit start */
+	Expr *reg0;             /* the first register of a column slice within its slab */
+	int64_t row0;           /* the first issue's row */
+	Expr *col;              /* the columns' 32-bit start */
 	int64_t pack;           /* elements per 32-bit register */
 	bool unpacked;          /* a 16-bit element per 32-bit column: .pack::16b / .unpack::16b */
+	bool half_slab;         /* rows [0:64] of datapath D: its low half-slab (TVM's convention) */
 	Buffer *root;           /* the registers' storage */
 	Expr *taddr;            /* the tensor memory's address */
 } Ldst;
@@ -66,6 +71,15 @@ static bool constant(const Expr *e, int64_t *v)
 }
 
 static bool pow2(int64_t n) { return n > 0 && !(n & (n - 1)); }
+
+/* The columns [start:start + w] as the program writes them. */
+static const char *span(const Expr *start, int64_t w)
+{
+	int64_t c;
+	if (constant(start, &c))
+		return xprintf("[%lld:%lld]", (long long)c, (long long)(c + w));
+	return xprintf("[%s:%s + %lld]", expr_str(start), expr_str(start), (long long)w);
+}
 
 /* The datapath of tensor-memory buffer b: "D", "F" (with *sub), "B", "G",
  * or NULL; *unpacked when its 16-bit elements each have a 32-bit column
@@ -138,23 +152,24 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	}
 	if (!x->s)
 		return xprintf("the layout of the registers '%s' is no tcgen05.ld/st shape's (%s)", lb->name, why.s);
-	/* a column slice of the fragment: whole repetitions, a power of two */
-	int64_t s0, w = x->lo->extents[1];
-	if (!constant(x->lo->starts[1], &s0))
-		return xprintf("not supported yet: a column slice of the register fragment '%s' at a run-time start", lb->name);
-	if (w != cols || s0 != 0) {
-		int64_t w32 = w * bits / 32, s32 = s0 * bits / 32;
+	/* a column slice of the fragment: whole repetitions, a power of two;
+	 * its start may be a run-time multiple of a repetition */
+	Expr *se = x->lo->starts[1];
+	int64_t s0 = 0, w = x->lo->extents[1], rep_elems = per_rep * x->pack;
+	bool sconst = constant(se, &s0);
+	x->reg0 = ex_int(0);
+	if (w != cols || !sconst || s0 != 0) {
 		if (x->s->lanes == 32 && rows < 128)
 			return xprintf("the register fragment '%s' is a %lld-row .32x32b fragment, whose columns are split "
-			               "across the warps: only all %lld columns of it are one transfer, not [%lld:%lld]", lb->name,
-			               (long long)rows, (long long)cols, (long long)s0, (long long)(s0 + w));
-		if (w * bits % 32 || s0 * bits % 32 || w32 % per_rep || s32 % per_rep || !pow2(w32 / per_rep))
-			return xprintf("the columns [%lld:%lld] of the register fragment '%s' are not whole repetitions of "
-			               ".%s (%lld %s columns each, a power of two of them, starting at a multiple)",
-			               (long long)s0, (long long)(s0 + w), lb->name, x->s->name, (long long)(per_rep * x->pack),
-			               dtypes[dt].name);
-		x->num = w32 / per_rep;
-		x->reg0 = s32 / per_rep * x->s->regs;
+			               "across the warps: only all %lld columns of it are one transfer, not %s", lb->name,
+			               (long long)rows, (long long)cols, span(se, w));
+		if (w % rep_elems || !pow2(w / rep_elems) || (sconst ? s0 % rep_elems != 0 : !expr_divisible(se, rep_elems)))
+			return xprintf("the columns %s of the register fragment '%s' are not whole repetitions of .%s (%lld %s "
+			               "columns each, a power of two of them, starting at a multiple%s)", span(se, w), lb->name,
+			               x->s->name, (long long)rep_elems, dtypes[dt].name,
+			               sconst ? "" : xprintf(": txc cannot prove that %s is one", expr_str(se)));
+		x->num = w / rep_elems;
+		x->reg0 = sconst ? ex_int(s0 / rep_elems * x->s->regs) : ex_mul(ex_div(se, rep_elems), ex_int(x->s->regs));
 	} else {
 		x->num = n;
 	}
@@ -166,9 +181,20 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 		return xprintf("the layout of the tensor memory '%s' is none of tmem_datapath_layout's D (128 rows), F (64 "
 		               "rows), B (64 rows) or G (32 rows)%s", tb->name,
 		               bits == 16 ? ", with one or two float16 elements per 32-bit column" : "");
-	if (x->tm->ndim != 2 || !is_zero(x->tm->starts[0]) || x->tm->extents[0] != tb->shape[0])
-		return xprintf("not supported yet: a part of the rows of the tensor memory '%s'", tb->name);
 	bool wide = x->s->lanes == 16;
+	/* TVM's convention: rows [0:64] of a datapath D buffer, copied with a
+	 * 64-row .16x*b fragment, are its low half-slab (row r in lane
+	 * 32 (r / 16) + r % 16), what the instruction at row 0 reaches */
+	x->half_slab = !strcmp(dp, "D") && wide && rows == 64 && x->tm->ndim == 2 && is_zero(x->tm->starts[0]) &&
+	               x->tm->extents[0] == 64;
+	int64_t r0;
+	if (x->tm->ndim != 2 || !is_zero(x->tm->starts[0]) || (x->tm->extents[0] != tb->shape[0] && !x->half_slab))
+		return xprintf("not supported yet: rows [%s:%s] of the tensor memory '%s'%s", expr_str(x->tm->starts[0]),
+		               constant(x->tm->starts[0], &r0) ? xprintf("%lld", (long long)(r0 + x->tm->extents[0])) :
+		               xprintf("%s + %lld", expr_str(x->tm->starts[0]), (long long)x->tm->extents[0]), tb->name,
+		               !strcmp(dp, "D") && wide && rows == 64 ?
+		               " (a 64-row .16x*b fragment reads rows [0:64] of a datapath D buffer, its low half-slab)" :
+		               ": copy all of its rows");
 	if (!strcmp(dp, "F") && rows == 128)
 		return xprintf("a 128-row register fragment against the 64-row datapath F of '%s': F holds the low or the "
 		               "high 16 lanes of each warp's quarter, and a 128-row fragment reads both", tb->name);
@@ -185,25 +211,29 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 		return xprintf("a %lld-row .32x32b fragment against the %lld-row datapath %s of '%s' (that fragment is "
 		               "datapath %s's)", (long long)rows, (long long)dp_rows(dp), dp, tb->name,
 		               rows == 128 ? "D" : rows == 64 ? "B" : "G");
-	int64_t c0;
-	if (!constant(x->tm->starts[1], &c0))
-		return xprintf("not supported yet: a column window of '%s' at a run-time start", tb->name);
-	int64_t width = x->tm->extents[1];
-	if ((!strcmp(dp, "B") || !strcmp(dp, "G")) && (c0 != 0 || width != tb->shape[1]))
-		return xprintf("datapath %s on the column sub-window [:, %lld:%lld] of '%s': %s's columns are split in %s, "
-		               "so only the whole (%lld, %lld) tile is one transfer", dp, (long long)c0,
-		               (long long)(c0 + width), tb->name, dp, !strcmp(dp, "B") ? "two halves" : "four quarters",
+	Expr *ce = x->tm->starts[1];
+	int64_t c0 = 0, width = x->tm->extents[1];
+	bool cconst = constant(ce, &c0);
+	if ((!strcmp(dp, "B") || !strcmp(dp, "G")) && (!cconst || c0 != 0 || width != tb->shape[1]))
+		return xprintf("datapath %s on the column sub-window [:, %s of '%s': %s's columns are split in %s, so only "
+		               "the full (%lld, N) tile, (%lld, %lld), is one transfer", dp, span(ce, width) + 1, tb->name, dp,
+		               !strcmp(dp, "B") ? "two halves" : "four quarters", (long long)tb->shape[0],
 		               (long long)tb->shape[0], (long long)tb->shape[1]);
 	if (width != w)
 		return xprintf("the tensor-memory window is %lld columns wide and the register fragment%s %lld", (long long)width,
 		               w != cols ? "'s slice" : "", (long long)w);
 	if (x->unpacked) {
-		x->col32 = c0; /* an element per column */
-	} else {
+		x->col = ce; /* an element per column */
+	} else if (cconst) {
 		if (c0 % x->pack)
 			return xprintf("the tensor-memory window starts at column %lld, inside a 32-bit column of two %s",
 			               (long long)c0, dtypes[dt].name);
-		x->col32 = c0 / x->pack;
+		x->col = ex_int(c0 / x->pack);
+	} else {
+		if (!expr_divisible(ce, x->pack))
+			return xprintf("the tensor-memory window starts at column %s, which txc cannot prove even: a 32-bit "
+			               "column holds two %s", expr_str(ce), dtypes[dt].name);
+		x->col = ex_div(ce, x->pack);
 	}
 	x->row0 = wide ? 16 * sub : 0;
 	/* the registers' storage and the tensor memory's address */
@@ -230,12 +260,18 @@ const char *pred_tcgen05_ldst(const Try *t)
 	return plan(&x, t->dst, t->src);
 }
 
+bool tcgen05_half_slab(const Value *dst, const Value *src)
+{
+	Ldst x;
+	return !plan(&x, dst, src) && x.half_slab;
+}
+
 /* Register r: the 32-bit word at storage element r x pack of the calling
  * thread's registers, `regs` (the root itself when it is their storage, a
  * name for ROOT.local() otherwise). */
-static Expr *reg(const Ldst *x, const char *regs, int64_t r)
+static Expr *reg(const Ldst *x, const char *regs, Expr *r)
 {
-	Expr *k = ex_int(r * x->pack);
+	Expr *k = ex_mul(r, ex_int(x->pack));
 	return ex_index(ex_name(regs), 1, &k);
 }
 
@@ -268,12 +304,12 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		shape->str = x.s->name;
 		args[n++] = x.taddr;
 		args[n++] = ex_int(x.row0 + 16 * s);
-		args[n++] = ex_int(x.col32);
+		args[n++] = x.col;
 		args[n++] = shape;
 		args[n++] = ex_int(x.num);
 		args[n++] = new_expr(x.unpacked ? E_TRUE : E_FALSE, (Pos){0});
 		for (int64_t r = 0; r < x.regs; r++)
-			args[n++] = reg(&x, regs, s * x.slab_regs + x.reg0 + r);
+			args[n++] = reg(&x, regs, ex_add(ex_int(s * x.slab_regs + r), x.reg0));
 		Stmt *c = new_stmt(S_EXPR, o->stmt->pos);
 		c->value = ex_call(x.ld ? "T.ptx.tcgen05.ld" : "T.ptx.tcgen05.st", n, args);
 		v[nv++] = c;
