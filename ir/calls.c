@@ -435,6 +435,26 @@ static bool int64_operand(Sema *S, Expr *x, const char *what)
 	return false;
 }
 
+/* The value of x when it is an integer constant, or one in an integer
+ * dtype's cast (T.uint64(N)); quietly false otherwise. */
+static bool const_int64(Sema *S, Expr *x, int64_t *out)
+{
+	if (x->val && x->val->kind == V_INT)
+		return *out = x->val->i, true;
+	if (x->kind != E_CALL || x->nargs != 1 || x->nkws)
+		return false;
+	Diag *d = S->d, quiet = { .max_errors = -1 };
+	S->d = &quiet;
+	Value *f = eval(S, x->a), *v = NULL;
+	if (f && !IS_ERR(f) && f->kind == V_DTYPE && (dtypes[f->dtype].kind == DK_INT || dtypes[f->dtype].kind == DK_UINT))
+		v = eval(S, x->args[0]);
+	S->d = d;
+	if (!v || IS_ERR(v) || v->kind != V_INT)
+		return false;
+	*out = v->i;
+	return true;
+}
+
 /* tcgen05.cp(taddr, row, col, shape, desc, multicast=, cta_group=): a
  * (shape, multicast) pair of tccp.def; a constant descriptor's fixed
  * fields. */
@@ -459,10 +479,11 @@ static void tcgen05_cp(Sema *S, Expr *e, Args *a)
 		         alts.n ? "takes " : "takes no multicast", alts.n ? alts.s : "", *mc ? xprintf(", not \"%s\"", mc) :
 		         alts.n ? " (PTX requires one)" : "");
 	Expr *d = e->args[4];
-	if (int64_operand(S, d, "the shared-memory descriptor") && d->val && d->val->kind == V_INT) {
-		const char *why = smem_desc_invalid((uint64_t)d->val->i);
+	int64_t k;
+	if (int64_operand(S, d, "the shared-memory descriptor") && const_int64(S, d, &k)) {
+		const char *why = smem_desc_invalid((uint64_t)k);
 		if (why)
-			error_at(S->d, d->pos, "the shared-memory descriptor 0x%016llx %s", (unsigned long long)d->val->i, why);
+			error_at(S->d, d->pos, "the shared-memory descriptor 0x%016llx %s", (unsigned long long)k, why);
 	}
 	cta_group(S, e, a);
 }
