@@ -1014,8 +1014,15 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		Kw *mk = call_kw(e, "multicast");
 		const char *mc = mk ? str_const(C, mk->value) : "";
 		const TccpShape *sh = e->nargs == 5 ? tccp_shape(str_const(C, e->args[3]), mc) : NULL;
-		if (!sh) {
+		Kw *cg = call_kw(e, "cta_group");
+		int64_t g = 1;
+		if (!sh || (cg && !cfold(C, cg->value, &g))) {
 			set_fail(c, "cannot find the shape and operands of this tcgen05.cp");
+			return;
+		}
+		if (g != 1) {
+			set_fail(c, "tcgen05.cp with cta_group=2 (a copy into the tensor memory of both CTAs of the pair) is not "
+			         "emulated");
 			return;
 		}
 		c->kind = C_TCCP;

@@ -124,6 +124,9 @@ my @errors = (
     [ no_commit => "$bad:147:5: error: $at: T.ptx.mbarrier.try_wait: the phase of parity 0 of the mbarrier at byte 0 "
       . "of shared buffer 'bar' has 1 of 1 arrivals and 0 transaction bytes pending, and in lockstep no other thread "
       . "can arrive before this wait is run" ],
+    [ pending => "$bad:171:9: error: $at: this reads byte 16 of shared buffer 'S', which the asynchronous copy at "
+      . "$bad:168 (thread 0) has not written yet: wait for it first with cp.async.wait_group (the issuing thread), "
+      . "then a barrier for the others" ],
 );
 for my $e (@errors) {
     my ($k, $want) = @$e;
