@@ -44,7 +44,7 @@ static bool encode(Emu *E, const CStmt *s, int t)
 	int64_t f[3];
 	static const char *const what[3] = { "ldo", "sdo", "base_offset" };
 	if (!emu_eval(E, s->a, t, &d) || !emu_check_ptr(E, s->a->at, t, d, 8, 8, op, "descriptor's place") ||
-	    !emu_eval(E, s->b, t, &a) || !emu_check_ptr(E, s->b->at, t, a, 0, 16, op, "matrix's start address"))
+	    !emu_eval(E, s->b, t, &a) || !emu_check_ptr(E, s->b->at, t, a, 16, 16, op, "matrix's start address"))
 		return false;
 	if (a.mem->space != SP_SHARED || emu_owner(E, a.mem->data) != E)
 		return emu_fail(E, s->b->at, t, "%s: the matrix's start address, byte %lld of %s, is not in this CTA's shared "
