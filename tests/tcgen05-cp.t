@@ -20,7 +20,10 @@
 #     .64x128b.warpx2::01_23 r < 32: r, r + 32; r >= 32: r + 32, r + 64
 #     .32x128b.warpx4        r, r + 32, r + 64, r + 96
 # Every other cell of the 32 allocated columns keeps the emulator's
-# initial 0xABABABAB. Each module also goes through ptxas for sm_100a.
+# initial 0xABABABAB. The descriptor each kernel built is checked field by
+# field against the PTX ISA's table, so that the emulator's encoder and
+# decoder cannot agree on a wrong layout. Each module also goes through
+# ptxas for sm_100a.
 use strict;
 use warnings;
 use FindBin;
@@ -61,11 +64,19 @@ for my $i (0 .. $#cases) {
     $seen{"$c->{shape}.$c->{mc}.$c->{swz}"}++;
     my @a = map { (($_ * 2654435761 + $i * 40503) % 4294967291) ^ 0x5a5a0000 } 0 .. $c->{nw} - 1;
     npy_put("$tmp/a.npy", "<u4", [$c->{nw}], pack("V*", @a));
-    unlink "$tmp/t.npy";
-    my $rc = system("'$bin/txc-emu' --kernel k$i --in A='$tmp/a.npy' --tmem-out '$tmp/t.npy' '$src' "
-                    . ">'$tmp/out' 2>'$tmp/err'");
+    unlink "$tmp/t.npy", "$tmp/d.npy";
+    my $rc = system("'$bin/txc-emu' --kernel k$i --in A='$tmp/a.npy' --out D='$tmp/d.npy' --tmem-out '$tmp/t.npy' "
+                    . "'$src' >'$tmp/out' 2>'$tmp/err'");
     ok($rc == 0, "$name: runs", slurp("$tmp/err"));
     next if $rc;
+    # the descriptor, field by field (PTX ISA 9.7.16.4.1, Table 40): S is the
+    # kernel's first shared buffer, 1024-aligned, so it starts at shared byte 0
+    my (undef, $dd) = npy_get("$tmp/d.npy");
+    my ($lo, $hi) = unpack("VV", $dd);
+    my $want_lo = ($c->{start} >> 4) | ($c->{ldo} << 16);
+    my $want_hi = $c->{sdo} | (1 << 14) | ({ 0 => 0, 1 => 6, 2 => 4, 3 => 2 }->{$c->{swz}} << 29);
+    ok($lo == $want_lo && $hi == $want_hi, "$name: the descriptor's bits",
+       sprintf("got 0x%08x%08x, want 0x%08x%08x", $hi, $lo, $want_hi, $want_lo));
     my (%model, $clash);
     for my $ch (tccp_chunks($c)) {
         my ($addr, $r, $k) = @$ch;

@@ -13,7 +13,8 @@
 # bytes (so that its offsets are the absolute shared addresses modulo the
 # swizzle's 1024-byte pattern), gets A; warp 0 allocates 32 columns; thread
 # 0 initializes an mbarrier, builds the descriptor of the matrix at byte
-# `start` of S, issues the cp and commits it on the mbarrier; every thread
+# `start` of S, issues the cp, commits it on the mbarrier and writes the
+# descriptor to D; every thread
 # waits for phase 0; warp 0 frees the columns (txc-emu --tmem-out dumps
 # them there).
 use strict;
@@ -83,9 +84,10 @@ unless (caller) {
 
 
 \@T.prim_func
-def k$i(A_ptr: T.handle):
+def k$i(A_ptr: T.handle, D_ptr: T.handle):
     # $c->{shape}$q, swizzle $c->{swz}, ldo $c->{ldo}, sdo $c->{sdo}, start $c->{start}, row $c->{row}, col $c->{col}
     A = T.match_buffer(A_ptr, ($nw,), "uint32")
+    D = T.match_buffer(D_ptr, (1,), "uint64")
     T.device_entry()
     T.cta_id([1])
     warp_id = T.warp_id([4])
@@ -113,6 +115,7 @@ END
         T.cuda.tcgen05.encode_matrix_descriptor(desc.data, S.access_ptr("r", offset=$off), ldo=$c->{ldo}, sdo=$c->{sdo}, swizzle=$c->{swz})
         T.ptx["tcgen05.cp.cta_group::1.$c->{shape}$q"](T.cuda.get_tmem_addr(tmem_addr[0], $c->{row}, $c->{col}), desc[0])
         T.ptx["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"](T.address_of(bar[0]))
+        D[0] = desc[0]
 END
         } else {
             my $m = $c->{mc} ? ", multicast=\"$c->{mc}\"" : "";
@@ -120,6 +123,7 @@ END
         T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(desc), S.ptr_to([$off]), $c->{ldo}, $c->{sdo}, $c->{swz})
         T.ptx.tcgen05.cp(tmem_addr[0], $c->{row}, $c->{col}, "$c->{shape}", desc$m)
         T.ptx.tcgen05.commit(T.address_of(bar[0]))
+        D[0] = desc
 END
         }
         print <<"END";
