@@ -432,3 +432,22 @@ bool emu_tcgen05(Emu *E, const CStmt *s, const int *act, int nact)
 	}
 	return true;
 }
+
+/* ---- accessors for tcgen05.cp ---- */
+
+bool emu_tmem_ready(Emu *E, Pos pos) { return E->tm || make_tmem(E, pos); }
+
+bool emu_tmem_allocated(Emu *E, int col) { return col >= 0 && col < TM_COLS && tmem(E)->owner[col]; }
+
+const char *emu_tmem_allocs_str(Emu *E)
+{
+	Tmem *m = tmem(E);
+	Buf b = { 0 };
+	bputs(&b, "");
+	for (int j = 0; j < m->nal; j++)
+		if (m->al[j].live)
+			bprintf(&b, "%s%s", b.n ? ", " : "", cols_str(m->al[j].col, m->al[j].n));
+	return b.n ? b.s : "none";
+}
+
+uint32_t *emu_tmem_cell(Emu *E, int lane, int col) { return &tmem(E)->w[lane * TM_COLS + col]; }
