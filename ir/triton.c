@@ -305,6 +305,9 @@ static const char *tmem(Layout *l, const TritonLayout *t, const int64_t *shape, 
 	if (!pow2(M) || !pow2(N))
 		return xprintf("TensorMemoryLayout: M and N must be powers of two, as in Triton; the buffer's are %s",
 		               shape_text(shape + lead, 2));
+	if (M > ((int64_t)1 << 20) || N > ((int64_t)1 << 20)) /* keeps the products below exact */
+		return xprintf("TensorMemoryLayout: the buffer %s is larger than tensor memory (128 lanes x 512 columns)",
+		               shape_text(shape + lead, 2));
 	*where = t->at_block;
 	if (M < t->block_m)
 		return xprintf("TensorMemoryLayout: block M %lld is larger than the buffer's %lld rows", (long long)t->block_m,

@@ -388,6 +388,9 @@ my @errors = (
      "TensorMemoryLayout() needs col_stride"],
     [tmem('(128, 1024)', 'float32', 'TensorMemoryLayout((128, 256), col_stride=1)'), 'TensorMemoryLayout',
      "the layout of 'tmem' spans 1024 32-bit tensor-memory columns; there are 512"],
+    [tmem('(128, 2097152)', 'float32', 'TensorMemoryLayout((128, 256), col_stride=1)'), 'TensorMemoryLayout',
+     "TensorMemoryLayout: the buffer (128, 2097152) is larger than tensor memory (128 lanes x 512 columns) "
+     . "(buffer 'tmem')"],
     [smem('(128, 32)', 'float32', 'TensorMemoryLayout((128, 32), col_stride=1)'), 'TensorMemoryLayout',
      "the layout of shared buffer 'smem' uses axis 'TLane': TLane and TCol address tensor memory only"],
 );
