@@ -142,6 +142,18 @@ bool set_layout(Sema *S, Buffer *b, Kw *kw)
 	Value *v = eval_const(S, kw->value, "a layout");
 	if (IS_ERR(v))
 		return false;
+	if (v->kind == V_TLAYOUT) {
+		/* Triton's layouts take the buffer's shape and dtype (triton.c) */
+		Layout *l = layout_new();
+		Pos at;
+		const char *why = triton_layout(l, v->tl, b->shape, b->ndim, b->dtype, &at);
+		if (why) {
+			error_at(S->d, at, "%s (buffer '%s')", why, b->name);
+			return false;
+		}
+		b->layout = l;
+		return check_layout(S, b, kw->value->pos);
+	}
 	if (v->kind != V_LAYOUT || v->i) {
 		error_at(S->d, kw->value->pos, "layout= takes a layout such as TileLayout(S[...]), not %s",
 		         v->kind == V_LAYOUT ? "replicas R[...] alone" : value_kind_name(v));

@@ -45,6 +45,7 @@ const char *value_kind_name(const Value *v)
 	case V_DICT: return "a dict";
 	case V_TMAP: return "a tensor map";
 	case V_OPAQUE: return "a name from a module txc does not know";
+	case V_TLAYOUT: return "a Triton layout (it takes its shape from a buffer's layout=)";
 	}
 	return "a value";
 }
@@ -454,7 +455,7 @@ static Value *const_call(Sema *S, Expr *e, Value *fn)
 {
 	switch (fn->intrin) {
 	case IN_SLICE: case IN_TILE_LAYOUT: case IN_COMPOSE: case IN_WG_LOCAL:
-	case IN_TMEM_DP: case IN_TCGEN05_ATOM: case IN_MMA_SHARED:
+	case IN_TMEM_DP: case IN_TCGEN05_ATOM: case IN_MMA_SHARED: case IN_NVMMA_SHARED: case IN_TMEM_LAYOUT:
 		break;
 	default:
 		return NULL; /* a runtime call or a statement */
@@ -462,6 +463,8 @@ static Value *const_call(Sema *S, Expr *e, Value *fn)
 	Args a;
 	if (!check_args(S, e, fn->intrin, &a))
 		return &verr;
+	if (fn->intrin == IN_NVMMA_SHARED || fn->intrin == IN_TMEM_LAYOUT)
+		return triton_layout_value(S, e, fn->intrin);
 	Value *v = vnew(V_LAYOUT);
 	Layout *l = layout_new();
 	v->layout = l;

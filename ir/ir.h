@@ -559,6 +559,8 @@ enum ValueKind {
 	V_PRIMFUNC,
 	V_DICT,    /* elts: the keys, vals: the values, nelts entries */
 	V_TMAP,    /* a tensor map: tmap */
+	V_TLAYOUT, /* a Triton layout (NVMMASharedLayout, TensorMemoryLayout):
+	            * tl; it takes its shape from the buffer (triton_layout) */
 	V_OPAQUE,  /* a name from a module txc does not know: s the module;
 	            * i 1 when txc knows the module but not the name */
 };
@@ -581,6 +583,7 @@ struct Value {
 	Var *var;
 	Func *func;
 	TensorMap *tmap;  /* V_TMAP */
+	const struct TritonLayout *tl; /* V_TLAYOUT */
 	Expr **starts;    /* V_REGION: per dimension */
 	int64_t *extents;
 	int ndim;
@@ -645,6 +648,26 @@ const char *layout_wg_local(Layout *l, int64_t cols, int64_t rows);
 const char *layout_tmem_datapath(Layout *l, const char *dp, int64_t rows, int64_t cols, int64_t sub_slab);
 const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int64_t cols, int dtype);
 const char *layout_mma_shared(Layout *l, int dtype, int64_t swizzle, int64_t rows, int64_t cols);
+
+/* ---- triton.c: Triton's layouts (doc/txir.md, "Triton's layouts") --------- */
+
+/* NVMMASharedLayout(...) or TensorMemoryLayout(...) as written: its
+ * arguments checked on their own, and where each is, for the messages of
+ * the checks that need the buffer. */
+typedef struct TritonLayout {
+	int kind;            /* IN_NVMMA_SHARED or IN_TMEM_LAYOUT */
+	int64_t swizzle;     /* NVMMA: swizzle_byte_width: 0, 32, 64, 128 */
+	int64_t bits;        /* NVMMA: element_bitwidth */
+	int64_t rank;        /* NVMMA: the rank of the layout (a buffer may have one more, leading, dimension) */
+	bool transposed;     /* NVMMA */
+	int64_t block_m, block_n; /* TMEM */
+	int64_t col_stride;  /* TMEM: 32-bit columns between adjacent elements' columns; 0: from unpacked */
+	bool unpacked;       /* TMEM: the older spelling, col_stride = 32 / bits */
+	Pos at, at_swizzle, at_bits, at_rank, at_block, at_stride; /* the call, its arguments (the call if absent) */
+} TritonLayout;
+/* The txc layout of `t` for a buffer of `shape` and `dtype`; NULL, or the
+ * reason it cannot be built and in *where the argument it is about. */
+const char *triton_layout(Layout *l, const TritonLayout *t, const int64_t *shape, int ndim, int dtype, Pos *where);
 
 /* ---- algebra.c: what a layout does, and operations that keep it ---------- */
 

@@ -112,6 +112,9 @@ typedef struct Args {
 	int npos;
 } Args;
 bool check_args(Sema *S, Expr *call, int id, Args *a);
+/* triton.c: NVMMASharedLayout(...) or TensorMemoryLayout(...) (id), its
+ * arguments checked by check_args: a V_TLAYOUT, or &verr after an error. */
+Value *triton_layout_value(Sema *S, Expr *call, int id);
 Kw *kwarg(Args *a, const char *name);
 const char *fn_name(Expr *call);
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred);

@@ -223,6 +223,8 @@ static const ModuleName imports[] = {
 	{ "tvm.tir.layout", "*", "layout." },
 	{ "tvm.backend.cuda.tile_primitive.tma_utils", "mma_shared_layout", "layout.mma_shared_layout" },
 	{ "tvm.tirx.cuda.tile_primitive.tma_utils", "mma_shared_layout", "layout.mma_shared_layout" },
+	{ "triton.experimental.gluon.language", "NVMMASharedLayout", "layout.NVMMASharedLayout" },
+	{ "triton.experimental.gluon.language.nvidia.blackwell", "TensorMemoryLayout", "layout.TensorMemoryLayout" },
 	{ "tvm", "DataType", "tvm.DataType" },
 	{ "tvm.runtime", "DataType", "tvm.DataType" },
 	{ "math", "prod", "math.prod" },

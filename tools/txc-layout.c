@@ -114,7 +114,29 @@ static void wrap(Buf *b, const char *s, int width, int indent)
 
 /* ---- what the program reads ------------------------------------------------ */
 
-static const Layout *eval_layout(const char *expr)
+/* A Triton layout (NVMMASharedLayout, TensorMemoryLayout) takes the shape
+ * and dtype of a buffer: here --shape and --dtype (default: the element
+ * width of an NVMMASharedLayout, float32 for tensor memory). */
+static const Layout *triton_for_shape(Diag *d, Pos p, const Value *v, const int64_t *shape, int ndim, int *dt,
+                                      bool dt_given)
+{
+	if (!ndim) {
+		error_at(d, p, "a Triton layout takes its shape from its buffer: give it with --shape");
+		return NULL;
+	}
+	if (!dt_given && v->tl->kind == IN_NVMMA_SHARED)
+		*dt = v->tl->bits == 8 ? DT_UINT8 : v->tl->bits == 16 ? DT_FLOAT16 : v->tl->bits == 64 ? DT_FLOAT64 : DT_FLOAT32;
+	Layout *l = layout_new();
+	Pos at;
+	const char *why = triton_layout(l, v->tl, shape, ndim, *dt, &at);
+	if (why) {
+		error_at(d, at, "%s", why);
+		return NULL;
+	}
+	return l;
+}
+
+static const Layout *eval_layout(const char *expr, const int64_t *shape, int ndim, int *dt, bool dt_given)
 {
 	Src *src = xalloc(sizeof *src);
 	size_t n = strlen(expr);
@@ -134,6 +156,8 @@ static const Layout *eval_layout(const char *expr)
 	Pos p = { .src = src, .line = 1, .col = 5, .off = 4 };
 	if (m->nbody && m->body[0]->value)
 		p = expr_start(m->body[0]->value);
+	if (v && v->kind == V_TLAYOUT)
+		return triton_for_shape(&d, p, v, shape, ndim, dt, dt_given);
 	if (v && v->kind == V_LAYOUT)
 		error_at(&d, p, "R[...] alone has no logical shape: add it to an S[...]");
 	else
@@ -1052,7 +1076,7 @@ int main(int argc, char **argv)
 		{ "--buffer", "NAME", "show buffer NAME of the program FILE instead of a layout expression", &buffer, NULL },
 		{ "--kernel", "NAME", "the kernel of that buffer, when several have one of that name", &kernel, NULL },
 		{ "--dtype", "DTYPE", "the element type, for byte counts (default float32, or the buffer's)", &dtype_s, NULL },
-		{ "--apply", "I,J,...", "print the owners of the element at these coordinates", &apply_s, NULL },
+		{ "--apply", "I,J,...", "print the owners of the element at these coordinates ('all': of every element, one a line)", &apply_s, NULL },
 		{ "--explain", NULL, "print the steps of apply for that element (default: element 0)", NULL, &explain_f },
 		{ "--svg", "FILE", "write a picture of the layout to FILE", &svg_file, NULL },
 		{ "--color", "BY", "colour the picture by thread (default), warp or lane", &color, NULL },
@@ -1073,7 +1097,8 @@ int main(int argc, char **argv)
 	width = width_s ? (int)w : width;
 	if (shape_s && !parse_ints(shape_s, shape, &ndim, 1))
 		cli_usage_error(&c, "--shape takes positive integers separated by commas (at most %d), not '%s'", MAX_DIMS, shape_s);
-	if (apply_s && !parse_ints(apply_s, at, &nat, 0))
+	bool apply_all = apply_s && !strcmp(apply_s, "all");
+	if (apply_s && !apply_all && !parse_ints(apply_s, at, &nat, 0))
 		cli_usage_error(&c, "--apply takes coordinates separated by commas, not '%s'", apply_s);
 	if (dtype_s && (dt = dtype_lookup(dtype_s)) == DT_NONE)
 		cli_usage_error(&c, "unknown dtype '%s'", dtype_s);
@@ -1114,12 +1139,12 @@ int main(int argc, char **argv)
 		Src src = { .text = c.input };
 		if ((!c.input || !strcmp(c.input, "-")) && !read_file(c.prog, c.input, &src))
 			return 1;
-		if (!(l = eval_layout(src.text)))
+		if (!(l = eval_layout(src.text, shape, ndim, &v.dtype, dtype_s != NULL)))
 			return 1;
 	}
 	if (setup(&v, l, shape, ndim))
 		return 1;
-	if (apply_s) {
+	if (apply_s && !apply_all) {
 		if (nat != v.ndim)
 			return error("--apply gives %d coordinates; the shape has %d dimensions", nat, v.ndim);
 		for (int d = 0; d < nat; d++)
@@ -1137,7 +1162,14 @@ int main(int argc, char **argv)
 	if (svg_file && by != BY_THREAD && !v.nthr && !v.tmem)
 		return error("--color %s needs a layout with thread axes or tensor-memory lanes", color);
 	Buf out = { 0 };
-	if (apply_s && !explain_f)
+	if (apply_all && explain_f)
+		return error("--explain takes one element, not --apply all");
+	if (apply_all)
+		for (int64_t f = 0; f < v.size; f++) {
+			unflatten(&v, f, at);
+			apply_line(&out, &v, at);
+		}
+	else if (apply_s && !explain_f)
 		apply_line(&out, &v, at);
 	if (explain_f)
 		explain(&out, &v, at);
