@@ -29,7 +29,30 @@
  *   them before that is an error (emu_tmem_reg_check). A st writes at once,
  *   and a tcgen05.ld of a cell with a st not yet past its thread's
  *   tcgen05.wait.st is an error (the data is not visible to tcgen05 ops).
- * - The contents start as 0xABABABAB in every CTA (undefined on the GPU). */
+ * - The contents start as 0xABABABAB in every CTA (undefined on the GPU).
+ * - The tile op (the last section): Tx.wg.copy_async between tensor memory
+ *   and registers (the tcgen05_ldst variant's copy, completing on wait.ld /
+ *   wait.st), with the meaning its lowering must keep. The whole warpgroup
+ *   runs it on the same regions (emu_copy); the k-th elements of the two
+ *   regions in row-major order are paired, as in every tile copy. The
+ *   tensor-memory element is at its layout's TLane and TCol (emu_coord,
+ *   offsets included: datapath F sub-slab 1 is +16 lanes) plus the
+ *   buffer's allocated_addr= (the same in every thread of the warpgroup):
+ *       lane   = (addr >> 16) + TLane
+ *       column = (addr & 0xFFFF) + TCol * bits / 32
+ *   and, 16 bits wide, the half TCol % 2 of that 32-bit column (bits
+ *   [15:0] for an even TCol, as the .b32 ld/st pack elements 2c and 2c+1);
+ *   a layout with TCol stride 2 (the .pack::16b form) thus puts each
+ *   element in the low half of its own column and leaves the high half.
+ *   The register element is in every thread that holds it (emu_places:
+ *   the layout's thread axes, replicas; a st reads the first), and each of
+ *   them must be in a warp whose lane quarter holds the lane (lane / 32 ==
+ *   warp % 4); the lane must be below 128 and the column allocated. An ld
+ *   poisons the register bytes until the holder's wait.ld and refuses
+ *   cells with a st not yet waited for; a st writes at once and its cells
+ *   are pending for the thread it read from until that thread's wait.st:
+ *   the rules of the builtins above. Every other use of tensor memory (a
+ *   sync copy, an element access, another copy_async) stays an error. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -105,4 +105,50 @@ for my $c (@cases) {
     }
 }
 
+# ---- errors (tests/emu/tcgen05_tile_bad.tx), each message exact -----------------------
+chdir $top or die;
+my $bad = "tests/emu/tcgen05_tile_bad.tx";
+my $at = "thread (cta 0, thread";
+my ($to, $from) = ("copy_async from registers to tensor memory", "copy_async from tensor memory to registers");
+my $no = "tensor memory is emulated only through the T.ptx.tcgen05 builtins and Tx.wg.copy_async to or from "
+    . "registers (tcgen05_ldst), not here";
+my @errors = (
+    # the ld's registers are poisoned until wait.ld; the st's cells invisible to tcgen05 until wait.st
+    [ ld_no_wait => "$bad:29:5: error: $at 0): this reads a register that the copy_async from tensor memory at "
+      . "$bad:28 has not written yet: wait with T.ptx.tcgen05.wait.ld() first" ],
+    [ st_no_wait => "$bad:52:5: error: $at 0): $from reads tensor-memory lane 0 column 0, which the st at $bad:51 "
+      . "(thread 0) wrote without a tcgen05.wait.st since: the data is not visible to tcgen05 ops yet" ],
+    # row 32 (lane 32, quarter 1) held by thread 64 (warp 2: lanes 64..95)
+    [ wrong_quarter => "$bad:77:5: error: $at 64): $to: register element (32, 0) of 'R' is held by thread 64 of "
+      . "warp 2, which reaches only tensor-memory lanes 64..95 (its lane quarter, warp % 4 = 2), but its element "
+      . "(32, 0) of 'tmem' is at lane 32" ],
+    # the window 16:48 pairs R's (0, 16) with tmem's (0, 32): column 32, past the 32 allocated
+    [ outside => "$bad:99:5: error: $at 0): $to: element (0, 32) of 'tmem' is at tensor-memory lane 0 column 32 "
+      . "(allocated_addr= 0x00000000, TCol 32), which is not allocated (allocated: columns 0..31)" ],
+    [ lane_128 => "$bad:121:5: error: $at 0): $to: element (0, 0) of 'tmem' is at tensor-memory lane 128 "
+      . "(allocated_addr= 0x00800000, TLane 0), outside lanes 0..127" ],
+    [ no_alloc => "$bad:140:5: error: $at 0): $to: the CTA has no tensor memory: no T.ptx.tcgen05.alloc ran before "
+      . "this copy" ],
+    [ sync_copy => "$bad:162:5: error: $at 0): $no" ],
+    [ element_load => "$bad:182:17: error: $at 0): $no" ],
+    # warps 1 and 3 add 8 to the address
+    [ non_uniform => "$bad:203:5: error: $at 32): $to: the allocated_addr= of 'tmem' differs within warpgroup 0 "
+      . "(0x00000000 in thread 0, 0x00000008 here): the warpgroup's tcgen05.ld/st take one address" ],
+    [ cta_scope => "$bad:225:5: error: $at 0): copy_async through tcgen05_ldst is a warpgroup's copy: write it as "
+      . "Tx.wg.copy_async, not at cta scope" ],
+);
+for my $e (@errors) {
+    my ($k, $want) = @$e;
+    my $rc = system("'$bin/txc-emu' --kernel $k --seed 1 $bad >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my ($first) = split /\n/, slurp("$tmp/err");
+    $first //= '';
+    ok($rc == 1 && $first eq $want && slurp("$tmp/out") eq '', "error: $k", "want (exit 1): $want",
+       "got (exit $rc): $first");
+}
+# txc's dispatch refuses wrong_quarter's layout (no tcgen05.ld/st shape's): the emulator of the source must catch it
+$rc = system("'$bin/txc' --emit=ir --arch=sm_100a $bad -o '$tmp/bad.ir' >'$tmp/out' 2>'$tmp/err'") >> 8;
+my $err = slurp("$tmp/err");
+ok($rc == 1 && $err =~ /^\Q$bad\E:77:5: error: no variant of Tx.wg.copy_async can run this copy:\n(    .*\n){2}(    .*\n)*?    tcgen05_ldst  10  tcgen05_ldst: the layout of the registers 'R' is no tcgen05.ld\/st shape's/m,
+   "wrong_quarter: txc's dispatch refuses the layout too", $err);
+
 done();
