@@ -98,3 +98,23 @@ int int_eval(const Expr *e, IntEnv *env, int64_t *out)
 		return IV_UNKNOWN;
 	}
 }
+
+/* A condition's names for thread tid (ctx, an int64_t): thread launch ids
+ * are known, grid ones the same for every thread of the CTA, a let-bound
+ * name its definition, a loop variable or parameter uniform, and a variable
+ * assigned at run time (perhaps per thread) unknown. The evaluator's budget
+ * keeps chains of definitions that use the previous one twice from taking
+ * exponential time; past it the answer is unknown, which the callers treat
+ * as "cannot tell" rather than guess. */
+int int_thread_name(IntEnv *env, const Expr *e, int64_t *out)
+{
+	if (!e->var || e->var->mut)
+		return IV_UNKNOWN;
+	if (grid_launch(e->var->launch))
+		return IV_UNIFORM;
+	if (thread_launch(e->var->launch)) {
+		*out = launch_value(thread_launch(e->var->launch), *(const int64_t *)env->ctx);
+		return IV_KNOWN;
+	}
+	return e->var->def ? IV_FOLLOW : IV_UNIFORM;
+}

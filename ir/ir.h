@@ -733,6 +733,10 @@ struct IntEnv {
  * as good as its worst operand; past the budget, or on an overflow,
  * IV_UNKNOWN. */
 int int_eval(const Expr *e, IntEnv *env, int64_t *out);
+/* The names of a condition for thread *(int64_t *)env->ctx of the CTA:
+ * thread launch ids known, grid ids and loop variables uniform, let-bound
+ * names followed, run-time variables unknown. */
+int int_thread_name(IntEnv *env, const Expr *e, int64_t *out);
 
 /* ---- variants/: the copy variants, their families and plans ----------------- */
 
@@ -794,6 +798,11 @@ int variant_lookup(int op, const char *name);
 int variant_for(int op, int src, int dst, bool mbar);
 /* Whether the variant moves data from scope src to scope dst. */
 bool variant_moves(const Variant *v, int src, int dst);
+/* A tcgen05_ldst copy between regions dst and src that reads rows [0:64]
+ * of a datapath D buffer with a 64-row .16x*b fragment: by TVM's
+ * convention its low half-slab, row r in lane 32 (r / 16) + r % 16 (the
+ * emulator places the rows so). */
+bool tcgen05_half_slab(const Value *dst, const Value *src);
 /* How a copy of the variant into scope dst completes (DONE_*). */
 int variant_done(const Variant *v, int dst);
 /* Whether bits is one of the variant's access widths. */

@@ -171,8 +171,8 @@ const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int6
 	int bits = dtypes[dt].bits;
 	if (bits != 16 && bits != 32)
 		return xprintf("tcgen05_atom_layout: dtype %s is not 16 or 32 bits wide", dtypes[dt].name);
-	if (rows != 128 && rows != 64)
-		return xprintf("tcgen05_atom_layout: rows must be 64 or 128 (got %lld)", (long long)rows);
+	if (rows != 128 && rows != 64 && rows != 32)
+		return xprintf("tcgen05_atom_layout: rows must be 64 or 128, or 32 for .32x32b (got %lld)", (long long)rows);
 	int64_t cols32 = cols * bits / 32;
 	if (cols <= 0 || cols * bits % 32)
 		return xprintf("tcgen05_atom_layout: %lld %s columns do not fill whole 32-bit columns",
@@ -192,17 +192,19 @@ const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int6
 		               (long long)cols32, shape, (long long)(cols32 / per_rep),
 		               cols32 % per_rep ? " and a fraction" : "", s->max_num);
 	int id = (int)(s - tcgen05_shapes);
-	if (id == TC_32X32B && rows == 64 && bits != 32)
-		return xprintf("tcgen05_atom_layout: 32x32b with 64 rows holds 32-bit elements only");
+	if (id != TC_32X32B && rows == 32)
+		return xprintf("tcgen05_atom_layout: .%s covers 64 or 128 rows, not 32", shape);
+	if (id == TC_32X32B && rows < 128 && bits != 32)
+		return xprintf("tcgen05_atom_layout: 32x32b with %lld rows holds 32-bit elements only", (long long)rows);
 	int64_t P = pack; /* m strides count elements */
 	if (id == TC_32X32B) {
 		if (rows == 128) {
 			layout_push(l, false, 128, 1, AX_TIDINWG);
 			layout_push(l, false, cols, 1, AX_M);
-		} else {
-			layout_push(l, false, 64, 1, AX_TIDINWG);
-			layout_push(l, false, 2, 64, AX_TIDINWG);
-			layout_push(l, false, cols / 2, 1, AX_M);
+		} else { /* datapaths B (64 rows) and G (32): the columns split over 128 / rows lane groups */
+			layout_push(l, false, rows, 1, AX_TIDINWG);
+			layout_push(l, false, 128 / rows, rows, AX_TIDINWG);
+			layout_push(l, false, cols / (128 / rows), 1, AX_M);
 		}
 		return NULL;
 	}

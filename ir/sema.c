@@ -1444,6 +1444,7 @@ static void kernel(Sema *S, Stmt *s)
 	}
 	check_grid(S, f);
 	check_thread_axes(S, f);
+	check_tmem_allocs(S, f);
 	pool_check(S, f);
 	int64_t used = smem_plan(f);
 	if (f->dyn_smem && f->dyn_smem < used)

@@ -178,4 +178,7 @@ int tvm_view_dtype(Sema *S, Expr *call);         /* X.view("uint32") -> T.decl_b
 /* The message for TVM's statement form T.ptx.elect_sync(d, p, membermask). */
 #define elect_sync_form "T.ptx.elect_sync(d, p, membermask), TVM's form with outputs, is not supported: txc's " \
 	"T.ptx.elect_sync() is a boolean over the active threads, as in `if T.ptx.elect_sync():`"
+/* tmem.c: the tensor-memory allocation rules of a whole kernel */
+void check_tmem_allocs(Sema *S, Func *f);
+
 #endif

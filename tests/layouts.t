@@ -79,6 +79,10 @@ my %expect = (
     },
     reg_rows => sub { my ($A) = @_; map { $A->[$_] } 0 .. 255 },
     reg_one => sub { my ($A) = @_; (@$A[0 .. 31], @$A[0 .. 31]) },
+    reg_dynamic_start => sub {
+        my ($A) = @_;                                           # A is (32, 32)
+        map { my ($t, $j) = (int($_ / 32), $_ % 32); $A->[$t * 32 + 4 * (7 - int($j / 4)) + $j % 4] } 0 .. 1023;
+    },
     reg_uneven => sub {
         my ($A) = @_;                                           # A is (24, 128)
         map { $A->[int($_ / 64) * 128 + 32 + $_ % 64] } 0 .. 1535;

@@ -171,7 +171,7 @@ my @errors = (
       . "with T.ptx.tcgen05.dealloc before the kernel ends)" ],
     [ outside => "$bad:105:5: error: $at 0): tcgen05.st: warp 0 accesses tensor-memory columns 30..33, but column 32 "
       . "is not allocated (allocated: columns 0..31)" ],
-    [ over_alloc => "$bad:124:9: error: $at 0): tcgen05.alloc of 256 columns: 128 of the 512 columns are free, no "
+    [ over_alloc => "$bad:125:9: error: $at 0): tcgen05.alloc of 256 columns: 256 of the 512 columns are free, no "
       . "256 of them together (aligned to 256); on the GPU the alloc would block until a dealloc frees them, which "
       . "the emulator (lockstep) cannot wait for" ],
     [ ld_no_wait => "$bad:147:14: error: $at 0): this reads a register that the tcgen05.ld at $bad:146 has not "

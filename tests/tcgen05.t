@@ -23,13 +23,15 @@ my ($top, $bin, $tmp) = txc_paths();
 my $nvcc = -x '/usr/local/cuda/bin/nvcc' || grep { -x "$_/nvcc" } split /:/, $ENV{PATH} // '';
 
 my %shape = ('32x32b' => [32, 32], '16x64b' => [16, 64], '16x128b' => [16, 128], '16x256b' => [16, 256]);
-my %bits = (float32 => 32, float16 => 16);
+my %bits = (float32 => 32, float16 => 16, bfloat16 => 16);
 
 sub kernel {
     my ($c) = @_;
     my ($dp, $trows, $tcols) = @{ $c->{tmem} };
     my $sub = $c->{sub} ? ", sub_slab=$c->{sub}" : '';
     my $treg = $c->{treg} // ':, :';
+    my $lreg = $c->{slice} ? ":, $c->{slice}[0]:" . ($c->{slice}[0] + $c->{slice}[1]) : ':, :';
+    my $tlayout = $c->{tlayout} // "tmem_datapath_layout(\"$dp\", $trows, $tcols$sub)";
     my $scope = $c->{scope} // 'wg';
     my $pre = $c->{pre} ? "    $c->{pre}\n" : '';
     my $frag = $c->{frag} // "T.alloc_tcgen05_ldst_frag(\"$c->{shape}\", ($c->{rows}, $c->{cols}), \"$c->{dt}\")";
@@ -38,7 +40,7 @@ sub kernel {
     return <<"EOF";
 from tvm.script import tir as T
 from tvm.script import tirx as Tx
-from tvm.tirx.layout import S, TileLayout, tmem_datapath_layout
+from tvm.tirx.layout import S, TCol, TileLayout, TLane, tmem_datapath_layout
 from tvm.tirx.layout import tid_in_wg as axis_tid_in_wg
 
 
@@ -54,12 +56,12 @@ def k(A_ptr: T.handle):
         T.ptx.tcgen05.alloc(T.address_of(tmem_addr), n_cols=$ncols, cta_group=1)
     T.cuda.cta_sync()
     tmem = T.decl_buffer(($trows, $tcols), "$c->{dt}", scope="tmem", allocated_addr=tmem_addr[0],
-                         layout=tmem_datapath_layout("$dp", $trows, $tcols$sub))
+                         layout=$tlayout)
 $pre    R = $frag
-    Tx.$scope.copy_async(tmem[$treg], R[:, :])
+    Tx.$scope.copy_async(tmem[$treg], R[$lreg])
     T.ptx.tcgen05.wait.st()
     T.cuda.cta_sync()
-    Tx.$scope.copy_async(R[:, :], tmem[$treg])
+    Tx.$scope.copy_async(R[$lreg], tmem[$treg])
     T.ptx.tcgen05.wait.ld()
     T.cuda.cta_sync()
     if warp_id == 0:
@@ -77,16 +79,23 @@ sub expected {
     my $cols32 = $c->{cols} * $bits / 32;
     my $rep_cols = $b / 32;                                   # 32-bit columns a warp's repetition covers
     my $per_rep = $lanes == 32 ? $rep_cols * 128 / $c->{rows} : $rep_cols;
-    my $num = $cols32 / $per_rep;
-    my $regs = $lanes * $b / 1024 * $num;                     # registers per thread per issue
+    my $rep_regs = $lanes * $b / 1024;                        # registers per thread per repetition
+    my $slab_regs = $rep_regs * $cols32 / $per_rep;           # of the whole fragment, per slab
+    my ($s0, $w) = $c->{slice} ? @{ $c->{slice} } : (0, $c->{cols});
+    my $num = $w * $bits / 32 / $per_rep;                     # a column slice: its repetitions
+    my $reg0 = $s0 * $bits / 32 / $per_rep * $rep_regs;       # and its first register in the slab
+    my $regs = $rep_regs * $num;                              # registers per thread per issue
     my $slabs = $lanes == 16 ? $c->{rows} / 64 : 1;
-    my $col = ($c->{c0} // 0) / $pack;
+    # a 16-bit element per 32-bit column (TCol stride 2): .pack::16b, the
+    # same registers, the column is the element's
+    my $col = $c->{unpacked} ? ($c->{c0} // 0) : ($c->{c0} // 0) / $pack;
+    my $pk = $c->{unpacked} ? 'True' : 'False';
     my @lines;
     for my $dir ('st', 'ld') {
         for my $s (0 .. $slabs - 1) {
             my $row = $lanes == 16 ? 16 * (($c->{sub} // 0) + $s) : 0;
-            my @r = map { "R_regs[" . (($s * $regs + $_) * $pack) . "]" } 0 .. $regs - 1;
-            push @lines, "T.ptx.tcgen05.$dir(tmem_addr[0], $row, $col, \"$c->{shape}\", $num, False, " . join(', ', @r) . ")";
+            my @r = map { "R_regs[" . (($s * $slab_regs + $reg0 + $_) * $pack) . "]" } 0 .. $regs - 1;
+            push @lines, "T.ptx.tcgen05.$dir(tmem_addr[0], $row, $col, \"$c->{shape}\", $num, $pk, " . join(', ', @r) . ")";
         }
     }
     @lines;
@@ -103,12 +112,40 @@ my @cases = (
     { name => '.16x128b (128, 64) float32, D', shape => '16x128b', rows => 128, cols => 64, dt => 'float32', tmem => ['D', 128, 64] },
     { name => '.16x256b (128, 64) float16, D', shape => '16x256b', rows => 128, cols => 64, dt => 'float16', tmem => ['D', 128, 64] },
     { name => '.16x64b (128, 8) float32, D (num 4)', shape => '16x64b', rows => 128, cols => 8, dt => 'float32', tmem => ['D', 128, 8] },
+    # TVM's convention: rows [0:64] of D with a 64-row .16x*b fragment are the low half-slab: one issue at row 0
+    { name => '.16x64b (64, 16) float32, rows 0:64 of D', shape => '16x64b', rows => 64, cols => 16, dt => 'float32', tmem => ['D', 128, 16], treg => '0:64, 0:16' },
+    { name => '.16x256b (64, 64) float16, rows 0:64 of D, window 32:96', shape => '16x256b', rows => 64, cols => 64, dt => 'float16', tmem => ['D', 128, 128], treg => '0:64, 32:96', c0 => 32 },
     # datapath F (64 rows): one issue at row 16 x sub_slab
     { name => '.16x64b (64, 16) float32, F sub-slab 0', shape => '16x64b', rows => 64, cols => 16, dt => 'float32', tmem => ['F', 64, 16] },
     { name => '.16x128b (64, 32) float16, F sub-slab 1: row 16', shape => '16x128b', rows => 64, cols => 32, dt => 'float16', tmem => ['F', 64, 32], sub => 1 },
     { name => '.16x256b (64, 32) float32, F sub-slab 1', shape => '16x256b', rows => 64, cols => 32, dt => 'float32', tmem => ['F', 64, 32], sub => 1 },
     # datapath B (64 rows, N columns in two halves): one .32x32b issue, num = N / 2
     { name => '.32x32b (64, 32) float32, B: num 16', shape => '32x32b', rows => 64, cols => 32, dt => 'float32', tmem => ['B', 64, 32] },
+    # datapath G (32 rows, N columns in four quarters, one per warp): num = N / 4
+    { name => '.32x32b (32, 64) float32, G: num 16', shape => '32x32b', rows => 32, cols => 64, dt => 'float32', tmem => ['G', 32, 64] },
+    { name => '.32x32b (32, 4) float32, G: num 1', shape => '32x32b', rows => 32, cols => 4, dt => 'float32', tmem => ['G', 32, 4] },
+    # a 16-bit element per 32-bit column (TCol stride 2): .pack::16b / .unpack::16b
+    { name => '.32x32b (128, 16) float16, one per column: pack, num 8', shape => '32x32b', rows => 128, cols => 16, dt => 'float16', tmem => ['D', 128, 16],
+      unpacked => 1, tlayout => 'TileLayout(S[(128, 16) : (1 @ TLane, 2 @ TCol)])' },
+    { name => '.32x32b (128, 8) float16, one per column, window 8:16: column 8', shape => '32x32b', rows => 128, cols => 8, dt => 'float16', tmem => ['D', 128, 32],
+      unpacked => 1, tlayout => 'TileLayout(S[(128, 32) : (1 @ TLane, 2 @ TCol)])', treg => ':, 8:16', c0 => 8 },
+    { name => '.16x64b (128, 32) float16, one per column: pack, rows 0 and 16', shape => '16x64b', rows => 128, cols => 32, dt => 'float16', tmem => ['D', 128, 32],
+      unpacked => 1, tlayout => 'TileLayout(S[(128, 32) : (1 @ TLane, 2 @ TCol)])' },
+    { name => '.16x128b (64, 16) float16, one per column, F sub-slab 1', shape => '16x128b', rows => 64, cols => 16, dt => 'float16', tmem => ['F', 64, 16], sub => 1,
+      unpacked => 1, tlayout => 'TileLayout(S[(4, 16, 16) : (32 @ TLane, 1 @ TLane, 2 @ TCol)] + 16 @ TLane)' },
+    { name => '.16x256b (64, 64) bfloat16, one per column, F', shape => '16x256b', rows => 64, cols => 64, dt => 'bfloat16', tmem => ['F', 64, 64],
+      unpacked => 1, tlayout => 'TileLayout(S[(4, 16, 64) : (32 @ TLane, 1 @ TLane, 2 @ TCol)])' },
+    # a column slice of a wider fragment: whole repetitions, its registers
+    { name => '.32x32b (128, 32) float32, columns 8:16 of it, window 0:8', shape => '32x32b', rows => 128, cols => 32, dt => 'float32', tmem => ['D', 128, 8],
+      slice => [8, 8] },
+    { name => '.32x32b (128, 64) float16, columns 32:48 of it, window 16:32', shape => '32x32b', rows => 128, cols => 64, dt => 'float16', tmem => ['D', 128, 64],
+      slice => [32, 16], treg => ':, 16:32', c0 => 16 },
+    { name => '.16x64b (128, 64) float32, columns 16:32 of it: both slabs', shape => '16x64b', rows => 128, cols => 64, dt => 'float32', tmem => ['D', 128, 16],
+      slice => [16, 16] },
+    { name => '.16x128b (64, 64) float32, columns 32:64 of it, F', shape => '16x128b', rows => 64, cols => 64, dt => 'float32', tmem => ['F', 64, 32],
+      slice => [32, 32] },
+    { name => '.16x256b (128, 64) float16, columns 48:64 of it, window 32:48', shape => '16x256b', rows => 128, cols => 64, dt => 'float16', tmem => ['D', 128, 64],
+      slice => [48, 16], treg => ':, 32:48', c0 => 32 },
 );
 
 my $k = 0;
@@ -147,8 +184,30 @@ refuse('datapath B with a .16x256b fragment',
        "tcgen05_ldst: datapath B of 'tmem' with a .16x256b fragment: B splits the columns into two halves in lanes 0-63 and 64-127, which only a .32x32b (64, N) fragment reads",
        shape => '16x256b', rows => 64, cols => 64, dt => 'float32', tmem => ['B', 64, 64]);
 refuse('datapath B on a column sub-window',
-       "tcgen05_ldst: datapath B on the column sub-window [:, 0:32] of 'tmem': B's columns are split in two halves, so only the whole (64, 64) tile is one transfer",
+       "tcgen05_ldst: datapath B on the column sub-window [:, 0:32] of 'tmem': B's columns are split in two halves, so only the full (64, N) tile, (64, 64), is one transfer",
        shape => '32x32b', rows => 64, cols => 32, dt => 'float32', tmem => ['B', 64, 64], treg => ':, 0:32');
+refuse('rows 0:32 of datapath D',
+       "tcgen05_ldst: not supported yet: rows [0:32] of the tensor memory 'tmem': copy all of its rows",
+       shape => '32x32b', rows => 128, cols => 8, dt => 'float32', tmem => ['D', 128, 32], treg => '0:32, 0:32');
+refuse('rows 64:128 of datapath D with a 64-row .16x64b fragment',
+       "tcgen05_ldst: not supported yet: rows [64:128] of the tensor memory 'tmem' (a 64-row .16x*b fragment reads rows [0:64] of a datapath D buffer, its low half-slab)",
+       shape => '16x64b', rows => 64, cols => 16, dt => 'float32', tmem => ['D', 128, 16], treg => '64:128, 0:16');
+# datapath G, column slices
+refuse('datapath G with a .16x64b fragment',
+       "tcgen05_ldst: datapath G of 'tmem' with a .16x64b fragment: G splits the columns into four quarters, one per warp's lanes, which only a .32x32b (32, N) fragment reads",
+       shape => '16x64b', rows => 64, cols => 16, dt => 'float32', tmem => ['G', 32, 32]);
+refuse('a 128-row .32x32b fragment against datapath G',
+       "tcgen05_ldst: a 128-row .32x32b fragment against the 32-row datapath G of 'tmem' (that fragment is datapath D's)",
+       shape => '32x32b', rows => 128, cols => 8, dt => 'float32', tmem => ['G', 32, 32]);
+refuse('a column slice of a 64-row .32x32b fragment',
+       "tcgen05_ldst: the register fragment 'R' is a 64-row .32x32b fragment, whose columns are split across the warps: only all 32 columns of it are one transfer, not [0:16]",
+       shape => '32x32b', rows => 64, cols => 32, dt => 'float32', tmem => ['B', 64, 16], slice => [0, 16]);
+refuse('a column slice of part of a repetition',
+       "tcgen05_ldst: the columns [4:12] of the register fragment 'R' are not whole repetitions of .16x256b (8 float32 columns each, a power of two of them, starting at a multiple)",
+       shape => '16x256b', rows => 64, cols => 64, dt => 'float32', tmem => ['F', 64, 8], slice => [4, 8]);
+refuse('a column slice of three repetitions',
+       "tcgen05_ldst: the columns [0:24] of the register fragment 'R' are not whole repetitions of .16x256b (8 float32 columns each, a power of two of them, starting at a multiple)",
+       shape => '16x256b', rows => 64, cols => 64, dt => 'float32', tmem => ['F', 64, 24], slice => [0, 24]);
 # and the scope, and a register layout of no shape (each shape's reason)
 refuse('at CTA scope',
        "tcgen05_ldst: tcgen05_ldst is a warpgroup's copy: write it as Tx.wg.copy_async, not at cta scope",

@@ -12,26 +12,6 @@
 
 /* ---- which threads run the op ----------------------------------------------- */
 
-/* A condition's names for thread tid (ctx): thread launch ids are known,
- * grid ones the same for every thread of the CTA, a let-bound name its
- * definition, a loop variable or parameter uniform, and a variable
- * assigned at run time (perhaps per thread) unknown. The evaluator's budget
- * keeps chains of definitions that use the previous one twice from taking
- * exponential time; past it the answer is unknown, which refuses the op
- * with a reason rather than guess. */
-static int thread_name(IntEnv *env, const Expr *e, int64_t *out)
-{
-	if (!e->var || e->var->mut)
-		return IV_UNKNOWN;
-	if (grid_launch(e->var->launch))
-		return IV_UNIFORM;
-	if (thread_launch(e->var->launch)) {
-		*out = launch_value(thread_launch(e->var->launch), *(const int64_t *)env->ctx);
-		return IV_KNOWN;
-	}
-	return e->var->def ? IV_FOLLOW : IV_UNIFORM;
-}
-
 const char *pred_all_threads_active(const Try *t)
 {
 	OpSite *o = t->site;
@@ -43,7 +23,7 @@ const char *pred_all_threads_active(const Try *t)
 		on[tid] = true;
 		for (int c = 0; c < o->nconds; c++) {
 			int64_t v;
-			IntEnv env = { thread_name, 20000, &tid };
+			IntEnv env = { int_thread_name, 20000, &tid };
 			int k = int_eval(o->conds[c], &env, &v);
 			if (k == IV_UNKNOWN)
 				return xprintf("cannot tell which threads run it (condition '%s')", expr_str(o->conds[c]));

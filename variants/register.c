@@ -235,7 +235,7 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	const Value *dst = o->call->args[0]->val, *src = o->call->args[1]->val;
 	bool rd = dst->buffer->scope == SC_LOCAL;
 	const Layout *reg = rd ? p->dst : p->src, *mem = rd ? p->src : p->dst;
-	Expr *mbase = rd ? p->src_base : p->dst_base;
+	Expr *mbase = rd ? p->src_base : p->dst_base, *rbase = rd ? p->dst_base : p->src_base;
 	int paired = plan_paired(p), rfree = reg->nshard - paired, mfree = mem->nshard - paired;
 	ThreadAxis ta[AX_COUNT];
 	Expr *guard;
@@ -290,7 +290,8 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	mg->swizzled = mem->swizzled, mg->swz_m = mem->swz_m, mg->swz_b = mem->swz_b, mg->swz_s = mem->swz_s;
 	const char *f = lower_fresh(L, "f");
 	Expr *fx = p->outer > 1 ? ex_name(f) : ex_int(0);
-	Expr *ra = lower_address(rg, NULL, lower_digits(rg, rdim[0], rdim[1], fx));
+	/* a run-time start of the register region moves its storage offset */
+	Expr *ra = lower_address(rg, rbase, lower_digits(rg, rdim[0], rdim[1], fx));
 	for (int j = 0; j < nown; j++) {
 		/* the digit of a thread's own unpaired iter at its element f * vec */
 		int64_t in = 1;
