@@ -1,22 +1,21 @@
-# tcgen05_tile_gen.pl [--cases] [--pack16]: a .tx module (on stdout) for
+# tcgen05_tile_gen.pl [--cases]: a .tx module (on stdout) for
 # tests/tcgen05-tile.t with one kernel per case below, each a round trip
 # through the SOURCE tile op Tx.wg.copy_async between a warpgroup's
-# registers and tensor memory (the tcgen05_ldst variant's pairs of register
-# layout and datapath, variants/tcgen05.c). With --cases: one line per
-# kernel instead, "name shape rows cols dtype datapath sub tcols c0 pad
-# tcol_stride", for the test's model. With --pack16: the float16 cases
-# whose tensor memory has TCol stride 2 (datapath "P": lane r, TCol 2 c,
-# one element in the low half of each 32-bit column: the .pack::16b /
-# .unpack::16b form), in a module of their own.
+# registers and tensor memory (the pairs of register layout and datapath
+# the tcgen05_ldst variant takes, variants/tcgen05.c). With --cases: one
+# line per kernel instead, "name shape rows cols dtype datapath sub tcols
+# c0 pad tcs slices", for the test's model.
 #
 # Each kernel: 128 threads (4 warps); warp 0 allocates, first `pad`
 # columns it never uses when pad > 0 (so that the tensor memory's address
 # is not column 0), then the columns of the tensor-memory buffer tmem
-# (tcols wide, in tmem_datapath_layout(datapath, ...)); the warpgroup
-# copies A into the fragment Ra (T.alloc_tcgen05_ldst_frag(shape, (rows,
-# cols), dtype)), stores it to tmem[:, c0:c0 + cols] (wait.st), loads that
-# window back into Rb (wait.ld) and copies Rb to B; warp 0 frees the
-# columns.
+# (tcols wide, in tmem_datapath_layout(datapath, ...), or with tcs = 2
+# that layout with its TCol stride doubled: float16 elements one per 32-bit
+# column, the .pack::16b form); the warpgroup copies A into the fragment
+# Ra (T.alloc_tcgen05_ldst_frag(shape, (rows, cols), dtype)), stores it to
+# tmem[:, c0:c0 + cols] (in `slices` copies of equal column slices of the
+# fragment when slices > 1), waits (wait.st), loads the window back into
+# Rb the same way (wait.ld) and copies Rb to B; warp 0 frees the columns.
 use strict;
 use warnings;
 
@@ -24,7 +23,7 @@ my %bits = (float32 => 32, float16 => 16);
 my %regs = ("32x32b" => 1, "16x64b" => 1, "16x128b" => 2, "16x256b" => 4);    # per repetition (ptx.md)
 my %cols = ("32x32b" => 1, "16x64b" => 2, "16x128b" => 4, "16x256b" => 8);    # 32-bit columns per repetition
 
-# [shape, rows, cols, dtype, datapath, sub, tcols, c0, pad]
+# [shape, rows, cols, dtype, datapath, sub, tcols, c0, pad, tcs, slices]
 my @cases;
 for my $dt ("float32", "float16") {
     my $per = 32 / $bits{$dt};
@@ -40,22 +39,27 @@ for my $dt ("float32", "float16") {
         }
     }
 }
-# datapath B: (64, N) float32, .32x32b, num = N / 2
+# datapath B: (64, N) float32, .32x32b, num = N / 2; G: (32, N), num = N / 4
 push @cases, map { ["32x32b", 64, $_, "float32", "B", 0, $_, 0, 0] } 2, 8, 64, 256;
+push @cases, map { ["32x32b", 32, $_, "float32", "G", 0, $_, 0, 0] } 4, 16, 128, 512;
 # column windows [:, c0:c0 + cols] of a wider buffer; allocations not at column 0
 push @cases, ["32x32b", 128, 16, "float32", "D", 0, 64, 32, 0], ["32x32b", 128, 8, "float16", "D", 0, 32, 8, 0],
     ["16x128b", 128, 16, "float16", "D", 0, 64, 40, 0], ["16x64b", 64, 8, "float32", "F", 1, 32, 20, 0],
     ["16x256b", 64, 32, "float16", "F", 0, 96, 64, 0], ["32x32b", 128, 8, "float32", "D", 0, 8, 0, 32],
     ["16x64b", 128, 8, "float16", "D", 0, 24, 16, 32], ["32x32b", 64, 16, "float32", "B", 0, 16, 0, 32],
-    ["16x128b", 64, 16, "float32", "F", 1, 64, 16, 64];
+    ["16x128b", 64, 16, "float32", "F", 1, 64, 16, 64], ["32x32b", 32, 8, "float32", "G", 0, 8, 0, 64];
+$_->[9] = 1, $_->[10] = 1 for @cases;
+# float16, one per 32-bit column (TCol stride 2: .pack::16b / .unpack::16b)
+push @cases, map { [@$_, 2, 1] } ["32x32b", 128, 8, "float16", "D", 0, 8, 0, 0],
+    ["32x32b", 128, 64, "float16", "D", 0, 64, 0, 0], ["16x128b", 128, 16, "float16", "D", 0, 32, 8, 32],
+    ["16x256b", 128, 64, "float16", "D", 0, 64, 0, 0], ["16x64b", 128, 256, "float16", "D", 0, 256, 0, 0],
+    ["16x64b", 64, 8, "float16", "F", 0, 8, 0, 0], ["16x256b", 64, 32, "float16", "F", 0, 32, 0, 0];
+# column slices of the fragment, each a copy of its own
+push @cases, ["32x32b", 128, 32, "float32", "D", 0, 32, 0, 0, 1, 2], ["16x256b", 128, 64, "float16", "D", 0, 64, 0, 0, 1, 4],
+    ["16x64b", 64, 16, "float32", "F", 1, 16, 0, 0, 1, 2], ["32x32b", 128, 32, "float16", "D", 0, 32, 0, 0, 2, 2],
+    ["16x128b", 128, 32, "float32", "D", 0, 64, 16, 0, 1, 2];
 
-$_->[9] = 1 for @cases;
-my %opt = map { $_ => 1 } @ARGV;
-if ($opt{"--pack16"}) {
-    @cases = map { [@$_, 2] } ["32x32b", 128, 8, "float16", "P", 0, 8, 0, 0], ["32x32b", 128, 64, "float16", "P", 0, 64, 0, 0],
-        ["16x128b", 128, 16, "float16", "P", 0, 32, 8, 32], ["16x256b", 128, 64, "float16", "P", 0, 64, 0, 0];
-}
-if ($opt{"--cases"}) {
+if (@ARGV && $ARGV[0] eq "--cases") {
     print join(" ", "k$_", @{ $cases[$_] }), "\n" for 0 .. $#cases;
     exit 0;
 }
@@ -64,19 +68,32 @@ print "# generated by tests/emu/tcgen05_tile_gen.pl\n";
 print "from tvm.script import tir as T\nfrom tvm.script import tirx as Tx\n";
 print "from tvm.tirx.layout import S, TCol, TileLayout, TLane, tmem_datapath_layout\n";
 for my $k (0 .. $#cases) {
-    my ($shape, $rows, $cols, $dt, $dp, $sub, $tcols, $c0, $pad, $tcs) = @{ $cases[$k] };
+    my ($shape, $rows, $cols, $dt, $dp, $sub, $tcols, $c0, $pad, $tcs, $slices) = @{ $cases[$k] };
     my $ncols = 32;
     $ncols *= 2 while $ncols < $tcols * $tcs * $bits{$dt} / 32;
+    my $trows = { D => 128, F => 64, B => 64, G => 32 }->{$dp};
     my $sl = $sub ? ", sub_slab=$sub" : "";
-    my $win = $c0 || $tcols != $cols ? "$c0:" . ($c0 + $cols) : ":";
-    my $trows = $dp eq "D" || $dp eq "P" ? 128 : 64;
-    my $layout = $dp eq "P" ? "TileLayout(S[($trows, $tcols) : (1 @ TLane, 2 @ TCol)])"
-                            : "tmem_datapath_layout(\"$dp\", $trows, $tcols$sl)";
+    my $layout = "tmem_datapath_layout(\"$dp\", $trows, $tcols$sl)";
+    if ($tcs == 2) {    # D's or F's (sub-slab 0) layout with the TCol stride doubled
+        die "tcgen05_tile_gen.pl: TCol stride 2 of datapath $dp sub-slab $sub\n" unless $dp eq "D" || ($dp eq "F" && !$sub);
+        $layout = $dp eq "D" ? "TileLayout(S[($trows, $tcols) : (1 @ TLane, 2 @ TCol)])"
+                             : "TileLayout(S[(4, 16, $tcols) : (32 @ TLane, 1 @ TLane, 2 @ TCol)])";
+    }
     my ($pa, $pf) = ("", "");
     if ($pad) {
         $pa = "        T.ptx.tcgen05.alloc(T.address_of(pad_addr), n_cols=$pad, cta_group=1)\n";
         $pf = "        T.ptx.tcgen05.dealloc(pad_addr[0], n_cols=$pad, cta_group=1)\n";
     }
+    # the copies: slice i of the fragment <-> its window of tmem
+    my $w = $cols / $slices;
+    my (@st, @ld);
+    for my $i (0 .. $slices - 1) {
+        my $reg = $slices > 1 ? $i * $w . ":" . ($i + 1) * $w : ":";
+        my $tm = $c0 || $tcols != $cols || $slices > 1 ? ($c0 + $i * $w) . ":" . ($c0 + ($i + 1) * $w) : ":";
+        push @st, "    Tx.wg.copy_async(tmem[:, $tm], Ra[:, $reg])\n";
+        push @ld, "    Tx.wg.copy_async(Rb[:, $reg], tmem[:, $tm])\n";
+    }
+    my ($st, $ld) = (join("", @st), join("", @ld));
     print <<"END";
 
 
@@ -97,11 +114,9 @@ $pa        T.ptx.tcgen05.alloc(T.address_of(tmem_addr), n_cols=$ncols, cta_group
     Ra = T.alloc_tcgen05_ldst_frag("$shape", ($rows, $cols), "$dt")
     Rb = T.alloc_tcgen05_ldst_frag("$shape", ($rows, $cols), "$dt")
     Tx.wg.copy(Ra[:, :], A[:, :])
-    Tx.wg.copy_async(tmem[:, $win], Ra[:, :])
-    T.ptx.tcgen05.wait.st()
+$st    T.ptx.tcgen05.wait.st()
     T.cuda.cta_sync()
-    Tx.wg.copy_async(Rb[:, :], tmem[:, $win])
-    T.ptx.tcgen05.wait.ld()
+$ld    T.ptx.tcgen05.wait.ld()
     Tx.wg.copy(B[:, :], Rb[:, :])
     T.cuda.cta_sync()
     if warp_id == 0:
