@@ -726,6 +726,7 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 			return;
 		}
 		c->a = cx(C, t->alloc_addr);
+		c->tc_half = tcgen05_half_slab(e->args[0]->val, e->args[1]->val);
 	}
 	if (done == DONE_MBAR_TX)
 		c->b = caddr(C, mb->value);

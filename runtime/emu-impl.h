@@ -158,6 +158,8 @@ typedef struct CStmt {
 	CExpr *mask;       /* C_TMA (a load), C_COPY_ASYNC (tma): cta_mask=, the multicast CTAs, or NULL */
 	const char *msg;   /* C_FAIL */
 	int tc_shape, tc_num, tc_pack, nregs; /* C_TCGEN05 ld/st: the shape (tcgen05_shapes), num, pack/unpack */
+	bool tc_half;      /* C_COPY_ASYNC (tensor memory): rows [0:64] of datapath D against a 64-row .16x*b
+	                    * fragment, by TVM's convention the low half-slab (tcgen05_half_slab) */
 } CStmt;
 
 /* The launch ids: slot = what launch id (IN_CTA_ID dimension dim, ...). */

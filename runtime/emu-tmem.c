@@ -40,6 +40,9 @@
  *   buffer's allocated_addr= (the same in every thread of the warpgroup):
  *       lane   = (addr >> 16) + TLane
  *       column = (addr & 0xFFFF) + TCol * bits / 32
+ *   (rows [0:64] of datapath D against a 64-row .16x*b fragment are, by
+ *   TVM's convention that the variant follows, its low half-slab: TLane r
+ *   is lane 32 (r / 16) + r % 16; tcgen05_half_slab says when)
  *   and, 16 bits wide, the half TCol % 2 of that 32-bit column (bits
  *   [15:0] for an even TCol, as the .b32 ld/st pack elements 2c and 2c+1);
  *   a layout with TCol stride 2 (the .pack::16b form) thus puts each
@@ -560,8 +563,10 @@ bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64
 		const char *te = emu_idx_str(ti, ta->b->ndim);
 		if (!emu_coord(ta, ti, c))
 			return emu_fail(E, s->pos, tf, "%s: the place of element %s of '%s' in tensor memory overflows", op, te, tn);
-		/* lane, 32-bit column and byte in it: TCol counts elements */
-		int64_t lane = (int64_t)(addr >> 16) + c[AX_TLANE];
+		/* lane, 32-bit column and byte in it: TCol counts elements; rows
+		 * [0:64] of D as the low half-slab: row r in lane 32 (r / 16) + r % 16 */
+		int64_t tl = s->tc_half ? 32 * (c[AX_TLANE] / 16) + c[AX_TLANE] % 16 : c[AX_TLANE];
+		int64_t lane = (int64_t)(addr >> 16) + tl;
 		int64_t byte = (int64_t)(addr & 0xFFFF) * 4 + c[AX_TCOL] * es;
 		int64_t col = byte >= 0 ? byte / 4 : -1;
 		if (lane < 0 || lane >= TM_LANES)

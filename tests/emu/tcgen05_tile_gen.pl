@@ -13,7 +13,7 @@
 # that layout with its TCol stride doubled: float16 elements one per 32-bit
 # column, the .pack::16b form); the warpgroup copies A into the fragment
 # Ra (T.alloc_tcgen05_ldst_frag(shape, (rows, cols), dtype)), stores it to
-# tmem[:, c0:c0 + cols] (in `slices` copies of equal column slices of the
+# tmem[:, c0:c0 + cols] (rows [0:64] of D for a 64-row .16x* fragment; in `slices` copies of equal column slices of the
 # fragment when slices > 1), waits (wait.st), loads the window back into
 # Rb the same way (wait.ld) and copies Rb to B; warp 0 frees the columns.
 use strict;
@@ -54,6 +54,9 @@ push @cases, map { [@$_, 2, 1] } ["32x32b", 128, 8, "float16", "D", 0, 8, 0, 0],
     ["32x32b", 128, 64, "float16", "D", 0, 64, 0, 0], ["16x128b", 128, 16, "float16", "D", 0, 32, 8, 32],
     ["16x256b", 128, 64, "float16", "D", 0, 64, 0, 0], ["16x64b", 128, 256, "float16", "D", 0, 256, 0, 0],
     ["16x64b", 64, 8, "float16", "F", 0, 8, 0, 0], ["16x256b", 64, 32, "float16", "F", 0, 32, 0, 0];
+# rows [0:64] of datapath D against a 64-row .16x* fragment: its low half-slab (TVM's convention)
+push @cases, ["16x64b", 64, 16, "float32", "D", 0, 16, 0, 0, 1, 1], ["16x256b", 64, 64, "float16", "D", 0, 128, 32, 0, 1, 1],
+    ["16x128b", 64, 32, "float16", "D", 0, 32, 0, 32, 2, 1], ["16x64b", 64, 32, "float32", "D", 0, 32, 0, 0, 1, 2];
 # column slices of the fragment, each a copy of its own
 push @cases, ["32x32b", 128, 32, "float32", "D", 0, 32, 0, 0, 1, 2], ["16x256b", 128, 64, "float16", "D", 0, 64, 0, 0, 1, 4],
     ["16x64b", 64, 16, "float32", "F", 1, 16, 0, 0, 1, 2], ["32x32b", 128, 32, "float16", "D", 0, 32, 0, 0, 2, 2],
@@ -90,8 +93,9 @@ for my $k (0 .. $#cases) {
     for my $i (0 .. $slices - 1) {
         my $reg = $slices > 1 ? $i * $w . ":" . ($i + 1) * $w : ":";
         my $tm = $c0 || $tcols != $cols || $slices > 1 ? ($c0 + $i * $w) . ":" . ($c0 + ($i + 1) * $w) : ":";
-        push @st, "    Tx.wg.copy_async(tmem[:, $tm], Ra[:, $reg])\n";
-        push @ld, "    Tx.wg.copy_async(Rb[:, $reg], tmem[:, $tm])\n";
+        my $tr = $trows != $rows ? "0:$rows" : ":";    # rows [0:64] of D: the low half-slab
+        push @st, "    Tx.wg.copy_async(tmem[$tr, $tm], Ra[:, $reg])\n";
+        push @ld, "    Tx.wg.copy_async(Rb[:, $reg], tmem[$tr, $tm])\n";
     }
     my ($st, $ld) = (join("", @st), join("", @ld));
     print <<"END";
