@@ -752,6 +752,55 @@ static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 	line(g, call.s);
 }
 
+/* tcgen05.cp: one helper per shape, multicast and cta_group; the address
+ * is taddr + (row << 16) + col (no lane quarter: one thread issues it). */
+static void tcgen05_cp(Gen *g, const Expr *e)
+{
+	/* sema checked the pair (tccp.def) and cta_group */
+	const char *shape = const_str(g, e->args[3]);
+	Kw *mk = call_kw(e, "multicast");
+	const char *mc = mk ? const_str(g, mk->value) : "";
+	int64_t cg = kw_int(g, e, "cta_group", 1);
+	Buf name = {0};
+	bprintf(&name, "txc_tcgen05_cp_%s", shape);
+	if (*mc) /* warpx2::02_13 -> _warpx2_02_13 */
+		bputc(&name, '_');
+	for (const char *p = mc; *p; p++) {
+		bputc(&name, *p == ':' ? '_' : *p);
+		p += *p == ':';
+	}
+	if (cg == 2)
+		bputs(&name, "_cg2");
+	asm_in(g, name.s, "uint32_t taddr, uint32_t row, uint32_t col, uint64_t desc",
+	       xprintf("tcgen05.cp.cta_group::%d.%s%s%s [%%0], %%1;", (int)cg, shape, *mc ? "." : "", mc),
+	       "\"r\"(taddr + (row << 16) + col), \"l\"(desc)");
+	line(g, xprintf("%s(%s, %s, %s, %s);", name.s, cx(g, e->args[0], DT_UINT32).s, cx(g, e->args[1], DT_UINT32).s,
+	                cx(g, e->args[2], DT_UINT32).s, cx(g, e->args[4], DT_UINT64).s));
+}
+
+/* T.cuda.tcgen05.encode_matrix_descriptor: the 64-bit shared-memory matrix
+ * descriptor (tccp.def's swizzle modes; PTX ISA 9.7.16.4.1), written to
+ * the 64-bit element at desc. */
+static void smem_desc(Gen *g, const Expr *e)
+{
+	need_smem(g);
+	if (!have(g, "txc_tcgen05_smem_desc")) {
+		Buf t = {0};
+		bputs(&t, "// the shared-memory matrix descriptor of tcgen05: start >> 4 [13:0], ldo [29:16], sdo [45:32],\n"
+		      "// 0b001 [48:46], base offset [51:49], the swizzle's layout type [63:61]\n"
+		      DEV "uint64_t txc_tcgen05_smem_desc(const void* addr, uint32_t ldo, uint32_t sdo, uint32_t layout, "
+		      "uint32_t base_offset)\n{\n"
+		      "  return (uint64_t)((txc_smem(addr) >> 4) & 0x3FFF) | (uint64_t)(ldo & 0x3FFF) << 16 |\n"
+		      "         (uint64_t)(sdo & 0x3FFF) << 32 | (uint64_t)1 << 46 | (uint64_t)(base_offset & 7) << 49 |\n"
+		      "         (uint64_t)(layout & 7) << 61;\n}\n");
+		add(g, "txc_tcgen05_smem_desc", t.s);
+	}
+	int64_t sw = kw_int(g, e, "swizzle", 0), bo = kw_int(g, e, "base_offset", 0); /* sema: 0 to 4, 0 to 7 */
+	line(g, xprintf("*(uint64_t*)(%s) = txc_tcgen05_smem_desc(%s, %s, %s, %d, %lld);", address(g, e->args[0]).s,
+	                address(g, e->args[1]).s, cx(g, call_kw(e, "ldo")->value, DT_UINT32).s,
+	                cx(g, call_kw(e, "sdo")->value, DT_UINT32).s, smem_swizzles[sw].layout, (long long)bo));
+}
+
 /* The intrinsics that are one fixed PTX instruction: the helper, its
  * parameters, the instruction and its asm inputs, and the call's operands
  * (a: an address, e: a 32-bit value, n: the n_cols keyword). Where the
@@ -1092,6 +1141,12 @@ static void call_stmt(Gen *g, const Expr *e)
 	}
 	case IN_TC_LD: case IN_TC_ST:
 		tcgen05_ldst(g, e, id == IN_TC_LD);
+		return;
+	case IN_TC_CP:
+		tcgen05_cp(g, e);
+		return;
+	case IN_TC_SMEM_DESC:
+		smem_desc(g, e);
 		return;
 	case IN_BAR_SYNC: case IN_BAR_ARRIVE: {
 		bool al = kw_int(g, e, "aligned", 0), count = e->nargs > 1;

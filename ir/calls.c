@@ -422,6 +422,139 @@ static void tcgen05_ldst(Sema *S, Expr *e, Args *a, bool ld)
 		tcgen05_register(S, e->args[i], ld);
 }
 
+static bool int_dtype(int dt, int bits);
+
+/* A 64-bit integer operand (a descriptor): its dtype. */
+static bool int64_operand(Sema *S, Expr *x, const char *what)
+{
+	int dt = x->dtype;
+	if (dt == DT_WEAK_INT || dt == DT_ERROR || (dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT ||
+	                                            dtypes[dt].kind == DK_UINT) && dtypes[dt].bits == 64))
+		return true;
+	error_at(S->d, x->pos, "%s is a 64-bit integer, not %s", what, dtype_str(dt));
+	return false;
+}
+
+/* The value of x when it is an integer constant, or one in an integer
+ * dtype's cast (T.uint64(N)); quietly false otherwise. */
+static bool const_int64(Sema *S, Expr *x, int64_t *out)
+{
+	if (x->val && x->val->kind == V_INT)
+		return *out = x->val->i, true;
+	if (x->kind != E_CALL || x->nargs != 1 || x->nkws)
+		return false;
+	Diag *d = S->d, quiet = { .max_errors = -1 };
+	S->d = &quiet;
+	Value *f = eval(S, x->a), *v = NULL;
+	if (f && !IS_ERR(f) && f->kind == V_DTYPE && (dtypes[f->dtype].kind == DK_INT || dtypes[f->dtype].kind == DK_UINT))
+		v = eval(S, x->args[0]);
+	S->d = d;
+	if (!v || IS_ERR(v) || v->kind != V_INT)
+		return false;
+	*out = v->i;
+	return true;
+}
+
+/* tcgen05.cp(taddr, row, col, shape, desc, multicast=, cta_group=): a
+ * (shape, multicast) pair of tccp.def; a constant descriptor's fixed
+ * fields. */
+static void tcgen05_cp(Sema *S, Expr *e, Args *a)
+{
+	const char *shape = a->pos[3]->s;
+	Kw *mk = kwarg(a, "multicast");
+	const char *mc = mk && mk->value->val ? mk->value->val->s : "";
+	bool known = false;
+	Buf alts = {0};
+	bputs(&alts, "");
+	for (int i = 0; i < TCCP_NSHAPES; i++) {
+		known |= !strcmp(tccp_shapes[i].shape, shape);
+		if (!strcmp(tccp_shapes[i].shape, shape) && *tccp_shapes[i].multicast)
+			bprintf(&alts, "%smulticast=\"%s\"", alts.n ? " or " : "", tccp_shapes[i].multicast);
+	}
+	if (!known)
+		error_at(S->d, e->args[3]->pos, "tcgen05.cp shape \"%s\": PTX has 128x256b, 4x256b, 128x128b, 64x128b and "
+		         "32x128b", shape);
+	else if (!tccp_shape(shape, mc))
+		error_at(S->d, mk ? mk->value->pos : e->args[3]->pos, "tcgen05.cp .%s %s%s%s", shape,
+		         alts.n ? "takes " : "takes no multicast", alts.n ? alts.s : "", *mc ? xprintf(", not \"%s\"", mc) :
+		         alts.n ? " (PTX requires one)" : "");
+	Expr *d = e->args[4];
+	int64_t k;
+	if (int64_operand(S, d, "the shared-memory descriptor") && const_int64(S, d, &k)) {
+		const char *why = smem_desc_invalid((uint64_t)k);
+		if (why)
+			error_at(S->d, d->pos, "the shared-memory descriptor 0x%016llx %s", (unsigned long long)k, why);
+	}
+	cta_group(S, e, a);
+}
+
+/* T.cuda.tcgen05.encode_matrix_descriptor(desc, addr, ldo, sdo, swizzle,
+ * base_offset=): ldo, sdo and swizzle given as operands become keywords
+ * (TVM writes either); desc a 64-bit integer element, addr a 16-byte
+ * aligned shared address; the constant fields in range. */
+static void smem_desc_operands(Sema *S, Expr *e, Args *a)
+{
+	static const char *const names[] = { "ldo", "sdo", "swizzle" };
+	for (int i = 2; i < e->nargs; i++) {
+		Kw *k = call_kw(e, names[i - 2]);
+		if (k) {
+			error_at(S->d, k->pos, "%s() has %s both as operand %d and as a keyword", fn_name(e), names[i - 2], i + 1);
+			return;
+		}
+		call_add_kw(e, names[i - 2], e->args[i], e->args[i]->pos);
+	}
+	e->nargs = a->npos = e->nargs < 2 ? e->nargs : 2;
+	for (int i = 0; i < 3; i++)
+		if (!call_kw(e, names[i])) {
+			error_at(S->d, e->pos, "%s() needs ldo, sdo and swizzle (as operands or keywords); %s is missing",
+			         fn_name(e), names[i]);
+			return;
+		}
+	const char *why = NULL;
+	Expr *off = NULL;
+	Buffer *b = address(S, e->args[0], &off, &why, 0);
+	if (!b)
+		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to a 64-bit integer element, whose place txc "
+		         "cannot find: %s", fn_name(e), why);
+	else if (dtype_bytes(b->dtype) != 8 || (dtypes[b->dtype].kind != DK_INT && dtypes[b->dtype].kind != DK_UINT))
+		error_at(S->d, e->args[0]->pos, "%s() writes a 64-bit descriptor; '%s' is %s", fn_name(e), b->name,
+		         dtypes[b->dtype].name);
+	else if (buffer_root(b)->scope == SC_GLOBAL || buffer_root(b)->scope == SC_TMEM)
+		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to registers or shared memory; '%s' is in %s "
+		         "memory", fn_name(e), b->name, scopes[buffer_root(b)->scope].name);
+	why = NULL;
+	off = NULL;
+	b = address(S, e->args[1], &off, &why, 0);
+	if (!b) {
+		error_at(S->d, e->args[1]->pos, "the matrix's start address must name a shared buffer: %s", why);
+	} else if (!(scopes[buffer_root(b)->scope].flags & SCF_SHARED)) {
+		error_at(S->d, e->args[1]->pos, "the matrix of a shared-memory descriptor is in shared memory; '%s' is in "
+		         "%s memory", b->name, scopes[buffer_root(b)->scope].name);
+	} else {
+		int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), bm;
+		if (mult < 0 || !mul_ok(mult, eb, &bm) || (bm % 16 && mult != 0))
+			error_at(S->d, e->args[1]->pos, "the matrix's start address, element '%s' of '%s' (%lld-byte elements), "
+			         "is not provably 16-byte aligned (the descriptor holds it >> 4)", expr_str(off), b->name,
+			         (long long)eb);
+	}
+	static const struct { const char *name; int64_t hi; const char *what; } f[] = {
+		{ "ldo", 0x3FFF, "the leading byte offset in 16-byte units, 0 to 16383" },
+		{ "sdo", 0x3FFF, "the stride byte offset in 16-byte units, 0 to 16383" },
+		{ "swizzle", SMEM_NSWIZZLES - 1, "0 (none), 1 (32B), 2 (64B), 3 (128B) or 4 (128B with 32-byte atoms)" },
+		{ "base_offset", 7, "0 to 7 (bits [51:49])" },
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		Kw *k = call_kw(e, f[i].name);
+		if (!k)
+			continue;
+		Value *v = k->value->val;
+		if (v && v->kind == V_INT && (v->i < 0 || v->i > f[i].hi))
+			error_at(S->d, k->value->pos, "%s is %s, not %lld", f[i].name, f[i].what, (long long)v->i);
+		else if (i < 2 && !int_dtype(k->value->dtype, 32))
+			error_at(S->d, k->value->pos, "%s is an integer, not %s", f[i].name, dtype_str(k->value->dtype));
+	}
+}
+
 /* The sizes of T.cuda.copy_bytes and T.ptx.cp_async, cp.async's cache
  * operator and prefetch, and the addresses they read and write. */
 static void access_sizes(Sema *S, Expr *e, int id, Args *a)
@@ -776,6 +909,12 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 		return;
 	case IN_TC_LD: case IN_TC_ST:
 		tcgen05_ldst(S, e, a, id == IN_TC_LD);
+		return;
+	case IN_TC_CP:
+		tcgen05_cp(S, e, a);
+		return;
+	case IN_TC_SMEM_DESC:
+		smem_desc_operands(S, e, a);
 		return;
 	case IN_FENCE_ASYNC: {
 		const char *s = e->nargs ? a->pos[0]->s : "shared::cta";

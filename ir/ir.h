@@ -338,6 +338,40 @@ const char *tcgen05_shape_list(const char *last);
 /* The table as Markdown, for doc/txir.md (txc-parse --tcgen05). */
 void print_tcgen05(Buf *b);
 
+/* tcgen05.cp's shapes and the descriptor's swizzle modes (tccp.def). */
+enum {
+#define TCCP_SHAPE(id, shape, mc, rows, bits, rs, rep, reps, split, extra) id,
+#define SMEM_SWIZZLE(arg, layout, pitch, bbits, mshift, name)
+#include "tccp.def"
+#undef TCCP_SHAPE
+#undef SMEM_SWIZZLE
+	TCCP_NSHAPES };
+typedef struct TccpShape {
+	const char *shape, *multicast;
+	int rows, bits;
+	int row_stride, replicas, rep_stride, split, split_extra; /* the lanes of a row: tccp.def */
+} TccpShape;
+extern const TccpShape tccp_shapes[TCCP_NSHAPES];
+/* The row of (shape, multicast) ("" none); NULL if PTX has no such pair. */
+const TccpShape *tccp_shape(const char *shape, const char *multicast);
+/* Source row r's lane, replica j, relative to the address's lane. */
+static inline int tccp_lane(const TccpShape *s, int r, int j)
+{
+	return r * s->row_stride + (r >= s->split ? s->split_extra : 0) + j * s->rep_stride;
+}
+typedef struct SmemSwizzle {
+	int arg, layout, pitch, bbits, mshift;
+	const char *name;
+} SmemSwizzle;
+enum { SMEM_NSWIZZLES = 5 };
+extern const SmemSwizzle smem_swizzles[SMEM_NSWIZZLES];
+/* The mode with the descriptor's layout field (bits [63:61]); NULL: invalid. */
+const SmemSwizzle *smem_swizzle_layout(int layout);
+
+/* Why the 64-bit shared-memory descriptor d is invalid ("has bits [48:46]
+ * ..."), or NULL: its fixed fields (PTX ISA 9.7.16.4.1). */
+const char *smem_desc_invalid(uint64_t d);
+
 /* Modules that `from M import ...` accepts. */
 typedef struct ModuleName { const char *module, *name, *means; } ModuleName;
 const char *import_lookup(const char *module, const char *name, bool *known_module);

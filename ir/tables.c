@@ -338,6 +338,52 @@ const char *tcgen05_shape_list(const char *last)
 	return b.s;
 }
 
+const TccpShape tccp_shapes[TCCP_NSHAPES] = {
+#define TCCP_SHAPE(id, shape, mc, rows, bits, rs, rep, reps, split, extra) \
+	[id] = { shape, mc, rows, bits, rs, rep, reps, split, extra },
+#define SMEM_SWIZZLE(arg, layout, pitch, bbits, mshift, name)
+#include "tccp.def"
+#undef TCCP_SHAPE
+#undef SMEM_SWIZZLE
+};
+
+const TccpShape *tccp_shape(const char *shape, const char *multicast)
+{
+	for (int i = 0; shape && multicast && i < TCCP_NSHAPES; i++)
+		if (!strcmp(tccp_shapes[i].shape, shape) && !strcmp(tccp_shapes[i].multicast, multicast))
+			return &tccp_shapes[i];
+	return NULL;
+}
+
+const SmemSwizzle smem_swizzles[SMEM_NSWIZZLES] = {
+#define TCCP_SHAPE(id, shape, mc, rows, bits, rs, rep, reps, split, extra)
+#define SMEM_SWIZZLE(arg, layout, pitch, bbits, mshift, name) { arg, layout, pitch, bbits, mshift, name },
+#include "tccp.def"
+#undef TCCP_SHAPE
+#undef SMEM_SWIZZLE
+};
+
+const SmemSwizzle *smem_swizzle_layout(int layout)
+{
+	for (int i = 0; i < SMEM_NSWIZZLES; i++)
+		if (smem_swizzles[i].layout == layout)
+			return &smem_swizzles[i];
+	return NULL;
+}
+
+const char *smem_desc_invalid(uint64_t d)
+{
+	if ((d >> 46 & 7) != 1)
+		return xprintf("has bits [48:46] = %d, not the fixed 0b001", (int)(d >> 46 & 7));
+	if (d >> 52 & 1)
+		return "has bit 52 set: the leading byte offset as an absolute address is sm_103a's";
+	if (d >> 53 & 0xFF)
+		return xprintf("has bits [60:53] = 0x%02x, not the fixed 0", (int)(d >> 53 & 0xFF));
+	if (!smem_swizzle_layout((int)(d >> 61)))
+		return xprintf("has swizzle mode %d (bits [63:61]); the modes are 0, 1, 2, 4 and 6", (int)(d >> 61));
+	return NULL;
+}
+
 void print_tcgen05(Buf *b)
 {
 	bputs(b, "| shape | lanes a warp reaches | bits a lane | registers a thread | 32-bit columns | `.x{num}` |\n");

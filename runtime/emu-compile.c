@@ -1026,6 +1026,59 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		}
 		return;
 	}
+	case IN_TC_CP: {
+		/* a the address, b the row, n the column, value the descriptor */
+		Kw *mk = call_kw(e, "multicast");
+		const char *mc = mk ? str_const(C, mk->value) : "";
+		const TccpShape *sh = e->nargs == 5 ? tccp_shape(str_const(C, e->args[3]), mc) : NULL;
+		Kw *cg = call_kw(e, "cta_group");
+		int64_t g = 1;
+		if (!sh || (cg && !cfold(C, cg->value, &g))) {
+			set_fail(c, "cannot find the shape and operands of this tcgen05.cp");
+			return;
+		}
+		if (g != 1) {
+			set_fail(c, "tcgen05.cp with cta_group=2 (a copy into the tensor memory of both CTAs of the pair) is not "
+			         "emulated");
+			return;
+		}
+		c->kind = C_TCCP;
+		c->op = k.id;
+		c->tc_shape = (int)(sh - tccp_shapes);
+		c->a = cx(C, e->args[0]);
+		c->b = cx(C, e->args[1]);
+		c->n = cx(C, e->args[2]);
+		c->value = cx(C, e->args[4]);
+		return;
+	}
+	case IN_TC_COMMIT:
+		if (e->nargs != 1) {
+			set_fail(c, "tcgen05.commit takes the mbarrier");
+			return;
+		}
+		c->kind = C_TCCP;
+		c->op = k.id;
+		c->a = caddr(C, e->args[0]);
+		return;
+	case IN_TC_SMEM_DESC: {
+		/* sema moved ldo, sdo and swizzle to keywords */
+		Kw *ldo = call_kw(e, "ldo"), *sdo = call_kw(e, "sdo"), *sw = call_kw(e, "swizzle"), *bo = call_kw(e, "base_offset");
+		int64_t swz;
+		if (e->nargs != 2 || !ldo || !sdo || !sw || !cfold(C, sw->value, &swz) || swz < 0 || swz >= SMEM_NSWIZZLES) {
+			set_fail(c, "cannot find the operands of this descriptor");
+			return;
+		}
+		c->kind = C_TCCP;
+		c->op = k.id;
+		c->a = caddr(C, e->args[0]);
+		c->b = caddr(C, e->args[1]);
+		c->field = smem_swizzles[swz].layout;
+		c->idx = xalloc(sizeof(CExpr *) * 3);
+		c->idx[0] = cx(C, ldo->value);
+		c->idx[1] = cx(C, sdo->value);
+		c->idx[2] = bo ? cx(C, bo->value) : const_int(e->pos, 0);
+		return;
+	}
 	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
 		return; /* fences order memory; lockstep needs no ordering */
 	case IN_ATTR:

@@ -120,6 +120,9 @@ enum {
 	C_TCGEN05,    /* op: IN_TC_ALLOC (a the shared word, n n_cols), IN_TC_DEALLOC (a the address, n n_cols),
 	               * IN_TC_RELINQ, IN_TC_WAIT_LD, IN_TC_WAIT_ST, IN_TC_LD / IN_TC_ST (a the address, b the row, n the
 	               * column, idx the nregs registers: element addresses, or values for st) */
+	C_TCCP,       /* op: IN_TC_CP (a taddr, b row, n col, value the descriptor, tc_shape the tccp_shapes row),
+	               * IN_TC_COMMIT (a the mbarrier), IN_TC_SMEM_DESC (a the destination, b the matrix's address,
+	               * idx ldo, sdo, base_offset, field the descriptor's layout type); emu-tccp.c */
 	C_FAIL,
 };
 
@@ -495,5 +498,20 @@ static inline bool emu_tmem_tile_op(const CStmt *s)
 }
 bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss);
 void emu_tmem_free(Emu *E);
+/* Accessors for tcgen05.cp (the end of emu-tmem.c): the CTA's tensor
+ * memory made (false after an error), whether column c is allocated, the
+ * live allocations ("columns 0..31, ..." or "none"), the 32-bit cell. */
+bool emu_tmem_ready(Emu *E, Pos pos);
+bool emu_tmem_allocated(Emu *E, int col);
+const char *emu_tmem_allocs_str(Emu *E);
+uint32_t *emu_tmem_cell(Emu *E, int lane, int col);
+
+/* ---- tcgen05.cp, its descriptor and commit (emu-tccp.c) ------------------------------------ */
+
+/* A C_TCCP statement for the threads act, each issuing its own. */
+bool emu_tccp(Emu *E, const CStmt *s, const int *act, int nact);
+/* One arrive on the mbarrier at bar by thread t (x the operand; op names
+ * the builtin in errors): emu-ptx.c. */
+bool emu_mbar_arrive(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, const char *op);
 
 #endif

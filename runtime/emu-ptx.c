@@ -94,6 +94,21 @@ bool emu_mbar_complete_tx(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, in
 	return true;
 }
 
+bool emu_mbar_arrive(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, const char *op)
+{
+	uint64_t w;
+	bool flipped;
+	memcpy(&w, bar, 8);
+	if (!*init_flag(E, bar))
+		return emu_fail(E, x->at, t, "%s: the mbarrier is not initialized", op);
+	if (!update(E, x, p, t, &w, 1, 0, op, &flipped))
+		return false;
+	memcpy(bar, &w, 8);
+	if (flipped)
+		emu_mbar_flipped(E, bar);
+	return true;
+}
+
 static bool done(uint64_t w, int64_t parity) { return (int64_t)(w >> 63) != (parity & 1); }
 
 /* An element a builtin writes: its address x (an X_ADDR of the element). */

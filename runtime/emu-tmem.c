@@ -462,12 +462,15 @@ bool emu_tcgen05(Emu *E, const CStmt *s, const int *act, int nact)
 	return true;
 }
 
-/* ---- the tile op: Tx.wg.copy_async between tensor memory and registers ---- */
+/* ---- accessors for tcgen05.cp ---- */
 
-/* The live allocations, for an error: "columns 0..31, columns 64..127" or
- * "none". */
-static const char *live_str(const Tmem *m)
+bool emu_tmem_ready(Emu *E, Pos pos) { return E->tm || make_tmem(E, pos); }
+
+bool emu_tmem_allocated(Emu *E, int col) { return col >= 0 && col < TM_COLS && tmem(E)->owner[col]; }
+
+const char *emu_tmem_allocs_str(Emu *E)
 {
+	Tmem *m = tmem(E);
 	Buf b = { 0 };
 	bputs(&b, "");
 	for (int j = 0; j < m->nal; j++)
@@ -475,6 +478,10 @@ static const char *live_str(const Tmem *m)
 			bprintf(&b, "%s%s", b.n ? ", " : "", cols_str(m->al[j].col, m->al[j].n));
 	return b.n ? b.s : "none";
 }
+
+uint32_t *emu_tmem_cell(Emu *E, int lane, int col) { return &tmem(E)->w[lane * TM_COLS + col]; }
+
+/* ---- the tile op: Tx.wg.copy_async between tensor memory and registers ---- */
 
 /* The n register bytes at p of thread t get v at its wait.ld; poisoned
  * until then. */
@@ -576,7 +583,7 @@ bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64
 		if (col < 0 || col >= TM_COLS || !m->owner[col])
 			return emu_fail(E, s->pos, tf, "%s: element %s of '%s' is at tensor-memory lane %lld column %lld "
 			                "(allocated_addr= 0x%08x, TCol %lld), which is not allocated (allocated: %s)", op, te, tn,
-			                (long long)lane, (long long)col, addr, (long long)c[AX_TCOL], live_str(m));
+			                (long long)lane, (long long)col, addr, (long long)c[AX_TCOL], emu_tmem_allocs_str(E));
 		/* the registers: every holder (replicas too); the warp's quarter */
 		int nh = 0;
 		for (int64_t r = 0; r < ra->nrep && nh < 1024; r++) {

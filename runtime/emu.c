@@ -643,6 +643,8 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return emu_tmap(E, s, act, nact);
 	case C_TCGEN05:
 		return emu_tcgen05(E, s, act, nact);
+	case C_TCCP:
+		return emu_tccp(E, s, act, nact);
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
 	}
