@@ -27,11 +27,12 @@ Acc *emu_acc(Prog *p, Buffer *b)
 	a->nrep = 1;
 	int fl = scopes[a->root->scope].flags;
 	if (b->scope == SC_TMEM || a->root->scope == SC_TMEM) {
+		/* its layout is worked out (TLane, TCol) for Tx.wg.copy_async to
+		 * or from registers (emu-tmem.c), which alone passes by `why` */
 		a->space = SP_TMEM;
-		a->why = "tensor memory is not emulated yet";
-		return a;
-	}
-	if (fl & SCF_GLOBAL) {
+		a->why = "tensor memory is emulated only through the T.ptx.tcgen05 builtins and Tx.wg.copy_async to or "
+		         "from registers (tcgen05_ldst), not here";
+	} else if (fl & SCF_GLOBAL) {
 		a->space = SP_GLOBAL;
 		a->mem = index_of(p->f->params, p->f->nparams, a->root);
 	} else if (fl & SCF_SHARED) {
@@ -64,7 +65,9 @@ Acc *emu_acc(Prog *p, Buffer *b)
 		if (l->off[x] && axes[x].kind == AXK_THREAD)
 			a->taxes |= 1u << x;
 	a->nrep = layout_nreplicas(l);
-	if (a->mem < 0)
+	if (a->space == SP_TMEM) /* the why above stays */
+		a->nrep = 1;
+	else if (a->mem < 0)
 		a->why = xprintf("buffer '%s' has no storage the emulator knows", b->name);
 	else if (a->nrep < 1 || a->nrep > 1024)
 		a->why = xprintf("the layout of '%s' has too many replicas to emulate", b->name);

@@ -670,7 +670,8 @@ static const char *space_name(int sp)
  * dispatched to (dispatch=), or else the one the table gives the operands'
  * memories and mbar= (variant_for), and completes as that variant's row
  * says (ir/completion.def): the completions whose "emulated" column is 1
- * are (a cp.async group, a bulk group, an mbarrier's transaction count);
+ * are (a cp.async group, a bulk group, an mbarrier's transaction count,
+ * tcgen05's wait::ld and wait::st: tensor memory <-> registers);
  * the others are reported when the copy runs, as not emulated yet. */
 static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 {
@@ -711,6 +712,22 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 	c->kind = C_COPY_ASYNC;
 	c->scope = es;
 	c->done = done;
+	if (done == DONE_TC_WAIT_LD || done == DONE_TC_WAIT_ST) { /* tensor memory <-> registers (emu-tmem.c) */
+		if (es != ES_WARPGROUP) {
+			set_fail(c, xprintf("copy_async through %s is a warpgroup's copy: write it as Tx.wg.copy_async, not at "
+			                    "%s scope", variants[v].name, exec_scope_names[es]));
+			return;
+		}
+		Buffer *t = (done == DONE_TC_WAIT_LD ? e->args[1] : e->args[0])->val->buffer;
+		while (t && !t->alloc_addr)
+			t = t->base;
+		if (!t) {
+			set_fail(c, "cannot find the allocated_addr= of this copy's tensor memory");
+			return;
+		}
+		c->a = cx(C, t->alloc_addr);
+		c->tc_half = tcgen05_half_slab(e->args[0]->val, e->args[1]->val);
+	}
 	if (done == DONE_MBAR_TX)
 		c->b = caddr(C, mb->value);
 	Kw *mask = call_kw(e, "cta_mask"); /* a tma load, multicast (sema checked); 0: none */

@@ -29,8 +29,9 @@ typedef struct Side {
 } Side;
 
 /* Replica r of the element at s->idx for the group first .. first+n-1:
- * how many places (at most max) and their bytes; -1 after an error. */
-static int places(Emu *E, const Side *s, int first, int n, int64_t r, int tf, uint8_t **out, int max)
+ * how many places (at most max) and their bytes, and when who is not NULL
+ * the thread holding each (-1: memory, not registers); -1 after an error. */
+static int places_who(Emu *E, const Side *s, int first, int n, int64_t r, int tf, uint8_t **out, int *who, int max)
 {
 	const Acc *a = s->r->acc;
 	int64_t c[AX_COUNT], m;
@@ -52,17 +53,35 @@ static int places(Emu *E, const Side *s, int first, int n, int64_t r, int tf, ui
 	}
 	if (a->space != SP_LOCAL) {
 		out[0] = emu_mem(E, a, 0)->data + m * a->esize;
+		if (who)
+			who[0] = -1;
 		return 1;
 	}
-	int who[1024];
-	int k = emu_owners(a, c, E->cb, first, n, E->nthreads, who, max < 1024 ? max : 1024);
-	for (int i = 0; i < k; i++)
-		out[i] = emu_mem(E, a, who[i])->data + m * a->esize;
+	int own[1024];
+	int k = emu_owners(a, c, E->cb, first, n, E->nthreads, own, max < 1024 ? max : 1024);
+	for (int i = 0; i < k; i++) {
+		out[i] = emu_mem(E, a, own[i])->data + m * a->esize;
+		if (who)
+			who[i] = own[i];
+	}
 	return k;
 overflow:
 	emu_fail(E, s->r->pos, tf, "the storage offset of element %s of '%s' overflows", emu_idx_str(s->idx, a->b->ndim),
 	         a->b->name);
 	return -1;
+}
+
+static int places(Emu *E, const Side *s, int first, int n, int64_t r, int tf, uint8_t **out, int max)
+{
+	return places_who(E, s, first, n, r, tf, out, NULL, max);
+}
+
+int emu_places(Emu *E, const Region *r, const int64_t *idx, int first, int n, int64_t rep, int tf, uint8_t **out,
+               int *who, int max)
+{
+	Side s = { r, { 0 } };
+	memcpy(s.idx, idx, sizeof(int64_t) * (size_t)r->ndim);
+	return places_who(E, &s, first, n, rep, tf, out, who, max);
 }
 
 static const char *group_name(int es, int first)
@@ -272,8 +291,9 @@ static bool same_starts(Emu *E, const Region *r, const int64_t *a, int ta, int t
 bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact)
 {
 	const Acc *sides[2] = { s->dst.acc, s->src.acc };
+	bool tm = emu_tmem_tile_op(s); /* tensor memory <-> registers: its side of tensor memory is emu-tmem.c's */
 	for (int i = 0; i < 2; i++)
-		if (sides[i]->why)
+		if (sides[i]->why && !(tm && sides[i]->space == SP_TMEM))
 			return emu_fail(E, s->pos, act[0], "%s", sides[i]->why);
 	int size = (int)level_threads(s->scope, E->nthreads);
 	int64_t ds[EMU_MAX_DIMS], ss[EMU_MAX_DIMS];
@@ -292,8 +312,9 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact)
 			if (!same_starts(E, &s->dst, ds, t, act[k], s->scope, first) ||
 			    !same_starts(E, &s->src, ss, t, act[k], s->scope, first))
 				return false;
-		if (s->kind == C_COPY_ASYNC ? !emu_async_tile(E, s, first, n, t, ds, ss)
-		                            : !emu_copy_region(E, s, first, n, t, ds, ss, -1))
+		if (tm ? !emu_tmem_tile(E, s, first, n, t, ds, ss)
+		       : s->kind == C_COPY_ASYNC ? !emu_async_tile(E, s, first, n, t, ds, ss)
+		                                 : !emu_copy_region(E, s, first, n, t, ds, ss, -1))
 			return false;
 		i = j;
 	}

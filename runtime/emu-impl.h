@@ -103,7 +103,8 @@ typedef struct Region {
 
 enum {
 	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES,
-	C_COPY_ASYNC, /* a copy_async of the cp.async kind (global -> shared, no mbar=) */
+	C_COPY_ASYNC, /* a copy_async the emulator runs (done: how it completes; DONE_TC_WAIT_LD / _ST:
+	               * tensor memory <-> registers, emu-tmem.c, with a the tensor memory's allocated_addr=) */
 	C_CP_ASYNC, C_CP_COMMIT, C_CP_WAIT,
 	C_MBAR,       /* op: IN_MBAR_*; a: the mbarrier, n: count, bytes or parity, b: try_wait_parity's result */
 	C_NAMED_BAR,  /* barrier.sync: a the barrier, n the thread count (NULL: all) */
@@ -160,6 +161,8 @@ typedef struct CStmt {
 	CExpr *mask;       /* C_TMA (a load), C_COPY_ASYNC (tma): cta_mask=, the multicast CTAs, or NULL */
 	const char *msg;   /* C_FAIL */
 	int tc_shape, tc_num, tc_pack, nregs; /* C_TCGEN05 ld/st: the shape (tcgen05_shapes), num, pack/unpack */
+	bool tc_half;      /* C_COPY_ASYNC (tensor memory): rows [0:64] of datapath D against a 64-row .16x*b
+	                    * fragment, by TVM's convention the low half-slab (tcgen05_half_slab) */
 } CStmt;
 
 /* The launch ids: slot = what launch id (IN_CTA_ID dimension dim, ...). */
@@ -343,6 +346,12 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact);
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                      int fill);
 bool emu_copy_bytes(Emu *E, const CStmt *s, int t);
+/* Replica rep of element idx of region r for the group first .. first+n-1:
+ * how many places (at most max) hold it, their bytes in out and, when who
+ * is not NULL, the thread of each (-1: memory, not registers); -1 after
+ * an error (reported; tf names the group). */
+int emu_places(Emu *E, const Region *r, const int64_t *idx, int first, int n, int64_t rep, int tf, uint8_t **out,
+               int *who, int max);
 /* The regions of s at ds and ss are within their buffers (else reported). */
 bool emu_regions_check(Emu *E, const CStmt *s, int tf, const int64_t *ds, const int64_t *ss);
 /* Checks that v is an address of n bytes in bounds and aligned to n, for
@@ -480,6 +489,14 @@ bool emu_tmem_reg_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos
 /* The end of a CTA: columns still allocated are an error (when ok); the
  * state is reset for the next CTA. */
 bool emu_tmem_end(Emu *E, bool ok);
+/* Tx.wg.copy_async between tensor memory and registers (tcgen05_ldst's
+ * tile op, completing on wait.ld / wait.st), for the warpgroup first ..
+ * first+n-1 with its regions at ds and ss (checked alike in the group). */
+static inline bool emu_tmem_tile_op(const CStmt *s)
+{
+	return s->kind == C_COPY_ASYNC && (s->done == DONE_TC_WAIT_LD || s->done == DONE_TC_WAIT_ST);
+}
+bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss);
 void emu_tmem_free(Emu *E);
 /* Accessors for tcgen05.cp (the end of emu-tmem.c): the CTA's tensor
  * memory made (false after an error), whether column c is allocated, the

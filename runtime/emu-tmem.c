@@ -29,7 +29,33 @@
  *   them before that is an error (emu_tmem_reg_check). A st writes at once,
  *   and a tcgen05.ld of a cell with a st not yet past its thread's
  *   tcgen05.wait.st is an error (the data is not visible to tcgen05 ops).
- * - The contents start as 0xABABABAB in every CTA (undefined on the GPU). */
+ * - The contents start as 0xABABABAB in every CTA (undefined on the GPU).
+ * - The tile op (the last section): Tx.wg.copy_async between tensor memory
+ *   and registers (the tcgen05_ldst variant's copy, completing on wait.ld /
+ *   wait.st), with the meaning its lowering must keep. The whole warpgroup
+ *   runs it on the same regions (emu_copy); the k-th elements of the two
+ *   regions in row-major order are paired, as in every tile copy. The
+ *   tensor-memory element is at its layout's TLane and TCol (emu_coord,
+ *   offsets included: datapath F sub-slab 1 is +16 lanes) plus the
+ *   buffer's allocated_addr= (the same in every thread of the warpgroup):
+ *       lane   = (addr >> 16) + TLane
+ *       column = (addr & 0xFFFF) + TCol * bits / 32
+ *   (rows [0:64] of datapath D against a 64-row .16x*b fragment are, by
+ *   TVM's convention that the variant follows, its low half-slab: TLane r
+ *   is lane 32 (r / 16) + r % 16; tcgen05_half_slab says when)
+ *   and, 16 bits wide, the half TCol % 2 of that 32-bit column (bits
+ *   [15:0] for an even TCol, as the .b32 ld/st pack elements 2c and 2c+1);
+ *   a layout with TCol stride 2 (the .pack::16b form) thus puts each
+ *   element in the low half of its own column and leaves the high half.
+ *   The register element is in every thread that holds it (emu_places:
+ *   the layout's thread axes, replicas; a st reads the first), and each of
+ *   them must be in a warp whose lane quarter holds the lane (lane / 32 ==
+ *   warp % 4); the lane must be below 128 and the column allocated. An ld
+ *   poisons the register bytes until the holder's wait.ld and refuses
+ *   cells with a st not yet waited for; a st writes at once and its cells
+ *   are pending for the thread it read from until that thread's wait.st:
+ *   the rules of the builtins above. Every other use of tensor memory (a
+ *   sync copy, an element access, another copy_async) stays an error. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,10 +69,12 @@ typedef struct TmAlloc {
 	bool live;
 } TmAlloc;
 
-typedef struct TmLd {  /* a register a tcgen05.ld will write at wait.ld */
+typedef struct TmLd {  /* register bytes a tcgen05.ld will write at wait.ld */
 	uint8_t *p;
-	uint32_t v;
+	uint32_t v;           /* the value: its first n bytes (little-endian, as emu_store) */
 	Pos at;
+	int n;                /* 4, or an element's 2 (the tile op) */
+	bool tile;            /* from the tile op (Tx.wg.copy_async), not T.ptx.tcgen05.ld */
 } TmLd;
 
 typedef struct Tmem {
@@ -132,9 +160,10 @@ bool emu_tmem_reg_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos
 		return true;
 	for (int i = 0; i < m->nld[t]; i++) {
 		const TmLd *l = &m->ld[t][i];
-		if (p < l->p + 4 && l->p < p + n)
-			return emu_fail(E, pos, t, "this %s a register that the tcgen05.ld at %s has not written yet: wait "
-			                "with T.ptx.tcgen05.wait.ld() first", write ? "writes" : "reads", pos_str(l->at));
+		if (p < l->p + l->n && l->p < p + n)
+			return emu_fail(E, pos, t, "this %s a register that the %s at %s has not written yet: wait "
+			                "with T.ptx.tcgen05.wait.ld() first", write ? "writes" : "reads",
+			                l->tile ? "copy_async from tensor memory" : "tcgen05.ld", pos_str(l->at));
 	}
 	return true;
 }
@@ -360,7 +389,7 @@ static bool do_ldst(Emu *E, const CStmt *s, const int *act, int i)
 					m->ld[t] = nl;
 					m->capld[t] = cap;
 				}
-				m->ld[t][m->nld[t]++] = (TmLd){ d.mem->data + d.i, v, s->pos };
+				m->ld[t][m->nld[t]++] = (TmLd){ d.mem->data + d.i, v, s->pos, 4, false };
 				memset(d.mem->data + d.i, EMU_POISON, 4);
 			} else {
 				uint32_t v;
@@ -387,7 +416,7 @@ static void wait_ld(Emu *E, int t)
 {
 	Tmem *m = tmem(E);
 	for (int i = 0; i < m->nld[t]; i++)
-		memcpy(m->ld[t][i].p, &m->ld[t][i].v, 4); /* little-endian hosts, as emu_store */
+		memcpy(m->ld[t][i].p, &m->ld[t][i].v, (size_t)m->ld[t][i].n); /* little-endian hosts, as emu_store */
 	m->nld[t] = 0;
 }
 
@@ -451,3 +480,151 @@ const char *emu_tmem_allocs_str(Emu *E)
 }
 
 uint32_t *emu_tmem_cell(Emu *E, int lane, int col) { return &tmem(E)->w[lane * TM_COLS + col]; }
+
+/* ---- the tile op: Tx.wg.copy_async between tensor memory and registers ---- */
+
+/* The n register bytes at p of thread t get v at its wait.ld; poisoned
+ * until then. */
+static bool tile_ld(Emu *E, Pos at, int t, uint8_t *p, uint32_t v, int n)
+{
+	Tmem *m = tmem(E);
+	if (m->nld[t] == m->capld[t]) {
+		int cap = m->capld[t] ? 2 * m->capld[t] : 16;
+		TmLd *nl = realloc(m->ld[t], sizeof(TmLd) * (size_t)cap);
+		if (!nl)
+			return emu_fail(E, at, t, "cannot allocate memory to emulate tensor memory");
+		m->ld[t] = nl;
+		m->capld[t] = cap;
+	}
+	m->ld[t][m->nld[t]++] = (TmLd){ p, v, at, n, true };
+	memset(p, EMU_POISON, (size_t)n);
+	return true;
+}
+
+/* Element k, in row-major order, of region r starting at st. */
+static void nth(const Region *r, const int64_t *st, int64_t k, int64_t *idx)
+{
+	for (int d = r->ndim - 1; d >= 0; d--) {
+		idx[d] = st[d] + k % r->extents[d];
+		k /= r->extents[d];
+	}
+}
+
+bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss)
+{
+	bool ld = s->done == DONE_TC_WAIT_LD;
+	const Region *tr = ld ? &s->src : &s->dst, *rr = ld ? &s->dst : &s->src;
+	const int64_t *ts = ld ? ss : ds, *rs = ld ? ds : ss;
+	const Acc *ta = tr->acc, *ra = rr->acc;
+	const char *tn = ta->b->name, *rn = ra->b->name;
+	const char *op = ld ? "copy_async from tensor memory to registers" : "copy_async from registers to tensor memory";
+	int wg = first / 128, es = ta->esize;
+	Tmem *m = tmem(E);
+	if (!m)
+		return emu_fail(E, s->pos, tf, "%s: the CTA has no tensor memory: no T.ptx.tcgen05.alloc ran before this "
+		                "copy", op);
+	if (!emu_regions_check(E, s, tf, ds, ss))
+		return false;
+	if (ra->space != SP_LOCAL)
+		return emu_fail(E, s->pos, tf, "%s: '%s' is not registers", op, rn);
+	if (es != ra->esize)
+		return emu_fail(E, s->pos, tf, "%s: '%s' is %s and '%s' %s: the copy moves elements bit for bit", op, tn,
+		                dtypes[ta->dtype].name, rn, dtypes[ra->dtype].name);
+	if (es != 2 && es != 4)
+		return emu_fail(E, s->pos, tf, "%s: %s elements are neither 16 nor 32 bits wide (a 32-bit column of tensor "
+		                "memory holds one or two)", op, dtypes[ta->dtype].name);
+	const Layout *l = ta->l;
+	for (int i = 0; i < l->nshard + l->nrep; i++) {
+		const Iter *it = i < l->nshard ? &l->shard[i] : &l->rep[i - l->nshard];
+		if (it->extent > 1 && (i >= l->nshard || (it->axis != AX_TLANE && it->axis != AX_TCOL)))
+			return emu_fail(E, s->pos, tf, "%s: the layout of the tensor memory '%s' %s: its elements are placed by "
+			                "TLane and TCol alone", op, tn, i >= l->nshard ? "has replicas" :
+			                xprintf("uses the axis %s", axes[it->axis].name));
+	}
+	/* the tensor memory's address, the same in the whole warpgroup */
+	uint32_t addr = 0;
+	for (int t = first; t < first + n; t++) {
+		int64_t v;
+		if (!emu_eval_int(E, s->a, t, &v))
+			return false;
+		if (t == first)
+			addr = (uint32_t)v;
+		else if ((uint32_t)v != addr)
+			return emu_fail(E, s->pos, t, "%s: the allocated_addr= of '%s' differs within warpgroup %d (0x%08x in "
+			                "thread %d, 0x%08x here): the warpgroup's tcgen05.ld/st take one address", op, tn, wg, addr,
+			                first, (uint32_t)v);
+	}
+	int64_t count = 1, rcount = 1;
+	for (int d = 0; d < tr->ndim; d++)
+		count *= tr->extents[d];
+	for (int d = 0; d < rr->ndim; d++)
+		rcount *= rr->extents[d];
+	if (count != rcount)
+		return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
+	int64_t ti[EMU_MAX_DIMS], ri[EMU_MAX_DIMS], c[AX_COUNT];
+	uint8_t *pl[1024];
+	int who[1024];
+	for (int64_t k = 0; k < count; k++) {
+		nth(tr, ts, k, ti);
+		nth(rr, rs, k, ri);
+		const char *te = emu_idx_str(ti, ta->b->ndim);
+		if (!emu_coord(ta, ti, c))
+			return emu_fail(E, s->pos, tf, "%s: the place of element %s of '%s' in tensor memory overflows", op, te, tn);
+		/* lane, 32-bit column and byte in it: TCol counts elements; rows
+		 * [0:64] of D as the low half-slab: row r in lane 32 (r / 16) + r % 16 */
+		int64_t tl = s->tc_half ? 32 * (c[AX_TLANE] / 16) + c[AX_TLANE] % 16 : c[AX_TLANE];
+		int64_t lane = (int64_t)(addr >> 16) + tl;
+		int64_t byte = (int64_t)(addr & 0xFFFF) * 4 + c[AX_TCOL] * es;
+		int64_t col = byte >= 0 ? byte / 4 : -1;
+		if (lane < 0 || lane >= TM_LANES)
+			return emu_fail(E, s->pos, tf, "%s: element %s of '%s' is at tensor-memory lane %lld (allocated_addr= "
+			                "0x%08x, TLane %lld), outside lanes 0..127", op, te, tn, (long long)lane, addr,
+			                (long long)c[AX_TLANE]);
+		if (col < 0 || col >= TM_COLS || !m->owner[col])
+			return emu_fail(E, s->pos, tf, "%s: element %s of '%s' is at tensor-memory lane %lld column %lld "
+			                "(allocated_addr= 0x%08x, TCol %lld), which is not allocated (allocated: %s)", op, te, tn,
+			                (long long)lane, (long long)col, addr, (long long)c[AX_TCOL], emu_tmem_allocs_str(E));
+		/* the registers: every holder (replicas too); the warp's quarter */
+		int nh = 0;
+		for (int64_t r = 0; r < ra->nrep && nh < 1024; r++) {
+			int got = emu_places(E, rr, ri, first, n, r, tf, pl + nh, who + nh, 1024 - nh);
+			if (got < 0)
+				return false;
+			nh += got;
+		}
+		const char *re = emu_idx_str(ri, ra->b->ndim);
+		if (!nh)
+			return emu_fail(E, rr->pos, tf, "register element %s of '%s' is held by no thread of warpgroup %d", re, rn,
+			                wg);
+		for (int h = 0; h < nh; h++) {
+			int w = who[h] / 32, q = w % 4;
+			if (lane / 32 != q)
+				return emu_fail(E, s->pos, who[h], "%s: register element %s of '%s' is held by thread %d of warp %d, "
+				                "which reaches only tensor-memory lanes %d..%d (its lane quarter, warp %% 4 = %d), but "
+				                "its element %s of '%s' is at lane %lld", op, re, rn, who[h], w, 32 * q, 32 * q + 31, q,
+				                te, tn, (long long)lane);
+		}
+		uint8_t *cell = (uint8_t *)&m->w[lane * TM_COLS + col] + byte % 4; /* little-endian, as emu_store */
+		int32_t *sp = &m->stpend[lane * TM_COLS + col];
+		if (ld) {
+			if (*sp)
+				return emu_fail(E, s->pos, tf, "%s reads tensor-memory lane %lld column %lld, which the st at %s (thread "
+				                "%d) wrote without a tcgen05.wait.st since: the data is not visible to tcgen05 ops yet", op,
+				                (long long)lane, (long long)col, pos_str(m->stpos[*sp - 1]), *sp - 1);
+			uint32_t v = 0;
+			memcpy(&v, cell, (size_t)es);
+			for (int h = 0; h < nh; h++)
+				if (!emu_pend_check(E, pl[h], es, true, s->pos, who[h]) || !tile_ld(E, s->pos, who[h], pl[h], v, es))
+					return false;
+		} else {
+			int t = who[0]; /* read from the first holder */
+			if (!emu_pend_check(E, pl[0], es, false, s->pos, t))
+				return false;
+			memcpy(cell, pl[0], (size_t)es);
+			m->nst[t] += *sp != t + 1;
+			*sp = t + 1;
+			m->stpos[t] = s->pos;
+		}
+	}
+	return true;
+}
