@@ -5,7 +5,9 @@
 #   form (TVM's spellings rewritten into txc's) is a fixed point; a kernel is emulated
 #   before and after the whole pipeline with the same result, where nvcc
 #   is installed its CUDA compiles, and where there is a GPU it runs there
-#   bit for bit as on the emulator.
+#   bit for bit as on the emulator. A kernel whose leading comments say
+#   "# target: sm_100a" (tcgen05) is parsed, lowered and compiled for
+#   sm_100a (ptxas checks it) and not run: no Blackwell GPU here.
 # - tests/tvm/parse/*.tx: constructs txc cannot lower yet (Blackwell, TMA):
 #   txc-parse --target sm_100a accepts each unchanged.
 # - tests/tvm/same/NAME.tvm.tx and NAME.txc.tx: TVM's spelling and txc's own
@@ -14,15 +16,16 @@
 export PATH=$PATH:/usr/local/cuda/bin
 for f in "$TOP"/tests/tvm/*.tx; do
   name=$(basename "$f" .tx)
-  if ! "$TXC_BIN/txc-parse" "$f" -o "$TMP/$name.parsed" 2>"$TMP/err"; then
+  arch=$(awk '!/^#/ { exit } /^# target: / { print $3; exit }' "$f")
+  if ! "$TXC_BIN/txc-parse" ${arch:+--target "$arch"} "$f" -o "$TMP/$name.parsed" 2>"$TMP/err"; then
     not_ok "$name: parses and verifies"; diag <"$TMP/err"; continue
   fi
   ok "$name: parses and verifies"
   # TVM's spellings print as txc's, and that text prints as itself
-  "$TXC_BIN/txc-parse" "$TMP/$name.parsed" -o "$TMP/$name.again" 2>"$TMP/err"
+  "$TXC_BIN/txc-parse" ${arch:+--target "$arch"} "$TMP/$name.parsed" -o "$TMP/$name.again" 2>"$TMP/err"
   same_text "$name: its canonical form is a fixed point" "$TMP/$name.parsed" "$TMP/$name.again"
   grep -q '^@T.prim_func' "$f" || continue
-  if ! "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/$name.low" 2>"$TMP/err"; then
+  if ! "$TXC_BIN/txc" ${arch:+--arch "$arch"} --emit=ir "$f" -o "$TMP/$name.low" 2>"$TMP/err"; then
     not_ok "$name: lowers"; diag <"$TMP/err"; continue
   fi
   ok "$name: lowers"
@@ -33,10 +36,11 @@ for f in "$TOP"/tests/tvm/*.tx; do
   if ! command -v nvcc >/dev/null; then
     skip "$name: nvcc compiles its CUDA" "no nvcc"; skip "$name: on the GPU" "no nvcc"; continue
   fi
-  if ! "$TXC_BIN/txc" --emit=cubin "$f" -o "$TMP/$name.cubin" 2>"$TMP/err"; then
+  if ! "$TXC_BIN/txc" ${arch:+--arch "$arch"} --emit=cubin "$f" -o "$TMP/$name.cubin" 2>"$TMP/err"; then
     not_ok "$name: nvcc compiles its CUDA"; diag <"$TMP/err"; continue
   fi
-  ok "$name: nvcc compiles its CUDA"
+  ok "$name: nvcc compiles its CUDA${arch:+ for $arch}"
+  if [ "$arch" = sm_100a ]; then skip "$name: on the GPU" "sm_100a: no Blackwell GPU"; continue; fi
   # bit for bit against the emulator, on random data (txc-run exits 3 without a GPU)
   "$TXC_BIN/txc-run" "${args[@]}" "$f" --cubin "$TMP/$name.cubin" >"$TMP/out" 2>&1; rc=$?
   case $rc in
