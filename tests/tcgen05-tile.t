@@ -5,7 +5,7 @@
 #
 # 1. Round trips (tests/emu/tcgen05_tile_gen.pl: one kernel per pair of
 #    register layout and datapath the tcgen05_ldst variant takes, every
-#    shape, a spread of nums, float32 and float16, datapaths D (and its rows
+#    shape, every legal num, float32 and float16, datapaths D (and its rows
 #    [0:64]), F sub-slab 0 and 1, B, G, column windows, allocations not at column 0, float16 one
 #    per 32-bit column, column slices of the fragment): the warpgroup copies
 #    A into registers, stores them to tensor memory with the tile op, loads

@@ -28,14 +28,14 @@ my @cases;
 for my $dt ("float32", "float16") {
     my $per = 32 / $bits{$dt};
     # .32x32b, 128 rows, datapath D: num = the 32-bit columns
-    push @cases, map { ["32x32b", 128, $_ * $per, $dt, "D", 0, $_ * $per, 0, 0] } 1, 4, 32, 128;
+    push @cases, map { ["32x32b", 128, $_ * $per, $dt, "D", 0, $_ * $per, 0, 0] } 1, 2, 4, 8, 16, 32, 64, 128;
     # .16x*, 128 rows, datapath D (two slabs), and 64 rows, datapath F
     for my $shape ("16x64b", "16x128b", "16x256b") {
         my $max = 128 / $regs{$shape};
-        for my $num (1, 2, $max / 4, $max) {
+        for (my $num = 1; $num <= $max; $num *= 2) {  # every legal num (ptx.md)
             my $c = $num * $cols{$shape} * $per;
-            push @cases, [$shape, 128, $c, $dt, "D", 0, $c, 0, 0] if $num != 2;
-            push @cases, [$shape, 64, $c, $dt, "F", $num % 2 ? 0 : 1, $c, 0, 0] if $num != $max / 4;
+            push @cases, [$shape, 128, $c, $dt, "D", 0, $c, 0, 0];
+            push @cases, [$shape, 64, $c, $dt, "F", ($c / $per) % 4 ? 0 : 1, $c, 0, 0];
         }
     }
 }
