@@ -801,6 +801,34 @@ static void smem_desc(Gen *g, const Expr *e)
 	                cx(g, call_kw(e, "sdo")->value, DT_UINT32).s, smem_swizzles[sw].layout, (long long)bo));
 }
 
+/* tcgen05.mma .kind::f16 with A and B in shared memory: enable_input_d
+ * becomes the predicate (doc/tcgen05-mma.md); sema checked that the
+ * disable-output-lane masks, when given, are 0, so none are emitted. */
+static void tcgen05_mma(Gen *g, const Expr *e)
+{
+	int64_t cg = kw_int(g, e, "cta_group", 1);
+	const char *name = cg == 2 ? "txc_tcgen05_mma_f16_cg2" : "txc_tcgen05_mma_f16";
+	asm_in(g, name, "uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, uint32_t enable_input_d",
+	       xprintf("{ .reg .pred p; setp.ne.b32 p, %%4, 0; tcgen05.mma.cta_group::%d.kind::f16 [%%0], %%1, %%2, %%3, "
+	               "p; }", (int)cg),
+	       "\"r\"(d_taddr), \"l\"(a_desc), \"l\"(b_desc), \"r\"(idesc), \"r\"(enable_input_d)");
+	line(g, xprintf("%s(%s, %s, %s, %s, %s);", name, cx(g, e->args[0], DT_UINT32).s, cx(g, e->args[1], DT_UINT64).s,
+	                cx(g, e->args[2], DT_UINT64).s, cx(g, e->args[3], DT_UINT32).s, cx(g, e->args[4], DT_UINT32).s));
+}
+
+/* T.cuda.tcgen05.encode_instr_descriptor: every operand is a constant
+ * (sema checked them), so the descriptor is one (ir/tcmma.def). */
+static void instr_desc(Gen *g, const Expr *e)
+{
+	int64_t m = kw_int(g, e, "M", 0), n = kw_int(g, e, "N", 0);
+	int at = mma_itype_code(dtype_lookup(const_str(g, call_kw(e, "a_dtype")->value)));
+	int bt = mma_itype_code(dtype_lookup(const_str(g, call_kw(e, "b_dtype")->value)));
+	uint32_t d = idesc_encode(at, bt, m, n, kw_int(g, e, "trans_a", 0), kw_int(g, e, "trans_b", 0),
+	                          kw_int(g, e, "neg_a", 0), kw_int(g, e, "neg_b", 0));
+	line(g, xprintf("*(uint32_t*)(%s) = 0x%08xu; // tcgen05.mma .kind::f16 M=%lld N=%lld, instruction descriptor",
+	                address(g, e->args[0]).s, d, (long long)m, (long long)n));
+}
+
 /* The intrinsics that are one fixed PTX instruction: the helper, its
  * parameters, the instruction and its asm inputs, and the call's operands
  * (a: an address, e: a 32-bit value, n: the n_cols keyword). Where the
@@ -1147,6 +1175,12 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_TC_SMEM_DESC:
 		smem_desc(g, e);
+		return;
+	case IN_TC_MMA:
+		tcgen05_mma(g, e);
+		return;
+	case IN_TC_IDESC:
+		instr_desc(g, e);
 		return;
 	case IN_BAR_SYNC: case IN_BAR_ARRIVE: {
 		bool al = kw_int(g, e, "aligned", 0), count = e->nargs > 1;

@@ -555,6 +555,113 @@ static void smem_desc_operands(Sema *S, Expr *e, Args *a)
 	}
 }
 
+/* tcgen05.mma(d_taddr, a_desc, b_desc, idesc, enable_input_d[, masks],
+ * kind=, cta_group=): kind "f16"; the descriptors 64-bit, the instruction
+ * descriptor 32-bit, each checked when constant; the disable-output-lane
+ * masks absent or all the constant 0 (doc/tcgen05-mma.md). */
+static void tcgen05_mma(Sema *S, Expr *e, Args *a)
+{
+	Kw *kk = kwarg(a, "kind");
+	if (kk && kk->value->val && strcmp(kk->value->val->s, "f16"))
+		error_at(S->d, kk->value->pos, "tcgen05.mma kind \"%s\": txc emits .kind::f16 (float16 and bfloat16 "
+		         "inputs, float32 accumulation)", kk->value->val->s);
+	cta_group(S, e, a);
+	Kw *ck = kwarg(a, "cta_group");
+	int cg = ck && ck->value->val && ck->value->val->i == 2 ? 2 : 1;
+	if (!int_dtype(e->args[0]->dtype, 32) && e->args[0]->dtype != DT_ERROR)
+		error_at(S->d, e->args[0]->pos, "the accumulator's tensor-memory address is a 32-bit integer, not %s",
+		         dtype_str(e->args[0]->dtype));
+	for (int i = 1; i <= 2; i++) {
+		Expr *d = e->args[i];
+		int64_t k;
+		if (int64_operand(S, d, i == 1 ? "A's shared-memory descriptor" : "B's shared-memory descriptor") &&
+		    const_int64(S, d, &k)) {
+			const char *why = smem_desc_invalid((uint64_t)k);
+			if (why)
+				error_at(S->d, d->pos, "the shared-memory descriptor 0x%016llx %s", (unsigned long long)k, why);
+		}
+	}
+	Expr *id = e->args[3];
+	int64_t k;
+	if (!int_dtype(id->dtype, 32) && id->dtype != DT_ERROR)
+		error_at(S->d, id->pos, "the instruction descriptor is a 32-bit integer, not %s", dtype_str(id->dtype));
+	else if (const_int64(S, id, &k)) {
+		const char *why = k < 0 || k > 0xFFFFFFFFll ? "does not fit 32 bits" : idesc_invalid((uint32_t)k, cg);
+		if (why)
+			error_at(S->d, id->pos, "the instruction descriptor 0x%08llx %s", (unsigned long long)k & 0xFFFFFFFFull,
+			         why);
+	}
+	Expr *en = e->args[4];
+	if (en->dtype != DT_BOOL && !int_dtype(en->dtype, 32) && en->dtype != DT_ERROR)
+		error_at(S->d, en->pos, "enable_input_d is a boolean or a 32-bit integer, not %s", dtype_str(en->dtype));
+	int masks = e->nargs - 5;
+	if (masks && masks != 4 * cg) {
+		error_at(S->d, e->args[5]->pos, "tcgen05.mma with cta_group %d takes %d disable-output-lane masks, not %d", cg,
+		         4 * cg, masks);
+		return;
+	}
+	for (int i = 5; i < e->nargs; i++)
+		if (!const_int64(S, e->args[i], &k) || k != 0)
+			error_at(S->d, e->args[i]->pos, "a disable-output-lane mask must be the constant 0: txc emits and runs "
+			         "tcgen05.mma with every output lane enabled");
+}
+
+/* T.cuda.tcgen05.encode_instr_descriptor(desc, d_dtype=, a_dtype=,
+ * b_dtype=, M=, N=, K=, trans_a=, trans_b=, n_cta_groups=, neg_a=,
+ * neg_b=, sat_d=, is_sparse=): TVM's builtin, for dense .kind::f16 with D
+ * in float32; desc a 32-bit integer element in registers or shared
+ * memory. */
+static void idesc_operands(Sema *S, Expr *e, Args *a)
+{
+	const char *why = NULL;
+	Expr *off = NULL;
+	Buffer *b = address(S, e->args[0], &off, &why, 0);
+	if (!b)
+		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to a 32-bit integer element, whose place txc "
+		         "cannot find: %s", fn_name(e), why);
+	else if (dtype_bytes(b->dtype) != 4 || (dtypes[b->dtype].kind != DK_INT && dtypes[b->dtype].kind != DK_UINT))
+		error_at(S->d, e->args[0]->pos, "%s() writes a 32-bit descriptor; '%s' is %s", fn_name(e), b->name,
+		         dtypes[b->dtype].name);
+	else if (buffer_root(b)->scope == SC_GLOBAL || buffer_root(b)->scope == SC_TMEM)
+		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to registers or shared memory; '%s' is in %s "
+		         "memory", fn_name(e), b->name, scopes[buffer_root(b)->scope].name);
+	Kw *dk = kwarg(a, "d_dtype"), *ak = kwarg(a, "a_dtype"), *bk = kwarg(a, "b_dtype");
+	if (dtype_lookup(dk->value->val->s) != DT_FLOAT32)
+		error_at(S->d, dk->value->pos, "d_dtype is \"float32\": txc emits .kind::f16 with float32 accumulation, not "
+		         "\"%s\"", dk->value->val->s);
+	int at = dtype_lookup(ak->value->val->s), bt = dtype_lookup(bk->value->val->s);
+	if (mma_itype_code(at) < 0)
+		error_at(S->d, ak->value->pos, "a_dtype is \"float16\" or \"bfloat16\" (.kind::f16), not \"%s\"",
+		         ak->value->val->s);
+	else if (mma_itype_code(bt) < 0)
+		error_at(S->d, bk->value->pos, "b_dtype is \"float16\" or \"bfloat16\" (.kind::f16), not \"%s\"",
+		         bk->value->val->s);
+	else if (at != bt)
+		error_at(S->d, bk->value->pos, "b_dtype \"%s\" differs from a_dtype \"%s\": txc requires A and B of one type",
+		         bk->value->val->s, ak->value->val->s);
+	Kw *gk = kwarg(a, "n_cta_groups");
+	int64_t cg = gk ? gk->value->val->i : 1;
+	if (cg != 1 && cg != 2) {
+		error_at(S->d, gk->value->pos, "n_cta_groups is 1 or 2, not %lld", (long long)cg);
+		return;
+	}
+	Kw *mk = kwarg(a, "M"), *nk = kwarg(a, "N"), *kk = kwarg(a, "K");
+	const char *bad = mma_shape_invalid((int)cg, mk->value->val->i, nk->value->val->i);
+	if (bad)
+		error_at(S->d, bad[0] == 'M' ? mk->value->pos : nk->value->pos, "tcgen05.mma .kind::f16 shape: %s (PTX ISA "
+		         "Table 39)", bad);
+	if (kk->value->val->i != MMA_K)
+		error_at(S->d, kk->value->pos, "K is %d for tcgen05.mma .kind::f16, not %lld", MMA_K,
+		         (long long)kk->value->val->i);
+	static const char *const off_only[] = { "sat_d", "is_sparse" };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = kwarg(a, off_only[i]);
+		if (k && k->value->val->i)
+			error_at(S->d, k->value->pos, "%s=True: %s", off_only[i], i == 0 ? "saturation is for .kind::i8 only" :
+			         "txc emits dense tcgen05.mma only");
+	}
+}
+
 /* The sizes of T.cuda.copy_bytes and T.ptx.cp_async, cp.async's cache
  * operator and prefetch, and the addresses they read and write. */
 static void access_sizes(Sema *S, Expr *e, int id, Args *a)
@@ -915,6 +1022,12 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 		return;
 	case IN_TC_SMEM_DESC:
 		smem_desc_operands(S, e, a);
+		return;
+	case IN_TC_MMA:
+		tcgen05_mma(S, e, a);
+		return;
+	case IN_TC_IDESC:
+		idesc_operands(S, e, a);
 		return;
 	case IN_FENCE_ASYNC: {
 		const char *s = e->nargs ? a->pos[0]->s : "shared::cta";

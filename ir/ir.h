@@ -368,6 +368,32 @@ extern const SmemSwizzle smem_swizzles[SMEM_NSWIZZLES];
 /* The mode with the descriptor's layout field (bits [63:61]); NULL: invalid. */
 const SmemSwizzle *smem_swizzle_layout(int layout);
 
+/* tcgen05.mma .kind::f16: the instruction descriptor's fields and the
+ * shapes (tcmma.def). */
+enum {
+#define IDESC(id, lo, bits, name, want) id,
+#define MMA_ITYPE(dt, code)
+#define MMA_SHAPE(cg, m, step)
+#include "tcmma.def"
+#undef IDESC
+#undef MMA_ITYPE
+#undef MMA_SHAPE
+	IDESC_NFIELDS };
+enum { MMA_K = 16 }; /* K of one .kind::f16 MMA (Table 39) */
+/* Field f of the instruction descriptor d. */
+unsigned idesc_field(uint32_t d, int f);
+/* The atype/btype code of dtype dt; -1 if .kind::f16 does not take it. */
+int mma_itype_code(int dt);
+/* The dtype of an atype/btype code; DT_NONE if none. */
+int mma_itype_dtype(unsigned code);
+/* Why (M, N) is not a dense .kind::f16 shape of cta_group cg, or NULL. */
+const char *mma_shape_invalid(int cg, int64_t m, int64_t n);
+/* Why the instruction descriptor d is not one txc emits and runs for
+ * cta_group cg ("has sparsity (bit 2) = 1, not 0", ...), or NULL. */
+const char *idesc_invalid(uint32_t d, int cg);
+/* The descriptor of a dense .kind::f16 MMA with D in float32. */
+uint32_t idesc_encode(int atype, int btype, int64_t m, int64_t n, bool trans_a, bool trans_b, bool neg_a, bool neg_b);
+
 /* Why the 64-bit shared-memory descriptor d is invalid ("has bits [48:46]
  * ..."), or NULL: its fixed fields (PTX ISA 9.7.16.4.1). */
 const char *smem_desc_invalid(uint64_t d);

@@ -386,6 +386,110 @@ const char *smem_desc_invalid(uint64_t d)
 	return NULL;
 }
 
+static const struct { const char *name; int lo, bits, want; } idesc_fields[IDESC_NFIELDS] = {
+#define IDESC(id, lo, bits, name, want) [id] = { name, lo, bits, want },
+#define MMA_ITYPE(dt, code)
+#define MMA_SHAPE(cg, m, step)
+#include "tcmma.def"
+#undef IDESC
+#undef MMA_ITYPE
+#undef MMA_SHAPE
+};
+static const struct { int dt, code; } mma_itypes[] = {
+#define IDESC(id, lo, bits, name, want)
+#define MMA_ITYPE(dt, code) { dt, code },
+#define MMA_SHAPE(cg, m, step)
+#include "tcmma.def"
+#undef IDESC
+#undef MMA_ITYPE
+#undef MMA_SHAPE
+};
+static const struct { int cg, m, step; } mma_shapes[] = {
+#define IDESC(id, lo, bits, name, want)
+#define MMA_ITYPE(dt, code)
+#define MMA_SHAPE(cg, m, step) { cg, m, step },
+#include "tcmma.def"
+#undef IDESC
+#undef MMA_ITYPE
+#undef MMA_SHAPE
+};
+enum { MMA_NITYPES = sizeof mma_itypes / sizeof mma_itypes[0], MMA_NSHAPES = sizeof mma_shapes / sizeof mma_shapes[0] };
+
+unsigned idesc_field(uint32_t d, int f)
+{
+	return d >> idesc_fields[f].lo & ((1u << idesc_fields[f].bits) - 1);
+}
+
+int mma_itype_code(int dt)
+{
+	for (int i = 0; i < MMA_NITYPES; i++)
+		if (mma_itypes[i].dt == dt)
+			return mma_itypes[i].code;
+	return -1;
+}
+
+int mma_itype_dtype(unsigned code)
+{
+	for (int i = 0; i < MMA_NITYPES; i++)
+		if ((unsigned)mma_itypes[i].code == code)
+			return mma_itypes[i].dt;
+	return DT_NONE;
+}
+
+const char *mma_shape_invalid(int cg, int64_t m, int64_t n)
+{
+	Buf ms = {0};
+	bputs(&ms, "");
+	for (int i = 0; i < MMA_NSHAPES; i++) {
+		if (mma_shapes[i].cg != cg)
+			continue;
+		bprintf(&ms, "%s%d", ms.n ? " or " : "", mma_shapes[i].m);
+		if (mma_shapes[i].m != m)
+			continue;
+		int s = mma_shapes[i].step;
+		if (n < s || n > 256 || n % s)
+			return xprintf("N = %lld: with cta_group %d and M = %lld, N is a multiple of %d from %d to 256",
+			               (long long)n, cg, (long long)m, s, s);
+		return NULL;
+	}
+	return xprintf("M = %lld: with cta_group %d, M is %s", (long long)m, cg, ms.s);
+}
+
+const char *idesc_invalid(uint32_t d, int cg)
+{
+	for (int f = 0; f < IDESC_NFIELDS; f++)
+		if (idesc_fields[f].want >= 0 && idesc_field(d, f) != (unsigned)idesc_fields[f].want)
+			return xprintf("has %s (bits [%d:%d]) = %u; txc requires %d", idesc_fields[f].name,
+			               idesc_fields[f].lo + idesc_fields[f].bits - 1, idesc_fields[f].lo, idesc_field(d, f),
+			               idesc_fields[f].want);
+	unsigned a = idesc_field(d, ID_ATYPE), b = idesc_field(d, ID_BTYPE);
+	if (mma_itype_dtype(a) == DT_NONE || mma_itype_dtype(b) == DT_NONE)
+		return xprintf("has atype %u and btype %u (bits [9:7], [12:10]); .kind::f16 takes 0 (F16) and 1 (BF16)", a, b);
+	if (a != b)
+		return xprintf("has atype %u and btype %u (bits [9:7], [12:10]): txc requires A and B of one type", a, b);
+	const char *why = mma_shape_invalid(cg, (int64_t)idesc_field(d, ID_M) << 4, (int64_t)idesc_field(d, ID_N) << 3);
+	return why ? xprintf("describes %s", why) : NULL;
+}
+
+uint32_t idesc_encode(int atype, int btype, int64_t m, int64_t n, bool trans_a, bool trans_b, bool neg_a, bool neg_b)
+{
+	unsigned v[IDESC_NFIELDS] = {0};
+	for (int f = 0; f < IDESC_NFIELDS; f++)
+		v[f] = idesc_fields[f].want > 0 ? (unsigned)idesc_fields[f].want : 0;
+	v[ID_ATYPE] = (unsigned)atype;
+	v[ID_BTYPE] = (unsigned)btype;
+	v[ID_NEG_A] = neg_a;
+	v[ID_NEG_B] = neg_b;
+	v[ID_TRANS_A] = trans_a;
+	v[ID_TRANS_B] = trans_b;
+	v[ID_N] = (unsigned)(n >> 3);
+	v[ID_M] = (unsigned)(m >> 4);
+	uint32_t d = 0;
+	for (int f = 0; f < IDESC_NFIELDS; f++)
+		d |= (v[f] & ((1u << idesc_fields[f].bits) - 1)) << idesc_fields[f].lo;
+	return d;
+}
+
 void print_tcgen05(Buf *b)
 {
 	bputs(b, "| shape | lanes a warp reaches | bits a lane | registers a thread | 32-bit columns | `.x{num}` |\n");

@@ -363,6 +363,29 @@ static CExpr *ccall(Comp *C, Expr *e)
 		break;
 	case IN_ELECT_SYNC:
 		return newx(X_ELECT, e->pos, DT_BOOL);
+	case IN_TMEM_ADDR: {
+		/* base + (row << 16) + col, in uint32 (intrin.def) */
+		if (e->nargs != 3)
+			break;
+		CExpr **a = cx_list(C, e->args, 3), *sh = newx(X_BIN, e->pos, DT_UINT32), *lo = newx(X_BIN, e->pos, DT_UINT32);
+		sh->op = OP_SHL;
+		sh->args = xalloc(sizeof(CExpr *) * 2);
+		sh->args[0] = a[1];
+		sh->args[1] = const_int(e->pos, 16);
+		sh->nargs = 2;
+		lo->op = OP_ADD;
+		lo->args = xalloc(sizeof(CExpr *) * 2);
+		lo->args[0] = a[0];
+		lo->args[1] = sh;
+		lo->nargs = 2;
+		x = newx(X_BIN, e->pos, DT_UINT32);
+		x->op = OP_ADD;
+		x->args = xalloc(sizeof(CExpr *) * 2);
+		x->args[0] = lo;
+		x->args[1] = a[2];
+		x->nargs = 2;
+		return x;
+	}
 	default:
 		break;
 	}
@@ -1077,6 +1100,56 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		c->idx[0] = cx(C, ldo->value);
 		c->idx[1] = cx(C, sdo->value);
 		c->idx[2] = bo ? cx(C, bo->value) : const_int(e->pos, 0);
+		return;
+	}
+	case IN_TC_MMA: {
+		/* sema checked kind "f16" and that the masks are 0 */
+		Kw *cg = call_kw(e, "cta_group");
+		int64_t g = 1;
+		if (e->nargs < 5 || (cg && !cfold(C, cg->value, &g))) {
+			set_fail(c, "cannot find the operands of this tcgen05.mma");
+			return;
+		}
+		if (g != 1) {
+			set_fail(c, "tcgen05.mma with cta_group=2 (an MMA over the tensor memory of both CTAs of the pair) is not "
+			         "emulated");
+			return;
+		}
+		c->kind = C_TCMMA;
+		c->op = k.id;
+		c->a = cx(C, e->args[0]);
+		c->b = cx(C, e->args[1]);
+		c->n = cx(C, e->args[2]);
+		c->value = cx(C, e->args[3]);
+		c->m = cx(C, e->args[4]);
+		return;
+	}
+	case IN_TC_IDESC: {
+		/* every operand a constant (sema) */
+		int64_t v[6];
+		static const char *const kw[6] = { "M", "N", "trans_a", "trans_b", "neg_a", "neg_b" };
+		for (int i = 0; i < 6; i++) {
+			Kw *x = call_kw(e, kw[i]);
+			v[i] = 0;
+			Value *xv = x ? x->value->val : NULL;
+			if (xv && (xv->kind == V_INT || xv->kind == V_BOOL))
+				v[i] = xv->i;
+			else if (x && !cfold(C, x->value, &v[i])) {
+				set_fail(c, "cannot find the operands of this instruction descriptor");
+				return;
+			}
+		}
+		Kw *ak = call_kw(e, "a_dtype"), *bk = call_kw(e, "b_dtype");
+		const char *as = ak ? str_const(C, ak->value) : NULL, *bs = bk ? str_const(C, bk->value) : NULL;
+		if (!as || !bs) {
+			set_fail(c, "cannot find the operands of this instruction descriptor");
+			return;
+		}
+		c->kind = C_TCMMA;
+		c->op = k.id;
+		c->a = caddr(C, e->args[0]);
+		c->wait = idesc_encode(mma_itype_code(dtype_lookup(as)), mma_itype_code(dtype_lookup(bs)), v[0], v[1], v[2],
+		                       v[3], v[4], v[5]);
 		return;
 	}
 	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:

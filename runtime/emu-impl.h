@@ -123,6 +123,8 @@ enum {
 	C_TCCP,       /* op: IN_TC_CP (a taddr, b row, n col, value the descriptor, tc_shape the tccp_shapes row),
 	               * IN_TC_COMMIT (a the mbarrier), IN_TC_SMEM_DESC (a the destination, b the matrix's address,
 	               * idx ldo, sdo, base_offset, field the descriptor's layout type); emu-tccp.c */
+	C_TCMMA,      /* op: IN_TC_MMA (a d_taddr, b a_desc, n b_desc, value idesc, m enable_input_d),
+	               * IN_TC_IDESC (a the destination, wait the descriptor); emu-mma.c */
 	C_FAIL,
 };
 
@@ -513,5 +515,26 @@ bool emu_tccp(Emu *E, const CStmt *s, const int *act, int nact);
 /* One arrive on the mbarrier at bar by thread t (x the operand; op names
  * the builtin in errors): emu-ptx.c. */
 bool emu_mbar_arrive(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, const char *op);
+/* A shared-memory matrix descriptor, decoded: the fields in bytes and the
+ * swizzle mode. */
+typedef struct SmemDesc {
+	uint64_t d;
+	int64_t start, lbo, sbo;
+	const SmemSwizzle *sw;
+} SmemDesc;
+/* Decodes d for op (errors at `at`): its fixed fields, and only the modes
+ * the emulator models (no swizzle mode 1, base offset 0). */
+bool emu_smem_desc(Emu *E, Pos at, int t, const char *op, uint64_t d, SmemDesc *out);
+/* The shared offset of row r's 16-byte chunk k of the matrix sd describes
+ * (doc/tcgen05-cp.md's formula), checked: inside one shared buffer of the
+ * CTA, not owned by a pending async copy (what names the matrix in
+ * errors). */
+bool emu_smem_desc_chunk(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int r, int k,
+                         int64_t *out);
+
+/* ---- tcgen05.mma and its instruction descriptor (emu-mma.c) ------------------------------ */
+
+/* A C_TCMMA statement for the threads act, each issuing its own. */
+bool emu_tcmma(Emu *E, const CStmt *s, const int *act, int nact);
 
 #endif

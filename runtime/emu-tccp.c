@@ -77,6 +77,42 @@ static const Mem *chunk_mem(Emu *E, int64_t a)
 	return NULL;
 }
 
+bool emu_smem_desc(Emu *E, Pos at, int t, const char *op, uint64_t d, SmemDesc *out)
+{
+	const char *why = smem_desc_invalid(d);
+	if (why)
+		return emu_fail(E, at, t, "%s: the shared-memory descriptor 0x%016llx %s", op, (unsigned long long)d, why);
+	const SmemSwizzle *sw = smem_swizzle_layout((int)(d >> 61));
+	if (!sw->pitch)
+		return emu_fail(E, at, t, "%s: the descriptor 0x%016llx has swizzle mode %d (%s), which the emulator does not "
+		                "model: its layout is unverified (doc/tcgen05-cp.md)", op, (unsigned long long)d, sw->layout,
+		                sw->name);
+	if (d >> 49 & 7)
+		return emu_fail(E, at, t, "%s: the descriptor 0x%016llx has base offset %d (bits [51:49]); the emulator models "
+		                "base offset 0 only (the PTX ISA's rule for a swizzle pattern that does not start at its "
+		                "boundary is unverified)", op, (unsigned long long)d, (int)(d >> 49 & 7));
+	*out = (SmemDesc){ d, (int64_t)(d & 0x3FFF) << 4, (int64_t)(d >> 16 & 0x3FFF) << 4,
+	                   (int64_t)(d >> 32 & 0x3FFF) << 4, sw };
+	return true;
+}
+
+bool emu_smem_desc_chunk(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int r, int k,
+                         int64_t *out)
+{
+	const SmemSwizzle *sw = sd->sw;
+	int64_t a = sd->start + (r >> 3) * sd->sbo + (r & 7) * sw->pitch + (sw->bbits ? 16 * k : k * sd->lbo);
+	a ^= ((a >> 7) & ((1 << sw->bbits) - 1)) << sw->mshift;
+	if (!chunk_mem(E, a))
+		return emu_fail(E, pos, t, "%s reads shared-memory bytes %lld..%lld (row %d, 16-byte chunk %d of %s; "
+		                "descriptor 0x%016llx), outside every shared buffer (the CTA has %lld bytes of shared memory)",
+		                op, (long long)a, (long long)a + 15, r, k, what, (unsigned long long)sd->d,
+		                (long long)E->p->smem_bytes);
+	if (!emu_pend_check(E, E->sdata + a, 16, false, pos, t))
+		return false;
+	*out = a;
+	return true;
+}
+
 static bool cp(Emu *E, const CStmt *s, int t)
 {
 	const char *op = op_name(s->op);
@@ -89,19 +125,9 @@ static bool cp(Emu *E, const CStmt *s, int t)
 	uint32_t base = (uint32_t)ta + ((uint32_t)row << 16) + (uint32_t)col;
 	uint64_t d = (uint64_t)dv.i;
 	int lane0 = (int)(base >> 16), c0 = (int)(base & 0xFFFF), words = sh->bits / 32;
-	const char *why = smem_desc_invalid(d);
-	if (why)
-		return emu_fail(E, s->value->at, t, "%s: the shared-memory descriptor 0x%016llx %s", op, (unsigned long long)d,
-		                why);
-	const SmemSwizzle *sw = smem_swizzle_layout((int)(d >> 61));
-	if (!sw->pitch)
-		return emu_fail(E, s->value->at, t, "%s: the descriptor 0x%016llx has swizzle mode %d (%s), which the emulator "
-		                "does not model: its layout is unverified (doc/tcgen05-cp.md)", op, (unsigned long long)d,
-		                sw->layout, sw->name);
-	if (d >> 49 & 7)
-		return emu_fail(E, s->value->at, t, "%s: the descriptor 0x%016llx has base offset %d (bits [51:49]); the "
-		                "emulator models base offset 0 only (the PTX ISA's rule for a swizzle pattern that does not "
-		                "start at its boundary is unverified)", op, (unsigned long long)d, (int)(d >> 49 & 7));
+	SmemDesc sd;
+	if (!emu_smem_desc(E, s->value->at, t, op, d, &sd))
+		return false;
 	if (c0 % 4)
 		return emu_fail(E, s->pos, t, "%s: the tensor-memory address 0x%08x (lane %d, column %d) is not 128-bit "
 		                "aligned: its column must be a multiple of 4", op, base, lane0, c0);
@@ -118,20 +144,11 @@ static bool cp(Emu *E, const CStmt *s, int t)
 			return emu_fail(E, s->pos, t, "%s writes tensor-memory columns %d..%d, but column %d is not allocated "
 			                "(allocated: %s)", op, c0, c0 + words - 1, c0 + k, emu_tmem_allocs_str(E));
 	/* the source rows, read before anything is written */
-	int64_t start = (int64_t)(d & 0x3FFF) << 4, lbo = (int64_t)(d >> 16 & 0x3FFF) << 4,
-	        sbo = (int64_t)(d >> 32 & 0x3FFF) << 4;
 	uint32_t data[128 * 8];
 	for (int r = 0; r < sh->rows; r++)
 		for (int k = 0; k < sh->bits / 128; k++) {
-			int64_t a = start + (r >> 3) * sbo + (r & 7) * sw->pitch + (sw->bbits ? 16 * k : k * lbo);
-			a ^= ((a >> 7) & ((1 << sw->bbits) - 1)) << sw->mshift;
-			const Mem *m = chunk_mem(E, a);
-			if (!m)
-				return emu_fail(E, s->pos, t, "%s reads shared-memory bytes %lld..%lld (row %d, 16-byte chunk %d of "
-				                "the source; descriptor 0x%016llx), outside every shared buffer (the CTA has %lld bytes "
-				                "of shared memory)", op, (long long)a, (long long)a + 15, r, k,
-				                (unsigned long long)d, (long long)E->p->smem_bytes);
-			if (!emu_pend_check(E, E->sdata + a, 16, false, s->pos, t))
+			int64_t a;
+			if (!emu_smem_desc_chunk(E, s->pos, t, op, "the source", &sd, r, k, &a))
 				return false;
 			memcpy(&data[r * 8 + 4 * k], E->sdata + a, 16); /* little-endian hosts, as emu_load */
 		}
