@@ -79,6 +79,13 @@ for ex in tcgen05_copy tcgen05_roundtrip; do
   run "$X/$ex.tx"
   check "$ex: stops at what is not emulated yet" fails "not emulated yet"
 done
+# seed 004's demonstration lowered (tcgen05_cp: four .128x256b copies with a
+# 128B-swizzle descriptor each, commit, wait; tcgen05.ld): B is A, bit for bit
+"$TXC_BIN/txc" --arch=sm_100a --emit=ir "$X/tcgen05_copy.tx" -o "$TMP/tcc_low.tx"
+pl 'npy_put($ARGV[0], "<f4", [128, 32], pack("V*", map { ($_ * 2654435761 + 7) & 0x3fffffff } 0..4095))' "$TMP/tcc_a.npy"
+run --in A="$TMP/tcc_a.npy" --out B="$TMP/tcc_b.npy" "$TMP/tcc_low.tx"
+check "tcgen05_copy lowered (tcgen05_cp, commit, wait, tcgen05.ld): runs" ran
+check "tcgen05_copy lowered: B is A, bit for bit" same_data "$TMP/tcc_a.npy" "$TMP/tcc_b.npy"
 # seed 002: copy_async through tma (a load completing on the mbarrier, a
 # store in the bulk group), with every float16 bit pattern of A kept
 pl 'npy_put($ARGV[0], "<f2", [64, 64], pack("v*", map { ($_ * 40503 + 11) & 0xffff } 0..4095))' "$TMP/tls_a.npy"
