@@ -125,6 +125,58 @@ for my $i (0 .. $#run) {
 ok(!@bad, scalar(@run) . " configurations on the emulator: tensor memory after the cp and the registers' copy are "
    . "the model's, bit for bit", @bad[0 .. ($#bad < 9 ? $#bad : 9)]);
 
+# ---- the tile op as written, on the emulator (emu-tccp.c runs it element by
+# element from the two layouts), without the read-back: tensor memory at the
+# dealloc is the same model
+open $fh, '>', "$tmp/bare.tx" or die;
+print $fh tccp_header();
+print $fh tccp_kernel($run[$_], "k$_", 1) for 0 .. $#run;
+close $fh;
+@bad = ();
+for my $i (0 .. $#run) {
+    my $c = $run[$i];
+    my ($m, $n, $b, $cc) = @$c{qw(m n bn cols)};
+    my $alloc = $cc < 32 ? 32 : $cc;
+    my @a = map { (($_ * 2246822519 + $i * 97) & 0x3fffffff) | 0x2000 } 0 .. $m * $n - 1;
+    npy_put("$tmp/a.npy", "<f4", [$m, $n], pack("V*", @a));
+    unlink "$tmp/t.npy";
+    my $name = "M $m N $n BN $b swizzle $c->{sw}";
+    $rc = system("'$bin/txc-emu' --kernel k$i --in A='$tmp/a.npy' --tmem-out '$tmp/t.npy' '$tmp/bare.tx' "
+                 . ">'$tmp/out' 2>'$tmp/err'");
+    if ($rc) { push @bad, "$name: " . slurp("$tmp/err"); next }
+    my (undef, $t) = npy_get("$tmp/t.npy");
+    my @tm = unpack("V*", $t);
+    my %model;
+    for my $r (0 .. $m - 1) {
+        for my $k (0 .. $n - 1) {
+            $model{ ($r % 128) . "," . ($k % $b + $b * int($r / 128) + $b * ($m / 128) * int($k / $b)) } = $a[$r * $n + $k];
+        }
+    }
+    my $e = 0;
+    for my $lane (0 .. 127) {
+        for my $col (0 .. $alloc - 1) {
+            my $want = $model{"$lane,$col"} // 0xABABABAB;
+            push @bad, sprintf("%s: tensor memory lane %d column %d: 0x%08x, want 0x%08x", $name, $lane, $col,
+                               $tm[$lane * 512 + $col], $want) if $tm[$lane * 512 + $col] != $want && $e++ < 2;
+        }
+    }
+}
+ok(!@bad, scalar(@run) . " configurations, the copy_async as written on the emulator: tensor memory is the model's",
+   @bad[0 .. ($#bad < 9 ? $#bad : 9)]);
+
+# the tile op writes only allocated columns: 64 columns into an allocation of 32
+{
+    my ($c) = grep { $_->{m} == 128 && $_->{n} == 64 && $_->{bn} == 64 && $_->{sw} == 128 } @run;
+    my $k = tccp_kernel($c, "k", 1);
+    $k =~ s/n_cols=64/n_cols=32/g;
+    spit("$tmp/small.tx", tccp_header() . $k);
+    my ($line) = grep { (split /\n/, tccp_header() . $k)[$_ - 1] =~ /Tx\.copy_async/ } 1 .. 200;
+    $rc = system("'$bin/txc-emu' '$tmp/small.tx' >'$tmp/out' 2>'$tmp/err'");
+    my $err = slurp("$tmp/err");
+    ok($rc && $err =~ /^\Q$tmp\E\/small\.tx:$line:9: error: thread \(cta 0, thread 0\): copy_async through tcgen05_cp writes tensor-memory lane 0, column 32, which is not allocated \(allocated: columns 0\.\.31\)$/m,
+       "the copy_async as written into unallocated columns: the emulator's error", $err);
+}
+
 # ---- the refused ones: each alone, the reason checked ------------------------
 my @wrong;
 for my $c (@refuse) {

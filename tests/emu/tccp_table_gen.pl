@@ -34,8 +34,9 @@ sub tccp_table {
     return @out;
 }
 
+# $bare: without the read-back (tensor memory is checked at the dealloc).
 sub tccp_kernel {
-    my ($c, $name) = @_;
+    my ($c, $name, $bare) = @_;
     my ($m, $n, $bn, $sw, $cc) = @$c{qw(m n bn sw cols)};
     my $alloc = $cc < 32 ? 32 : $cc;
     my $w = $cc < 64 ? $cc : 64;
@@ -74,7 +75,7 @@ def $name(A_ptr: T.handle, D_ptr: T.handle):
     R = T.alloc_local(($w,), "float32")
     R_local = R.view(128, $w, layout=TileLayout(S[(128, $w) : (1 \@ axis_tid_in_wg, 1)]))
 END
-    for (my $j = 0; $j < $cc; $j += $w) {
+    for (my $j = 0; !$bare && $j < $cc; $j += $w) {
         $s .= "    Tx.wg.copy_async(R_local[:, :], flat[:, $j:" . ($j + $w) . "])\n"
             . "    T.ptx.tcgen05.wait.ld()\n"
             . "    Tx.wg.copy(D[:, $j:" . ($j + $w) . "], R_local[:, :])\n";
