@@ -722,6 +722,19 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 		set_fail(c, xprintf("copy_async through %s moves only %s", variants[v].name, variant_moves_str(&variants[v])));
 		return;
 	}
+	if (v == VA_TCGEN05_CP) { /* emu-tccp.c: at once, element by element; the caller commits */
+		const Buffer *a = e->args[0]->val->buffer;
+		while (a && !a->alloc_addr)
+			a = a->base;
+		if (!a) {
+			set_fail(c, "copy_async through tcgen05_cp: the tensor memory has no allocated_addr=");
+			return;
+		}
+		c->kind = C_TCCP;
+		c->op = IN_COPY_ASYNC;
+		c->a = cx(C, a->alloc_addr);
+		return;
+	}
 	if (!completions[done].emulated) {
 		set_fail(c, xprintf("copy_async through %s, which completes %s, is not emulated yet", variants[v].name,
 		                    completions[done].name));

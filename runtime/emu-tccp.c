@@ -26,7 +26,16 @@
  *   lane below 128 and every column allocated.
  * - tcgen05.commit: the thread's earlier tcgen05 async ops are done (they
  *   acted at once), so it is one arrive on the mbarrier
- *   (.mbarrier::arrive::one), for each thread that runs it. */
+ *   (.mbarrier::arrive::one), for each thread that runs it.
+ * - Tx.copy_async(tmem, smem) through the tcgen05_cp variant, run as
+ *   written (emu-compile.c gives it C_TCCP with op IN_COPY_ASYNC): like
+ *   the tcgen05.cp it lowers to, it acts at once, for each thread that
+ *   runs it, element by element as the two layouts say: the element's
+ *   32-bit word at its shared offset (after the swizzle; not owned by an
+ *   asynchronous copy not yet waited for) goes to the tensor-memory cell
+ *   of its TLane and TCol, from the buffer's allocated address; every lane
+ *   below 128 and every column allocated. The caller's tcgen05.commit then
+ *   arrives. */
 #include <string.h>
 
 #include "emu-impl.h"
@@ -158,6 +167,56 @@ static bool cp(Emu *E, const CStmt *s, int t)
 	return true;
 }
 
+static bool tile(Emu *E, const CStmt *s, int t)
+{
+	const Acc *sa = s->src.acc;
+	const Buffer *tb = s->dst.acc->b;
+	const Region *dr = &s->dst, *sr = &s->src;
+	if (sa->why)
+		return emu_fail(E, s->pos, t, "%s", sa->why);
+	if (sa->space != SP_SHARED || sa->esize != 4 || dtype_bytes(tb->dtype) != 4 || dr->ndim != sr->ndim ||
+	    dr->ndim > EMU_MAX_DIMS)
+		return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: the emulator runs a shared tile of 32-bit "
+		                "elements into tensor memory of the same shape");
+	int64_t ta, ds[EMU_MAX_DIMS], ss[EMU_MAX_DIMS], idx[EMU_MAX_DIMS], n = 1;
+	if (!emu_eval_int(E, s->a, t, &ta))
+		return false;
+	int nd = dr->ndim;
+	for (int d = 0; d < nd; d++) {
+		if (!emu_eval_int(E, dr->starts[d], t, &ds[d]) || !emu_eval_int(E, sr->starts[d], t, &ss[d]))
+			return false;
+		if (dr->extents[d] != sr->extents[d])
+			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: the regions differ in shape");
+		n *= dr->extents[d];
+		idx[d] = 0;
+	}
+	const Mem *m = &E->smem[sa->mem];
+	const Layout *lt = buffer_layout(tb);
+	int lane0 = (int)((uint32_t)ta >> 16), c0 = (int)(ta & 0xFFFF);
+	for (int64_t k = 0; k < n; k++) {
+		int64_t si[EMU_MAX_DIMS], di[EMU_MAX_DIMS], off, c[AX_COUNT];
+		for (int d = 0; d < nd; d++)
+			si[d] = ss[d] + idx[d], di[d] = ds[d] + idx[d];
+		if (!emu_offset(sa, si, &off) || !layout_apply_coord(lt, tb->shape, tb->ndim, di, c))
+			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: an element's place overflows");
+		int64_t a = m->base + off * 4, lane = lane0 + c[AX_TLANE], col = c0 + c[AX_TCOL];
+		if (off < 0 || off * 4 + 4 > m->size)
+			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp reads byte %lld of %s, outside it",
+			                (long long)(off * 4), emu_mem_str(m));
+		if (!emu_pend_check(E, E->sdata + a, 4, false, s->pos, t))
+			return false;
+		if (lane < 0 || lane >= 128 || col < 0 || col >= 512 || !emu_tmem_allocated(E, (int)col))
+			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp writes tensor-memory lane %lld, column %lld, "
+			                "which is %s", (long long)lane, (long long)col,
+			                lane < 0 || lane >= 128 || col < 0 || col >= 512 ? "outside tensor memory" :
+			                xprintf("not allocated (allocated: %s)", emu_tmem_allocs_str(E)));
+		memcpy(emu_tmem_cell(E, (int)lane, (int)col), E->sdata + a, 4);
+		for (int d = nd - 1; d >= 0 && ++idx[d] == dr->extents[d]; d--)
+			idx[d] = 0;
+	}
+	return true;
+}
+
 bool emu_tccp(Emu *E, const CStmt *s, const int *act, int nact)
 {
 	if (!emu_tmem_ready(E, s->pos))
@@ -169,6 +228,8 @@ bool emu_tccp(Emu *E, const CStmt *s, const int *act, int nact)
 			ok = encode(E, s, t);
 		} else if (s->op == IN_TC_CP) {
 			ok = cp(E, s, t);
+		} else if (s->op == IN_COPY_ASYNC) {
+			ok = tile(E, s, t);
 		} else {
 			uint8_t *bar = emu_mbar_at(E, s->a, t, op_name(s->op));
 			ok = bar && emu_mbar_arrive(E, s->a, s->pos, t, bar, op_name(s->op));

@@ -75,14 +75,23 @@ check "ldgsts_load: B is A, bit for bit" same_data "$TMP/ld_a.npy" "$TMP/ld_b.np
 run --in A="$TMP/ld_a.npy" --out B="$TMP/ld_lb.npy" "$D/lowered_ldgsts.tx"
 check "ldgsts_load lowered by hand (T.ptx.cp_async, commit, wait): runs" ran
 check "ldgsts_load lowered by hand: B is A, bit for bit" same_data "$TMP/ld_a.npy" "$TMP/ld_lb.npy"
-run "$X/tcgen05_copy.tx"
-check "tcgen05_copy: stops at what is not emulated yet" fails "not emulated yet"
 # seed 000 as written: Tx.wg.copy_async registers -> tensor memory ->
 # registers (the tile op, runtime/emu-tmem.c): B is A, bit for bit
 pl 'npy_put($ARGV[0], "<f2", [128, 8], pack("v*", map { ($_ * 40503 + 11) & 0xffff } 0..1023))' "$TMP/tc_a.npy"
 run --in A="$TMP/tc_a.npy" --out B="$TMP/tc_b.npy" "$X/tcgen05_roundtrip.tx"
 check "tcgen05_roundtrip (Tx.wg.copy_async through tensor memory): runs" ran
 check "tcgen05_roundtrip: B is A, bit for bit" same_data "$TMP/tc_a.npy" "$TMP/tc_b.npy"
+# seed 004's demonstration as written (the tcgen05_cp tile op, commit,
+# wait, the tcgen05_ldst tile op) and lowered (four .128x256b copies with a
+# 128B-swizzle descriptor each, commit, wait; tcgen05.ld): B is A, bit for bit
+pl 'npy_put($ARGV[0], "<f4", [128, 32], pack("V*", map { ($_ * 2654435761 + 7) & 0x3fffffff } 0..4095))' "$TMP/tcc_a.npy"
+run --in A="$TMP/tcc_a.npy" --out B="$TMP/tcc_s.npy" "$X/tcgen05_copy.tx"
+check "tcgen05_copy as written (tile ops): runs" ran
+check "tcgen05_copy as written: B is A, bit for bit" same_data "$TMP/tcc_a.npy" "$TMP/tcc_s.npy"
+"$TXC_BIN/txc" --arch=sm_100a --emit=ir "$X/tcgen05_copy.tx" -o "$TMP/tcc_low.tx"
+run --in A="$TMP/tcc_a.npy" --out B="$TMP/tcc_b.npy" "$TMP/tcc_low.tx"
+check "tcgen05_copy lowered (tcgen05_cp, commit, wait, tcgen05.ld): runs" ran
+check "tcgen05_copy lowered: B is A, bit for bit" same_data "$TMP/tcc_a.npy" "$TMP/tcc_b.npy"
 # seed 002: copy_async through tma (a load completing on the mbarrier, a
 # store in the bulk group), with every float16 bit pattern of A kept
 pl 'npy_put($ARGV[0], "<f2", [64, 64], pack("v*", map { ($_ * 40503 + 11) & 0xffff } 0..4095))' "$TMP/tls_a.npy"

@@ -1,0 +1,195 @@
+#!/usr/bin/env perl
+# Seed 004's whole configuration table (test_tcgen05_copy_nvmma_shared:
+# float32, M in {128, 256}, N in {16, ..., 256}, TMEM block N in {1, ...,
+# 256}, block M 128, swizzle 32/64/128 bytes, after the seed's own filter):
+# tests/emu/tccp_table_gen.pl writes each as a round trip global -> shared
+# (NVMMASharedLayout) -> Tx.copy_async (the tcgen05_cp variant), commit,
+# wait -> tensor memory (TensorMemoryLayout) -> registers -> global.
+#
+# The expected verdict of each configuration is derived here from the
+# hardware, not from txc:
+#   - N < swizzle / 4 (a row shorter than the swizzle span): Triton's
+#     NVMMASharedLayout does not exist for that shape (doc/txir.md,
+#     "Triton's layouts": the box's contiguous dimension is exactly the
+#     span and must be at least that) -> refused at the layout;
+#   - M = 256 with TMEM block N < 4: every group of 4 consecutive
+#     tensor-memory columns of a lane holds elements of rows m and m + 128
+#     (TCol = n % b + b (m / 128) + 2 b (n / b)), and the smallest tcgen05.cp
+#     row, .128x128b, writes 4 consecutive columns of a lane from 16
+#     contiguous bytes of one source row (ptx.md); the 32/64/4-row shapes
+#     write fewer than 128 distinct lanes -> refused by dispatch, naming
+#     both 128-row shapes and the rule each fails;
+#   - everything else compiles.
+# The seed skips more: M = 256 with swizzle // BN >= 8 also for BN = 4, 8,
+# 16 (Triton's getSwizzling moves whole swizzle atoms per tile); those are
+# served by .128x128b / .128x256b copies starting inside a swizzle span,
+# the same kind of message Triton issues for M = 128 (see doc/txir.md,
+# "tcgen05_cp"). The test lists them.
+#
+# Each compiled configuration: the module through ptxas for sm_100a; on the
+# emulator, tensor memory at the dealloc (--tmem-out) and the registers'
+# copy D both equal the model: lane m % 128, column n % b + b (m / 128) +
+# b (M / 128) (n / b) holds A[m][n] bit for bit (doc/txir.md's
+# TensorMemoryLayout formula, from Triton's source), every other cell of
+# the allocation the emulator's initial 0xABABABAB.
+use strict;
+use warnings;
+use FindBin;
+require "$FindBin::Bin/tap.pl";
+
+my ($top, $bin, $tmp) = txc_paths();
+require "$top/tests/emu/npy.pl";
+require "$top/tests/emu/tccp_table_gen.pl";
+my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
+$ENV{PATH} .= ':/usr/local/cuda/bin';
+
+my @t = tccp_table();
+ok(@t == 183, "the seed's table after its filter: 183 configurations (61 (M, N, BN) x 3 swizzles)", scalar @t);
+my (@run, @refuse);
+for my $c (@t) {
+    $c->{why} = $c->{n} < $c->{sw} / 4 ? "layout" : $c->{m} == 256 && $c->{bn} < 4 ? "shape" : "";
+    push @{ $c->{why} ? \@refuse : \@run }, $c;
+}
+# the differences from the seed's skips, by the rules above
+my @extra = grep { $_->{seed_skip} && !$_->{why} } @t;
+my @unseeded = grep { !$_->{seed_skip} && $_->{why} } @t;
+ok(!@unseeded, "every refusal is where the seed skips");
+my @want;
+for my $n (16, 32, 64, 128) {
+    for my $bn (4, 8, 16) {
+        for my $sw (32, 64, 128) {
+            push @want, "256x$n/$bn/$sw" if $bn * 4 < $sw && $n >= $sw / 4 && $n >= $bn;
+        }
+    }
+}
+my $got = join(" ", sort map { "$_->{m}x$_->{n}/$_->{bn}/$_->{sw}" } @extra);
+ok($got eq join(" ", sort @want), "the seed also skips exactly M = 256 with 4 <= BN < swizzle / 4 (N >= the span): "
+   . scalar(@extra) . " configurations txc serves", "got $got");
+
+# ---- the compiled ones: one module --------------------------------------------
+my $src = "$tmp/table.tx";
+open my $fh, '>', $src or die;
+print $fh tccp_header();
+print $fh tccp_kernel($run[$_], "k$_") for 0 .. $#run;
+close $fh;
+my $rc = system("'$bin/txc' --arch=sm_100a --emit=ir -o '$tmp/low.tx' '$src' >'$tmp/out' 2>'$tmp/err'");
+ok($rc == 0, scalar(@run) . " configurations lower", slurp("$tmp/err"));
+if ($have_nvcc) {
+    $rc = system("'$bin/txc' --arch=sm_100a --emit=cubin -o '$tmp/x.cubin' '$src' >'$tmp/out' 2>'$tmp/err'");
+    ok($rc == 0, "every one through ptxas for sm_100a", slurp("$tmp/err"));
+} else {
+    skip("ptxas sm_100a", "no nvcc");
+}
+my %shapes;
+my $low = slurp("$tmp/low.tx");
+$shapes{$1}++ while $low =~ /T\.ptx\.tcgen05\.cp\([^\n]*"(128x\d+b)"/g;
+ok(($shapes{"128x256b"} // 0) > 0 && ($shapes{"128x128b"} // 0) > 0, "both 128-row shapes are used",
+   join(", ", map { "$_: $shapes{$_}" } sort keys %shapes));
+my @bad;
+for my $i (0 .. $#run) {
+    my $c = $run[$i];
+    my ($m, $n, $b, $cc) = @$c{qw(m n bn cols)};
+    my $alloc = $cc < 32 ? 32 : $cc;
+    my @a = map { (($_ * 2654435761 + $i * 40503) & 0x3fffffff) | 0x1000 } 0 .. $m * $n - 1;
+    npy_put("$tmp/a.npy", "<f4", [$m, $n], pack("V*", @a));
+    unlink "$tmp/t.npy", "$tmp/d.npy";
+    my $name = "M $m N $n BN $b swizzle $c->{sw}";
+    $rc = system("'$bin/txc-emu' --kernel k$i --in A='$tmp/a.npy' --out D='$tmp/d.npy' --tmem-out '$tmp/t.npy' "
+                 . "'$tmp/low.tx' >'$tmp/out' 2>'$tmp/err'");
+    if ($rc) { push @bad, "$name: " . slurp("$tmp/err"); next }
+    my %model;
+    for my $r (0 .. $m - 1) {
+        for my $k (0 .. $n - 1) {
+            $model{ ($r % 128) . "," . ($k % $b + $b * int($r / 128) + $b * ($m / 128) * int($k / $b)) } = $a[$r * $n + $k];
+        }
+    }
+    my (undef, $t) = npy_get("$tmp/t.npy");
+    my @tm = unpack("V*", $t);
+    my (undef, $d) = npy_get("$tmp/d.npy");
+    my @dd = unpack("V*", $d);
+    my $e = 0;
+    for my $lane (0 .. 127) {
+        for my $col (0 .. $alloc - 1) {
+            my $want = $model{"$lane,$col"} // 0xABABABAB;
+            if ($tm[$lane * 512 + $col] != $want) {
+                push @bad, sprintf("%s: tensor memory lane %d column %d: 0x%08x, want 0x%08x", $name, $lane, $col,
+                                   $tm[$lane * 512 + $col], $want) if $e++ < 2;
+            }
+            if ($col < $cc && $dd[$lane * $cc + $col] != $want) {
+                push @bad, sprintf("%s: D[%d][%d]: 0x%08x, want 0x%08x", $name, $lane, $col, $dd[$lane * $cc + $col],
+                                   $want) if $e++ < 2;
+            }
+        }
+    }
+}
+ok(!@bad, scalar(@run) . " configurations on the emulator: tensor memory after the cp and the registers' copy are "
+   . "the model's, bit for bit", @bad[0 .. ($#bad < 9 ? $#bad : 9)]);
+
+# ---- the tile op as written, on the emulator (emu-tccp.c runs it element by
+# element from the two layouts), without the read-back: tensor memory at the
+# dealloc is the same model
+open $fh, '>', "$tmp/bare.tx" or die;
+print $fh tccp_header();
+print $fh tccp_kernel($run[$_], "k$_", 1) for 0 .. $#run;
+close $fh;
+@bad = ();
+for my $i (0 .. $#run) {
+    my $c = $run[$i];
+    my ($m, $n, $b, $cc) = @$c{qw(m n bn cols)};
+    my $alloc = $cc < 32 ? 32 : $cc;
+    my @a = map { (($_ * 2246822519 + $i * 97) & 0x3fffffff) | 0x2000 } 0 .. $m * $n - 1;
+    npy_put("$tmp/a.npy", "<f4", [$m, $n], pack("V*", @a));
+    unlink "$tmp/t.npy";
+    my $name = "M $m N $n BN $b swizzle $c->{sw}";
+    $rc = system("'$bin/txc-emu' --kernel k$i --in A='$tmp/a.npy' --tmem-out '$tmp/t.npy' '$tmp/bare.tx' "
+                 . ">'$tmp/out' 2>'$tmp/err'");
+    if ($rc) { push @bad, "$name: " . slurp("$tmp/err"); next }
+    my (undef, $t) = npy_get("$tmp/t.npy");
+    my @tm = unpack("V*", $t);
+    my %model;
+    for my $r (0 .. $m - 1) {
+        for my $k (0 .. $n - 1) {
+            $model{ ($r % 128) . "," . ($k % $b + $b * int($r / 128) + $b * ($m / 128) * int($k / $b)) } = $a[$r * $n + $k];
+        }
+    }
+    my $e = 0;
+    for my $lane (0 .. 127) {
+        for my $col (0 .. $alloc - 1) {
+            my $want = $model{"$lane,$col"} // 0xABABABAB;
+            push @bad, sprintf("%s: tensor memory lane %d column %d: 0x%08x, want 0x%08x", $name, $lane, $col,
+                               $tm[$lane * 512 + $col], $want) if $tm[$lane * 512 + $col] != $want && $e++ < 2;
+        }
+    }
+}
+ok(!@bad, scalar(@run) . " configurations, the copy_async as written on the emulator: tensor memory is the model's",
+   @bad[0 .. ($#bad < 9 ? $#bad : 9)]);
+
+# the tile op writes only allocated columns: 64 columns into an allocation of 32
+{
+    my ($c) = grep { $_->{m} == 128 && $_->{n} == 64 && $_->{bn} == 64 && $_->{sw} == 128 } @run;
+    my $k = tccp_kernel($c, "k", 1);
+    $k =~ s/n_cols=64/n_cols=32/g;
+    spit("$tmp/small.tx", tccp_header() . $k);
+    my ($line) = grep { (split /\n/, tccp_header() . $k)[$_ - 1] =~ /Tx\.copy_async/ } 1 .. 200;
+    $rc = system("'$bin/txc-emu' '$tmp/small.tx' >'$tmp/out' 2>'$tmp/err'");
+    my $err = slurp("$tmp/err");
+    ok($rc && $err =~ /^\Q$tmp\E\/small\.tx:$line:9: error: thread \(cta 0, thread 0\): copy_async through tcgen05_cp writes tensor-memory lane 0, column 32, which is not allocated \(allocated: columns 0\.\.31\)$/m,
+       "the copy_async as written into unallocated columns: the emulator's error", $err);
+}
+
+# ---- the refused ones: each alone, the reason checked ------------------------
+my @wrong;
+for my $c (@refuse) {
+    my $name = "M $c->{m} N $c->{n} BN $c->{bn} swizzle $c->{sw}";
+    open my $f, '>', "$tmp/r.tx" or die;
+    print $f tccp_header(), tccp_kernel($c, "k");
+    close $f;
+    $rc = system("'$bin/txc' --arch=sm_100a --emit=ir -o '$tmp/r.low' '$tmp/r.tx' >'$tmp/out' 2>'$tmp/err'");
+    my $err = slurp("$tmp/err");
+    my $want = $c->{why} eq "layout"
+        ? qr/NVMMASharedLayout.*\b$c->{n}\b.*(span|swizzle)/s
+        : qr/tcgen05_cp +10 +tcgen05_cp: no tcgen05\.cp shape serves tensor-memory columns 0\.\.7 of 'tmem' from 'smem': \.128x256b gives lane 0 one source row of 32 contiguous bytes.*; \.128x128b gives lane 0 one source row of 16 contiguous bytes/;
+    push @wrong, "$name: rc $rc: $err" unless $rc && $err =~ $want;
+}
+ok(!@wrong, scalar(@refuse) . " configurations refused, each for its rule", @wrong[0 .. ($#wrong < 4 ? $#wrong : 4)]);
+done();
