@@ -14,6 +14,10 @@
  *     is the swizzle span (32, 64, 128 bytes) or 16 without a swizzle (the
  *     descriptor's row formula, ptx.md; ISA 9.7.16.4.1), and
  *   - start, SBO and LBO are 16-byte multiples, SBO and LBO below 2^18.
+ * With a swizzle, each row of the 8-row pattern (an atom row, one span)
+ * must land in consecutive columns of one lane: the tile moves in whole
+ * atoms, as Triton's lowering moves it (seed 004's skips; copies of part
+ * of an atom into split columns are unverified and not planned).
  * The shared layout's swizzle must be one of the descriptor's modes (XOR
  * of the 16-byte chunk with bits [7:7+b) of the byte address), and the
  * buffer must sit at a multiple of the pattern's 8 rows (8 P bytes) so
@@ -156,7 +160,9 @@ static const char *plan(Cp *x, const Value *dst, const Value *src)
 	if (root != sb)
 		return xprintf("not supported yet: the view '%s' of '%s'", sb->name, root->name);
 	int64_t need = x->swz ? 8 * x->pitch : 16;
-	bool rounded = (root->layout && root->layout->swizzled) || root->align >= need;
+	/* every shared buffer starts 16-byte aligned (storage.c); more takes a
+	 * swizzled layout (1024) or align= */
+	bool rounded = need <= 16 || (root->layout && root->layout->swizzled) || root->align >= need;
 	if (!rounded || root->smem_off % need)
 		return xprintf("the descriptor swizzles absolute addresses: '%s' must start at a multiple of %lld bytes; it "
 		               "starts at byte %lld%s", root->name, (long long)need, (long long)root->smem_off,
@@ -183,6 +189,35 @@ static const char *plan(Cp *x, const Value *dst, const Value *src)
 			if (tcol[k] + 1 > ncols)
 				ncols = tcol[k] + 1;
 		}
+	/* a swizzled source moves in whole atoms: the W elements of one row of
+	 * the 8-row pattern (one swizzle span) fill W consecutive columns of
+	 * one lane, as Triton's lowering of the copy requires (its
+	 * getSwizzling takes whole atoms, TensorMemoryToLLVM.cpp); copies of
+	 * part of an atom into split columns are not planned (unverified) */
+	if (x->swz) {
+		int64_t W = x->pitch / 4, nspan = (M * N + W - 1) / W + 1;
+		int64_t *first = xalloc(sizeof(int64_t) * (size_t)(2 * nspan));
+		for (int64_t i = 0; i < 2 * nspan; i++)
+			first[i] = -1;
+		for (int64_t k = 0; k < M * N; k++) {
+			int64_t sp = soff[k] / W, c0 = tcol[k] - soff[k] % W;
+			if (sp < 0 || sp >= nspan)
+				continue;
+			if (first[2 * sp] < 0) {
+				first[2 * sp] = lane[k];
+				first[2 * sp + 1] = c0;
+			} else if (first[2 * sp] != lane[k] || first[2 * sp + 1] != c0) {
+				return xprintf("the %lld-byte swizzle atom row holding element (%lld, %lld) of '%s' (%lld %s of "
+				               "one row of the 8-row pattern) does not land in %lld consecutive columns of one lane "
+				               "of '%s' (element (%lld, %lld) is at lane %lld, column %lld): tcgen05_cp copies a "
+				               "swizzled tile in whole atoms, each atom row into consecutive columns (as Triton's "
+				               "lowering does); a tensor-memory block narrower than the swizzle span splits them",
+				               (long long)x->pitch, (long long)(k / N), (long long)(k % N), sb->name, (long long)W,
+				               dtypes[dt].name, (long long)W, tb->name, (long long)(k / N), (long long)(k % N), (long long)lane[k],
+				               (long long)tcol[k]);
+			}
+		}
+	}
 	ncols = (ncols + 7) / 8 * 8;
 	Grid g = { ncols, N, xalloc(sizeof(int64_t) * (size_t)(128 * ncols)),
 	           xalloc(sizeof(int64_t) * (size_t)(128 * ncols)) };
