@@ -4,6 +4,10 @@
 #   done()                   the plan, at the end
 #   slurp(FILE), spit(FILE, TEXT)
 #   txc_paths()              ($top, $bin, $tmp) of the test calling it
+#   emu_errors(BIN, TMP, FILE, [KERNEL, WANT]...)
+#                            one test per planted bug: txc-emu --kernel
+#                            KERNEL FILE exits 1, prints nothing on stdout,
+#                            and its first line on stderr is WANT
 use strict;
 use warnings;
 use File::Temp qw(tempdir);
@@ -30,4 +34,16 @@ sub txc_paths {
     return ($top, $bin, tempdir(CLEANUP => !$ENV{KEEP}));
 }
 
+
+sub emu_errors {
+    my ($bin, $tmp, $file, @cases) = @_;
+    for my $e (@cases) {
+        my ($k, $want) = @$e;
+        my $rc = system("'$bin/txc-emu' --kernel $k --seed 1 '$file' >'$tmp/out' 2>'$tmp/err'") >> 8;
+        my ($first) = split /\n/, slurp("$tmp/err");
+        $first //= '';
+        ok($rc == 1 && $first eq $want && slurp("$tmp/out") eq '', "error: $k", "want (exit 1): $want",
+           "got (exit $rc): $first");
+    }
+}
 1;

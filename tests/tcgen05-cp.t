@@ -139,13 +139,7 @@ my @errors = (
       . "$bad:168 (thread 0) has not written yet: wait for it first with cp.async.wait_group (the issuing thread), "
       . "then a barrier for the others" ],
 );
-for my $e (@errors) {
-    my ($k, $want) = @$e;
-    my $rc = system("'$bin/txc-emu' --kernel $k $bad >'$tmp/out' 2>'$tmp/err'") >> 8;
-    my ($first) = split /\n/, slurp("$tmp/err");
-    $first //= '';
-    ok($rc == 1 && $first eq $want, "error: $k", "want (exit 1): $want", "got (exit $rc): $first");
-}
+emu_errors($bin, $tmp, $bad, @errors);
 
 # ---- errors txc-parse finds (tests/emu/tccp_sema.tx): the whole list, exact ----------
 {

@@ -184,13 +184,6 @@ my @errors = (
     [ relinquished => "$bad:209:9: error: $at 0): tcgen05.alloc after tcgen05.relinquish_alloc_permit: this CTA "
       . "gave up the right to allocate" ],
 );
-for my $e (@errors) {
-    my ($k, $want) = @$e;
-    my $rc = system("'$bin/txc-emu' --kernel $k $bad >'$tmp/out' 2>'$tmp/err'") >> 8;
-    my ($first) = split /\n/, slurp("$tmp/err");
-    $first //= '';
-    ok($rc == 1 && $first eq $want && slurp("$tmp/out") eq '', "error: $k", "want (exit 1): $want",
-       "got (exit $rc): $first");
-}
+emu_errors($bin, $tmp, $bad, @errors);
 
 done();

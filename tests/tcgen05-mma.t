@@ -151,13 +151,7 @@ my @errors = (
     [ swizzle1 => "$bad:206:69: error: $at: tcgen05.mma: the descriptor $s1 has swizzle mode 1 (128B with 32-byte "
       . "atoms), which the emulator does not model: its layout is unverified (doc/tcgen05-cp.md)" ],
 );
-for my $e (@errors) {
-    my ($k, $want) = @$e;
-    my $rc = system("'$bin/txc-emu' --kernel $k $bad >'$tmp/out' 2>'$tmp/err'") >> 8;
-    my ($first) = split /\n/, slurp("$tmp/err");
-    $first //= '';
-    ok($rc == 1 && $first eq $want, "error: $k", "want (exit 1): $want", "got (exit $rc): $first");
-}
+emu_errors($bin, $tmp, $bad, @errors);
 
 # ---- errors txc-parse finds (tests/emu/mma_sema.tx): the whole list, exact ----------
 {

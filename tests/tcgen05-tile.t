@@ -163,14 +163,7 @@ my @errors = (
     [ cta_scope => "$bad:225:5: error: $at 0): copy_async through tcgen05_ldst is a warpgroup's copy: write it as "
       . "Tx.wg.copy_async, not at cta scope" ],
 );
-for my $e (@errors) {
-    my ($k, $want) = @$e;
-    my $rc = system("'$bin/txc-emu' --kernel $k --seed 1 $bad >'$tmp/out' 2>'$tmp/err'") >> 8;
-    my ($first) = split /\n/, slurp("$tmp/err");
-    $first //= '';
-    ok($rc == 1 && $first eq $want && slurp("$tmp/out") eq '', "error: $k", "want (exit 1): $want",
-       "got (exit $rc): $first");
-}
+emu_errors($bin, $tmp, $bad, @errors);
 # txc's dispatch refuses wrong_quarter's layout (no tcgen05.ld/st shape's): the emulator of the source must catch it
 $rc = system("'$bin/txc' --emit=ir --arch=sm_100a $bad -o '$tmp/bad.ir' >'$tmp/out' 2>'$tmp/err'") >> 8;
 my $err = slurp("$tmp/err");
