@@ -70,6 +70,8 @@ typedef struct Buf { char *s; size_t n, cap; } Buf;
 void bputc(Buf *b, int c);
 void bputs(Buf *b, const char *s);
 void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A shape as Python writes the tuple: (128, 64), (8,). */
+const char *shape_tuple(const int64_t *shape, int ndim);
 
 /* Source text and positions (line and column count from 1; col in bytes). */
 struct Src {

@@ -26,16 +26,6 @@ static int log2i(int64_t x)
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-static const char *shape_text(const int64_t *shape, int ndim)
-{
-	Buf b = { 0 };
-	bputc(&b, '(');
-	for (int i = 0; i < ndim; i++)
-		bprintf(&b, "%s%lld", i ? ", " : "", (long long)shape[i]);
-	bputs(&b, ndim == 1 ? ",)" : ")");
-	return b.s;
-}
-
 /* ---- the constructor ------------------------------------------------------- */
 
 /* Argument `name`, positional operand i (-1: keyword only); NULL if absent. */
@@ -214,13 +204,13 @@ static const char *nvmma(Layout *l, const TritonLayout *t, const int64_t *shape,
 	*where = t->at_rank;
 	if (lead != 0 && lead != 1)
 		return xprintf("NVMMASharedLayout: a layout of rank %d is for a buffer of %d dimensions (or %d, the first "
-		               "counting pipeline stages), not of shape %s", k, k, k + 1, shape_text(shape, ndim));
+		               "counting pipeline stages), not of shape %s", k, k, k + 1, shape_tuple(shape, ndim));
 	const int64_t *s = shape + lead;
 	*where = t->at;
 	for (int i = 0; i < k; i++)
 		if (!pow2(s[i]))
 			return xprintf("NVMMASharedLayout: the dimensions it lays out must be powers of two, as in Triton; "
-			               "the buffer's are %s", shape_text(s, k));
+			               "the buffer's are %s", shape_tuple(s, k));
 	/* transposed: dimension 0 is the contiguous one; Triton's layout
 	 * without a swizzle is row-major either way */
 	bool tr = t->transposed && t->swizzle;
@@ -300,14 +290,14 @@ static const char *tmem(Layout *l, const TritonLayout *t, const int64_t *shape, 
 	int lead = ndim - 2;
 	if (lead != 0 && lead != 1)
 		return xprintf("TensorMemoryLayout: the buffer is (M, N), or (stages, M, N), not of shape %s",
-		               shape_text(shape, ndim));
+		               shape_tuple(shape, ndim));
 	int64_t M = shape[lead], N = shape[lead + 1];
 	if (!pow2(M) || !pow2(N))
 		return xprintf("TensorMemoryLayout: M and N must be powers of two, as in Triton; the buffer's are %s",
-		               shape_text(shape + lead, 2));
+		               shape_tuple(shape + lead, 2));
 	if (M > ((int64_t)1 << 20) || N > ((int64_t)1 << 20)) /* keeps the products below exact */
 		return xprintf("TensorMemoryLayout: the buffer %s is larger than tensor memory (128 lanes x 512 columns)",
-		               shape_text(shape + lead, 2));
+		               shape_tuple(shape + lead, 2));
 	*where = t->at_block;
 	if (M < t->block_m)
 		return xprintf("TensorMemoryLayout: block M %lld is larger than the buffer's %lld rows", (long long)t->block_m,

@@ -95,6 +95,16 @@ char *xprintf(const char *fmt, ...)
 	return p;
 }
 
+const char *shape_tuple(const int64_t *shape, int ndim)
+{
+	Buf b = { 0 };
+	bputc(&b, '(');
+	for (int i = 0; i < ndim; i++)
+		bprintf(&b, "%s%lld", i ? ", " : "", (long long)shape[i]);
+	bputs(&b, ndim == 1 ? ",)" : ")");
+	return b.s;
+}
+
 unsigned str_hash(const char *s)
 {
 	unsigned h = 2166136261u; /* FNV-1a */

@@ -333,6 +333,24 @@ static bool st_word(Emu *E, const CStmt *s, const CExpr *x, int t, uint32_t *out
 	return true;
 }
 
+/* The n register bytes at p of thread t get v at its wait.ld; poisoned
+ * until then (tile: from the tile op, for the error's wording). */
+static bool pend_ld(Emu *E, Pos at, int t, uint8_t *p, uint32_t v, int n, bool tile)
+{
+	Tmem *m = tmem(E);
+	if (m->nld[t] == m->capld[t]) {
+		int cap = m->capld[t] ? 2 * m->capld[t] : 16;
+		TmLd *nl = realloc(m->ld[t], sizeof(TmLd) * (size_t)cap);
+		if (!nl)
+			return emu_fail(E, at, t, "cannot allocate memory to emulate tensor memory");
+		m->ld[t] = nl;
+		m->capld[t] = cap;
+	}
+	m->ld[t][m->nld[t]++] = (TmLd){ p, v, at, n, tile };
+	memset(p, EMU_POISON, (size_t)n);
+	return true;
+}
+
 static bool do_ldst(Emu *E, const CStmt *s, const int *act, int i)
 {
 	Tmem *m = tmem(E);
@@ -381,16 +399,8 @@ static bool do_ldst(Emu *E, const CStmt *s, const int *act, int i)
 				if (!emu_eval(E, s->idx[r], t, &d) || !emu_check_ptr(E, s->idx[r]->at, t, d, 4, 4, op, "register") ||
 				    !emu_pend_check(E, d.mem->data + d.i, 4, true, s->pos, t))
 					return false;
-				if (m->nld[t] == m->capld[t]) {
-					int cap = m->capld[t] ? 2 * m->capld[t] : 16;
-					TmLd *nl = realloc(m->ld[t], sizeof(TmLd) * (size_t)cap);
-					if (!nl)
-						return emu_fail(E, s->pos, t, "cannot allocate memory to emulate tensor memory");
-					m->ld[t] = nl;
-					m->capld[t] = cap;
-				}
-				m->ld[t][m->nld[t]++] = (TmLd){ d.mem->data + d.i, v, s->pos, 4, false };
-				memset(d.mem->data + d.i, EMU_POISON, 4);
+				if (!pend_ld(E, s->pos, t, d.mem->data + d.i, v, 4, false))
+					return false;
 			} else {
 				uint32_t v;
 				if (!st_word(E, s, s->idx[r], t, &v))
@@ -482,24 +492,6 @@ const char *emu_tmem_allocs_str(Emu *E)
 uint32_t *emu_tmem_cell(Emu *E, int lane, int col) { return &tmem(E)->w[lane * TM_COLS + col]; }
 
 /* ---- the tile op: Tx.wg.copy_async between tensor memory and registers ---- */
-
-/* The n register bytes at p of thread t get v at its wait.ld; poisoned
- * until then. */
-static bool tile_ld(Emu *E, Pos at, int t, uint8_t *p, uint32_t v, int n)
-{
-	Tmem *m = tmem(E);
-	if (m->nld[t] == m->capld[t]) {
-		int cap = m->capld[t] ? 2 * m->capld[t] : 16;
-		TmLd *nl = realloc(m->ld[t], sizeof(TmLd) * (size_t)cap);
-		if (!nl)
-			return emu_fail(E, at, t, "cannot allocate memory to emulate tensor memory");
-		m->ld[t] = nl;
-		m->capld[t] = cap;
-	}
-	m->ld[t][m->nld[t]++] = (TmLd){ p, v, at, n, true };
-	memset(p, EMU_POISON, (size_t)n);
-	return true;
-}
 
 /* Element k, in row-major order, of region r starting at st. */
 static void nth(const Region *r, const int64_t *st, int64_t k, int64_t *idx)
@@ -614,7 +606,8 @@ bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64
 			uint32_t v = 0;
 			memcpy(&v, cell, (size_t)es);
 			for (int h = 0; h < nh; h++)
-				if (!emu_pend_check(E, pl[h], es, true, s->pos, who[h]) || !tile_ld(E, s->pos, who[h], pl[h], v, es))
+				if (!emu_pend_check(E, pl[h], es, true, s->pos, who[h]) ||
+				    !pend_ld(E, s->pos, who[h], pl[h], v, es, true))
 					return false;
 		} else {
 			int t = who[0]; /* read from the first holder */

@@ -28,16 +28,6 @@ const char *npy_descr(int dt)
 	}
 }
 
-static const char *shape_str(const int64_t *shape, int ndim)
-{
-	Buf b = { 0 };
-	bputc(&b, '(');
-	for (int i = 0; i < ndim; i++)
-		bprintf(&b, "%s%lld", i ? ", " : "", (long long)shape[i]);
-	bputs(&b, ndim == 1 ? ",)" : ")");
-	return b.s;
-}
-
 /* ---- the header --------------------------------------------------------------------------- */
 
 typedef struct Header {
@@ -196,8 +186,8 @@ bool npy_read(const char *path, int dtype, const int64_t *shape, int ndim, void 
 	for (int i = 0; same && i < ndim; i++)
 		same = h.shape[i] == shape[i];
 	if (!same) {
-		*err = xprintf("'%s' has shape %s, but the parameter has shape %s", path, shape_str(h.shape, h.ndim),
-		               shape_str(shape, ndim));
+		*err = xprintf("'%s' has shape %s, but the parameter has shape %s", path, shape_tuple(h.shape, h.ndim),
+		               shape_tuple(shape, ndim));
 		goto out;
 	}
 	if (h.fortran) {
@@ -215,7 +205,7 @@ bool npy_read(const char *path, int dtype, const int64_t *shape, int ndim, void 
 		goto out;
 	}
 	if (fgetc(f) != EOF) {
-		*err = xprintf("'%s' has more data than its shape %s needs", path, shape_str(shape, ndim));
+		*err = xprintf("'%s' has more data than its shape %s needs", path, shape_tuple(shape, ndim));
 		goto out;
 	}
 	ok = true;
@@ -241,7 +231,7 @@ bool npy_write(const char *path, int dtype, const int64_t *shape, int ndim, cons
 			return false;
 		}
 	Buf h = { 0 };
-	bprintf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape_str(shape, ndim));
+	bprintf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape_tuple(shape, ndim));
 	int version = h.n + 11 > 65535 ? 2 : 1;
 	size_t pre = version == 1 ? 10 : 12;
 	while ((pre + h.n + 1) % 64)
