@@ -59,14 +59,19 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 			return true;
 		}
 		case OP_FLOORDIV:
-			if (b0 != b1 || b0 <= 0 || a0 < 0)
+			if (b0 <= 0 || a0 < 0)
 				return false;
-			*lo = a0 / b0;
+			*lo = a0 / b1;
 			*hi = a1 / b0;
 			return true;
 		case OP_MOD:
-			if (b0 != b1 || b0 <= 0 || a0 < 0)
+			if (b0 <= 0 || a0 < 0)
 				return false;
+			if (b0 != b1) { /* a run-time divisor: below it, and never above a */
+				*lo = 0;
+				*hi = a1 < b1 - 1 ? a1 : b1 - 1;
+				return true;
+			}
 			*lo = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? 0 : a0 % b0;
 			*hi = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? b0 - 1 : a1 % b0;
 			return true;
@@ -104,6 +109,13 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 		}
 		}
 		return false;
+	case E_CALL: /* T.min, T.max */
+		if ((e->intrin != IN_MIN && e->intrin != IN_MAX) || e->nargs != 2 || !expr_range(e->args[0], &a0, &a1) ||
+		    !expr_range(e->args[1], &b0, &b1))
+			return false;
+		*lo = (e->intrin == IN_MIN) == (a0 < b0) ? a0 : b0;
+		*hi = (e->intrin == IN_MIN) == (a1 < b1) ? a1 : b1;
+		return true;
 	default:
 		return false;
 	}

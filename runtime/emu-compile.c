@@ -1179,6 +1179,20 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	}
 }
 
+/* Whether a statement of v (or nested in one) waits on an mbarrier: an if
+ * over such a block may need its branches beside each other (emu-fiber.c). */
+static bool may_wait(CStmt **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const CStmt *c = v[i];
+		if (c->kind == C_MBAR && (c->op == IN_MBAR_WAIT || c->op == IN_MBAR_TRY_PARITY))
+			return true;
+		if (may_wait(c->body, c->nbody) || may_wait(c->orelse, c->norelse))
+			return true;
+	}
+	return false;
+}
+
 static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 {
 	CStmt *c = xalloc(sizeof *c);
@@ -1234,6 +1248,7 @@ static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 		c->orelse = cblock(C, s->orelse, s->norelse, depth + 1);
 		c->norelse = s->norelse;
 		names_pop(&C->env, mark);
+		c->fork = may_wait(c->body, c->nbody) || may_wait(c->orelse, c->norelse);
 		break;
 	case S_FOR:
 		cfor(C, c, s, depth);

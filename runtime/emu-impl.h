@@ -163,6 +163,7 @@ typedef struct CStmt {
 	CExpr *mask;       /* C_TMA (a load), C_COPY_ASYNC (tma): cta_mask=, the multicast CTAs, or NULL */
 	const char *msg;   /* C_FAIL */
 	int tc_shape, tc_num, tc_pack, nregs; /* C_TCGEN05 ld/st: the shape (tcgen05_shapes), num, pack/unpack */
+	bool fork;         /* C_IF: a branch may wait on an mbarrier (emu-fiber.c) */
 	bool tc_half;      /* C_COPY_ASYNC (tensor memory): rows [0:64] of datapath D against a 64-row .16x*b
 	                    * fragment, by TVM's convention the low half-slab (tcgen05_half_slab) */
 } CStmt;
@@ -226,6 +227,8 @@ struct Mem {
 typedef struct AsyncQueue AsyncQueue; /* emu-async.c */
 typedef struct Cluster Cluster;       /* emu.c */
 
+typedef struct Fibers Fibers;
+
 typedef struct Emu {
 	Module *m;
 	Func *f;
@@ -284,6 +287,7 @@ typedef struct Emu {
 	struct Tmem *tm;    /* tensor memory (emu-tmem.c), made at the first tcgen05 builtin */
 	uint32_t *tmem_out; /* EmuOptions's */
 	bool *tmem_taken;
+	Fibers *fb;         /* the branches running beside each other (emu-fiber.c), or NULL */
 } Emu;
 
 /* The CTAs of one cluster (more than one CTA) run together: each in an OS
@@ -317,6 +321,19 @@ int emu_block(Emu *E, int state, const char *why);
 /* "cta rank 1 has ended; cta rank 2: threads 0-31 wait at line 9 ...":
  * the other CTAs of the cluster, for a deadlock report. */
 const char *emu_cluster_str(Emu *E);
+
+/* Warp specialization (emu-fiber.c): the else-branch of the divergent if
+ * s runs as a fiber beside its then-branch, which runs here; then the join.
+ * emu_fibers: another fiber of the CTA has not ended. emu_fiber_block
+ * hands on at a wait that is not done, as emu_block. emu_fibers_str: what
+ * the other fibers wait for. emu_fibers_end: at the CTA's end. */
+bool emu_fork_if(Emu *E, const CStmt *s, const int *yes, int ny, const int *no, int nn, int depth);
+bool emu_fibers(const Emu *E);
+int emu_fiber_block(Emu *E, const char *why);
+const char *emu_fibers_str(Emu *E);
+void emu_fiber_progress(Emu *E);
+void emu_fibers_end(Emu *E, bool ok);
+bool emu_exec_block(Emu *E, CStmt **v, int n, const int *act, int nact, int depth);
 /* The first warp of which act (in thread order) holds some threads but not
  * all (then *first its first active thread, *have of *need threads), or -1. */
 int emu_partial_warp(const Emu *E, const int *act, int nact, int *first, int *have, int *need);

@@ -173,6 +173,28 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 				memcpy(&w, p, 8);
 			}
 		}
+		/* a branch running beside this one (warp specialization) runs on
+		 * until the phase is done */
+		if (!done(w, n) && !E->cl && emu_fibers(E)) {
+			EVal v;
+			if (!emu_eval(E, s->a, t, &v))
+				return false;
+			int r = 1;
+			while (!done(w, n) && r > 0) {
+				const char *state = xprintf("the phase of parity %lld of the mbarrier at byte %lld of %s has %lld of "
+				                            "%lld arrivals and %lld transaction bytes pending", (long long)(n & 1),
+				                            (long long)v.i, emu_mem_str(v.mem), (long long)get(w, 0),
+				                            (long long)get(w, 1), (long long)tx_of(w));
+				if (!(r = emu_fiber_block(E, xprintf("%s wait at line %d, where %s", emu_threads_str(E->act, E->nact),
+				                                     s->pos.line, state))))
+					return emu_fail(E, s->pos, t, "%s: deadlock: %s; %s wait for it, and no other thread of the CTA "
+					                "can arrive any more (%s)", name(s->op), state, emu_threads_str(E->act, E->nact),
+					                emu_fibers_str(E));
+				if (r < 0)
+					return false;
+				memcpy(&w, p, 8);
+			}
+		}
 		if (!done(w, n)) {
 			EVal v;
 			if (!emu_eval(E, s->a, t, &v))
@@ -191,6 +213,13 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 			                                  s->pos.line)) < 0)
 				return false;
 			E->cl->progress++; /* not blocked: the others must not take the try for a deadlock */
+			memcpy(&w, p, 8);
+		}
+		if (!done(w, n) && !E->cl && emu_fibers(E)) {
+			if (emu_fiber_block(E, xprintf("%s try the mbarrier at line %d", emu_threads_str(E->act, E->nact),
+			                               s->pos.line)) < 0)
+				return false;
+			emu_fiber_progress(E); /* not blocked: the others must not take the try for a deadlock */
 			memcpy(&w, p, 8);
 		}
 		/* a TMA load's data arrives with the first wait that sees its phase done */

@@ -313,6 +313,8 @@ static bool count(Emu *E, int64_t n, Pos p, int t)
 	*steps += n;
 	if (E->cl)
 		E->cl->progress++;
+	if (E->fb)
+		emu_fiber_progress(E);
 	if (*steps > E->max_steps)
 		return emu_fail(E, p, t, "stopped after %lld statement executions (the step limit; see --max-steps)",
 		                (long long)E->max_steps);
@@ -600,6 +602,8 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 			else
 				no[nn++] = act[i];
 		}
+		if (s->fork && ny && nn && s->norelse && !E->cl)
+			return emu_fork_if(E, s, yes, ny, no, nn, depth);
 		return (!ny || exec_block(E, s->body, s->nbody, yes, ny, depth + 1)) &&
 		       (!nn || exec_block(E, s->orelse, s->norelse, no, nn, depth + 1));
 	}
@@ -652,6 +656,11 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 	}
 }
 
+bool emu_exec_block(Emu *E, CStmt **v, int n, const int *act, int nact, int depth)
+{
+	return exec_block(E, v, n, act, nact, depth);
+}
+
 static bool exec_block(Emu *E, CStmt **v, int n, const int *act, int nact, int depth)
 {
 	for (int i = 0; i < n; i++)
@@ -696,6 +705,7 @@ static bool run_cta(Emu *E, const int *all)
 	if (!count(E, n, E->f->stmt->pos, 0))
 		return false;
 	bool ok = exec_block(E, p->body, p->nbody, all, n, 0);
+	emu_fibers_end(E, ok);
 	ok = emu_async_end(E, ok) && ok;
 	return emu_tmem_end(E, ok) && ok;
 }

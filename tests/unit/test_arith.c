@@ -124,4 +124,16 @@ void test_arith(void)
 	int64_t lo, hi;
 	r = src_region("    y = bx // 4 * 128 + tid % 8\n    Tx.cta.copy(S0[0:1, 0:8], A[y, 0:8])\n", 0);
 	ok(r && expr_range(r->starts[0], &lo, &hi) && lo == 0 && hi == 7 * 128 + 7, "range of bx // 4 * 128 + tid %% 8: [0, 903]");
+	/* a grouped tile schedule (seed 004): bx in [0, 31], g = min(40 - bx, 8) in [8, 8] */
+	r = src_region("    g = T.min(40 - bx, 8)\n    y = bx % g * 128 + bx // g\n"
+	               "    Tx.cta.copy(S0[0:1, 0:8], A[y, 0:8])\n", 0);
+	ok(r && expr_range(r->starts[0], &lo, &hi) && lo == 0 && hi == 7 * 128 + 3,
+	   "range of bx %% g * 128 + bx // g, g = T.min(40 - bx, 8): [0, 899]");
+	/* a run-time divisor in [1, 8]: the remainder is below 8 and at most the dividend */
+	r = src_region("    g = T.max(T.min(8 - tid, 8), 1)\n    y = tid % g + bx % g * 16 + tid % 8 // g\n"
+	               "    Tx.cta.copy(S0[0:1, 0:8], A[y, 0:8])\n", 0);
+	ok(r && expr_range(r->starts[0], &lo, &hi) && lo == 0 && hi == 7 + 7 * 16 + 7,
+	   "range of tid %% g + bx %% g * 16 + tid %% 8 // g, g in [1, 8]: [0, 126]");
+	r = src_region("    g = T.min(tid, 8) + 1\n    y = 3 % g\n    Tx.cta.copy(S0[0:1, 0:8], A[y, 0:8])\n", 0);
+	ok(r && expr_range(r->starts[0], &lo, &hi) && lo == 0 && hi == 3, "range of 3 %% g, g in [1, 9]: [0, 3]");
 }
