@@ -402,6 +402,8 @@ static struct {
 	const char *file;
 	int next;
 	size_t counted;
+	const char *lastfile; /* the source line of the last statement with one */
+	int lastline;
 } loc;
 
 static void mark_location(Buf *b, const Stmt *s, int level)
@@ -409,10 +411,23 @@ static void mark_location(Buf *b, const Stmt *s, int level)
 	for (; loc.counted < b->n; loc.counted++)
 		if (b->s[loc.counted] == '\n')
 			loc.next++;
-	if (!loc.on || s->pos.line <= 0 || !s->pos.src)
+	if (!loc.on)
 		return;
-	const char *file = s->pos.file ? s->pos.file : s->pos.src->name;
-	int line = s->pos.line - (s->kind == S_FUNC ? s->ndecorators : 0);
+	const char *file;
+	int line;
+	if (s->pos.line <= 0 || !s->pos.src) {
+		/* made by a pass (a lowering's second statement): the line of the
+		 * statement before it, not the line a reader would count */
+		if (!loc.lastfile)
+			return;
+		file = loc.lastfile;
+		line = loc.lastline;
+	} else {
+		file = s->pos.file ? s->pos.file : s->pos.src->name;
+		line = s->pos.line - (s->kind == S_FUNC ? s->ndecorators : 0);
+	}
+	loc.lastfile = file;
+	loc.lastline = line;
 	if (loc.file && strcmp(loc.file, file) == 0 && loc.next == line)
 		return;
 	indent(b, level);
@@ -554,6 +569,8 @@ void print_module_locations(Buf *b, const Module *m)
 	loc.file = NULL;
 	loc.next = 1;
 	loc.counted = b->n;
+	loc.lastfile = NULL;
+	loc.lastline = 0;
 	print_module(b, m);
 	loc.on = false;
 }
