@@ -48,6 +48,10 @@
  * below 128. Each copy's lane, column and start are then that linear
  * expression.
  *
+ * TVM's keywords of the copy: shape= and multicast= narrow the shapes
+ * tried to those they name (a multicast shape still needs the layout's
+ * replicas), cta_group= must be 1.
+ *
  * Lowering: per copy, a local uint64 descriptor written by
  * T.cuda.tcgen05.encode_matrix_descriptor and one T.ptx.tcgen05.cp.
  * Completion is the caller's: T.ptx.tcgen05.commit(mbar) and a wait. */
@@ -88,6 +92,7 @@ typedef struct Cp {
 	Rt rt[CP_MAX_RT];
 	int nrt;
 	int64_t count;      /* elements of the region */
+	bool allow[TCCP_NSHAPES]; /* the shapes the plan may use (shape=, multicast=) */
 } Cp;
 
 static bool constant(const Expr *e, int64_t *v)
@@ -342,6 +347,10 @@ static const char *cover(Cp *x, const Maps *m)
 	enum { NORDER = sizeof order / sizeof order[0] };
 	x->v = NULL;
 	x->n = 0;
+	int order_n = 0, use[NORDER];
+	for (int k = 0; k < NORDER; k++)
+		if (x->allow[order[k]])
+			use[order_n++] = order[k];
 	for (int64_t c = 0; c < ncols; c += 4)
 		for (int64_t l = 0; l < 128; l++) {
 			bool todo = false;
@@ -352,14 +361,16 @@ static const char *cover(Cp *x, const Maps *m)
 			Cp1 o;
 			const char *why[NORDER];
 			int k;
-			for (k = 0; k < NORDER; k++)
-				if (!(why[k] = fit(x, &g, m, order[k], l, c, &o)))
+			for (k = 0; k < order_n; k++)
+				if (!(why[k] = fit(x, &g, m, use[k], l, c, &o)))
 					break;
-			if (k == NORDER) {
+			if (k == order_n) {
 				Buf b = { 0 };
 				bprintf(&b, "no tcgen05.cp shape serves lane %lld, columns %lld..%lld of '%s' from '%s'", (long long)l,
 				        (long long)c, (long long)(c + 3), tb->name, sb->name);
-				for (k = 0; k < NORDER; k++)
+				if (order_n < NORDER)
+					bputs(&b, " among those shape= and multicast= allow");
+				for (k = 0; k < order_n; k++)
 					bprintf(&b, "; %s", why[k]);
 				return b.s;
 			}
@@ -390,7 +401,48 @@ static bool moved(const Cp *x, const Maps *a, const Maps *b, int64_t *dl, int64_
 	return true;
 }
 
-static const char *plan(Cp *x, const Value *dst, const Value *src)
+/* A string keyword of the call, or NULL. */
+static const char *kw_str(const Expr *call, const char *name)
+{
+	Kw *k = call_kw(call, name);
+	return k && k->value->val && k->value->val->kind == V_STR ? k->value->val->s :
+	       k && k->value->kind == E_STR ? k->value->str : NULL;
+}
+
+/* TVM's keywords of the copy: shape= and multicast= narrow the shapes,
+ * cta_group= is 1. */
+static const char *keywords(Cp *x, const Expr *call)
+{
+	Kw *cg = call_kw(call, "cta_group");
+	int64_t g = 1;
+	if (cg && (!constant(cg->value, &g) || g != 1))
+		return xprintf("not supported yet: cta_group=%s: tcgen05.cp into the tensor memory of both CTAs of a pair; "
+		               "tcgen05_cp copies with cta_group=1", expr_str(cg->value));
+	const char *shape = kw_str(call, "shape"), *mc = kw_str(call, "multicast");
+	int n = 0;
+	for (int s = 0; s < TCCP_NSHAPES; s++) {
+		const TccpShape *sh = &tccp_shapes[s];
+		x->allow[s] = (!shape || !strcmp(shape, sh->shape)) && (!mc || !strcmp(mc, sh->multicast));
+		n += x->allow[s];
+	}
+	bool known = false;
+	for (int s = 0; shape && s < TCCP_NSHAPES; s++)
+		known |= !strcmp(shape, tccp_shapes[s].shape);
+	if (shape && !known)
+		return xprintf("shape=\"%s\": tcgen05.cp has 128x256b, 4x256b, 128x128b, 64x128b and 32x128b", shape);
+	if (shape && (n > 1 || !n) && !strcmp(shape, "64x128b"))
+		return xprintf("shape=\"64x128b\" takes multicast=\"warpx2::02_13\" or multicast=\"warpx2::01_23\"%s",
+		               mc ? xprintf(", not \"%s\"", mc) : " (PTX requires one)");
+	if (shape && !n)
+		return xprintf("shape=\"%s\" takes %s, not multicast=\"%s\"", shape,
+		               !strcmp(shape, "32x128b") ? "multicast=\"warpx4\"" : "no multicast", mc);
+	if (!n)
+		return xprintf("multicast=\"%s\": tcgen05.cp's multicasts are warpx2::02_13, warpx2::01_23 (64x128b) and "
+		               "warpx4 (32x128b)", mc);
+	return NULL;
+}
+
+static const char *plan(Cp *x, const Value *dst, const Value *src, const Expr *call)
 {
 	memset(x, 0, sizeof *x);
 	const Buffer *sb = src->buffer, *tb = dst->buffer;
@@ -406,6 +458,9 @@ static const char *plan(Cp *x, const Value *dst, const Value *src)
 		               "a 32-bit column)", dtypes[dt].name);
 	x->epw = 32 / bits;
 	x->esz = bits / 8;
+	const char *kw = keywords(x, call);
+	if (kw)
+		return kw;
 	/* the two regions: the same extents, dimensions of extent 1 aside */
 	{
 		int64_t e[2][64];
@@ -608,7 +663,7 @@ static const char *plan(Cp *x, const Value *dst, const Value *src)
 const char *pred_tcgen05_cp(const Try *t)
 {
 	Cp x;
-	return plan(&x, t->dst, t->src);
+	return plan(&x, t->dst, t->src, t->call);
 }
 
 /* e / g, where g divides e: x * (c / g) for e = x * c with g dividing c */
@@ -638,7 +693,7 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 {
 	(void)va, (void)p;
 	Cp x;
-	const char *why = plan(&x, o->call->args[0]->val, o->call->args[1]->val);
+	const char *why = plan(&x, o->call->args[0]->val, o->call->args[1]->val, o->call);
 	if (why)
 		return lower_fail(L, o, why);
 	const char *d = lower_fresh(L, "cp_desc");
