@@ -118,6 +118,21 @@ my @cases = (
             my ($t, $r, $b) = (int($i / 512), int($i / 16) % 32, $i % 16);
             ("32x128b.warpx4", $r, 0, 4 * $t + int($b / 4), $b % 4);
         } },
+    {   name => "sf_mma_u8", dt => "uint8", a => [128, 4], cols => 32,
+        # TVM's sf_tmem_layout(rows=128, SF_K=4, sf_per_mma=4) and
+        # sf_smem_layout(128, 4, 4) (gemm_async/tcgen05.py), written out:
+        # row m = 32 i + r of the scales, i < 4: in shared memory at 16 r +
+        # 4 i (each lane's 16 bytes together), in tensor memory lane r (and
+        # its quarters), 32-bit column i
+        sl => 'TileLayout(S[(4, 32, 4) : (4, 16, 1)])',
+        t => [128, 4], tl => 'TileLayout(S[(4, 32, 4) : (4 @ TCol, 1 @ TLane, 1 @ TCol)] + R[4 : 32 @ TLane])',
+        body => once(":, :", ":, :"),
+        want => ["32x128b.warpx4"],
+        place => sub {
+            my $i = shift;
+            my ($m, $k) = (int($i / 4), $i % 4);
+            ("32x128b.warpx4", $m % 32, 0, int($m / 32), $k);
+        } },
     {   name => "x2_0213_bf16", dt => "bfloat16", a => [64, 8], cols => 32,
         sl => 'TileLayout(S[(64, 8) : (8, 1)])',
         t => [64, 8], tl => 'TileLayout(S[(64, 8) : (1 @ TLane, 1 @ TCol)] + R[2 : 64 @ TLane])',
