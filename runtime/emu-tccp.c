@@ -30,12 +30,15 @@
  * - Tx.copy_async(tmem, smem) through the tcgen05_cp variant, run as
  *   written (emu-compile.c gives it C_TCCP with op IN_COPY_ASYNC): like
  *   the tcgen05.cp it lowers to, it acts at once, for each thread that
- *   runs it, element by element as the two layouts say: the element's
- *   32-bit word at its shared offset (after the swizzle; not owned by an
- *   asynchronous copy not yet waited for) goes to the tensor-memory cell
- *   of its TLane and TCol, from the buffer's allocated address; every lane
- *   below 128 and every column allocated. The caller's tcgen05.commit then
- *   arrives. */
+ *   runs it, element by element as the two layouts say (element k of each
+ *   region in row-major order, dimensions of extent 1 aside): the
+ *   element's bytes at its shared offset (after the swizzle; not owned by
+ *   an asynchronous copy not yet waited for) go to the tensor-memory cell
+ *   of its TLane and of its TCol, which counts elements (slot TCol % (4 /
+ *   size) of the 32-bit column TCol / (4 / size), little-endian), from the
+ *   buffer's allocated address, and to every lane replica of the layout
+ *   (R[...] on TLane: what a multicast shape writes); every lane below 128
+ *   and every column allocated. The caller's tcgen05.commit then arrives. */
 #include <string.h>
 
 #include "emu-impl.h"
@@ -174,45 +177,80 @@ static bool tile(Emu *E, const CStmt *s, int t)
 	const Region *dr = &s->dst, *sr = &s->src;
 	if (sa->why)
 		return emu_fail(E, s->pos, t, "%s", sa->why);
-	if (sa->space != SP_SHARED || sa->esize != 4 || dtype_bytes(tb->dtype) != 4 || dr->ndim != sr->ndim ||
-	    dr->ndim > EMU_MAX_DIMS)
-		return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: the emulator runs a shared tile of 32-bit "
-		                "elements into tensor memory of the same shape");
-	int64_t ta, ds[EMU_MAX_DIMS], ss[EMU_MAX_DIMS], idx[EMU_MAX_DIMS], n = 1;
+	int esz = sa->esize;
+	if (sa->space != SP_SHARED || (esz != 1 && esz != 2 && esz != 4) || dtype_bytes(tb->dtype) != esz ||
+	    dr->ndim > EMU_MAX_DIMS || sr->ndim > EMU_MAX_DIMS)
+		return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: the emulator runs a shared region of 8-, 16- "
+		                "or 32-bit elements into tensor memory of the same dtype");
+	/* the regions: the same extents, dimensions of extent 1 aside; element
+	 * k of each in row-major order */
+	int64_t ta, ds[EMU_MAX_DIMS], ss[EMU_MAX_DIMS], n = 1, m = 1;
 	if (!emu_eval_int(E, s->a, t, &ta))
 		return false;
-	int nd = dr->ndim;
-	for (int d = 0; d < nd; d++) {
-		if (!emu_eval_int(E, dr->starts[d], t, &ds[d]) || !emu_eval_int(E, sr->starts[d], t, &ss[d]))
+	for (int d = 0; d < dr->ndim; d++) {
+		if (!emu_eval_int(E, dr->starts[d], t, &ds[d]))
 			return false;
-		if (dr->extents[d] != sr->extents[d])
-			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: the regions differ in shape");
 		n *= dr->extents[d];
-		idx[d] = 0;
 	}
-	const Mem *m = &E->smem[sa->mem];
+	for (int d = 0; d < sr->ndim; d++) {
+		if (!emu_eval_int(E, sr->starts[d], t, &ss[d]))
+			return false;
+		m *= sr->extents[d];
+	}
+	{
+		int a = 0, b = 0;
+		bool same = n == m;
+		while (same) {
+			while (a < dr->ndim && dr->extents[a] == 1)
+				a++;
+			while (b < sr->ndim && sr->extents[b] == 1)
+				b++;
+			if (a == dr->ndim || b == sr->ndim) {
+				same = a == dr->ndim && b == sr->ndim;
+				break;
+			}
+			same = dr->extents[a++] == sr->extents[b++];
+		}
+		if (!same)
+			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: the regions differ in shape");
+	}
+	const Mem *mem = &E->smem[sa->mem];
 	const Layout *lt = buffer_layout(tb);
-	int lane0 = (int)((uint32_t)ta >> 16), c0 = (int)(ta & 0xFFFF);
+	int64_t nrep = layout_nreplicas(lt);
+	int lane0 = (int)((uint32_t)ta >> 16), c0 = (int)(ta & 0xFFFF), epw = 4 / esz;
 	for (int64_t k = 0; k < n; k++) {
-		int64_t si[EMU_MAX_DIMS], di[EMU_MAX_DIMS], off, c[AX_COUNT];
-		for (int d = 0; d < nd; d++)
-			si[d] = ss[d] + idx[d], di[d] = ds[d] + idx[d];
+		int64_t si[EMU_MAX_DIMS], di[EMU_MAX_DIMS], off, c[AX_COUNT], q = k;
+		for (int d = dr->ndim - 1; d >= 0; d--) {
+			di[d] = ds[d] + q % dr->extents[d];
+			q /= dr->extents[d];
+		}
+		q = k;
+		for (int d = sr->ndim - 1; d >= 0; d--) {
+			si[d] = ss[d] + q % sr->extents[d];
+			q /= sr->extents[d];
+		}
 		if (!emu_offset(sa, si, &off) || !layout_apply_coord(lt, tb->shape, tb->ndim, di, c))
 			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp: an element's place overflows");
-		int64_t a = m->base + off * 4, lane = lane0 + c[AX_TLANE], col = c0 + c[AX_TCOL];
-		if (off < 0 || off * 4 + 4 > m->size)
+		int64_t a = mem->base + off * esz;
+		if (off < 0 || (off + 1) * esz > mem->size)
 			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp reads byte %lld of %s, outside it",
-			                (long long)(off * 4), emu_mem_str(m));
-		if (!emu_pend_check(E, E->sdata + a, 4, false, s->pos, t))
+			                (long long)(off * esz), emu_mem_str(mem));
+		if (!emu_pend_check(E, E->sdata + a, esz, false, s->pos, t))
 			return false;
-		if (lane < 0 || lane >= 128 || col < 0 || col >= 512 || !emu_tmem_allocated(E, (int)col))
-			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp writes tensor-memory lane %lld, column %lld, "
-			                "which is %s", (long long)lane, (long long)col,
-			                lane < 0 || lane >= 128 || col < 0 || col >= 512 ? "outside tensor memory" :
-			                xprintf("not allocated (allocated: %s)", emu_tmem_allocs_str(E)));
-		memcpy(emu_tmem_cell(E, (int)lane, (int)col), E->sdata + a, 4);
-		for (int d = nd - 1; d >= 0 && ++idx[d] == dr->extents[d]; d--)
-			idx[d] = 0;
+		/* the element's TCol counts elements: slot TCol % epw of 32-bit column TCol / epw */
+		for (int64_t r = 0; r < nrep; r++) {
+			int64_t rc[AX_COUNT];
+			memset(rc, 0, sizeof rc);
+			layout_replica(lt, r, rc);
+			int64_t lane = lane0 + c[AX_TLANE] + rc[AX_TLANE], tc = c[AX_TCOL] + rc[AX_TCOL];
+			int64_t col = tc < 0 ? -1 : c0 + tc / epw;
+			if (lane < 0 || lane >= 128 || col < 0 || col >= 512 || !emu_tmem_allocated(E, (int)col))
+				return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp writes tensor-memory lane %lld, column "
+				                "%lld, which is %s", (long long)lane, (long long)col,
+				                lane < 0 || lane >= 128 || col < 0 || col >= 512 ? "outside tensor memory" :
+				                xprintf("not allocated (allocated: %s)", emu_tmem_allocs_str(E)));
+			memcpy((uint8_t *)emu_tmem_cell(E, (int)lane, (int)col) + (tc % epw) * esz, E->sdata + a, (size_t)esz);
+		}
 	}
 	return true;
 }
