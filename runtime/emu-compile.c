@@ -915,6 +915,9 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	case IN_COPY_ASYNC:
 		ccopy_async(C, c, e, k.es);
 		return;
+	case IN_GEMM_ASYNC:
+		set_fail(c, "gemm_async as written is not emulated yet: run it lowered (txc --emit=ir: tcgen05.mma)");
+		return;
 	case IN_PREFETCH: case IN_TMAP_PREFETCH: /* into L2 or a cache: nothing to do to the data */
 		c->kind = C_NOP;
 		return;
