@@ -8,10 +8,13 @@
 #   - the lowered IR against the model below (the instruction descriptor's
 #     operands, the number of MMAs, each MMA's descriptors and address);
 #   - ptxas for sm_100a (the whole module);
-#   - the emulator (K-major A and B): tensor memory, and C read back, equal
-#     the product computed here. N-major B (transpose bit 1) is TODO on the
-#     emulator: runtime/emu-mma.c models K-major operands only (MN-major is
-#     being added on another branch);
+#   - the emulator, the tile op as written (runtime/emu-gemm.c, from the
+#     logical elements) and lowered (runtime/emu-mma.c, from the
+#     descriptors): tensor memory, and C read back, equal the product
+#     computed here, and the two runs agree bit for bit (also on txc-emu's
+#     random float data). N-major B runs as written; lowered it is TODO:
+#     runtime/emu-mma.c models K-major operands only (MN-major is being
+#     added on another branch);
 # then the refusals, each message exact.
 #
 # The model (doc/tcgen05-mma.md, doc/txir.md "tcgen05_mma"):
@@ -136,22 +139,14 @@ for my $i (0 .. $#cases) {
        "$name: lowered to $mmas MMAs, each descriptor and address the model's",
        defined $first_bad ? ("line $first_bad:", "want: " . ($want[$first_bad] // '(none)'),
                              "got:  " . ($got[$first_bad] // '(none)')) : ());
-    # ---- the emulator ----
-    if ($c->{tb}) {
-        skip("$name: on the emulator", "TODO: N-major B (transpose bit 1) is not modelled by runtime/emu-mma.c yet");
-        next;
-    }
+    # ---- the emulator: as written, then lowered ----
     my @A = map { [map { [map { rnd() } 1 .. $k] } 1 .. $m] } 1 .. $ns;
-    my @B = map { [map { [map { rnd() } 1 .. $k] } 1 .. $n] } 1 .. $ns;
+    my @B = map { [map { [map { rnd() } 1 .. $k] } 1 .. $n] } 1 .. $ns;    # B[s][n][k], stored transposed with tb
     my $d16 = $dt eq "bfloat16" ? "<u2" : "<f2";
     my $flat = sub { my ($x) = @_; pack("v*", map { map { enc16($_, $dt) } @$_ } map { @$_ } @$x) };
+    my @Bs = !$c->{tb} ? @B : map { my $b = $_; [map { my $kk = $_; [map { $b->[$_][$kk] } 0 .. $n - 1] } 0 .. $k - 1] } @B;
     npy_put("$tmp/a.npy", $d16, $ns > 1 ? [$ns, $m, $k] : [$m, $k], $flat->(\@A));
-    npy_put("$tmp/b.npy", $d16, $ns > 1 ? [$ns, $n, $k] : [$n, $k], $flat->(\@B));
-    unlink "$tmp/t.npy", "$tmp/c.npy";
-    $rc = system("'$bin/txc-emu' --kernel g$i --in A='$tmp/a.npy' --in B='$tmp/b.npy' --out C='$tmp/c.npy' "
-                 . "--tmem-out '$tmp/t.npy' '$tmp/g.ir' >'$tmp/out' 2>'$tmp/err'");
-    ok($rc == 0, "$name: runs lowered on the emulator", slurp("$tmp/err"));
-    next if $rc;
+    npy_put("$tmp/b.npy", $d16, [($ns > 1 ? ($ns) : ()), $c->{tb} ? ($k, $n) : ($n, $k)], $flat->(\@Bs));
     my %model;
     for my $a (0 .. $nw - 1) {
         for my $mm (0 .. $m - 1) {
@@ -167,32 +162,63 @@ for my $i (0 .. $#cases) {
             }
         }
     }
-    my (undef, $tm) = npy_get("$tmp/t.npy");
-    my @tm = unpack("V*", $tm);
-    my @bad;
-    for my $key (sort keys %model) {
-        my ($l, $col) = split /,/, $key;
-        push @bad, sprintf("lane %d column %d: 0x%08x, want 0x%08x", $l, $col, $tm[$l * 512 + $col], $model{$key})
-            if $tm[$l * 512 + $col] != $model{$key};
+    my %dump;
+    for my $run (["as written", $src, "w"], ["lowered", "$tmp/g.ir", "l"]) {
+        my ($how, $file, $tag) = @$run;
+        if ($c->{tb} && $tag eq "l") {
+            skip("$name: lowered on the emulator",
+                 "TODO: N-major B (transpose bit 1) is not modelled by runtime/emu-mma.c yet (another branch adds it)");
+            next;
+        }
+        unlink "$tmp/t$tag.npy", "$tmp/c$tag.npy";
+        $rc = system("'$bin/txc-emu' --kernel g$i --in A='$tmp/a.npy' --in B='$tmp/b.npy' --out C='$tmp/c$tag.npy' "
+                     . "--tmem-out '$tmp/t$tag.npy' '$file' >'$tmp/out' 2>'$tmp/err'");
+        ok($rc == 0, "$name: runs $how on the emulator", slurp("$tmp/err"));
+        next if $rc;
+        $dump{$tag} = slurp("$tmp/t$tag.npy") . slurp("$tmp/c$tag.npy");
+        my (undef, $tm) = npy_get("$tmp/t$tag.npy");
+        my @tm = unpack("V*", $tm);
+        my @bad;
+        for my $key (sort keys %model) {
+            my ($l, $col) = split /,/, $key;
+            push @bad, sprintf("lane %d column %d: 0x%08x, want 0x%08x", $l, $col, $tm[$l * 512 + $col], $model{$key})
+                if $tm[$l * 512 + $col] != $model{$key};
+        }
+        ok(!@bad && keys(%model) == $m * $n * $nw,
+           "$name, $how: tensor memory holds the product (" . $m * $n * $nw . " cells)", @bad[0 .. ($#bad < 4 ? $#bad : 4)]);
+        if ($m == 128 && $n * $nw <= 128) {
+            my (undef, $cd) = npy_get("$tmp/c$tag.npy");
+            my @cv = unpack("V*", $cd);
+            my $cols = $n * $nw;
+            my @cb = grep { $cv[$_] != $model{int($_ / $cols) . "," . $_ % $cols} } 0 .. $#cv;
+            ok(@cv == 128 * $cols && !@cb, "$name, $how: C read back (tcgen05.ld) is the product",
+               map { sprintf("C[%d, %d]", int($_ / $cols), $_ % $cols) } @cb[0 .. ($#cb < 4 ? $#cb : 4)]);
+        }
     }
-    ok(!@bad && keys(%model) == $m * $n * $nw, "$name: tensor memory holds the product (" . $m * $n * $nw . " cells)",
-       @bad[0 .. ($#bad < 4 ? $#bad : 4)]);
-    if ($m == 128 && $n * $nw <= 128) {
-        my (undef, $cd) = npy_get("$tmp/c.npy");
-        my @cv = unpack("V*", $cd);
-        my $cols = $n * $nw;
-        my @cb = grep { $cv[$_] != $model{int($_ / $cols) . "," . $_ % $cols} } 0 .. $#cv;
-        ok(@cv == 128 * $cols && !@cb, "$name: C read back (tcgen05.ld) is the product",
-           map { sprintf("C[%d, %d]", int($_ / $cols), $_ % $cols) } @cb[0 .. ($#cb < 4 ? $#cb : 4)]);
-    }
+    ok($dump{w} eq $dump{l}, "$name: tensor memory and C the same as written and lowered, bit for bit")
+        if defined $dump{w} && defined $dump{l};
 }
 
-# ---- the tile op as written on the emulator: refused, lowered runs -----------------
+# ---- random data (seeded by txc-emu): as written and lowered agree bit for bit ----
+for my $i (grep { !$cases[$_]{tb} } 0 .. $#cases) {
+    my @h;
+    for my $file ($src, "$tmp/g.ir") {
+        unlink "$tmp/tr.npy";
+        $rc = system("'$bin/txc-emu' --kernel g$i --seed 7 --tmem-out '$tmp/tr.npy' '$file' >'$tmp/out' 2>'$tmp/err'");
+        push @h, $rc ? "failed: " . slurp("$tmp/err") : slurp("$tmp/out") . slurp("$tmp/tr.npy");
+    }
+    ok($h[0] eq $h[1] && $h[0] !~ /^failed/, "g$i, random float data: as written and lowered give the same tensor memory and parameters",
+       substr($h[0], 0, 200), substr($h[1], 0, 200));
+}
+
+# ---- the emulator refuses as written what txc refuses ----------------------------
 {
-    $rc = system("'$bin/txc-emu' --kernel g0 '$src' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    $rc = system("'$bin/txc-emu' '$top/tests/emu/gemm_plan_bad.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
     my ($first) = split /\n/, slurp("$tmp/err");
-    ok($rc == 1 && ($first // '') =~ /gemm_async as written is not emulated yet: run it lowered/,
-            "txc-emu: gemm_async as written is refused (not emulated yet)", $first // '');
+    my $want = "$top/tests/emu/gemm_plan_bad.tx:22:9: error: thread (cta 0, thread 0): gemm_async through tcgen05_mma: "
+             . "C's window has 96 rows: tcgen05.mma with cta_group 1 writes M = 128 (data-path layout D) or 64 (layout F) rows";
+    ok($rc == 1 && ($first // '') eq $want, "txc-emu refuses a gemm_async no plan serves, with the rule",
+       "want: $want", "got (exit $rc): " . ($first // ''));
 }
 
 # ---- the refusals (tests/emu/gemm_bad.tx): txc-parse's and txc-dispatch's ------------

@@ -445,6 +445,12 @@ const char *pred_tcgen05_mma(const Try *t)
 	return plan(&g, t->call);
 }
 
+const char *gemm_async_why(const Expr *call)
+{
+	Gemm g;
+	return plan(&g, call);
+}
+
 static Stmt *expr_stmt(Pos pos, Expr *e)
 {
 	Stmt *s = new_stmt(S_EXPR, pos);
