@@ -264,6 +264,10 @@ chdir $top or die;
         # acc_f puts rows in columns and columns in lanes
         [ 29, "element (0, 1) of C's window is in lane 1, column 0 of 'acc_f'; tcgen05.mma with M = 128 writes it "
               . "to lane 0, column 1 (data-path layout D)" ],
+        # K_s (128, 40) without a swizzle is the core-matrix layout (r, c) at 8 r + 1024 (c / 8) + c % 8:
+        # along the columns it moves by 1 from (0, 0) to (0, 7), then (0, 8) is at 1024, not 8
+        [ 31, "A: a run-time start ('x0'): the layout of 'K_s' does not move every element by the same amount "
+              . "along dimension 1 (element (0, 8) is at 1024, not 0 + 8 * 1)" ],
     );
     my $err = slurp("$tmp/err");
     for my $w (@want) {
