@@ -113,11 +113,11 @@ static Value *member(Sema *S, Value *base, Expr *e)
 			return v;
 		}
 	}
-	bool tile_op = strcmp(e->str, "copy") == 0 || strcmp(e->str, "copy_async") == 0;
+	bool tile_op = strcmp(e->str, "copy") == 0 || strcmp(e->str, "copy_async") == 0 || strcmp(e->str, "gemm_async") == 0;
 	if (base->i && tile_op) {
 		/* T.cta.copy: the op, run at the scope of its namespace */
 		Value *v = vnew(V_FUNC);
-		v->intrin = strcmp(e->str, "copy") == 0 ? IN_COPY : IN_COPY_ASYNC;
+		v->intrin = strcmp(e->str, "copy") == 0 ? IN_COPY : strcmp(e->str, "gemm_async") == 0 ? IN_GEMM_ASYNC : IN_COPY_ASYNC;
 		v->i = base->i - 1;
 		return v;
 	}

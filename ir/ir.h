@@ -888,6 +888,9 @@ bool variant_moves(const Variant *v, int src, int dst);
  * convention its low half-slab, row r in lane 32 (r / 16) + r % 16 (the
  * emulator places the rows so). */
 bool tcgen05_half_slab(const Value *dst, const Value *src);
+/* Why the tcgen05_mma variant cannot run the Tx.gemm_async call (its
+ * plan's rule), or NULL (variants/tcgen05_mma.c). */
+const char *gemm_async_why(const Expr *call);
 /* How a copy of the variant into scope dst completes (DONE_*). */
 int variant_done(const Variant *v, int dst);
 /* Whether bits is one of the variant's access widths. */

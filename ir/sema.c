@@ -143,6 +143,85 @@ static void builtins(Sema *S)
 
 /* ---- tile ops ----------------------------------------------------------------------- */
 
+/* Tx.gemm_async(C, A, B, ...): the operands' memories and types, the
+ * keywords txc refuses; the shapes are the variant's (tcgen05_mma). */
+static void gemm(Sema *S, Expr *call, Value *fn)
+{
+	Args a;
+	if (!check_args(S, call, fn->intrin, &a))
+		return;
+	if (!S->in_device) {
+		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
+		return;
+	}
+	call->es = (int)fn->i;
+	static const char *const sf[2] = { "SFA", "SFB" };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = kwarg(&a, sf[i]);
+		if (k) {
+			error_at(S->d, k->pos, "not supported yet: %s=: the scale factors of a block-scaled gemm_async "
+			         "(tcgen05.mma .kind::mxf8f6f4 and the other block-scaled kinds); txc's tcgen05_mma runs "
+			         ".kind::f16", sf[i]);
+			return;
+		}
+	}
+	Kw *cg = kwarg(&a, "cta_group");
+	if (cg && cg->value->val && cg->value->val->kind == V_INT && cg->value->val->i != 1) {
+		if (cg->value->val->i == 2)
+			error_at(S->d, cg->value->pos, "not supported yet: cta_group=2: a CTA pair's tcgen05.mma; gemm_async "
+			         "runs cta_group 1");
+		else
+			error_at(S->d, cg->value->pos, "cta_group= is 1 or 2, not %lld", (long long)cg->value->val->i);
+		return;
+	}
+	static const char *const kn[2] = { "mma_m", "mma_n" };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = kwarg(&a, kn[i]);
+		if (k && k->value->val && k->value->val->kind == V_INT && k->value->val->i <= 0) {
+			error_at(S->d, k->value->pos, "%s= is a positive instruction %s, not %lld", kn[i], i ? "N" : "M",
+			         (long long)k->value->val->i);
+			return;
+		}
+	}
+	Kw *acc = kwarg(&a, "accum");
+	if (acc && acc->value->dtype != DT_BOOL && acc->value->dtype != DT_ERROR && !(acc->value->dtype == DT_WEAK_INT ||
+	    (acc->value->dtype < DT_COUNT && (dtypes[acc->value->dtype].kind == DK_INT ||
+	     dtypes[acc->value->dtype].kind == DK_UINT) && dtypes[acc->value->dtype].bits <= 32))) {
+		error_at(S->d, acc->value->pos, "accum= is a boolean or a 32-bit integer (tcgen05.mma's enable_input_d), not %s",
+		         dtype_str(acc->value->dtype));
+		return;
+	}
+	static const char *const nm[3] = { "C", "A", "B" };
+	for (int i = 0; i < 3; i++) {
+		const Buffer *b = a.pos[i]->buffer;
+		int sc = buffer_root((Buffer *)b)->scope;
+		if (i == 0 && (sc != SC_TMEM || b->dtype != DT_FLOAT32)) {
+			error_at(S->d, call->args[i]->pos, "gemm_async's C is a float32 region of tensor memory (the "
+			         "accumulator of tcgen05.mma .kind::f16); '%s' is %s in %s memory", b->name, dtypes[b->dtype].name,
+			         scopes[sc].name);
+			return;
+		}
+		if (i > 0 && (!(scopes[sc].flags & SCF_SHARED) || (b->dtype != DT_FLOAT16 && b->dtype != DT_BFLOAT16))) {
+			error_at(S->d, call->args[i]->pos, "gemm_async's %s is a float16 or bfloat16 region of shared memory "
+			         "(tcgen05.mma .kind::f16); '%s' is %s in %s memory", nm[i], b->name, dtypes[b->dtype].name,
+			         scopes[sc].name);
+			return;
+		}
+	}
+	if (a.pos[1]->buffer->dtype != a.pos[2]->buffer->dtype) {
+		error_at(S->d, call->args[2]->pos, "gemm_async's B is %s and A %s: txc requires A and B of one type "
+		         "(doc/tcgen05-mma.md)", dtypes[a.pos[2]->buffer->dtype].name, dtypes[a.pos[1]->buffer->dtype].name);
+		return;
+	}
+	Kw *d = kwarg(&a, "dispatch");
+	if (d && d->value->kind != E_STR && d->value->val && d->value->val->kind == V_STR) {
+		Expr *name = new_expr(E_STR, d->value->pos);
+		name->str = d->value->val->s;
+		name->val = d->value->val;
+		d->value = name;
+	}
+}
+
 static void copy(Sema *S, Expr *call, Value *fn)
 {
 	Args a;
@@ -422,6 +501,9 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		return;
 	case IN_COPY: case IN_COPY_ASYNC:
 		copy(S, e, fn);
+		return;
+	case IN_GEMM_ASYNC:
+		gemm(S, e, fn);
 		return;
 	case IN_PREFETCH: {
 		/* Tx.prefetch(A[region]): as a load past the edge, the region may

@@ -94,7 +94,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 		}
 	}
 	if (chosen < 0) {
-		error_at(ctx->d, call->pos, "no variant of %s can run this copy%s", op, n ? ":" : " (none is registered)");
+		error_at(ctx->d, call->pos, "no variant of %s can run this %s%s", op, call->intrin == IN_GEMM_ASYNC ? "op" : "copy", n ? ":" : " (none is registered)");
 		for (int i = 0; i < n; i++)
 			fprintf(ctx->d->out ? ctx->d->out : stderr, "    %-12s %3d  %s\n", variants[cand[i]].name,
 			        variants[cand[i]].priority, why[i]);

@@ -915,6 +915,35 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	case IN_COPY_ASYNC:
 		ccopy_async(C, c, e, k.es);
 		return;
+	case IN_GEMM_ASYNC: { /* emu-gemm.c: at once, element by element; the caller commits */
+		const char *why = gemm_async_why(e);
+		if (why) {
+			set_fail(c, xprintf("gemm_async through tcgen05_mma: %s", why));
+			return;
+		}
+		if (e->nargs != 3 || !cregion(C, e->args[0], &c->dst) || !cregion(C, e->args[1], &c->src) ||
+		    !cregion(C, e->args[2], &c->src2)) {
+			set_fail(c, "cannot find the regions of this gemm_async");
+			return;
+		}
+		const Buffer *a = e->args[0]->val->buffer;
+		while (a && !a->alloc_addr)
+			a = a->base;
+		if (!a) {
+			set_fail(c, "gemm_async through tcgen05_mma: the tensor memory has no allocated_addr=");
+			return;
+		}
+		c->kind = C_GEMM;
+		c->a = cx(C, a->alloc_addr);
+		Kw *acc = call_kw(e, "accum");
+		c->value = acc ? cx(C, acc->value) : NULL;
+		Kw *ta = call_kw(e, "transA"), *tb = call_kw(e, "transB");
+		c->trans_a = ta && (ta->value->kind == E_TRUE || (ta->value->val && ta->value->val->kind == V_BOOL &&
+		                                                  ta->value->val->i));
+		c->trans_b = tb && (tb->value->kind == E_TRUE || (tb->value->val && tb->value->val->kind == V_BOOL &&
+		                                                  tb->value->val->i));
+		return;
+	}
 	case IN_PREFETCH: case IN_TMAP_PREFETCH: /* into L2 or a cache: nothing to do to the data */
 		c->kind = C_NOP;
 		return;

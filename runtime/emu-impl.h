@@ -125,6 +125,8 @@ enum {
 	               * idx ldo, sdo, base_offset, field the descriptor's layout type); emu-tccp.c */
 	C_TCMMA,      /* op: IN_TC_MMA (a d_taddr, b a_desc, n b_desc, value idesc, m enable_input_d),
 	               * IN_TC_IDESC (a the destination, wait the descriptor); emu-mma.c */
+	C_GEMM,       /* Tx.gemm_async through tcgen05_mma, as written: dst C, src A, src2 B, a C's allocated address,
+	               * value accum= (NULL: False), trans_a, trans_b; emu-gemm.c */
 	C_FAIL,
 };
 
@@ -164,6 +166,8 @@ typedef struct CStmt {
 	const char *msg;   /* C_FAIL */
 	int tc_shape, tc_num, tc_pack, nregs; /* C_TCGEN05 ld/st: the shape (tcgen05_shapes), num, pack/unpack */
 	bool fork;         /* C_IF: a branch may wait on an mbarrier (emu-fiber.c) */
+	Region src2;       /* C_GEMM: B */
+	bool trans_a, trans_b; /* C_GEMM: transA=, transB= */
 	bool tc_half;      /* C_COPY_ASYNC (tensor memory): rows [0:64] of datapath D against a 64-row .16x*b
 	                    * fragment, by TVM's convention the low half-slab (tcgen05_half_slab) */
 } CStmt;
@@ -526,6 +530,9 @@ const char *emu_tmem_allocs_str(Emu *E);
 uint32_t *emu_tmem_cell(Emu *E, int lane, int col);
 
 /* ---- tcgen05.cp, its descriptor and commit (emu-tccp.c) ------------------------------------ */
+
+/* A C_GEMM statement for the threads act, each issuing its own (emu-gemm.c). */
+bool emu_gemm(Emu *E, const CStmt *s, const int *act, int nact);
 
 /* A C_TCCP statement for the threads act, each issuing its own. */
 bool emu_tccp(Emu *E, const CStmt *s, const int *act, int nact);

@@ -651,6 +651,8 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return emu_tccp(E, s, act, nact);
 	case C_TCMMA:
 		return emu_tcmma(E, s, act, nact);
+	case C_GEMM:
+		return emu_gemm(E, s, act, nact);
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
 	}

@@ -14,7 +14,7 @@ typedef struct Walk {
 	bool *negs;
 	int nconds, cap;
 	bool ok;
-	int intrin;         /* the ops visited: copy and copy_async (-1), or this builtin */
+	int intrin;         /* the ops visited: copy, copy_async and gemm_async (-1), or this builtin */
 } Walk;
 
 static void walk_block(Walk *w, Stmt ***body, int *n)
@@ -25,7 +25,7 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 		Stmt *s = (*body)[i];
 		switch (s->kind) {
 		case S_EXPR:
-			if (s->value->kind == E_CALL && (w->intrin < 0 ? s->value->intrin == IN_COPY || s->value->intrin == IN_COPY_ASYNC
+			if (s->value->kind == E_CALL && (w->intrin < 0 ? s->value->intrin == IN_COPY || s->value->intrin == IN_COPY_ASYNC || s->value->intrin == IN_GEMM_ASYNC
 			                                               : s->value->intrin == w->intrin)) {
 				OpSite *o = &w->site;
 				o->stmt = s;
