@@ -531,6 +531,14 @@ bool emu_smem_desc(Emu *E, Pos at, int t, const char *op, uint64_t d, SmemDesc *
  * errors). */
 bool emu_smem_desc_chunk(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int r, int k,
                          int64_t *out);
+/* The same for an MN-major matrix (tcgen05.mma with a transpose bit;
+ * doc/tcgen05-mma.md): the shared offset of the 16-byte chunk c along MN
+ * (elements 8c .. 8c+7 of 16-bit data) of K row k, checked the same way.
+ *   no swizzle:      start + c * SBO + (k >> 3) * LBO + (k & 7) * 16
+ *   swizzle, span S: swz(start + (c / (S/16)) * LBO + (k >> 3) * SBO
+ *                        + (k & 7) * S + (c % (S/16)) * 16) */
+bool emu_smem_desc_chunk_mn(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int c, int k,
+                            int64_t *out);
 
 /* ---- tcgen05.mma and its instruction descriptor (emu-mma.c) ------------------------------ */
 
