@@ -117,7 +117,8 @@ static bool chunk_check(Emu *E, Pos pos, int t, const char *op, const char *what
 		                mn ? xprintf("k %d, 16-byte chunk %d along MN of %s, MN-major", k, r, what) :
 		                xprintf("row %d, 16-byte chunk %d of %s", r, k, what), (unsigned long long)sd->d,
 		                (long long)E->p->smem_bytes);
-	return emu_pend_check(E, E->sdata + a, 16, false, pos, t);
+	return emu_pend_check(E, E->sdata + a, 16, false, pos, t) &&
+	       emu_proxy_check(E, E->sdata + a, 16, pos, t, op, what);
 }
 
 bool emu_smem_desc_chunk(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int r, int k,
@@ -231,7 +232,8 @@ static bool tile(Emu *E, const CStmt *s, int t)
 		if (off < 0 || off * 4 + 4 > m->size)
 			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp reads byte %lld of %s, outside it",
 			                (long long)(off * 4), emu_mem_str(m));
-		if (!emu_pend_check(E, E->sdata + a, 4, false, s->pos, t))
+		if (!emu_pend_check(E, E->sdata + a, 4, false, s->pos, t) ||
+		    !emu_proxy_check(E, E->sdata + a, 4, s->pos, t, "copy_async through tcgen05_cp", "the source"))
 			return false;
 		if (lane < 0 || lane >= 128 || col < 0 || col >= 512 || !emu_tmem_allocated(E, (int)col))
 			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp writes tensor-memory lane %lld, column %lld, "
