@@ -202,6 +202,8 @@ bool emu_pend_check_slow(Emu *E, const uint8_t *p, int64_t n, bool write, Pos po
 		return false;
 	if (E->performing || E->unchecked_async || !(O = in_smem(E, p, n, &off)))
 		return true;
+	if (write && O != E) /* a generic store into another CTA's shared memory */
+		emu_proxy_wrote(O, off, n, E, t);
 	for (int64_t k = 0; k < n; k++) {
 		int i = O->pend[off + k];
 		if (!i)
@@ -232,6 +234,46 @@ bool emu_pend_check_slow(Emu *E, const uint8_t *p, int64_t n, bool write, Pos po
 	return true;
 }
 
+void emu_proxy_clear(Emu *E, const uint8_t *p, int64_t n)
+{
+	int64_t off;
+	Emu *O = in_smem(E, p, n, &off);
+	if (O)
+		memset(O->gw + off, 0, (size_t)n * sizeof(uint16_t));
+}
+
+bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const char *op, const char *what)
+{
+	int64_t off;
+	Emu *O;
+	if (E->unchecked_async || !(O = in_smem(E, p, n, &off)))
+		return true;
+	for (int64_t k = 0; k < n; k++) {
+		int id = O->gw[off + k];
+		if (!id)
+			continue;
+		int wr = (id - 1) / 1024, wt = (id - 1) % 1024;
+		const Emu *W = O->cl && wr < O->cl->n ? &O->cl->cta[wr] : O;
+		if (W->fences[wt] != O->gep[off + k])
+			continue; /* fenced since */
+		const Mem *m = NULL;
+		for (int b = 0; b < O->p->nshared; b++)
+			if (p + k >= O->smem[b].data && p + k < O->smem[b].data + O->smem[b].size)
+				m = &O->smem[b];
+		const char *where = m ? xprintf("byte %lld of %s (shared byte %lld)", (long long)(p + k - m->data),
+		                                emu_mem_str(m), (long long)(off + k))
+		                      : xprintf("shared byte %lld", (long long)(off + k));
+		if (O != E)
+			where = xprintf("%s of cta rank %d", where, O->rank);
+		const char *who = O->cl ? xprintf("thread %d of cta rank %d", wt, wr) : xprintf("thread %d", wt);
+		return emu_fail(E, pos, t, "missing fence.proxy.async: %s reads %s at %s, which %s wrote with a generic "
+		                "store and has not fenced since: the async proxy may not see the write "
+		                "(T.ptx.fence.proxy_async() in the writing threads, after the writes and before the barrier)",
+		                op, what, where, who);
+	}
+	return true;
+}
+
 static bool perform(Emu *E, Async *a)
 {
 	if (a->done)
@@ -248,6 +290,7 @@ static bool perform(Emu *E, Async *a)
 			memmove(a->dst, a->src, (size_t)a->nsrc);
 		memset(a->dst + a->nsrc, 0, (size_t)(a->n - a->nsrc));
 		emu_pend_clear(E, a->dst, a->n);
+		emu_proxy_clear(E, a->dst, a->n);
 	}
 	E->performing = was;
 	return ok;

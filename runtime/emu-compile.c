@@ -1194,7 +1194,10 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		                       v[3], v[4], v[5]);
 		return;
 	}
-	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_FENCE_ASYNC: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
+	case IN_FENCE_ASYNC:
+		c->kind = C_FENCE_ASYNC;
+		return;
+	case IN_DEVICE_ENTRY: case IN_FENCE_MBAR: case IN_TC_FENCE_B: case IN_TC_FENCE_A:
 		return; /* fences order memory; lockstep needs no ordering */
 	case IN_ATTR:
 		return; /* more dynamic shared memory than the buffers use changes nothing here */

@@ -120,8 +120,10 @@ static bool move(Emu *E, const CStmt *s, const Acc *da, const Acc *sa, uint8_t *
 		emu_fill(dst, da->esize, fill);
 		if (fill == EMU_POISON)
 			emu_pend_mark(E, dst, da->esize, s->pos, tf, s->done == DONE_MBAR_TX ? PEND_MBAR : PEND_CP);
-		else if (E->performing)
+		else if (E->performing) {
 			emu_pend_clear(E, dst, da->esize);
+			emu_proxy_clear(E, dst, da->esize);
+		}
 		else if (!emu_pend_check(E, dst, da->esize, true, s->pos, tf))
 			return false;
 		return true;
@@ -129,6 +131,7 @@ static bool move(Emu *E, const CStmt *s, const Acc *da, const Acc *sa, uint8_t *
 	if (E->performing) {
 		emu_pend_clear(E, dst, da->esize);
 		emu_pend_clear(E, src, sa->esize);
+		emu_proxy_clear(E, dst, da->esize);
 	} else if (!emu_pend_check(E, src, sa->esize, false, s->pos, tf) ||
 	           !emu_pend_check(E, dst, da->esize, true, s->pos, tf)) {
 		return false;

@@ -127,6 +127,8 @@ enum {
 	               * IN_TC_IDESC (a the destination, wait the descriptor); emu-mma.c */
 	C_GEMM,       /* Tx.gemm_async through tcgen05_mma, as written: dst C, src A, src2 B, a C's allocated address,
 	               * value accum= (NULL: False), trans_a, trans_b; emu-gemm.c */
+	C_FENCE_ASYNC, /* T.ptx.fence.proxy_async (any space): each thread's generic writes to shared memory so far
+	                * are fenced for the async proxy (emu_proxy_*) */
 	C_FAIL,
 };
 
@@ -286,6 +288,15 @@ typedef struct Emu {
 	int64_t npending;   /* the bytes of pend that are not 0 */
 	struct Pend *pends;
 	int npend, cappend;
+	/* Shared memory the generic proxy wrote and its writer has not fenced
+	 * for the async proxy (emu-async.c, emu_proxy_*): per byte, 0 or 1 +
+	 * 1024 * rank + t of the thread that last wrote it with a generic
+	 * store (rank: its CTA in the cluster), and gep, that thread's count of
+	 * fence.proxy.async (fences) at the write: the byte is unfenced while
+	 * the count has not moved. An async-proxy write clears it. */
+	uint16_t *gw;
+	uint32_t *gep;
+	uint32_t *fences;   /* per thread: the fence.proxy.async it executed */
 	bool performing;    /* an asynchronous copy is being done: its own accesses */
 	bool unchecked_async; /* EmuOptions's: no pend errors */
 	struct Tmem *tm;    /* tensor memory (emu-tmem.c), made at the first tcgen05 builtin */
@@ -417,6 +428,25 @@ enum { PEND_CP = 1, PEND_MBAR, PEND_STORE_SRC };
 void emu_pend_mark(Emu *E, const uint8_t *p, int64_t n, Pos at, int t, int kind);
 void emu_pend_clear(Emu *E, const uint8_t *p, int64_t n);
 bool emu_pend_check_slow(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t);
+/* n bytes at off in O's shared memory written by thread t of CTA W with a
+ * generic store: not fenced for the async proxy yet. */
+static inline void emu_proxy_wrote(Emu *O, int64_t off, int64_t n, const Emu *W, int t)
+{
+	uint16_t id = (uint16_t)(1 + 1024 * W->rank + t);
+	uint32_t ep = W->fences[t];
+	for (int64_t k = 0; k < n; k++) {
+		O->gw[off + k] = id;
+		O->gep[off + k] = ep;
+	}
+}
+/* The n shared bytes at p written by the async proxy (a TMA load, an
+ * asynchronous copy performed): no generic write of them to fence. */
+void emu_proxy_clear(Emu *E, const uint8_t *p, int64_t n);
+/* The async proxy's op (tcgen05.cp, tcgen05.mma) reads the n
+ * shared bytes at p (what: the operand, in the error) for thread t: an
+ * error at pos when one of them was written by a generic store that its
+ * thread has not fenced since (fence.proxy.async). */
+bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const char *op, const char *what);
 /* Every load and store asks: nothing to look at, at once, when no copy
  * owns any of this CTA's shared memory (the usual case) and the access is
  * to it, or when the CTA has no cluster and no tensor memory. */
@@ -425,6 +455,8 @@ static inline bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool writ
 	if (E->performing || E->unchecked_async)
 		return true;
 	bool own = E->sdata && p >= E->sdata && p < E->sdata + E->p->smem_bytes;
+	if (write && own)
+		emu_proxy_wrote(E, p - E->sdata, n, E, t);
 	if (!E->tm && ((own && !E->npending) || (!own && !E->cl)))
 		return true;
 	return emu_pend_check_slow(E, p, n, write, pos, t);
@@ -555,6 +587,14 @@ bool emu_smem_desc(Emu *E, Pos at, int t, const char *op, uint64_t d, SmemDesc *
  * errors). */
 bool emu_smem_desc_chunk(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int r, int k,
                          int64_t *out);
+/* The same for an MN-major matrix (tcgen05.mma with a transpose bit;
+ * doc/tcgen05-mma.md): the shared offset of the 16-byte chunk c along MN
+ * (elements 8c .. 8c+7 of 16-bit data) of K row k, checked the same way.
+ *   no swizzle:      start + c * SBO + (k >> 3) * LBO + (k & 7) * 16
+ *   swizzle, span S: swz(start + (c / (S/16)) * LBO + (k >> 3) * SBO
+ *                        + (k & 7) * S + (c % (S/16)) * 16) */
+bool emu_smem_desc_chunk_mn(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int c, int k,
+                            int64_t *out);
 
 /* ---- tcgen05.mma and its instruction descriptor (emu-mma.c) ------------------------------ */
 

@@ -8,12 +8,14 @@
  *   issue order and the CTA in lockstep, so it is done before any later
  *   tcgen05 op of its thread (tcgen05.commit then arrives at once). It
  *   checks the instruction descriptor (idesc_invalid: dense, F32 D, F16 or
- *   BF16 A and B of one type, a shape of PTX's table for cta_group 1) and
- *   refuses transposed (M- or N-major) operands, which it does not model.
- *   A is M x 16 and B is N x 16, both K-major: element (r, k) of either is
- *   the 2-byte element k % 8 of row r's 16-byte chunk k / 8, whose shared
- *   offset the descriptor gives (emu_smem_desc_chunk, the formula of
- *   tcgen05.cp). Then, for every m < M and n < N,
+ *   BF16 A and B of one type, a shape of PTX's table for cta_group 1).
+ *   A is M x 16 and B is N x 16. K-major (transpose bit 15 / 16 clear):
+ *   element (r, k) of either is the 2-byte element k % 8 of row r's
+ *   16-byte chunk k / 8, whose shared offset the descriptor gives
+ *   (emu_smem_desc_chunk, the formula of tcgen05.cp). MN-major (the bit
+ *   set): element (r, k) is the 2-byte element r % 8 of K row k's 16-byte
+ *   chunk r / 8 along MN (emu_smem_desc_chunk_mn: LBO and SBO change roles
+ *   with the swizzle; doc/tcgen05-mma.md). Then, for every m < M and n < N,
  *       D[m][n] = (enable_input_d ? D[m][n] : 0) + sum over k = 0..15 of
  *                 A[m][k] * B[n][k]
  *   in float32: each product (exact: two 11- or 8-bit significands) is
@@ -42,19 +44,22 @@ static bool idesc_store(Emu *E, const CStmt *s, int t)
 	return true;
 }
 
-/* The M x 16 (or N x 16) K-major matrix sd describes, as doubles. */
-static bool operand(Emu *E, const CStmt *s, int t, const char *what, const SmemDesc *sd, int rows, int dt, bool neg,
-                    double *out)
+/* The M x 16 (or N x 16) matrix sd describes, K-major or (mn) MN-major,
+ * as doubles: out[r * 16 + k] is element (r, k). */
+static bool operand(Emu *E, const CStmt *s, int t, const char *what, const SmemDesc *sd, bool mn, int rows, int dt,
+                    bool neg, double *out)
 {
-	for (int r = 0; r < rows; r++)
-		for (int k = 0; k < MMA_K / 8; k++) {
+	for (int r = 0; r < (mn ? rows / 8 : rows); r++)
+		for (int k = 0; k < (mn ? MMA_K : MMA_K / 8); k++) {
 			int64_t a;
-			if (!emu_smem_desc_chunk(E, s->pos, t, "tcgen05.mma", what, sd, r, k, &a))
+			if (!(mn ? emu_smem_desc_chunk_mn(E, s->pos, t, "tcgen05.mma", what, sd, r, k, &a) :
+			      emu_smem_desc_chunk(E, s->pos, t, "tcgen05.mma", what, sd, r, k, &a)))
 				return false;
 			for (int e = 0; e < 8; e++) {
 				const uint8_t *p = E->sdata + a + 2 * e;
 				double v = emu_fdecode((uint64_t)p[0] | (uint64_t)p[1] << 8, dt);
-				out[r * MMA_K + 8 * k + e] = neg ? -v : v;
+				/* K-major: 8 k of row r; MN-major: 8 rows of k */
+				out[mn ? (8 * r + e) * MMA_K + k : r * MMA_K + 8 * k + e] = neg ? -v : v;
 			}
 		}
 	return true;
@@ -72,10 +77,6 @@ static bool mma(Emu *E, const CStmt *s, int t)
 	const char *why = idesc_invalid(idesc, 1);
 	if (why)
 		return emu_fail(E, s->value->at, t, "%s: the instruction descriptor 0x%08x %s", op, idesc, why);
-	if (idesc_field(idesc, ID_TRANS_A) || idesc_field(idesc, ID_TRANS_B))
-		return emu_fail(E, s->value->at, t, "%s: the instruction descriptor 0x%08x transposes %s (bit %d): the "
-		                "emulator models K-major A and B only", op, idesc,
-		                idesc_field(idesc, ID_TRANS_A) ? "A" : "B", idesc_field(idesc, ID_TRANS_A) ? 15 : 16);
 	int M = (int)idesc_field(idesc, ID_M) << 4, N = (int)idesc_field(idesc, ID_N) << 3;
 	int dt = mma_itype_dtype(idesc_field(idesc, ID_ATYPE));
 	int lane0 = (int)(base >> 16), c0 = (int)(base & 0xFFFF);
@@ -96,8 +97,8 @@ static bool mma(Emu *E, const CStmt *s, int t)
 	double *A = malloc(sizeof(double) * (size_t)(M + N) * MMA_K), *B = A + M * MMA_K;
 	if (!A)
 		return emu_fail(E, s->pos, t, "%s: out of memory", op);
-	if (!operand(E, s, t, "A", &sa, M, dt, idesc_field(idesc, ID_NEG_A), A) ||
-	    !operand(E, s, t, "B", &sb, N, dt, idesc_field(idesc, ID_NEG_B), B)) {
+	if (!operand(E, s, t, "A", &sa, idesc_field(idesc, ID_TRANS_A), M, dt, idesc_field(idesc, ID_NEG_A), A) ||
+	    !operand(E, s, t, "B", &sb, idesc_field(idesc, ID_TRANS_B), N, dt, idesc_field(idesc, ID_NEG_B), B)) {
 		free(A);
 		return false;
 	}

@@ -108,18 +108,47 @@ bool emu_smem_desc(Emu *E, Pos at, int t, const char *op, uint64_t d, SmemDesc *
 	return true;
 }
 
+/* The 16 bytes at shared offset a, read by op: inside a shared buffer of
+ * the CTA and not owned by a pending
+ * asynchronous copy. */
+static bool chunk_check(Emu *E, Pos pos, int t, const char *op, const char *what, bool mn, int r, int k,
+                        const SmemDesc *sd, int64_t a)
+{
+	if (!chunk_mem(E, a))
+		return emu_fail(E, pos, t, "%s reads shared-memory bytes %lld..%lld (%s; descriptor 0x%016llx), outside every "
+		                "shared buffer (the CTA has %lld bytes of shared memory)", op, (long long)a, (long long)a + 15,
+		                mn ? xprintf("k %d, 16-byte chunk %d along MN of %s, MN-major", k, r, what) :
+		                xprintf("row %d, 16-byte chunk %d of %s", r, k, what), (unsigned long long)sd->d,
+		                (long long)E->p->smem_bytes);
+	return emu_pend_check(E, E->sdata + a, 16, false, pos, t) &&
+	       emu_proxy_check(E, E->sdata + a, 16, pos, t, op, what);
+}
+
 bool emu_smem_desc_chunk(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int r, int k,
                          int64_t *out)
 {
 	const SmemSwizzle *sw = sd->sw;
 	int64_t a = sd->start + (r >> 3) * sd->sbo + (r & 7) * sw->pitch + (sw->bbits ? 16 * k : k * sd->lbo);
 	a ^= ((a >> 7) & ((1 << sw->bbits) - 1)) << sw->mshift;
-	if (!chunk_mem(E, a))
-		return emu_fail(E, pos, t, "%s reads shared-memory bytes %lld..%lld (row %d, 16-byte chunk %d of %s; "
-		                "descriptor 0x%016llx), outside every shared buffer (the CTA has %lld bytes of shared memory)",
-		                op, (long long)a, (long long)a + 15, r, k, what, (unsigned long long)sd->d,
-		                (long long)E->p->smem_bytes);
-	if (!emu_pend_check(E, E->sdata + a, 16, false, pos, t))
+	if (!chunk_check(E, pos, t, op, what, false, r, k, sd, a))
+		return false;
+	*out = a;
+	return true;
+}
+
+bool emu_smem_desc_chunk_mn(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int c, int k,
+                            int64_t *out)
+{
+	const SmemSwizzle *sw = sd->sw;
+	int64_t a;
+	if (!sw->bbits) /* 8 (k) x 16-byte core matrices: SBO along MN, LBO along K */
+		a = sd->start + c * sd->sbo + (k >> 3) * sd->lbo + (k & 7) * 16;
+	else { /* atoms of 8 (k) rows of span bytes: LBO along MN, SBO along K */
+		int per = sw->pitch / 16;
+		a = sd->start + (c / per) * sd->lbo + (k >> 3) * sd->sbo + (k & 7) * sw->pitch + (c % per) * 16;
+	}
+	a ^= ((a >> 7) & ((1 << sw->bbits) - 1)) << sw->mshift;
+	if (!chunk_check(E, pos, t, op, what, true, c, k, sd, a))
 		return false;
 	*out = a;
 	return true;
@@ -235,7 +264,8 @@ static bool tile(Emu *E, const CStmt *s, int t)
 		if (off < 0 || (off + 1) * esz > mem->size)
 			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp reads byte %lld of %s, outside it",
 			                (long long)(off * esz), emu_mem_str(mem));
-		if (!emu_pend_check(E, E->sdata + a, esz, false, s->pos, t))
+		if (!emu_pend_check(E, E->sdata + a, esz, false, s->pos, t) ||
+		    !emu_proxy_check(E, E->sdata + a, esz, s->pos, t, "copy_async through tcgen05_cp", "the source"))
 			return false;
 		/* the element's TCol counts elements: slot TCol % epw of 32-bit column TCol / epw */
 		for (int64_t r = 0; r < nrep; r++) {

@@ -653,6 +653,10 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return emu_tcmma(E, s, act, nact);
 	case C_GEMM:
 		return emu_gemm(E, s, act, nact);
+	case C_FENCE_ASYNC:
+		for (int i = 0; i < nact; i++)
+			E->fences[act[i]]++;
+		return true;
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");
 	}
@@ -681,6 +685,8 @@ static void start_cta(Emu *E)
 	memset(E->sdata, 0xAB, (size_t)p->smem_bytes);
 	memset(E->minit, 0, (size_t)p->smem_bytes / 8 + 1);
 	memset(E->pend, 0, (size_t)p->smem_bytes * sizeof(uint16_t)); /* no copy owns any of it yet */
+	memset(E->gw, 0, (size_t)p->smem_bytes * sizeof(uint16_t));   /* nor a generic write */
+	memset(E->fences, 0, (size_t)n * sizeof(uint32_t));
 	E->npending = 0;
 	E->npend = 0;
 	memset(E->nacq, 0, (size_t)n * sizeof(int)); /* a CTA's threads start with no map acquired */
@@ -806,6 +812,9 @@ static bool cta_alloc(Emu *E)
 	E->sdata = alloc(E, (size_t)p->smem_bytes, &ok);
 	E->minit = alloc(E, (size_t)p->smem_bytes / 8 + 1, &ok);
 	E->pend = alloc(E, (size_t)p->smem_bytes * sizeof(uint16_t), &ok);
+	E->gw = alloc(E, (size_t)p->smem_bytes * sizeof(uint16_t), &ok);
+	E->gep = alloc(E, (size_t)p->smem_bytes * sizeof(uint32_t), &ok);
+	E->fences = alloc(E, n * sizeof(uint32_t), &ok);
 	E->lmem = alloc(E, n * (size_t)p->nlocal * sizeof(Mem), &ok);
 	E->ldata = alloc(E, n * (size_t)p->local_bytes, &ok);
 	E->lists = alloc(E, levels * 2 * n * sizeof(int), &ok);
@@ -840,6 +849,9 @@ static void cta_free(Emu *E)
 	free(E->sdata);
 	free(E->minit);
 	free(E->pend);
+	free(E->gw);
+	free(E->gep);
+	free(E->fences);
 	free(E->pends);
 	free(E->lmem);
 	free(E->ldata);

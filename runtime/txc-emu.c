@@ -230,7 +230,8 @@ int main(int argc, char **argv)
 		{ "--max-steps", "N", "stop after N statement executions, summed over threads (default 10^9)", &steps_s,
 		  NULL },
 		{ "--unchecked-async", NULL, "do not stop at a read of shared memory an asynchronous copy has not written yet "
-		  "(a missing wait) or a write of memory one still owns: run on, the destination holding poison (0xAB)",
+		  "(a missing wait), a write of memory one still owns, or a tcgen05.cp / mma read of a store not fenced (a "
+		  "missing fence.proxy.async): run on, the destination holding poison (0xAB)",
 		  NULL, &unchecked },
 		{ "--tmem-out", "FILE", "write the tensor memory of CTA 0 to a .npy file (uint32, 128 lanes x 512 columns): "
 		  "each column as the last tcgen05.dealloc that freed it found it (zero where none did)", &tmem_out, NULL },

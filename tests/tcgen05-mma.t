@@ -127,13 +127,18 @@ if ($have_nvcc) {
 my $at = "thread (cta 0, thread 0)";
 # By hand: the instruction descriptor of M = 128, N = 64, float16, D F32 is
 # (128 >> 4) << 24 | (64 >> 3) << 17 | 1 << 4 = 0x08100010 (Table 42);
-# with trans_a (bit 15) 0x08108010; f16_d clears bit 4 (dtype 0).
+# f16_d clears bit 4 (dtype 0).
 # S (16384 bytes, 1024-aligned) starts at shared byte 0; B's descriptor in
 # smem_oob: start 8192 >> 4 = 0x200, ldo 8 at bit 16, sdo 256 at bit 32,
 # 0b001 at bit 46; row 16 is 8-row group 2, 2 * 4096 bytes on: byte 16384,
 # past S and tmem_addr (16388 bytes). swizzle1: start 0, ldo 1, sdo 64,
 # layout type 1 at bits [63:61].
 my $sd = sprintf("0x%016x", 0x200 | (8 << 16) | (256 << 32) | (1 << 46));
+# transposed: A M-major without a swizzle, so SBO (sdo 128: 2048 bytes) is
+# the stride between its 16-byte chunks along M (PTX ISA 9.7.16.3); chunk
+# 8 (rows 64..71) of k 0 starts at 8 * 2048 = 16384, past S: start 0, ldo
+# 8 at bit 16, sdo 128 at bit 32, 0b001 at bit 46.
+my $sdt = sprintf("0x%016x", (8 << 16) | (128 << 32) | (1 << 46));
 my $s1 = sprintf("0x%016x", (1 << 16) | (64 << 32) | (1 << 46) | (1 << 61));
 my @errors = (
     [ unallocated => "$bad:29:9: error: $at: tcgen05.mma writes tensor-memory columns 0..63 (N = 64), but column 32 is "
@@ -142,8 +147,9 @@ my @errors = (
       . "M = 128 fills lanes 0..127, so the lane is 0" ],
     [ m64_lane => "$bad:87:9: error: $at: tcgen05.mma with M = 64: the accumulator's address 0x00080000 names lane 8; "
       . "M = 64 fills lanes 0..15 or 16..31 of each warp's quarter (data-path layout F), so the lane is 0 or 16" ],
-    [ transposed => "$bad:116:83: error: $at: tcgen05.mma: the instruction descriptor 0x08108010 transposes A (bit 15): "
-      . "the emulator models K-major A and B only" ],
+    [ transposed => "$bad:116:9: error: $at: tcgen05.mma reads shared-memory bytes 16384..16399 (k 0, 16-byte chunk 8 "
+      . "along MN of A, MN-major; descriptor $sdt), outside every shared buffer (the CTA has 16388 bytes of shared "
+      . "memory)" ],
     [ f16_d => "$bad:146:83: error: $at: tcgen05.mma: the instruction descriptor 0x08100000 has dtype of D (1: F32) "
       . "(bits [5:4]) = 0; txc requires 1" ],
     [ smem_oob => "$bad:176:9: error: $at: tcgen05.mma reads shared-memory bytes 16384..16399 (row 16, 16-byte chunk 0 "
