@@ -563,7 +563,8 @@ static void tcgen05_mma(Sema *S, Expr *e, Args *a)
 {
 	Kw *kk = kwarg(a, "kind");
 	bool bs = kk && kk->value->val && !strcmp(kk->value->val->s, "mxf8f6f4");
-	if (kk && kk->value->val && strcmp(kk->value->val->s, "f16") && !bs)
+	bool known = !kk || !kk->value->val || bs || !strcmp(kk->value->val->s, "f16");
+	if (!known)
 		error_at(S->d, kk->value->pos, "tcgen05.mma kind \"%s\": txc emits .kind::f16 (float16 and bfloat16 "
 		         "inputs, float32 accumulation) and .kind::mxf8f6f4 (block-scaled 8-, 6- and 4-bit inputs)",
 		         kk->value->val->s);
@@ -573,6 +574,8 @@ static void tcgen05_mma(Sema *S, Expr *e, Args *a)
 	static const char *const scale_kw[2] = { "scale_a", "scale_b" };
 	for (int i = 0; i < 2; i++) {
 		Kw *sk = kwarg(a, scale_kw[i]);
+		if (!known)
+			break;
 		if (!bs && sk)
 			error_at(S->d, sk->value->pos, "%s= is the tensor-memory address of a block-scaled MMA's scales: "
 			         "kind=\"mxf8f6f4\", not \"f16\"", scale_kw[i]);
@@ -713,7 +716,7 @@ static void idescs_operands(Sema *S, Expr *e, Args *a)
 		Kw *k = kwarg(a, ab[i]);
 		fmt[i] = mmas_format_named(k->value->val->s);
 		if (!fmt[i])
-			error_at(S->d, k->value->pos, "%s is %s (.kind::mxf8f6f4), not \"%s\"", ab[i], mmas_format_names(),
+			error_at(S->d, k->value->pos, "%s is one of %s (.kind::mxf8f6f4), not \"%s\"", ab[i], mmas_format_names(),
 			         k->value->val->s);
 		k = kwarg(a, sf[i]);
 		if (mmas_scale_code(k->value->val->s) < 0)

@@ -73,6 +73,19 @@ if ($have_nvcc) {
     skip("block-scaled tcgen05.mma kernels: ptxas sm_100a", "no nvcc");
 }
 
+# The CUDA txc emits: the ISA's block-scaled form (9.7.16.10.9, "tcgen05.mma":
+# [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem],
+# enable-input-d), and s0's descriptor worked out by hand: M = 128, N = 64,
+# E4M3 x E4M3, UE8M0 is 8 << 24 | 1 << 23 | 8 << 17 = 0x08900000, the
+# scale-factor ids (the loop's j) ORed in at bits 29 and 4.
+{
+    my $rc = system("'$bin/txc' --arch=sm_100a --emit=cu -o '$tmp/x.cu' '$src' >'$tmp/out' 2>'$tmp/err'");
+    my $cu = slurp("$tmp/x.cu");
+    my $ins = "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%0], %1, %2, %3, [%5], [%6], p;";
+    ok($rc == 0 && index($cu, $ins) >= 0 && $cu =~ /= 0x08900000u \| \(\(\(uint32_t\)\(j\) & 3u\) << 29\) \| \(\(\(uint32_t\)\(j\) & 3u\) << 4\);/,
+       "the CUDA: the block-scaled instruction and s0's instruction descriptor", slurp("$tmp/err"));
+}
+
 my $seed = 4242;
 sub rnd { $seed = ($seed * 1103515245 + 12345) % 2147483648; return $seed >> 16 }
 # a random fp8 byte of type t whose value is an integer of at most 4 in magnitude
@@ -173,6 +186,91 @@ for my $i (0 .. $#cases) {
     if ($c->{bug}) {
         ok($differs && $differs > $N, "$name: D differs from the bug-free model in $differs cells (the check can fail)");
     }
+}
+
+# ---- errors the emulator finds (tests/emu/mmas_bad.tx), each message exact -----------
+chdir $top or die;
+my $bad = "tests/emu/mmas_bad.tx";
+if ($have_nvcc) {
+    my $rc = system("'$bin/txc' --arch=sm_100a --emit=cubin -o '$tmp/bad.cubin' $bad >'$tmp/out' 2>'$tmp/err'");
+    ok($rc == 0, "mmas_bad.tx: every kernel through ptxas for sm_100a", slurp("$tmp/err"));
+} else {
+    skip("mmas_bad.tx: ptxas sm_100a", "no nvcc");
+}
+my $at = "thread (cta 0, thread 0)";
+my $op = "tcgen05.mma kind=\"mxf8f6f4\"";
+# By hand (the block-scaled table): M = 128, N = 32, E4M3 A and B, UE8M0
+# is 8 << 24 | 1 << 23 | 4 << 17 = 0x08880000; with atype 3 (E2M3) at
+# [9:7]: 0x08880180; with trans_a (bit 15): 0x08888000. The scale address
+# at lane 32, column 32 is 32 << 16 | 32 = 0x00200020.
+my @errors = (
+    [ fp6 => "$bad:31:83: error: $at: $op: the instruction descriptor 0x08880180 has atype float6_e2m3fn; the emulator "
+      . "reads 8-bit A and B only (float8_e4m3fn, float8_e5m2): where 6- and 4-bit elements sit in shared memory is not "
+      . "modelled" ],
+    [ transposed => "$bad:60:83: error: $at: $op: the instruction descriptor 0x08888000 transposes A (bit 15): the "
+      . "emulator models K-major A and B only" ],
+    [ d_lane => "$bad:89:9: error: $at: $op with M = 128: the accumulator's address 0x00200000 names lane 32; M = 128 "
+      . "fills lanes 0..127, so the lane is 0" ],
+    [ scale_lane => "$bad:118:122: error: $at: $op: the tensor-memory address 0x00200020 of A's scales names lane 32; "
+      . "the scale of row r is in lane r % 32 of each warp's quarter, so the address's lane is 0" ],
+    [ scale_cols => "$bad:147:173: error: $at: $op reads B's scales (64 rows) from tensor-memory columns 63..64, but "
+      . "column 64 is not allocated (allocated: columns 0..63)" ],
+    [ sf_id => "$bad:173:264: error: $at: T.cuda.tcgen05.encode_instr_descriptor_block_scaled: a_sf_id is 4; the "
+      . "scale-factor id is 0 to 3 (the byte of the 32-bit scale cell)" ],
+);
+emu_errors($bin, $tmp, $bad, @errors);
+
+# ---- errors txc-parse finds (tests/emu/mmas_sema.tx, mmas_idesc_sema.tx): the whole lists, exact ----
+# 0x08100010 is a .kind::f16 descriptor (bit 23 clear); 0x04900000 has
+# M = 4 << 4 = 64; 0x08900100 atype 2 (TF32's code, not a block-scaled
+# format); 0x88900000 sets bit 31.
+my %sema = (
+    "tests/emu/mmas_sema.tx" => [
+        "17:67: error: tcgen05.mma kind \"mxf4\": txc emits .kind::f16 (float16 and bfloat16 inputs, float32 "
+        . "accumulation) and .kind::mxf8f6f4 (block-scaled 8-, 6- and 4-bit inputs)",
+        "18:67: error: tcgen05.mma kind=\"mxf8f6f4\" (.block_scale) takes scale_b=, the tensor-memory address of B's "
+        . "scales",
+        "19:70: error: scale_a= is the tensor-memory address of a block-scaled MMA's scales: kind=\"mxf8f6f4\", not "
+        . "\"f16\"",
+        "19:92: error: scale_b= is the tensor-memory address of a block-scaled MMA's scales: kind=\"mxf8f6f4\", not "
+        . "\"f16\"",
+        "20:87: error: scale_a= is a 32-bit tensor-memory address, not uint64",
+        "21:49: error: the instruction descriptor 0x08100010 has scale type (0: UE4M3, 1: UE8M0) (bits [23:23]) = 0; "
+        . "txc requires 1",
+        "22:49: error: the instruction descriptor 0x04900000 describes M = 64: with cta_group 1, M is 128",
+        "23:49: error: the instruction descriptor 0x08900100 has atype 2 and btype 0 (bits [9:7], [12:10]); "
+        . ".kind::mxf8f6f4 takes 0 (E4M3), 1 (E5M2), 3 (E2M3), 4 (E3M2) and 5 (E2M1)",
+        "24:62: error: a block-scaled tcgen05.mma (kind=\"mxf8f6f4\") has no disable-output-lane masks",
+        "25:106: error: the instruction descriptor 0x88900000 has K size (.kind::mxf4 only) (bits [31:31]) = 1; txc "
+        . "requires 0",
+        "26:15: error: the PTX instruction \"tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::2X\": txc "
+        . "does not emit .scale_vec::2X there; it takes .scale_vec::1X or the end of the instruction "
+        . "(tcgen05.mma.cta_group::(1|2).kind::mxf8f6f4.block_scale[.scale_vec::1X])",
+    ],
+    "tests/emu/mmas_idesc_sema.tx" => [
+        "17:90: error: d_dtype is \"float32\": a block-scaled tcgen05.mma accumulates in float32, not \"float16\"",
+        "18:109: error: a_dtype is one of \"float8_e4m3fn\", \"float8_e5m2\", \"float6_e2m3fn\", \"float6_e3m2fn\", "
+        . "\"float4_e2m1fn\" (.kind::mxf8f6f4), not \"float16\"",
+        "19:189: error: sfb_dtype is \"float8_e8m0fnu\" (UE8M0, the scale type of .kind::mxf8f6f4 with "
+        . ".scale_vec::1X), not \"float8_e4m3fn\"",
+        "20:209: error: block-scaled tcgen05.mma .kind::mxf8f6f4 shape: M = 64: with cta_group 1, M is 128 (PTX ISA "
+        . "Table 39)",
+        "21:222: error: K is 32 for a dense tcgen05.mma .kind::mxf8f6f4, not 16",
+        "22:234: error: trans_a=True: only 8-bit A and B may be MN-major (a_dtype is \"float4_e2m1fn\"; CUTLASS's "
+        . "InstrDescriptor: \"Major value of 1 is only valid for E4M3, E5M2, ...\")",
+        "23:264: error: a_sf_id is 0 to 3 (the byte of the 32-bit scale cell), not 4",
+        "24:264: error: b_sf_id is an integer, not float32",
+        "25:266: error: is_sparse=True: txc emits dense tcgen05.mma only",
+        "26:61: error: T.cuda.tcgen05.encode_instr_descriptor_block_scaled() writes a 32-bit descriptor; 'ad' is uint64",
+        "27:216: error: block-scaled tcgen05.mma .kind::mxf8f6f4 shape: N = 20: with cta_group 1 and M = 128, N is a "
+        . "multiple of 8 from 8 to 256 (PTX ISA Table 39)",
+    ],
+);
+for my $f (sort keys %sema) {
+    my $rc = system("'$bin/txc-parse' $f >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my $want = join "", map { "$f:$_\n" } @{ $sema{$f} };
+    my $got = join "", grep { /^\Q$f\E:/ } split /^/, slurp("$tmp/err");    # the messages, not the excerpts
+    ok($rc != 0 && $got eq $want, "txc-parse: $f, every error exact", "want:\n$want", "got (exit $rc):\n$got");
 }
 
 done();
