@@ -19,11 +19,10 @@
  *   K, so one per row per MMA), from the address of A's scales (lane 0,
  *   column ca) and of B's (lane 0, column cb): the scale of row r is byte
  *   sf_id (A: bits [30:29], B: bits [5:4] of the descriptor) of the cell
- *   in column c + r / 32 of lane 32 q + r % 32, q the warp quarter that
- *   reads it: for A the quarter of row m's data path (lane m); for B the
- *   quarter of the D row it is multiplied into (each quarter reads its
- *   own copy, which is why tcgen05.cp .32x128b.warpx4 replicates the 32
- *   lanes four times). Scale e is 2^(e - 127), e = 255 a NaN.
+ *   in column c + r / 32 of lane r % 32, duplicated in lanes 32 + r % 32,
+ *   64 + r % 32 and 96 + r % 32 (the ISA requires the copies in all four
+ *   32-lane partitions; tcgen05.cp .32x128b.warpx4 makes them): copies
+ *   that differ are an error. Scale e is 2^(e - 127), e = 255 a NaN.
  * - Then, for m < 128 and n < N,
  *       D[m][n] = (enable_input_d ? D[m][n] : 0) + sum over k = 0..31 of
  *                 (A[m][k] * 2^(sa_m - 127)) * (B[n][k] * 2^(sb_n - 127))
@@ -112,6 +111,28 @@ static double ue8m0(unsigned e)
 	return e == 255 ? NAN : ldexp(1.0, (int)e - 127);
 }
 
+/* The scales of rows 0..rows-1 of what (A or B) from column c, byte id:
+ * row r's in column c + r / 32 of lane r % 32 of each 32-lane quarter, the
+ * four copies equal (the ISA: "Scale factors for A and B matrices need to
+ * be duplicated to all 32 lane partitions of tensor memory"). */
+static bool scales(Emu *E, const CStmt *s, int t, const char *what, int c, int rows, unsigned id, double *out)
+{
+	for (int r = 0; r < rows; r++) {
+		int col = c + r / 32;
+		unsigned v = *emu_tmem_cell(E, r % 32, col) >> (8 * id) & 0xFF;
+		for (int q = 1; q < 4; q++) {
+			unsigned w = *emu_tmem_cell(E, 32 * q + r % 32, col) >> (8 * id) & 0xFF;
+			if (w != v)
+				return emu_fail(E, s->pos, t, "%s: the scale of %s's row %d (byte %u of column %d) is 0x%02x in lane "
+				                "%d but 0x%02x in lane %d: the scales are duplicated to all four 32-lane partitions "
+				                "(PTX ISA, \"Block Scaling\"; tcgen05.cp .32x128b.warpx4 copies them so)", MMA_OP, what, r,
+				                id, col, v, r % 32, w, 32 * q + r % 32);
+		}
+		out[r] = ue8m0(v);
+	}
+	return true;
+}
+
 static bool mmas(Emu *E, const CStmt *s, int t)
 {
 	const char *op = MMA_OP;
@@ -152,7 +173,7 @@ static bool mmas(Emu *E, const CStmt *s, int t)
 	    !emu_smem_desc(E, s->n->at, t, op, (uint64_t)bv.i, &sb))
 		return false;
 	/* per call: the CTAs of a grid run on threads of their own */
-	double *A = malloc(sizeof(double) * ((size_t)(M + N) * MMAS_K + (size_t)M + 4 * (size_t)N));
+	double *A = malloc(sizeof(double) * ((size_t)(M + N) * MMAS_K + (size_t)(M + N)));
 	if (!A)
 		return emu_fail(E, s->pos, t, "%s: out of memory", op);
 	double *B = A + M * MMAS_K, *SA = B + N * MMAS_K, *SB = SA + M;
@@ -161,18 +182,16 @@ static bool mmas(Emu *E, const CStmt *s, int t)
 		free(A);
 		return false;
 	}
-	/* the scales, read before D is written (they may share no cell with D
-	 * in a sane program, but the order is the instruction's: inputs first) */
-	unsigned ida = idescs_field(idesc, IDS_A_SF_ID), idb = idescs_field(idesc, IDS_B_SF_ID);
-	for (int m = 0; m < M; m++)
-		SA[m] = ue8m0(*emu_tmem_cell(E, m, ca + m / 32) >> (8 * ida) & 0xFF);
-	for (int q = 0; q < 4; q++)
-		for (int n = 0; n < N; n++)
-			SB[q * N + n] = ue8m0(*emu_tmem_cell(E, 32 * q + n % 32, cb + n / 32) >> (8 * idb) & 0xFF);
+	/* the scales, read before D is written (inputs first) */
+	if (!scales(E, s, t, "A", ca, M, idescs_field(idesc, IDS_A_SF_ID), SA) ||
+	    !scales(E, s, t, "B", cb, N, idescs_field(idesc, IDS_B_SF_ID), SB)) {
+		free(A);
+		return false;
+	}
 	for (int m = 0; m < M; m++) {
 		for (int n = 0; n < N; n++) {
 			uint32_t *cell = emu_tmem_cell(E, m, c0 + n);
-			double scale = SA[m] * SB[(m / 32) * N + n];
+			double scale = SA[m] * SB[n];
 			float acc = 0.0f;
 			if (en)
 				memcpy(&acc, cell, 4);

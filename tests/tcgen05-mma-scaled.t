@@ -22,8 +22,9 @@
 #     at 23, M >> 4 [28:24], a_sf_id [30:29]
 #   D[m][n] = sum over MMAs j and k < 32 of A[m][32j+k] * 2^(eA[m][j]-127)
 #     * B[n][32j+k] * 2^(eB[n][j]-127): the scale of row r for MMA j is
-#     byte j (the scale-factor id) of column c + r / 32 in lane r % 32 of
-#     the reading quarter (A: row m's, lane m; B: the quarter of row m of D)
+#     byte j (the scale-factor id) of column c + r / 32 in lane r % 32,
+#     duplicated in each 32-lane quarter (ISA 9.7.16.10.7 "Block Scaling"
+#     and "Scale Factor A ID"; CUTLASS's tmem_sf_frg)
 # Why the float32 sums are exact: every element is an integer of at most 4
 # in magnitude, every scale 2^-3 .. 2^3, so each term is an integer
 # multiple of 2^-6 below 2^10 in magnitude (2^16 units) and a sum of at most
@@ -155,7 +156,7 @@ for my $i (0 .. $#cases) {
                 my $dot = 0;
                 $dot += $A[$m][32 * $j + $_] * $B[$n][32 * $j + $_] for 0 .. 31;
                 my $ea = $c->{bug} eq "sfid" ? $eA[$m][0] : $eA[$m][$j];
-                my $eb = $c->{bug} eq "nocopy" || ($c->{bug} eq "quarter0" && $m >= 32) ? 0xAB : $eB[$n][$j];
+                my $eb = $c->{bug} eq "nocopy" ? 0xAB : $eB[$n][$j];
                 $s += $dot * 2**($ea - 127) * 2**($eb - 127);
                 $s_right += $dot * 2**($eA[$m][$j] - 127) * 2**($eB[$n][$j] - 127);
             }
@@ -166,7 +167,7 @@ for my $i (0 .. $#cases) {
     for my $lane (0 .. 127) {
         for my $q (0 .. 3) {
             $model{"$lane," . ($c->{sa} + $q)} = $word->($c->{fa} + 16 * ($lane % 32) + 4 * $q);
-            next if $c->{bug} eq "nocopy" || ($c->{bug} eq "quarter0" && $lane >= 32);
+            next if $c->{bug} eq "nocopy";
             $model{"$lane," . ($c->{sb} + $q)} = $word->($c->{fb} + 16 * ($lane % 32) + 4 * $q);
         }
     }
@@ -217,6 +218,11 @@ my @errors = (
       . "column 64 is not allocated (allocated: columns 0..63)" ],
     [ sf_id => "$bad:173:264: error: $at: T.cuda.tcgen05.encode_instr_descriptor_block_scaled: a_sf_id is 4; the "
       . "scale-factor id is 0 to 3 (the byte of the 32-bit scale cell)" ],
+    # warp 0 stored 0x38383838 in lanes 0..31 of columns 36..39; lane 32
+    # keeps 0xABABABAB
+    [ not_duplicated => "$bad:211:9: error: $at: $op: the scale of B's row 0 (byte 0 of column 36) is 0x38 in lane 0 "
+      . "but 0xab in lane 32: the scales are duplicated to all four 32-lane partitions (PTX ISA, \"Block Scaling\"; "
+      . "tcgen05.cp .32x128b.warpx4 copies them so)" ],
 );
 emu_errors($bin, $tmp, $bad, @errors);
 
