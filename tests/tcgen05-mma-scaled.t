@@ -6,8 +6,8 @@
 # tcgen05.cp .32x128b.warpx4 (or tcgen05.st by every warp), the
 # instruction descriptor built by
 # T.cuda.tcgen05.encode_instr_descriptor_block_scaled with the scale-factor
-# id of each MMA; then three planted bugs, the errors of the emulator and
-# of txc-parse.
+# id of each MMA; then two planted bugs (a wrong scale-factor id, a
+# missing scale copy), the errors of the emulator and of txc-parse.
 #
 # The kernels come from tests/emu/mmas_gen.pl (its comment gives the
 # layouts: mmas_byte(), mmas_scale_byte()). The model, computed here from
