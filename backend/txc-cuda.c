@@ -807,6 +807,22 @@ static void smem_desc(Gen *g, const Expr *e)
 static void tcgen05_mma(Gen *g, const Expr *e)
 {
 	int64_t cg = kw_int(g, e, "cta_group", 1);
+	Kw *sa = call_kw(e, "scale_a"), *sb = call_kw(e, "scale_b");
+	if (sa && sb) {
+		/* kind "mxf8f6f4" (sema: the only kind with scales): the block-scaled
+		 * form, the scales' tensor-memory addresses in brackets */
+		const char *bname = cg == 2 ? "txc_tcgen05_mma_mxf8f6f4_cg2" : "txc_tcgen05_mma_mxf8f6f4";
+		asm_in(g, bname, "uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, uint32_t enable_input_d, "
+		       "uint32_t scale_a, uint32_t scale_b",
+		       xprintf("{ .reg .pred p; setp.ne.b32 p, %%4, 0; tcgen05.mma.cta_group::%d.kind::mxf8f6f4.block_scale."
+		               "scale_vec::1X [%%0], %%1, %%2, %%3, [%%5], [%%6], p; }", (int)cg),
+		       "\"r\"(d_taddr), \"l\"(a_desc), \"l\"(b_desc), \"r\"(idesc), \"r\"(enable_input_d), \"r\"(scale_a), "
+		       "\"r\"(scale_b)");
+		line(g, xprintf("%s(%s, %s, %s, %s, %s, %s, %s);", bname, cx(g, e->args[0], DT_UINT32).s,
+		                cx(g, e->args[1], DT_UINT64).s, cx(g, e->args[2], DT_UINT64).s, cx(g, e->args[3], DT_UINT32).s,
+		                cx(g, e->args[4], DT_UINT32).s, cx(g, sa->value, DT_UINT32).s, cx(g, sb->value, DT_UINT32).s));
+		return;
+	}
 	const char *name = cg == 2 ? "txc_tcgen05_mma_f16_cg2" : "txc_tcgen05_mma_f16";
 	asm_in(g, name, "uint32_t d_taddr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, uint32_t enable_input_d",
 	       xprintf("{ .reg .pred p; setp.ne.b32 p, %%4, 0; tcgen05.mma.cta_group::%d.kind::f16 [%%0], %%1, %%2, %%3, "
@@ -827,6 +843,31 @@ static void instr_desc(Gen *g, const Expr *e)
 	                          kw_int(g, e, "neg_a", 0), kw_int(g, e, "neg_b", 0));
 	line(g, xprintf("*(uint32_t*)(%s) = 0x%08xu; // tcgen05.mma .kind::f16 M=%lld N=%lld, instruction descriptor",
 	                address(g, e->args[0]).s, d, (long long)m, (long long)n));
+}
+
+/* T.cuda.tcgen05.encode_instr_descriptor_block_scaled: a constant (sema
+ * checked the operands; ir/tcmma.def's IDESCS rows), with the scale-factor
+ * ids ORed in at run time when they are not constants (masked to 2 bits). */
+static void instr_desc_bs(Gen *g, const Expr *e)
+{
+	int64_t m = kw_int(g, e, "M", 0), n = kw_int(g, e, "N", 0);
+	const MmasFormat *af = mmas_format_named(const_str(g, call_kw(e, "a_dtype")->value));
+	const MmasFormat *bf = mmas_format_named(const_str(g, call_kw(e, "b_dtype")->value));
+	static const char *const ids[2] = { "a_sf_id", "b_sf_id" };
+	static const int shift[2] = { 29, 4 };
+	int64_t sf[2] = { 0, 0 };
+	const char *rt[2] = { "", "" };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = call_kw(e, ids[i]);
+		if (k && !const_int(g, k->value, &sf[i])) {
+			sf[i] = 0;
+			rt[i] = xprintf(" | (((uint32_t)(%s) & 3u) << %d)", cx(g, k->value, DT_UINT32).s, shift[i]);
+		}
+	}
+	uint32_t d = idescs_encode(af->code, bf->code, m, n, kw_int(g, e, "trans_a", 0), kw_int(g, e, "trans_b", 0),
+	                           kw_int(g, e, "neg_a", 0), kw_int(g, e, "neg_b", 0), (int)sf[0], (int)sf[1]);
+	line(g, xprintf("*(uint32_t*)(%s) = 0x%08xu%s%s; // tcgen05.mma .kind::mxf8f6f4 M=%lld N=%lld, block-scaled "
+	                "instruction descriptor", address(g, e->args[0]).s, d, rt[0], rt[1], (long long)m, (long long)n));
 }
 
 /* The intrinsics that are one fixed PTX instruction: the helper, its
@@ -1178,6 +1219,9 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_TC_MMA:
 		tcgen05_mma(g, e);
+		return;
+	case IN_TC_IDESC_BS:
+		instr_desc_bs(g, e);
 		return;
 	case IN_TC_IDESC:
 		instr_desc(g, e);

@@ -562,12 +562,30 @@ static void smem_desc_operands(Sema *S, Expr *e, Args *a)
 static void tcgen05_mma(Sema *S, Expr *e, Args *a)
 {
 	Kw *kk = kwarg(a, "kind");
-	if (kk && kk->value->val && strcmp(kk->value->val->s, "f16"))
+	bool bs = kk && kk->value->val && !strcmp(kk->value->val->s, "mxf8f6f4");
+	bool known = !kk || !kk->value->val || bs || !strcmp(kk->value->val->s, "f16");
+	if (!known)
 		error_at(S->d, kk->value->pos, "tcgen05.mma kind \"%s\": txc emits .kind::f16 (float16 and bfloat16 "
-		         "inputs, float32 accumulation)", kk->value->val->s);
+		         "inputs, float32 accumulation) and .kind::mxf8f6f4 (block-scaled 8-, 6- and 4-bit inputs)",
+		         kk->value->val->s);
 	cta_group(S, e, a);
 	Kw *ck = kwarg(a, "cta_group");
 	int cg = ck && ck->value->val && ck->value->val->i == 2 ? 2 : 1;
+	static const char *const scale_kw[2] = { "scale_a", "scale_b" };
+	for (int i = 0; i < 2; i++) {
+		Kw *sk = kwarg(a, scale_kw[i]);
+		if (!known)
+			break;
+		if (!bs && sk)
+			error_at(S->d, sk->value->pos, "%s= is the tensor-memory address of a block-scaled MMA's scales: "
+			         "kind=\"mxf8f6f4\", not \"f16\"", scale_kw[i]);
+		else if (bs && !sk)
+			error_at(S->d, kk->value->pos, "tcgen05.mma kind=\"mxf8f6f4\" (.block_scale) takes %s=, the "
+			         "tensor-memory address of %s's scales", scale_kw[i], i ? "B" : "A");
+		else if (sk && !int_dtype(sk->value->dtype, 32) && sk->value->dtype != DT_ERROR)
+			error_at(S->d, sk->value->pos, "%s= is a 32-bit tensor-memory address, not %s", scale_kw[i],
+			         dtype_str(sk->value->dtype));
+	}
 	if (!int_dtype(e->args[0]->dtype, 32) && e->args[0]->dtype != DT_ERROR)
 		error_at(S->d, e->args[0]->pos, "the accumulator's tensor-memory address is a 32-bit integer, not %s",
 		         dtype_str(e->args[0]->dtype));
@@ -586,7 +604,8 @@ static void tcgen05_mma(Sema *S, Expr *e, Args *a)
 	if (!int_dtype(id->dtype, 32) && id->dtype != DT_ERROR)
 		error_at(S->d, id->pos, "the instruction descriptor is a 32-bit integer, not %s", dtype_str(id->dtype));
 	else if (const_int64(S, id, &k)) {
-		const char *why = k < 0 || k > 0xFFFFFFFFll ? "does not fit 32 bits" : idesc_invalid((uint32_t)k, cg);
+		const char *why = k < 0 || k > 0xFFFFFFFFll ? "does not fit 32 bits" :
+		                  bs ? idescs_invalid((uint32_t)k, cg) : idesc_invalid((uint32_t)k, cg);
 		if (why)
 			error_at(S->d, id->pos, "the instruction descriptor 0x%08llx %s", (unsigned long long)k & 0xFFFFFFFFull,
 			         why);
@@ -595,6 +614,11 @@ static void tcgen05_mma(Sema *S, Expr *e, Args *a)
 	if (en->dtype != DT_BOOL && !int_dtype(en->dtype, 32) && en->dtype != DT_ERROR)
 		error_at(S->d, en->pos, "enable_input_d is a boolean or a 32-bit integer, not %s", dtype_str(en->dtype));
 	int masks = e->nargs - 5;
+	if (masks && bs) {
+		error_at(S->d, e->args[5]->pos, "a block-scaled tcgen05.mma (kind=\"mxf8f6f4\") has no disable-output-lane "
+		         "masks");
+		return;
+	}
 	if (masks && masks != 4 * cg) {
 		error_at(S->d, e->args[5]->pos, "tcgen05.mma with cta_group %d takes %d disable-output-lane masks, not %d", cg,
 		         4 * cg, masks);
@@ -659,6 +683,82 @@ static void idesc_operands(Sema *S, Expr *e, Args *a)
 		if (k && k->value->val->i)
 			error_at(S->d, k->value->pos, "%s=True: %s", off_only[i], i == 0 ? "saturation is for .kind::i8 only" :
 			         "txc emits dense tcgen05.mma only");
+	}
+}
+
+/* T.cuda.tcgen05.encode_instr_descriptor_block_scaled(desc, d_dtype=,
+ * a_dtype=, b_dtype=, sfa_dtype=, sfb_dtype=, sfa_tmem_addr=,
+ * sfb_tmem_addr=, M=, N=, K=, trans_a=, trans_b=, n_cta_groups=, neg_a=,
+ * neg_b=, is_sparse=, a_sf_id=, b_sf_id=): TVM's builtin (its encoder
+ * reads neither tensor-memory address), for the dense .kind::mxf8f6f4
+ * with UE8M0 scales; a_sf_id / b_sf_id are txc's. */
+static void idescs_operands(Sema *S, Expr *e, Args *a)
+{
+	const char *why = NULL;
+	Expr *off = NULL;
+	Buffer *b = address(S, e->args[0], &off, &why, 0);
+	if (!b)
+		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to a 32-bit integer element, whose place txc "
+		         "cannot find: %s", fn_name(e), why);
+	else if (dtype_bytes(b->dtype) != 4 || (dtypes[b->dtype].kind != DK_INT && dtypes[b->dtype].kind != DK_UINT))
+		error_at(S->d, e->args[0]->pos, "%s() writes a 32-bit descriptor; '%s' is %s", fn_name(e), b->name,
+		         dtypes[b->dtype].name);
+	else if (buffer_root(b)->scope == SC_GLOBAL || buffer_root(b)->scope == SC_TMEM)
+		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to registers or shared memory; '%s' is in %s "
+		         "memory", fn_name(e), b->name, scopes[buffer_root(b)->scope].name);
+	Kw *dk = kwarg(a, "d_dtype");
+	if (dtype_lookup(dk->value->val->s) != DT_FLOAT32)
+		error_at(S->d, dk->value->pos, "d_dtype is \"float32\": a block-scaled tcgen05.mma accumulates in float32, "
+		         "not \"%s\"", dk->value->val->s);
+	static const char *const ab[2] = { "a_dtype", "b_dtype" }, *const sf[2] = { "sfa_dtype", "sfb_dtype" };
+	const MmasFormat *fmt[2];
+	for (int i = 0; i < 2; i++) {
+		Kw *k = kwarg(a, ab[i]);
+		fmt[i] = mmas_format_named(k->value->val->s);
+		if (!fmt[i])
+			error_at(S->d, k->value->pos, "%s is one of %s (.kind::mxf8f6f4), not \"%s\"", ab[i], mmas_format_names(),
+			         k->value->val->s);
+		k = kwarg(a, sf[i]);
+		if (mmas_scale_code(k->value->val->s) < 0)
+			error_at(S->d, k->value->pos, "%s is \"float8_e8m0fnu\" (UE8M0, the scale type of .kind::mxf8f6f4 "
+			         "with .scale_vec::1X), not \"%s\"", sf[i], k->value->val->s);
+	}
+	static const char *const tr[2] = { "trans_a", "trans_b" };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = kwarg(a, tr[i]);
+		if (fmt[i] && fmt[i]->dt == DT_NONE && k->value->val->i)
+			error_at(S->d, k->value->pos, "%s=True: only 8-bit A and B may be MN-major (%s is \"%s\"; CUTLASS's "
+			         "InstrDescriptor: \"Major value of 1 is only valid for E4M3, E5M2, ...\")", tr[i], ab[i],
+			         fmt[i]->name);
+	}
+	Kw *gk = kwarg(a, "n_cta_groups");
+	int64_t cg = gk ? gk->value->val->i : 1;
+	if (cg != 1 && cg != 2) {
+		error_at(S->d, gk->value->pos, "n_cta_groups is 1 or 2, not %lld", (long long)cg);
+		return;
+	}
+	Kw *mk = kwarg(a, "M"), *nk = kwarg(a, "N"), *kk = kwarg(a, "K");
+	const char *bad = mmas_shape_invalid((int)cg, mk->value->val->i, nk->value->val->i);
+	if (bad)
+		error_at(S->d, bad[0] == 'M' ? mk->value->pos : nk->value->pos, "block-scaled tcgen05.mma .kind::mxf8f6f4 "
+		         "shape: %s (PTX ISA Table 39)", bad);
+	if (kk->value->val->i != MMAS_K)
+		error_at(S->d, kk->value->pos, "K is %d for a dense tcgen05.mma .kind::mxf8f6f4, not %lld", MMAS_K,
+		         (long long)kk->value->val->i);
+	Kw *sp = kwarg(a, "is_sparse");
+	if (sp && sp->value->val->i)
+		error_at(S->d, sp->value->pos, "is_sparse=True: txc emits dense tcgen05.mma only");
+	static const char *const ids[2] = { "a_sf_id", "b_sf_id" };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = kwarg(a, ids[i]);
+		int64_t v;
+		if (!k)
+			continue;
+		if (!int_dtype(k->value->dtype, 32) && k->value->dtype != DT_ERROR)
+			error_at(S->d, k->value->pos, "%s is an integer, not %s", ids[i], dtype_str(k->value->dtype));
+		else if (const_int64(S, k->value, &v) && (v < 0 || v > 3))
+			error_at(S->d, k->value->pos, "%s is 0 to 3 (the byte of the 32-bit scale cell), not %lld", ids[i],
+			         (long long)v);
 	}
 }
 
@@ -1028,6 +1128,9 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 		return;
 	case IN_TC_IDESC:
 		idesc_operands(S, e, a);
+		return;
+	case IN_TC_IDESC_BS:
+		idescs_operands(S, e, a);
 		return;
 	case IN_FENCE_ASYNC: {
 		const char *s = e->nargs ? a->pos[0]->s : "shared::cta";

@@ -396,6 +396,37 @@ const char *idesc_invalid(uint32_t d, int cg);
 /* The descriptor of a dense .kind::f16 MMA with D in float32. */
 uint32_t idesc_encode(int atype, int btype, int64_t m, int64_t n, bool trans_a, bool trans_b, bool neg_a, bool neg_b);
 
+/* The block-scaled tcgen05.mma .kind::mxf8f6f4 (.block_scale.scale_vec::1X):
+ * its instruction descriptor's fields, A's and B's formats, the scale
+ * type and the shapes (tcmma.def's IDESCS, MMAS_* rows). */
+enum {
+#define IDESCS(id, lo, bits, name, want) id,
+#include "tcmma.def"
+#undef IDESCS
+	IDESCS_NFIELDS };
+enum { MMAS_K = 32 }; /* K of one dense .kind::mxf8f6f4 MMA (Table 39): 32 bytes a row */
+/* One element format of A and B (MMAS_FORMAT). */
+typedef struct MmasFormat { const char *name; int code, dt, ebits, mbits; } MmasFormat;
+/* Field f of the block-scaled instruction descriptor d. */
+unsigned idescs_field(uint32_t d, int f);
+/* The format named name (a dtype name as TVM spells it) or with atype/btype
+ * code; NULL if .kind::mxf8f6f4 has none. */
+const MmasFormat *mmas_format_named(const char *name);
+const MmasFormat *mmas_format_code(unsigned code);
+/* The scale-type code of name ("float8_e8m0fnu"); -1 if none. */
+int mmas_scale_code(const char *name);
+/* "float8_e4m3fn, float8_e5m2, ..." (the formats' names). */
+const char *mmas_format_names(void);
+/* Why (M, N) is not a dense block-scaled shape of cta_group cg, or NULL. */
+const char *mmas_shape_invalid(int cg, int64_t m, int64_t n);
+/* Why the block-scaled descriptor d is not one txc emits for cta_group cg,
+ * or NULL. */
+const char *idescs_invalid(uint32_t d, int cg);
+/* The block-scaled descriptor (scale type UE8M0) with scale-factor ids
+ * a_sf and b_sf (0..3). */
+uint32_t idescs_encode(int afmt, int bfmt, int64_t m, int64_t n, bool trans_a, bool trans_b, bool neg_a, bool neg_b,
+                       int a_sf, int b_sf);
+
 /* Why the 64-bit shared-memory descriptor d is invalid ("has bits [48:46]
  * ..."), or NULL: its fixed fields (PTX ISA 9.7.16.4.1). */
 const char *smem_desc_invalid(uint64_t d);

@@ -404,7 +404,7 @@ static const struct { int dt, code; } mma_itypes[] = {
 #undef MMA_ITYPE
 #undef MMA_SHAPE
 };
-static const struct { int cg, m, step; } mma_shapes[] = {
+static const struct MmaShapeRow { int cg, m, step; } mma_shapes[] = {
 #define IDESC(id, lo, bits, name, want)
 #define MMA_ITYPE(dt, code)
 #define MMA_SHAPE(cg, m, step) { cg, m, step },
@@ -436,23 +436,30 @@ int mma_itype_dtype(unsigned code)
 	return DT_NONE;
 }
 
-const char *mma_shape_invalid(int cg, int64_t m, int64_t n)
+/* Why (m, n) is not a shape of rows (cg, M, N step) for cta_group cg, or
+ * NULL: MMA_SHAPE and MMAS_SHAPE alike. */
+static const char *shape_invalid(const struct MmaShapeRow *rows, int nrows, int cg, int64_t m, int64_t n)
 {
 	Buf ms = {0};
 	bputs(&ms, "");
-	for (int i = 0; i < MMA_NSHAPES; i++) {
-		if (mma_shapes[i].cg != cg)
+	for (int i = 0; i < nrows; i++) {
+		if (rows[i].cg != cg)
 			continue;
-		bprintf(&ms, "%s%d", ms.n ? " or " : "", mma_shapes[i].m);
-		if (mma_shapes[i].m != m)
+		bprintf(&ms, "%s%d", ms.n ? " or " : "", rows[i].m);
+		if (rows[i].m != m)
 			continue;
-		int s = mma_shapes[i].step;
+		int s = rows[i].step;
 		if (n < s || n > 256 || n % s)
 			return xprintf("N = %lld: with cta_group %d and M = %lld, N is a multiple of %d from %d to 256",
 			               (long long)n, cg, (long long)m, s, s);
 		return NULL;
 	}
 	return xprintf("M = %lld: with cta_group %d, M is %s", (long long)m, cg, ms.s);
+}
+
+const char *mma_shape_invalid(int cg, int64_t m, int64_t n)
+{
+	return shape_invalid(mma_shapes, MMA_NSHAPES, cg, m, n);
 }
 
 const char *idesc_invalid(uint32_t d, int cg)
@@ -487,6 +494,112 @@ uint32_t idesc_encode(int atype, int btype, int64_t m, int64_t n, bool trans_a, 
 	uint32_t d = 0;
 	for (int f = 0; f < IDESC_NFIELDS; f++)
 		d |= (v[f] & ((1u << idesc_fields[f].bits) - 1)) << idesc_fields[f].lo;
+	return d;
+}
+
+/* ---- the block-scaled .kind::mxf8f6f4 (tcmma.def's IDESCS, MMAS_* rows) ---- */
+
+static const struct { const char *name; int lo, bits, want; } idescs_fields[IDESCS_NFIELDS] = {
+#define IDESCS(id, lo, bits, name, want) [id] = { name, lo, bits, want },
+#include "tcmma.def"
+#undef IDESCS
+};
+static const MmasFormat mmas_formats[] = {
+#define MMAS_FORMAT(name, code, dt, ebits, mbits) { name, code, dt, ebits, mbits },
+#include "tcmma.def"
+#undef MMAS_FORMAT
+};
+static const struct { const char *name; int code; } mmas_scales[] = {
+#define MMAS_SCALE(name, code) { name, code },
+#include "tcmma.def"
+#undef MMAS_SCALE
+};
+static const struct MmaShapeRow mmas_shapes[] = {
+#define MMAS_SHAPE(cg, m, step) { cg, m, step },
+#include "tcmma.def"
+#undef MMAS_SHAPE
+};
+enum { MMAS_NFORMATS = sizeof mmas_formats / sizeof mmas_formats[0],
+       MMAS_NSCALES = sizeof mmas_scales / sizeof mmas_scales[0],
+       MMAS_NSHAPES = sizeof mmas_shapes / sizeof mmas_shapes[0] };
+
+unsigned idescs_field(uint32_t d, int f)
+{
+	return d >> idescs_fields[f].lo & ((1u << idescs_fields[f].bits) - 1);
+}
+
+const MmasFormat *mmas_format_named(const char *name)
+{
+	for (int i = 0; i < MMAS_NFORMATS; i++)
+		if (name && !strcmp(mmas_formats[i].name, name))
+			return &mmas_formats[i];
+	return NULL;
+}
+
+const MmasFormat *mmas_format_code(unsigned code)
+{
+	for (int i = 0; i < MMAS_NFORMATS; i++)
+		if ((unsigned)mmas_formats[i].code == code)
+			return &mmas_formats[i];
+	return NULL;
+}
+
+int mmas_scale_code(const char *name)
+{
+	for (int i = 0; i < MMAS_NSCALES; i++)
+		if (name && !strcmp(mmas_scales[i].name, name))
+			return mmas_scales[i].code;
+	return -1;
+}
+
+const char *mmas_format_names(void)
+{
+	Buf b = {0};
+	bputs(&b, "");
+	for (int i = 0; i < MMAS_NFORMATS; i++)
+		bprintf(&b, "%s\"%s\"", i ? ", " : "", mmas_formats[i].name);
+	return b.s;
+}
+
+const char *mmas_shape_invalid(int cg, int64_t m, int64_t n)
+{
+	return shape_invalid(mmas_shapes, MMAS_NSHAPES, cg, m, n);
+}
+
+const char *idescs_invalid(uint32_t d, int cg)
+{
+	for (int f = 0; f < IDESCS_NFIELDS; f++)
+		if (idescs_fields[f].want >= 0 && idescs_field(d, f) != (unsigned)idescs_fields[f].want)
+			return xprintf("has %s (bits [%d:%d]) = %u; txc requires %d", idescs_fields[f].name,
+			               idescs_fields[f].lo + idescs_fields[f].bits - 1, idescs_fields[f].lo, idescs_field(d, f),
+			               idescs_fields[f].want);
+	unsigned a = idescs_field(d, IDS_ATYPE), b = idescs_field(d, IDS_BTYPE);
+	if (!mmas_format_code(a) || !mmas_format_code(b))
+		return xprintf("has atype %u and btype %u (bits [9:7], [12:10]); .kind::mxf8f6f4 takes 0 (E4M3), 1 (E5M2), "
+		               "3 (E2M3), 4 (E3M2) and 5 (E2M1)", a, b);
+	const char *why = mmas_shape_invalid(cg, (int64_t)idescs_field(d, IDS_M) << 4, (int64_t)idescs_field(d, IDS_N) << 3);
+	return why ? xprintf("describes %s", why) : NULL;
+}
+
+uint32_t idescs_encode(int afmt, int bfmt, int64_t m, int64_t n, bool trans_a, bool trans_b, bool neg_a, bool neg_b,
+                       int a_sf, int b_sf)
+{
+	unsigned v[IDESCS_NFIELDS] = {0};
+	for (int f = 0; f < IDESCS_NFIELDS; f++)
+		v[f] = idescs_fields[f].want > 0 ? (unsigned)idescs_fields[f].want : 0;
+	v[IDS_ATYPE] = (unsigned)afmt;
+	v[IDS_BTYPE] = (unsigned)bfmt;
+	v[IDS_NEG_A] = neg_a;
+	v[IDS_NEG_B] = neg_b;
+	v[IDS_TRANS_A] = trans_a;
+	v[IDS_TRANS_B] = trans_b;
+	v[IDS_N] = (unsigned)(n >> 3);
+	v[IDS_M] = (unsigned)(m >> 4);
+	v[IDS_A_SF_ID] = (unsigned)a_sf;
+	v[IDS_B_SF_ID] = (unsigned)b_sf;
+	uint32_t d = 0;
+	for (int f = 0; f < IDESCS_NFIELDS; f++)
+		d |= (v[f] & ((1u << idescs_fields[f].bits) - 1)) << idescs_fields[f].lo;
 	return d;
 }
 

@@ -1164,6 +1164,42 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		c->n = cx(C, e->args[2]);
 		c->value = cx(C, e->args[3]);
 		c->m = cx(C, e->args[4]);
+		Kw *sa = call_kw(e, "scale_a"), *sb = call_kw(e, "scale_b");
+		if (sa && sb) { /* kind "mxf8f6f4" (sema): emu-mmas.c */
+			c->opt[0] = cx(C, sa->value);
+			c->opt[1] = cx(C, sb->value);
+		}
+		return;
+	}
+	case IN_TC_IDESC_BS: {
+		/* every operand but a_sf_id / b_sf_id a constant (sema) */
+		int64_t v[6];
+		static const char *const kw[6] = { "M", "N", "trans_a", "trans_b", "neg_a", "neg_b" };
+		for (int i = 0; i < 6; i++) {
+			Kw *x = call_kw(e, kw[i]);
+			v[i] = 0;
+			Value *xv = x ? x->value->val : NULL;
+			if (xv && (xv->kind == V_INT || xv->kind == V_BOOL))
+				v[i] = xv->i;
+			else if (x && !cfold(C, x->value, &v[i])) {
+				set_fail(c, "cannot find the operands of this instruction descriptor");
+				return;
+			}
+		}
+		Kw *ak = call_kw(e, "a_dtype"), *bk = call_kw(e, "b_dtype");
+		const MmasFormat *af = ak ? mmas_format_named(str_const(C, ak->value)) : NULL;
+		const MmasFormat *bf = bk ? mmas_format_named(str_const(C, bk->value)) : NULL;
+		if (!af || !bf) {
+			set_fail(c, "cannot find the operands of this instruction descriptor");
+			return;
+		}
+		c->kind = C_TCMMA;
+		c->op = k.id;
+		c->a = caddr(C, e->args[0]);
+		Kw *ia = call_kw(e, "a_sf_id"), *ib = call_kw(e, "b_sf_id");
+		c->b = ia ? cx(C, ia->value) : NULL;
+		c->n = ib ? cx(C, ib->value) : NULL;
+		c->wait = idescs_encode(af->code, bf->code, v[0], v[1], v[2], v[3], v[4], v[5], 0, 0);
 		return;
 	}
 	case IN_TC_IDESC: {

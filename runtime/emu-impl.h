@@ -123,8 +123,10 @@ enum {
 	C_TCCP,       /* op: IN_TC_CP (a taddr, b row, n col, value the descriptor, tc_shape the tccp_shapes row),
 	               * IN_TC_COMMIT (a the mbarrier), IN_TC_SMEM_DESC (a the destination, b the matrix's address,
 	               * idx ldo, sdo, base_offset, field the descriptor's layout type); emu-tccp.c */
-	C_TCMMA,      /* op: IN_TC_MMA (a d_taddr, b a_desc, n b_desc, value idesc, m enable_input_d),
-	               * IN_TC_IDESC (a the destination, wait the descriptor); emu-mma.c */
+	C_TCMMA,      /* op: IN_TC_MMA (a d_taddr, b a_desc, n b_desc, value idesc, m enable_input_d;
+	               * block-scaled: opt[0], opt[1] scale_a, scale_b), IN_TC_IDESC (a the destination,
+	               * wait the descriptor); emu-mma.c; IN_TC_IDESC_BS (also b, n a_sf_id, b_sf_id or
+	               * NULL) and the block-scaled IN_TC_MMA: emu-mmas.c */
 	C_GEMM,       /* Tx.gemm_async through tcgen05_mma, as written: dst C, src A, src2 B, a C's allocated address,
 	               * value accum= (NULL: False), trans_a, trans_b; emu-gemm.c */
 	C_FENCE_ASYNC, /* T.ptx.fence.proxy_async (any space): each thread's generic writes to shared memory so far
@@ -600,5 +602,9 @@ bool emu_smem_desc_chunk_mn(Emu *E, Pos pos, int t, const char *op, const char *
 
 /* A C_TCMMA statement for the threads act, each issuing its own. */
 bool emu_tcmma(Emu *E, const CStmt *s, const int *act, int nact);
+/* The block-scaled ones (emu-mmas.c): the descriptor's encoder and the MMA
+ * for thread t. */
+static inline bool emu_tcmmas_op(const CStmt *s) { return s->op == IN_TC_IDESC_BS || s->opt[0]; }
+bool emu_tcmmas(Emu *E, const CStmt *s, int t);
 
 #endif

@@ -123,7 +123,8 @@ bool emu_tcmma(Emu *E, const CStmt *s, const int *act, int nact)
 	if (!emu_tmem_ready(E, s->pos))
 		return false;
 	for (int i = 0; i < nact; i++)
-		if (!(s->op == IN_TC_MMA ? mma(E, s, act[i]) : idesc_store(E, s, act[i])))
+		if (!(emu_tcmmas_op(s) ? emu_tcmmas(E, s, act[i]) : s->op == IN_TC_MMA ? mma(E, s, act[i]) :
+		      idesc_store(E, s, act[i])))
 			return false;
 	return true;
 }

@@ -165,7 +165,7 @@ emu_errors($bin, $tmp, $bad, @errors);
     my $rc = system("'$bin/txc-parse' $f >'$tmp/out' 2>'$tmp/err'") >> 8;
     my $want = join "", map { "$f:$_\n" } (
         "17:67: error: tcgen05.mma kind \"tf32\": txc emits .kind::f16 (float16 and bfloat16 inputs, float32 "
-        . "accumulation)",
+        . "accumulation) and .kind::mxf8f6f4 (block-scaled 8-, 6- and 4-bit inputs)",
         "18:49: error: the instruction descriptor 0x08100000 has dtype of D (1: F32) (bits [5:4]) = 0; txc requires 1",
         "19:49: error: the instruction descriptor 0x02100010 describes M = 32: with cta_group 1, M is 64 or 128",
         "20:41: error: A's shared-memory descriptor is a 64-bit integer, not uint32",
