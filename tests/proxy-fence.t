@@ -85,4 +85,45 @@ for my $k (qw(mma_fenced mma_refenced mma_fence_global cp_fenced tma_clears)) {
     ok($rc == 0, "tcgen05_copy.tx as it is (fenced): runs clean", slurp("$tmp/err"));
 }
 
+# Tx.gemm_async (tests/emu/gemm_gen.pl's first kernel) with A stored by
+# the CTA's threads (Tx.cta.copy, the generic proxy) instead of TMA, and no
+# fence: A's element (0, 0) is byte 0 of A_smem (row 0 of the 128B swizzle
+# is not permuted), written by thread 0 (the copy's 8-element vectors go
+# to threads in row-major order). As written the tile op reports it; lowered,
+# the first tcgen05.mma. With the fence after the copy, both run clean.
+{
+    system("perl '$top/tests/emu/gemm_gen.pl' >'$tmp/gen.tx'") == 0 or die;
+    my $all = slurp("$tmp/gen.tx");
+    my ($head) = $all =~ /^(.*?)(?=\@T\.prim_func)/s;
+    my ($g0) = $all =~ /(\@T\.prim_func\ndef g0\(.*?)(?=\@T\.prim_func|\z)/s;
+    my $k = $head . $g0;
+    my $n = ($k =~ s/^        Tx\.copy_async\(A_smem\[0:128, 0:64\], A\[0:128, 0:64\].*\n//m);
+    $n += ($k =~ s/T\.uint32\(24576\)/T.uint32(8192)/);
+    $n += ($k =~ s/^(    if tid_in_wg == 0:\n        Tx\.copy_async\(B_smem)/    Tx.cta.copy(A_smem[0:128, 0:64], A[0:128, 0:64])\n$1/m);
+    ok($n == 3, "gemm_gen.pl's g0 with A stored by the threads: three edits");
+    spit("$tmp/gnofence.tx", $k);
+    my ($line) = grep { (split /\n/, $k)[$_ - 1] =~ /Tx\.gemm_async\(/ } 1 .. scalar(split /\n/, $k);
+    my $rc = system("'$bin/txc-emu' --seed 1 '$tmp/gnofence.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my ($first) = split /\n/, slurp("$tmp/err");
+    my $want = miss("$tmp/gnofence.tx:$line:9", "gemm_async through tcgen05_mma", "A", 0, "A_smem", 0);
+    ok($rc == 1 && ($first // '') eq $want, "Tx.gemm_async as written, A unfenced: the error", "want: $want",
+       "got (exit $rc): " . ($first // ''));
+    $rc = system("'$bin/txc' --arch=sm_100a --emit=ir '$tmp/gnofence.tx' -o '$tmp/glow.tx' 2>'$tmp/err'");
+    ok($rc == 0, "Tx.gemm_async, A unfenced: lowers", slurp("$tmp/err"));
+    $rc = system("'$bin/txc-emu' --seed 1 '$tmp/glow.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my @err = split /\n/, slurp("$tmp/err");
+    my $msg = "error: $at: missing fence.proxy.async: tcgen05.mma reads A at byte 0 of shared buffer 'A_smem' "
+            . "(shared byte 0), which thread 0 wrote $tail";
+    ok($rc == 1 && ($err[0] // '') =~ /^\Q$tmp\E\/glow\.tx:\d+:\d+: \Q$msg\E$/ && ($err[1] // '') =~ /T\.ptx\.tcgen05\.mma\(/,
+       "Tx.gemm_async, A unfenced, lowered: the error at the first tcgen05.mma", "want: ...: $msg",
+       "got (exit $rc): @err[0 .. ($#err < 1 ? $#err : 1)]");
+    (my $fenced = $k) =~ s/^(    Tx\.cta\.copy\(A_smem.*\n)/$1    T.ptx.fence.proxy_async()\n/m;
+    spit("$tmp/gfenced.tx", $fenced);
+    $rc = system("'$bin/txc-emu' --seed 1 '$tmp/gfenced.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    ok($rc == 0, "Tx.gemm_async, A fenced after the copy: runs clean as written", slurp("$tmp/err"));
+    $rc = system("'$bin/txc' --arch=sm_100a --emit=ir '$tmp/gfenced.tx' -o '$tmp/gflow.tx' 2>'$tmp/err'")
+        || system("'$bin/txc-emu' --seed 1 '$tmp/gflow.tx' >'$tmp/out' 2>'$tmp/err'");
+    ok($rc == 0, "Tx.gemm_async, A fenced after the copy: runs clean lowered", slurp("$tmp/err"));
+}
+
 done();
