@@ -630,12 +630,9 @@ static void tcgen05_mma(Sema *S, Expr *e, Args *a)
 			         "tcgen05.mma with every output lane enabled");
 }
 
-/* T.cuda.tcgen05.encode_instr_descriptor(desc, d_dtype=, a_dtype=,
- * b_dtype=, M=, N=, K=, trans_a=, trans_b=, n_cta_groups=, neg_a=,
- * neg_b=, sat_d=, is_sparse=): TVM's builtin, for dense .kind::f16 with D
- * in float32; desc a 32-bit integer element in registers or shared
- * memory. */
-static void idesc_operands(Sema *S, Expr *e, Args *a)
+/* The first operand of an instruction-descriptor encoder: a 32-bit
+ * integer element in registers or shared memory. */
+static void idesc_place(Sema *S, Expr *e)
 {
 	const char *why = NULL;
 	Expr *off = NULL;
@@ -649,6 +646,16 @@ static void idesc_operands(Sema *S, Expr *e, Args *a)
 	else if (buffer_root(b)->scope == SC_GLOBAL || buffer_root(b)->scope == SC_TMEM)
 		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to registers or shared memory; '%s' is in %s "
 		         "memory", fn_name(e), b->name, scopes[buffer_root(b)->scope].name);
+}
+
+/* T.cuda.tcgen05.encode_instr_descriptor(desc, d_dtype=, a_dtype=,
+ * b_dtype=, M=, N=, K=, trans_a=, trans_b=, n_cta_groups=, neg_a=,
+ * neg_b=, sat_d=, is_sparse=): TVM's builtin, for dense .kind::f16 with D
+ * in float32; desc a 32-bit integer element in registers or shared
+ * memory. */
+static void idesc_operands(Sema *S, Expr *e, Args *a)
+{
+	idesc_place(S, e);
 	Kw *dk = kwarg(a, "d_dtype"), *ak = kwarg(a, "a_dtype"), *bk = kwarg(a, "b_dtype");
 	if (dtype_lookup(dk->value->val->s) != DT_FLOAT32)
 		error_at(S->d, dk->value->pos, "d_dtype is \"float32\": txc emits .kind::f16 with float32 accumulation, not "
@@ -694,18 +701,7 @@ static void idesc_operands(Sema *S, Expr *e, Args *a)
  * with UE8M0 scales; a_sf_id / b_sf_id are txc's. */
 static void idescs_operands(Sema *S, Expr *e, Args *a)
 {
-	const char *why = NULL;
-	Expr *off = NULL;
-	Buffer *b = address(S, e->args[0], &off, &why, 0);
-	if (!b)
-		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to a 32-bit integer element, whose place txc "
-		         "cannot find: %s", fn_name(e), why);
-	else if (dtype_bytes(b->dtype) != 4 || (dtypes[b->dtype].kind != DK_INT && dtypes[b->dtype].kind != DK_UINT))
-		error_at(S->d, e->args[0]->pos, "%s() writes a 32-bit descriptor; '%s' is %s", fn_name(e), b->name,
-		         dtypes[b->dtype].name);
-	else if (buffer_root(b)->scope == SC_GLOBAL || buffer_root(b)->scope == SC_TMEM)
-		error_at(S->d, e->args[0]->pos, "%s() writes the descriptor to registers or shared memory; '%s' is in %s "
-		         "memory", fn_name(e), b->name, scopes[buffer_root(b)->scope].name);
+	idesc_place(S, e);
 	Kw *dk = kwarg(a, "d_dtype");
 	if (dtype_lookup(dk->value->val->s) != DT_FLOAT32)
 		error_at(S->d, dk->value->pos, "d_dtype is \"float32\": a block-scaled tcgen05.mma accumulates in float32, "

@@ -856,6 +856,25 @@ static void ctma(Comp *C, CStmt *c, Expr *e, int id)
 	}
 }
 
+/* An instruction-descriptor encoder's M, N, trans_a, trans_b, neg_a and
+ * neg_b, each a constant (sema), into v (absent: 0); false after set_fail. */
+static bool idesc_fields(Comp *C, CStmt *c, Expr *e, int64_t v[6])
+{
+	static const char *const kw[6] = { "M", "N", "trans_a", "trans_b", "neg_a", "neg_b" };
+	for (int i = 0; i < 6; i++) {
+		Kw *x = call_kw(e, kw[i]);
+		v[i] = 0;
+		Value *xv = x ? x->value->val : NULL;
+		if (xv && (xv->kind == V_INT || xv->kind == V_BOOL))
+			v[i] = xv->i;
+		else if (x && !cfold(C, x->value, &v[i])) {
+			set_fail(c, "cannot find the operands of this instruction descriptor");
+			return false;
+		}
+	}
+	return true;
+}
+
 static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 {
 	if (e->kind != E_CALL)
@@ -1174,18 +1193,8 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	case IN_TC_IDESC_BS: {
 		/* every operand but a_sf_id / b_sf_id a constant (sema) */
 		int64_t v[6];
-		static const char *const kw[6] = { "M", "N", "trans_a", "trans_b", "neg_a", "neg_b" };
-		for (int i = 0; i < 6; i++) {
-			Kw *x = call_kw(e, kw[i]);
-			v[i] = 0;
-			Value *xv = x ? x->value->val : NULL;
-			if (xv && (xv->kind == V_INT || xv->kind == V_BOOL))
-				v[i] = xv->i;
-			else if (x && !cfold(C, x->value, &v[i])) {
-				set_fail(c, "cannot find the operands of this instruction descriptor");
-				return;
-			}
-		}
+		if (!idesc_fields(C, c, e, v))
+			return;
 		Kw *ak = call_kw(e, "a_dtype"), *bk = call_kw(e, "b_dtype");
 		const MmasFormat *af = ak ? mmas_format_named(str_const(C, ak->value)) : NULL;
 		const MmasFormat *bf = bk ? mmas_format_named(str_const(C, bk->value)) : NULL;
@@ -1205,18 +1214,8 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 	case IN_TC_IDESC: {
 		/* every operand a constant (sema) */
 		int64_t v[6];
-		static const char *const kw[6] = { "M", "N", "trans_a", "trans_b", "neg_a", "neg_b" };
-		for (int i = 0; i < 6; i++) {
-			Kw *x = call_kw(e, kw[i]);
-			v[i] = 0;
-			Value *xv = x ? x->value->val : NULL;
-			if (xv && (xv->kind == V_INT || xv->kind == V_BOOL))
-				v[i] = xv->i;
-			else if (x && !cfold(C, x->value, &v[i])) {
-				set_fail(c, "cannot find the operands of this instruction descriptor");
-				return;
-			}
-		}
+		if (!idesc_fields(C, c, e, v))
+			return;
 		Kw *ak = call_kw(e, "a_dtype"), *bk = call_kw(e, "b_dtype");
 		const char *as = ak ? str_const(C, ak->value) : NULL, *bs = bk ? str_const(C, bk->value) : NULL;
 		if (!as || !bs) {
