@@ -50,17 +50,8 @@ my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
 require "$top/tests/emu/gemm_gen.pl";
 
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 
-sub enc16 {    # the 16-bit encoding of a small integer
-    my ($v, $dt) = @_;
-    return 0 if $v == 0;
-    return unpack("V", pack("f", $v)) >> 16 if $dt eq "bfloat16";
-    my ($s, $a, $e) = ($v < 0 ? 1 : 0, abs $v, 0);
-    $e++ while (1 << ($e + 1)) <= $a;
-    return ($s << 15) | (($e + 15) << 10) | (($a - (1 << $e)) * (1 << (10 - $e)));
-}
 
 my @cases = gemm_cases();
 my $src = "$tmp/g.tx";

@@ -393,8 +393,7 @@ EOF
 }
 
 # ---- through ptxas ---------------------------------------------------------------
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 for my $i (0 .. $#cases) {
     my $k = $cases[$i];
     my $arch = ($k->{mode} // 'im2col') eq 'im2col' ? 'sm_90a' : 'sm_100a';

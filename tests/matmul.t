@@ -27,8 +27,7 @@ require "$FindBin::Bin/tap.pl";
 my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
 my $example = slurp("$top/examples/matmul_accumulate.tx");
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 
 # the float16 bits of v = k / 2^s (k an integer, |v| a normal float16 or 0)
 sub f16 {

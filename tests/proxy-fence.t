@@ -20,8 +20,7 @@ require "$FindBin::Bin/tap.pl";
 
 my ($top, $bin, $tmp) = txc_paths();
 chdir $top or die;
-$ENV{PATH} .= ':/usr/local/cuda/bin';
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1");
+my $have_nvcc = have_nvcc();
 
 my $f = "tests/emu/proxy_bad.tx";
 if ($have_nvcc) {

@@ -4,6 +4,8 @@
 #   done()                   the plan, at the end
 #   slurp(FILE), spit(FILE, TEXT)
 #   txc_paths()              ($top, $bin, $tmp) of the test calling it
+#   have_nvcc()              nvcc is on PATH or in /usr/local/cuda/bin (added to PATH)
+#   enc16(V, DTYPE)          the float16 / bfloat16 bits of a small integer V (|V| < 256)
 #   emu_errors(BIN, TMP, FILE, [KERNEL, WANT]...)
 #                            one test per planted bug: txc-emu --kernel
 #                            KERNEL FILE exits 1, prints nothing on stdout,
@@ -45,5 +47,18 @@ sub emu_errors {
         ok($rc == 1 && $first eq $want && slurp("$tmp/out") eq '', "error: $k", "want (exit 1): $want",
            "got (exit $rc): $first");
     }
+}
+sub have_nvcc {
+    $ENV{PATH} .= ':/usr/local/cuda/bin' unless $ENV{PATH} =~ m{/usr/local/cuda/bin};
+    return !system("command -v nvcc >/dev/null 2>&1");
+}
+
+sub enc16 {
+    my ($v, $dt) = @_;
+    return 0 if $v == 0;
+    return unpack("V", pack("f", $v)) >> 16 if $dt eq "bfloat16";    # exact for small integers
+    my ($s, $a, $e) = ($v < 0 ? 1 : 0, abs $v, 0);
+    $e++ while (1 << ($e + 1)) <= $a;
+    return ($s << 15) | (($e + 15) << 10) | (($a - (1 << $e)) * (1 << (10 - $e)));
 }
 1;

@@ -28,8 +28,7 @@ require "$FindBin::Bin/tap.pl";
 
 my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 
 my %npy = (float32 => "<f4", bfloat16 => "<u2", uint8 => "|u1", uint32 => "<u4");
 my %size = (float32 => 4, bfloat16 => 2, uint8 => 1, uint32 => 4);

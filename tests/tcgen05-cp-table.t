@@ -41,8 +41,7 @@ require "$FindBin::Bin/tap.pl";
 my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
 require "$top/tests/emu/tccp_table_gen.pl";
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 
 my @t = tccp_table();
 ok(@t == 183, "the seed's table after its filter: 183 configurations (61 (M, N, BN) x 3 swizzles)", scalar @t);

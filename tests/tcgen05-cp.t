@@ -33,8 +33,7 @@ my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
 require "$top/tests/emu/tccp_gen.pl";
 
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 
 # ptx.md's lanes of source row r (relative to the address's lane)
 sub lanes {

@@ -42,8 +42,7 @@ sub cell {
     return (($t >> 2) + 8 * (($r >> 1) & 1), 2 * ($t & 3) + ($r & 1) + 8 * ($r >> 2));
 }
 
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 
 for my $shape ("32x32b", "16x64b", "16x128b", "16x256b") {
     for my $mode ("f32", "f16", "f16pack") {

@@ -42,8 +42,7 @@ my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";
 require "$top/tests/emu/mmas_gen.pl";
 
-my $have_nvcc = !system("command -v nvcc >/dev/null 2>&1") || -x '/usr/local/cuda/bin/nvcc';
-$ENV{PATH} .= ':/usr/local/cuda/bin';
+my $have_nvcc = have_nvcc();
 
 # fp8 byte b of type t, decoded from the bit definition
 sub fp8 {
