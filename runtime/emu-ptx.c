@@ -152,8 +152,9 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 			return false;
 		break;
 	case IN_MBAR_WAIT:
-		/* in a cluster the other CTAs run on until the phase is done */
-		if (!done(w, n) && E->cl) {
+		/* in a cluster the other CTAs run on until the phase is done; in a
+		 * warp-specialized CTA, the branches running beside this one */
+		if (!done(w, n) && (E->cl || emu_fibers(E))) {
 			EVal v;
 			if (!emu_eval(E, s->a, t, &v))
 				return false;
@@ -163,30 +164,13 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 				                            "%lld arrivals and %lld transaction bytes pending", (long long)(n & 1),
 				                            (long long)v.i, emu_mem_str(v.mem), (long long)get(w, 0),
 				                            (long long)get(w, 1), (long long)tx_of(w));
-				if (r == 1 && !(r = emu_block(E, CS_WAIT, xprintf("%s wait at line %d, where %s",
-				                                                  emu_threads_str(E->act, E->nact), s->pos.line, state))))
+				const char *why = xprintf("%s wait at line %d, where %s", emu_threads_str(E->act, E->nact),
+				                          s->pos.line, state);
+				if (E->cl && r == 1 && !(r = emu_block(E, CS_WAIT, why)))
 					return emu_fail(E, s->pos, t, "%s: deadlock: %s; %s of cta rank %d wait for it, and no CTA of "
 					                "the cluster can arrive any more (%s)", name(s->op), state,
 					                emu_threads_str(E->act, E->nact), E->rank, emu_cluster_str(E));
-				if (r < 0)
-					return false;
-				memcpy(&w, p, 8);
-			}
-		}
-		/* a branch running beside this one (warp specialization) runs on
-		 * until the phase is done */
-		if (!done(w, n) && !E->cl && emu_fibers(E)) {
-			EVal v;
-			if (!emu_eval(E, s->a, t, &v))
-				return false;
-			int r = 1;
-			while (!done(w, n) && r > 0) {
-				const char *state = xprintf("the phase of parity %lld of the mbarrier at byte %lld of %s has %lld of "
-				                            "%lld arrivals and %lld transaction bytes pending", (long long)(n & 1),
-				                            (long long)v.i, emu_mem_str(v.mem), (long long)get(w, 0),
-				                            (long long)get(w, 1), (long long)tx_of(w));
-				if (!(r = emu_fiber_block(E, xprintf("%s wait at line %d, where %s", emu_threads_str(E->act, E->nact),
-				                                     s->pos.line, state))))
+				if (!E->cl && !(r = emu_fiber_block(E, why)))
 					return emu_fail(E, s->pos, t, "%s: deadlock: %s; %s wait for it, and no other thread of the CTA "
 					                "can arrive any more (%s)", name(s->op), state, emu_threads_str(E->act, E->nact),
 					                emu_fibers_str(E));
