@@ -21,6 +21,35 @@ Expr *new_expr(enum ExprKind kind, Pos pos)
 	return e;
 }
 
+Expr *expr_copy(const Expr *e)
+{
+	if (!e)
+		return NULL;
+	Expr *c = new_expr(e->kind, e->pos);
+	c->op = e->op;
+	c->ival = e->ival;
+	c->fval = e->fval;
+	c->str = e->str;
+	c->paren = e->paren;
+	c->depth = e->depth;
+	c->a = expr_copy(e->a);
+	c->b = expr_copy(e->b);
+	c->c = expr_copy(e->c);
+	if (e->nargs) {
+		c->args = xalloc(sizeof(Expr *) * (size_t)e->nargs);
+		for (int i = 0; i < e->nargs; i++)
+			c->args[i] = expr_copy(e->args[i]);
+		c->nargs = e->nargs;
+	}
+	if (e->nkws) {
+		c->kws = xalloc(sizeof(Kw) * (size_t)e->nkws);
+		for (int i = 0; i < e->nkws; i++)
+			c->kws[i] = (Kw){ e->kws[i].name, expr_copy(e->kws[i].value), e->kws[i].pos };
+		c->nkws = e->nkws;
+	}
+	return c;
+}
+
 Stmt *new_stmt(enum StmtKind kind, Pos pos)
 {
 	Stmt *s = xalloc(sizeof *s);

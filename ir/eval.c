@@ -539,9 +539,9 @@ static Value *const_call(Sema *S, Expr *e, Value *fn)
 	case IN_MMA_SHARED: {
 		int64_t *rc;
 		int n;
-		if (!tuple_ints(a.pos[2], &rc, &n) || n != 2)
-			return fail(S, e->args[2]->pos, "mma_shared_layout takes the tile shape as (rows, cols)");
-		why = layout_mma_shared(l, a.pos[0]->dtype, a.pos[1]->i, rc[0], rc[1]);
+		if (!tuple_ints(a.pos[2], &rc, &n) || n < 2)
+			return fail(S, e->args[2]->pos, "mma_shared_layout takes the tile shape as (..., rows, cols)");
+		why = layout_mma_shared(l, a.pos[0]->dtype, a.pos[1]->i, rc, n);
 		break;
 	}
 	default:

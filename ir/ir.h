@@ -563,6 +563,8 @@ struct Module {
 };
 
 Expr *new_expr(enum ExprKind kind, Pos pos);
+/* A fresh copy of a syntax tree, as the parser made it (nothing sema sets). */
+Expr *expr_copy(const Expr *e);
 Stmt *new_stmt(enum StmtKind kind, Pos pos);
 Expr *new_int(Pos pos, int64_t v);
 Expr *new_name(Pos pos, const char *name);
@@ -643,6 +645,8 @@ struct Value {
 	Func *func;
 	TensorMap *tmap;  /* V_TMAP */
 	const struct TritonLayout *tl; /* V_TLAYOUT */
+	Expr *macro;      /* V_DICT bound by `name = T.meta_var({...})` in a kernel: the dict
+	                   * display, whose items `**name` writes into a call (a fresh copy each) */
 	Expr **starts;    /* V_REGION: per dimension */
 	int64_t *extents;
 	int ndim;
@@ -706,7 +710,7 @@ const char *layout_default(Layout *l, const int64_t *shape, int n);
 const char *layout_wg_local(Layout *l, int64_t cols, int64_t rows);
 const char *layout_tmem_datapath(Layout *l, const char *dp, int64_t rows, int64_t cols, int64_t sub_slab);
 const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int64_t cols, int dtype);
-const char *layout_mma_shared(Layout *l, int dtype, int64_t swizzle, int64_t rows, int64_t cols);
+const char *layout_mma_shared(Layout *l, int dtype, int64_t swizzle, const int64_t *shape, int n);
 
 /* ---- triton.c: Triton's layouts (doc/txir.md, "Triton's layouts") --------- */
 

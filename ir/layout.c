@@ -239,7 +239,7 @@ const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int6
 	return NULL;
 }
 
-const char *layout_mma_shared(Layout *l, int dt, int64_t swizzle, int64_t rows, int64_t cols)
+const char *layout_mma_shared(Layout *l, int dt, int64_t swizzle, const int64_t *shape, int n)
 {
 	int bits = dtypes[dt].bits;
 	if (bits != 8 && bits != 16 && bits != 32)
@@ -247,13 +247,36 @@ const char *layout_mma_shared(Layout *l, int dt, int64_t swizzle, int64_t rows, 
 	if (swizzle < 0 || swizzle > 3)
 		return xprintf("mma_shared_layout: swizzle must be 0 (none), 1 (32B), 2 (64B) or 3 (128B), not %lld",
 		               (long long)swizzle);
+	if (n < 2 || n > LAYOUT_MAX_ITERS - 3)
+		return xprintf("mma_shared_layout takes the tile shape as (..., rows, cols): 2 to %d dimensions, not %d",
+		               LAYOUT_MAX_ITERS - 3, n);
+	int64_t rows = shape[n - 2], cols = shape[n - 1], tile;
+	for (int i = 0; i < n; i++)
+		if (shape[i] <= 0)
+			return xprintf("mma_shared_layout: dimension %d is %lld; every dimension is positive", i,
+			               (long long)shape[i]);
 	int64_t e = 128 / bits; /* elements in 16 bytes */
 	int64_t width = swizzle ? ((int64_t)128 << swizzle) / bits : e;
-	if (rows <= 0 || rows % 8)
+	/* without a swizzle and cols not whole 16-byte chunks: row-major, as TVM */
+	if (!swizzle && cols % e)
+		return layout_default(l, shape, n);
+	if (swizzle && rows % 8)
 		return xprintf("mma_shared_layout: rows must be a positive multiple of 8 (got %lld)", (long long)rows);
-	if (cols <= 0 || cols % width)
+	if (cols % width)
 		return xprintf("mma_shared_layout: cols must be a positive multiple of %lld for %s with swizzle %lld (got %lld)",
 		               (long long)width, dtypes[dt].name, (long long)swizzle, (long long)cols);
+	if (!mul_ok(rows, cols, &tile))
+		return "layout is too large: its size overflows 64 bits";
+	/* leading dimensions (pipeline stages) outermost, row-major, each a
+	 * whole (rows, cols) tile: TVM's tile_to of the tile over the shape */
+	int64_t stride[LAYOUT_MAX_ITERS], size = tile;
+	for (int i = n - 3; i >= 0; i--) {
+		stride[i] = size;
+		if (!mul_ok(size, shape[i], &size))
+			return "layout is too large: its size overflows 64 bits";
+	}
+	for (int i = 0; i < n - 2; i++)
+		layout_push(l, false, shape[i], stride[i], AX_M);
 	layout_push(l, false, rows, width, AX_M);
 	layout_push(l, false, cols / width, rows * width, AX_M);
 	layout_push(l, false, width, 1, AX_M);

@@ -1273,6 +1273,18 @@ bool expand_call(Sema *S, Expr *call)
 		Value *d = eval(S, old[i].value);
 		if (IS_ERR(d))
 			return false;
+		if (d && d->kind == V_DICT && d->macro) { /* T.meta_var({...}) in a kernel: its items */
+			for (int k = 0; k < d->macro->nargs; k++) {
+				Expr *it = d->macro->args[k];
+				if (call_kw(call, it->a->str)) {
+					fail(S, old[i].value->pos, "%s() got multiple values for keyword argument '%s'",
+					     expr_str(call->a), it->a->str);
+					return false;
+				}
+				call_add_kw(call, it->a->str, expr_copy(it->b), old[i].value->pos);
+			}
+			continue;
+		}
 		if (!is_const(d) || d->kind != V_DICT) {
 			fail(S, old[i].value->pos, "'**' in a call unpacks a compile-time constant dict, not %s",
 			     d ? value_kind_name(d) : "a runtime value");

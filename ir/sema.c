@@ -1207,6 +1207,36 @@ static void stmt(Sema *S, Stmt *s)
 	}
 }
 
+/* TVM's keyword bundle in a kernel, `args = T.meta_var({"dispatch": "tma",
+ * "mbar": bar.ptr_to([0])})`, later unpacked into calls, `f(..., **args)`:
+ * the name is bound to the dict display itself (V_DICT with macro), whose
+ * items expand_call writes into each call as keywords, a fresh copy of each
+ * value there (TVM's meta_var: the value is substituted where it is used);
+ * the statement itself goes from the IR. 1: bound (or an error reported),
+ * 0: not such a statement. */
+static int meta_dict(Sema *S, Stmt *s)
+{
+	if (s->kind != S_ASSIGN || s->ntargets != 1 || s->targets[0]->kind != E_NAME || s->ann)
+		return 0;
+	Expr *e = s->value;
+	if (e->kind != E_CALL || e->nargs != 1 || e->nkws || e->args[0]->kind != E_DICT)
+		return 0;
+	Value *fn = eval(S, e->a);
+	if (!fn || IS_ERR(fn) || fn->kind != V_FUNC || fn->intrin != IN_META_VAR)
+		return 0;
+	Expr *d = e->args[0];
+	for (int i = 0; i < d->nargs; i++)
+		if (d->args[i]->kind != E_PAIR || d->args[i]->a->kind != E_STR) {
+			error_at(S->d, d->args[i]->pos, "not supported yet: T.meta_var of a dict whose items are not all "
+			         "\"keyword\": value (a string key, then its value)");
+			return 1;
+		}
+	Value *v = vnew(V_DICT);
+	v->macro = d;
+	define(S, s->targets[0]->str, v, s->targets[0]->pos);
+	return 1;
+}
+
 static void stmts(Sema *S, Stmt ***v, int *n)
 {
 	for (int i = 0; i < *n; i++) {
@@ -1220,6 +1250,13 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 			continue;
 		if (S->func && !S->in_device && tvm_host_tensormap(S, v, n, i) < 0)
 			continue;
+		int r = S->func ? meta_dict(S, (*v)[i]) : 0;
+		if (r) { /* bound, or refused: the statement goes */
+			memmove(&(*v)[i], &(*v)[i + 1], sizeof(Stmt *) * (size_t)(*n - i - 1));
+			(*n)--;
+			i--;
+			continue;
+		}
 		stmt(S, (*v)[i]);
 	}
 }

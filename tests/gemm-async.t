@@ -262,4 +262,173 @@ chdir $top or die;
     }
 }
 
+# TVM's test_gemm_tcgen05_cta_group_1 as TVM writes it (tests/tvm/
+# gemm_tcgen05_cta_group_1.tx: a (3, 128, 64) ring from mma_shared_layout,
+# the TMA keywords in T.meta_var({...}) unpacked with **): C[:, 256:384] is
+# A[1] @ B[2]^T, the rest of C as it came in. Small integers: exact.
+{
+    my $f = "$top/tests/tvm/gemm_tcgen05_cta_group_1.tx";
+    my @a = map { (($_ * 7) % 9) - 4 } 0 .. 3 * 128 * 64 - 1;
+    my @b = map { (($_ * 5) % 7) - 3 } 0 .. 3 * 128 * 64 - 1;
+    my @c0 = map { ($_ % 13) - 6 } 0 .. 128 * 512 - 1;
+    npy_put("$tmp/ta.npy", "<f2", [3, 128, 64], pack("v*", map { enc16($_, "float16") } @a));
+    npy_put("$tmp/tb.npy", "<f2", [3, 128, 64], pack("v*", map { enc16($_, "float16") } @b));
+    npy_put("$tmp/tc.npy", "<f4", [128, 512], pack("f<*", @c0));
+    my @want = @c0;
+    for my $m (0 .. 127) {
+        for my $n (0 .. 127) {
+            my $s = 0;
+            $s += $a[(128 + $m) * 64 + $_] * $b[(256 + $n) * 64 + $_] for 0 .. 63;
+            $want[$m * 512 + 256 + $n] = $s;
+        }
+    }
+    my $rc = system("'$bin/txc' --arch=sm_100a --emit=ir '$f' -o '$tmp/tvm.ir' 2>'$tmp/err'");
+    ok($rc == 0, "TVM's cta_group_1 test kernel: lowers", slurp("$tmp/err"));
+    for my $run (["as written", $f], ["lowered", "$tmp/tvm.ir"]) {
+        next if $rc && $run->[0] eq "lowered";
+        my $r = system("'$bin/txc-emu' --in A='$tmp/ta.npy' --in B='$tmp/tb.npy' --in C='$tmp/tc.npy' "
+                       . "--out C='$tmp/tco.npy' '$run->[1]' >'$tmp/out' 2>'$tmp/err'");
+        next unless ok($r == 0, "TVM's cta_group_1 test kernel, $run->[0]: runs", slurp("$tmp/err"));
+        my (undef, $d) = npy_get("$tmp/tco.npy");
+        my @got = unpack("f<*", $d);
+        my @bad = grep { $got[$_] != $want[$_] } 0 .. $#want;
+        ok(@got == @want && !@bad, "TVM's cta_group_1 test kernel, $run->[0]: C[:, 256:384] = A[1] @ B[2]^T, "
+           . "the rest untouched", map { "C[" . int($_ / 512) . ", " . $_ % 512 . "] = $got[$_], want $want[$_]" }
+           @bad[0 .. ($#bad < 3 ? $#bad : 3)]);
+    }
+}
+
+# TVM's test_gemm_tcgen05_arbitrary_tiles, its first five tasks, written
+# as TVM's test writes the kernel (a ring of 3 stages in
+# mma_shared_layout, one stage of A and one of B, transA / transB; K wider
+# than a swizzle atom): C = A_ref @ B_ref with A_ref the stage (transposed
+# when transA: stored [K, M]) and B_ref the stage transposed unless transB
+# (stored [N, K]; with transB, [K, N]). Small integers: exact.
+{
+    my @tasks = (
+        # C (M, N), A shape, A stage, B shape, B stage, transA, transB
+        [128, 128, [3, 128, 128], 1, [3, 128, 128], 2, 0, 0],
+        [128, 64,  [3, 128, 128], 1, [3, 64, 128],  2, 0, 0],
+        [128, 128, [3, 128, 64],  1, [3, 64, 128],  2, 0, 1],
+        [128, 128, [3, 64, 128],  1, [3, 128, 64],  2, 1, 0],
+        [128, 128, [3, 128, 128], 1, [3, 128, 128], 2, 1, 1],
+    );
+    for my $ti (0 .. $#tasks) {
+        my ($M, $N, $as, $ast, $bs, $bst, $ta, $tb) = @{ $tasks[$ti] };
+        my $cols = $N < 32 ? 32 : $N;
+        my $bytes = 2 * ($as->[0] * $as->[1] * $as->[2] + $bs->[0] * $bs->[1] * $bs->[2]);
+        my ($A_t, $B_t) = map { "(" . join(", ", @$_) . ")" } $as, $bs;
+        my $TA = $ta ? "True" : "False", my $TB = $tb ? "True" : "False";
+        my $name = "arbitrary_tiles task $ti (A $A_t transA $TA, B $B_t transB $TB, C $M x $N)";
+        my $k = <<"END";
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout
+from tvm.tirx.layout import S, TCol, TileLayout, TLane
+from tvm.tirx.layout import tid_in_wg as axis_tid_in_wg
+
+A_layout = mma_shared_layout("float16", 3, $A_t)
+B_layout = mma_shared_layout("float16", 3, $B_t)
+
+
+\@T.prim_func
+def gemm_async(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle) -> None:
+    A = T.match_buffer(A_ptr, $A_t, "float16")
+    B = T.match_buffer(B_ptr, $B_t, "float16")
+    C = T.match_buffer(C_ptr, ($M, $N), "float32")
+
+    T.device_entry()
+    warp_id = T.warp_id([(1) * 4])
+    cta_id = T.cta_id([1])
+    wg_id = T.warpgroup_id([1])
+    tid_in_wg = T.thread_id_in_wg([128])
+
+    A_smem = T.alloc_buffer($A_t, "float16", scope="shared", layout=A_layout, align=1024)
+    B_smem = T.alloc_buffer($B_t, "float16", scope="shared", layout=B_layout, align=1024)
+    tmem_addr = T.alloc_shared([1], "uint32")
+    tma_mbar = T.alloc_shared([1], "uint64")
+    mma_mbar = T.alloc_shared([1], "uint64")
+
+    if tid_in_wg == 0:
+        T.ptx.mbarrier.init.shared.b64(tma_mbar.ptr_to([0]), T.uint32(1))
+        T.ptx.mbarrier.init.shared.b64(mma_mbar.ptr_to([0]), T.uint32(1))
+    T.ptx.fence.proxy.async_.shared__cta()
+    T.cuda.cta_sync()
+
+    if warp_id == 0:
+        T.ptx[f"tcgen05.alloc.cta_group::{1}.sync.aligned.shared::cta.b32"](
+            T.address_of(tmem_addr), T.uint32($cols)
+        )
+    T.cuda.cta_sync()
+    tmem = T.decl_buffer(($M, $N), "float32", scope="tmem", allocated_addr=tmem_addr[0], layout=TileLayout(S[($M, $N) : (1 \@ TLane, 1 \@ TCol)]))
+
+    if tid_in_wg == 0:
+        tma_args = T.meta_var({"dispatch": "tma_auto", "mbar": tma_mbar.ptr_to([0])})
+        Tx.copy_async(A_smem[:, :, :], A[:, :, :], **tma_args)
+        Tx.copy_async(B_smem[:, :, :], B[:, :, :], **tma_args)
+        T.ptx.mbarrier.arrive.expect_tx.shared.b64(tma_mbar.ptr_to([0]), T.uint32($bytes))
+    T.cuda.mbarrier_wait(tma_mbar.ptr_to([0]), 0)
+    T.cuda.cta_sync()
+
+    if tid_in_wg == 0:
+        Tx.gemm_async(tmem[0:$M, 0:$N], A_smem[$ast:@{[$ast + 1]}, :, :], B_smem[$bst:@{[$bst + 1]}, :, :], transA=$TA, transB=$TB, dispatch="tcgen05", cta_group=1)
+        T.ptx[f"tcgen05.commit.cta_group::{1}.mbarrier::arrive::one.shared::cluster.b64"](mma_mbar.ptr_to([0]))
+    T.cuda.mbarrier_wait(mma_mbar.ptr_to([0]), 0)
+    T.cuda.cta_sync()
+
+    T.ptx.tcgen05.fence__after_thread_sync()
+    C_reg = T.alloc_local($N, dtype="float32")
+    C_view = C_reg.view($M, $N, layout=TileLayout(S[($M, $N) : (1\@axis_tid_in_wg, 1)]))
+    if wg_id == 0:
+        Tx.wg.copy_async(C_view[:, :], tmem[0:$M, 0:$N])
+        T.ptx.tcgen05.wait__ld.sync.aligned()
+    T.cuda.cta_sync()
+    Tx.copy(C[tid_in_wg, 0:$N], C_reg[:])
+
+    if warp_id == 0:
+        T.ptx[f"tcgen05.relinquish_alloc_permit.cta_group::{1}.sync.aligned"]()
+        T.ptx[f"tcgen05.dealloc.cta_group::{1}.sync.aligned.b32"](tmem_addr[0], T.uint32($cols))
+END
+        spit("$tmp/arb.tx", $k);
+        my $na = $as->[0] * $as->[1] * $as->[2], my $nb = $bs->[0] * $bs->[1] * $bs->[2];
+        my @a = map { (($_ * 7 + $ti) % 9) - 4 } 0 .. $na - 1;
+        my @b = map { (($_ * 5 + 3 * $ti) % 7) - 3 } 0 .. $nb - 1;
+        npy_put("$tmp/aa.npy", "<f2", $as, pack("v*", map { enc16($_, "float16") } @a));
+        npy_put("$tmp/ab.npy", "<f2", $bs, pack("v*", map { enc16($_, "float16") } @b));
+        # A_ref[m][k], B_ref[k][n] from the stages
+        my ($ar, $ac) = @$as[1, 2];
+        my ($br, $bc) = @$bs[1, 2];
+        my $K = $ta ? $ar : $ac;
+        my $aref = sub { my ($m, $kk) = @_; $ta ? $a[($ast * $ar + $kk) * $ac + $m] : $a[($ast * $ar + $m) * $ac + $kk] };
+        my $bref = sub { my ($kk, $n) = @_; $tb ? $b[($bst * $br + $kk) * $bc + $n] : $b[($bst * $br + $n) * $bc + $kk] };
+        my @want;
+        for my $m (0 .. $M - 1) {
+            for my $n (0 .. $N - 1) {
+                my $s = 0;
+                $s += $aref->($m, $_) * $bref->($_, $n) for 0 .. $K - 1;
+                $want[$m * $N + $n] = $s;
+            }
+        }
+        my $rc = system("'$bin/txc' --arch=sm_100a --emit=ir '$tmp/arb.tx' -o '$tmp/arb.ir' 2>'$tmp/err'");
+        ok($rc == 0, "$name: lowers", slurp("$tmp/err"));
+        for my $run (["as written", "$tmp/arb.tx"], ["lowered", "$tmp/arb.ir"]) {
+            next if $rc && $run->[0] eq "lowered";
+            my $r = system("'$bin/txc-emu' --in A='$tmp/aa.npy' --in B='$tmp/ab.npy' --out C='$tmp/ac.npy' "
+                           . "'$run->[1]' >'$tmp/out' 2>'$tmp/err'");
+            next unless ok($r == 0, "$name, $run->[0]: runs", slurp("$tmp/err"));
+            my (undef, $d) = npy_get("$tmp/ac.npy");
+            my @got = unpack("f<*", $d);
+            my @bad = grep { $got[$_] != $want[$_] } 0 .. $#want;
+            ok(@got == @want && !@bad, "$name, $run->[0]: C = A_ref @ B_ref",
+               map { "C[" . int($_ / $N) . ", " . $_ % $N . "] = $got[$_], want $want[$_]" } @bad[0 .. ($#bad < 3 ? $#bad : 3)]);
+        }
+        if ($have_nvcc) {
+            $rc = system("'$bin/txc' --arch=sm_100a --emit=cubin '$tmp/arb.tx' -o '$tmp/arb.cubin' >'$tmp/out' 2>'$tmp/err'");
+            ok($rc == 0, "$name: ptxas sm_100a", slurp("$tmp/err"));
+        } else {
+            skip("$name: ptxas sm_100a", "no nvcc");
+        }
+    }
+}
+
 done();

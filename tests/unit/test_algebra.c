@@ -142,7 +142,7 @@ static void swizzles(void)
 			Layout *l = layout_new();
 			int bytes = dtype_bytes(dts[k]);
 			int64_t width = (128 << sw) / (8 * bytes);
-			if (layout_mma_shared(l, dts[k], sw, 8, width))
+			if (layout_mma_shared(l, dts[k], sw, (int64_t[]){ 8, width }, 2))
 				bad++;
 			int64_t m = (1 << sw) - 1;
 			for (int64_t a = 0; a < 4096 / bytes; a++) {

@@ -106,18 +106,37 @@ void test_layout(void)
 
 	l = layout_new();
 	static const int64_t m3[][3] = { { 64, 64, AX_M }, { 4, 4096, AX_M }, { 64, 1, AX_M } };
-	ok(!layout_mma_shared(l, DT_FLOAT16, 3, 64, 256) && iters_are(l, m3, 3) && l->swizzled && l->swz_m == 3 &&
+	ok(!layout_mma_shared(l, DT_FLOAT16, 3, (int64_t[]){ 64, 256 }, 2) && iters_are(l, m3, 3) && l->swizzled && l->swz_m == 3 &&
 	   l->swz_b == 3 && l->swz_s == 3, "mma_shared_layout(float16, 128B, (64, 256)) as in tirx.md");
 	l = layout_new();
 	static const int64_t m0[][3] = { { 64, 8, AX_M }, { 4, 512, AX_M }, { 8, 1, AX_M } };
-	ok(!layout_mma_shared(l, DT_FLOAT16, 0, 64, 32) && iters_are(l, m0, 3) && !l->swizzled,
+	ok(!layout_mma_shared(l, DT_FLOAT16, 0, (int64_t[]){ 64, 32 }, 2) && iters_are(l, m0, 3) && !l->swizzled,
 	   "mma_shared_layout(float16, none, (64, 32)): 16-byte core rows");
 	l = layout_new();
 	static const int64_t m1[][3] = { { 16, 8, AX_M }, { 2, 128, AX_M }, { 8, 1, AX_M } };
-	ok(!layout_mma_shared(l, DT_FLOAT32, 1, 16, 16) && iters_are(l, m1, 3) && l->swz_m == 2 && l->swz_b == 1,
+	ok(!layout_mma_shared(l, DT_FLOAT32, 1, (int64_t[]){ 16, 16 }, 2) && iters_are(l, m1, 3) && l->swz_m == 2 && l->swz_b == 1,
 	   "mma_shared_layout(float32, 32B, (16, 16))");
-	ok(layout_mma_shared(layout_new(), DT_FLOAT16, 4, 64, 64) != NULL, "swizzle 4 is refused");
-	ok(layout_mma_shared(layout_new(), DT_FLOAT16, 3, 64, 32) != NULL, "32 columns under a 64-wide atom are refused");
+	ok(layout_mma_shared(layout_new(), DT_FLOAT16, 4, (int64_t[]){ 64, 64 }, 2) != NULL, "swizzle 4 is refused");
+	ok(layout_mma_shared(layout_new(), DT_FLOAT16, 3, (int64_t[]){ 64, 32 }, 2) != NULL, "32 columns under a 64-wide atom are refused");
+	/* TVM's ring of stages: (3, 128, 64) float16, 128B: each stage a whole
+	 * (128, 64) tile of 8192 elements, outermost */
+	l = layout_new();
+	static const int64_t m3d[][3] = { { 3, 8192, AX_M }, { 128, 64, AX_M }, { 1, 8192, AX_M }, { 64, 1, AX_M } };
+	ok(!layout_mma_shared(l, DT_FLOAT16, 3, (int64_t[]){ 3, 128, 64 }, 3) && iters_are(l, m3d, 4) && l->swizzled,
+	   "mma_shared_layout(float16, 128B, (3, 128, 64)): stages outermost, 8192 apart");
+	l = layout_new();
+	static const int64_t m4d[][3] = { { 2, 6144, AX_M }, { 3, 2048, AX_M }, { 32, 32, AX_M }, { 2, 1024, AX_M },
+	                                   { 32, 1, AX_M } };
+	ok(!layout_mma_shared(l, DT_FLOAT32, 3, (int64_t[]){ 2, 3, 32, 64 }, 4) && iters_are(l, m4d, 5),
+	   "mma_shared_layout(float32, 128B, (2, 3, 32, 64)): two leading dimensions, row-major");
+	/* no swizzle, cols not whole 16-byte chunks: row-major (TVM's plain tile) */
+	l = layout_new();
+	static const int64_t mrm[][3] = { { 16, 12, AX_M }, { 12, 1, AX_M } };
+	ok(!layout_mma_shared(l, DT_FLOAT16, 0, (int64_t[]){ 16, 12 }, 2) && iters_are(l, mrm, 2) && !l->swizzled,
+	   "mma_shared_layout(float16, none, (16, 12)): row-major");
+	ok(layout_mma_shared(layout_new(), DT_FLOAT16, 3, (int64_t[]){ 12, 64 }, 2) != NULL,
+	   "12 rows under a swizzle are refused");
+	ok(layout_mma_shared(layout_new(), DT_FLOAT16, 3, (int64_t[]){ 64 }, 1) != NULL, "a 1-d shape is refused");
 
 	l = layout_new();
 	static const int64_t a32[][3] = { { 128, 1, AX_TIDINWG }, { 8, 1, AX_M } };
