@@ -18,7 +18,16 @@
  * owned by an asynchronous copy not yet waited for, every cell of C in
  * tensor memory and allocated. The plan's rules (the shapes, the
  * descriptors' layouts) were checked when the kernel was compiled: the
- * emulator runs what txc would lower. */
+ * emulator runs what txc would lower.
+ *
+ * Block-scaled (SFA=, SFB=: s->sf): A and B 8-bit (E4M3 / E5M2), and
+ *   D = (accum ? D : 0) + sum over k of A[m][k] B[n][k] (SFA[m][j] SFB[n][j])
+ * with j = k / 32 (or 0 for a region one scale wide), each term in double
+ * as runtime/emu-mmas.c computes it (A B first, then the product of the
+ * two scales), rounded to float32, added in order. A scale is the
+ * logical element of its region, read from its cell through the buffer's
+ * layout (lane, byte column TCol: column TCol / 4, byte TCol % 4) in
+ * every replica, the copies required equal. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -34,7 +34,20 @@
  * descriptors (T.cuda.tcgen05.encode_matrix_descriptor) and
  * T.ptx.tcgen05.mma, enable_input_d = accum= for the first MMA of each N
  * block, True for the others. Completion is the caller's:
- * T.ptx.tcgen05.commit(mbar) and a wait. */
+ * T.ptx.tcgen05.commit(mbar) and a wait.
+ *
+ * Block-scaled (SFA=, SFB=; doc/tcgen05-mma.md "Block-scaled MMA"): A and
+ * B float8_e4m3fn / float8_e5m2, K-major only, M = 128; one MMA
+ * .kind::mxf8f6f4 per N block and per 32 of K (32 bytes a row: the same
+ * canonical layouts with the K offset counted in bytes). SFA (M x kx)
+ * and SFB (N x kx) are regions of uint8 tensor memory, kx = K/32 (K block
+ * t reads column t of the region) or 1 (every K block reads column 0).
+ * Per MMA, each scale is placed through its layout and replicas: row r of
+ * the block must be in lane 32 q + r % 32 for every quarter q, 32-bit
+ * column c + r / 32, byte id (TCol counts bytes), c and id those of row
+ * 0; the MMA gets scale address (lane 0, column c) from the region's
+ * allocated_addr, and T.cuda.tcgen05.encode_instr_descriptor_block_scaled
+ * is emitted again whenever (a_sf_id, b_sf_id) changes. */
 #include <string.h>
 
 #include "family.h"
