@@ -155,13 +155,25 @@ static void gemm(Sema *S, Expr *call, Value *fn)
 		return;
 	}
 	call->es = (int)fn->i;
+	/* SFA=, SFB=: a block-scaled gemm_async (.kind::mxf8f6f4): both, each a
+	 * region of 8-bit tensor memory (UE8M0 scale bytes; the variant checks
+	 * where they are) */
 	static const char *const sf[2] = { "SFA", "SFB" };
+	Kw *sk[2] = { kwarg(&a, sf[0]), kwarg(&a, sf[1]) };
+	bool scaled = sk[0] || sk[1];
 	for (int i = 0; i < 2; i++) {
-		Kw *k = kwarg(&a, sf[i]);
-		if (k) {
-			error_at(S->d, k->pos, "not supported yet: %s=: the scale factors of a block-scaled gemm_async "
-			         "(tcgen05.mma .kind::mxf8f6f4 and the other block-scaled kinds); txc's tcgen05_mma runs "
-			         ".kind::f16", sf[i]);
+		if (scaled && !sk[i]) {
+			error_at(S->d, (sk[1 - i] ? sk[1 - i] : sk[i])->pos, "%s= without %s=: a block-scaled gemm_async "
+			         "(tcgen05.mma .kind::mxf8f6f4) takes the scales of A and of B", sf[1 - i], sf[i]);
+			return;
+		}
+		if (!sk[i])
+			continue;
+		const Value *v = sk[i]->value->val;
+		if (!v || v->kind != V_REGION || buffer_root((Buffer *)v->buffer)->scope != SC_TMEM ||
+		    dtypes[v->buffer->dtype].bits != 8 || dtypes[v->buffer->dtype].kind != DK_UINT) {
+			error_at(S->d, sk[i]->value->pos, "%s= is a region of uint8 tensor memory: the UE8M0 scale bytes "
+			         "of %s (one per row and 32 of K) that tcgen05.mma .kind::mxf8f6f4 reads", sf[i], i ? "B" : "A");
 			return;
 		}
 	}
@@ -201,14 +213,20 @@ static void gemm(Sema *S, Expr *call, Value *fn)
 			         scopes[sc].name);
 			return;
 		}
-		if (i > 0 && (!(scopes[sc].flags & SCF_SHARED) || (b->dtype != DT_FLOAT16 && b->dtype != DT_BFLOAT16))) {
+		if (i > 0 && scaled && (!(scopes[sc].flags & SCF_SHARED) || (b->dtype != DT_FP8E4M3 && b->dtype != DT_FP8E5M2))) {
+			error_at(S->d, call->args[i]->pos, "gemm_async's %s with SFA=/SFB= is a float8_e4m3fn or float8_e5m2 "
+			         "region of shared memory (tcgen05.mma .kind::mxf8f6f4); '%s' is %s in %s memory", nm[i], b->name,
+			         dtypes[b->dtype].name, scopes[sc].name);
+			return;
+		}
+		if (i > 0 && !scaled && (!(scopes[sc].flags & SCF_SHARED) || (b->dtype != DT_FLOAT16 && b->dtype != DT_BFLOAT16))) {
 			error_at(S->d, call->args[i]->pos, "gemm_async's %s is a float16 or bfloat16 region of shared memory "
 			         "(tcgen05.mma .kind::f16); '%s' is %s in %s memory", nm[i], b->name, dtypes[b->dtype].name,
 			         scopes[sc].name);
 			return;
 		}
 	}
-	if (a.pos[1]->buffer->dtype != a.pos[2]->buffer->dtype) {
+	if (!scaled && a.pos[1]->buffer->dtype != a.pos[2]->buffer->dtype) {
 		error_at(S->d, call->args[2]->pos, "gemm_async's B is %s and A %s: txc requires A and B of one type "
 		         "(doc/tcgen05-mma.md)", dtypes[a.pos[2]->buffer->dtype].name, dtypes[a.pos[1]->buffer->dtype].name);
 		return;

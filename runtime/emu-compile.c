@@ -952,6 +952,21 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 			set_fail(c, "gemm_async through tcgen05_mma: the tensor memory has no allocated_addr=");
 			return;
 		}
+		if (call_kw(e, "SFA")) { /* block-scaled: the scales' regions and allocated addresses */
+			static const char *const nm[2] = { "SFA", "SFB" };
+			c->sf = xalloc(sizeof(Region) * 2);
+			for (int i = 0; i < 2; i++) {
+				Kw *k = call_kw(e, nm[i]);
+				const Buffer *sb = k ? k->value->val->buffer : NULL;
+				while (sb && !sb->alloc_addr)
+					sb = sb->base;
+				if (!k || !sb || !cregion(C, k->value, &c->sf[i])) {
+					set_fail(c, xprintf("cannot find the region of this gemm_async's %s=", nm[i]));
+					return;
+				}
+				c->opt[i] = cx(C, sb->alloc_addr);
+			}
+		}
 		c->kind = C_GEMM;
 		c->a = cx(C, a->alloc_addr);
 		Kw *acc = call_kw(e, "accum");

@@ -128,7 +128,7 @@ enum {
 	               * wait the descriptor); emu-mma.c; IN_TC_IDESC_BS (also b, n a_sf_id, b_sf_id or
 	               * NULL) and the block-scaled IN_TC_MMA: emu-mmas.c */
 	C_GEMM,       /* Tx.gemm_async through tcgen05_mma, as written: dst C, src A, src2 B, a C's allocated address,
-	               * value accum= (NULL: False), trans_a, trans_b; emu-gemm.c */
+	               * value accum= (NULL: False), trans_a, trans_b, sf SFA= and SFB= (NULL: none); emu-gemm.c */
 	C_FENCE_ASYNC, /* T.ptx.fence.proxy_async (any space): each thread's generic writes to shared memory so far
 	                * are fenced for the async proxy (emu_proxy_*) */
 	C_FAIL,
@@ -171,6 +171,7 @@ typedef struct CStmt {
 	int tc_shape, tc_num, tc_pack, nregs; /* C_TCGEN05 ld/st: the shape (tcgen05_shapes), num, pack/unpack */
 	bool fork;         /* C_IF: a branch may wait on an mbarrier (emu-fiber.c) */
 	Region src2;       /* C_GEMM: B */
+	Region *sf;        /* C_GEMM: NULL, or SFA and SFB (block-scaled; opt[0], opt[1] their allocated addresses) */
 	bool trans_a, trans_b; /* C_GEMM: transA=, transB= */
 	bool tc_half;      /* C_COPY_ASYNC (tensor memory): rows [0:64] of datapath D against a 64-row .16x*b
 	                    * fragment, by TVM's convention the low half-slab (tcgen05_half_slab) */

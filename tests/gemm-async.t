@@ -215,8 +215,9 @@ chdir $top or die;
     # first keyword at 56 (8 spaces and "Tx.gemm_async(" before them, each
     # operand "X[:, :], " 11 characters); a keyword's value after "name="
     my @want = (
-        "21:56: error: not supported yet: SFA=: the scale factors of a block-scaled gemm_async (tcgen05.mma "
-        . ".kind::mxf8f6f4 and the other block-scaled kinds); txc's tcgen05_mma runs .kind::f16",
+        # SFA= a shared float16 region: its value at 56 + 4
+        "21:60: error: SFA= is a region of uint8 tensor memory: the UE8M0 scale bytes of A (one per row and 32 of "
+        . "K) that tcgen05.mma .kind::mxf8f6f4 reads",
         "22:66: error: not supported yet: cta_group=2: a CTA pair's tcgen05.mma; gemm_async runs cta_group 1",
         "23:23: error: gemm_async's C is a float32 region of tensor memory (the accumulator of tcgen05.mma "
         . ".kind::f16); 'A_s' is float16 in shared memory",

@@ -34,7 +34,20 @@
  * descriptors (T.cuda.tcgen05.encode_matrix_descriptor) and
  * T.ptx.tcgen05.mma, enable_input_d = accum= for the first MMA of each N
  * block, True for the others. Completion is the caller's:
- * T.ptx.tcgen05.commit(mbar) and a wait. */
+ * T.ptx.tcgen05.commit(mbar) and a wait.
+ *
+ * Block-scaled (SFA=, SFB=; doc/tcgen05-mma.md "Block-scaled MMA"): A and
+ * B float8_e4m3fn / float8_e5m2, K-major only, M = 128; one MMA
+ * .kind::mxf8f6f4 per N block and per 32 of K (32 bytes a row: the same
+ * canonical layouts with the K offset counted in bytes). SFA (M x kx)
+ * and SFB (N x kx) are regions of uint8 tensor memory, kx = K/32 (K block
+ * t reads column t of the region) or 1 (every K block reads column 0).
+ * Per MMA, each scale is placed through its layout and replicas: row r of
+ * the block must be in lane 32 q + r % 32 for every quarter q, 32-bit
+ * column c + r / 32, byte id (TCol counts bytes), c and id those of row
+ * 0; the MMA gets scale address (lane 0, column c) from the region's
+ * allocated_addr, and T.cuda.tcgen05.encode_instr_descriptor_block_scaled
+ * is emitted again whenever (a_sf_id, b_sf_id) changes. */
 #include <string.h>
 
 #include "family.h"
@@ -52,13 +65,27 @@ typedef struct Side {
 	int swz;            /* the encoder's swizzle: 0 none, 1 32B, 2 64B, 3 128B */
 	int64_t pitch;      /* the span P, 16 without a swizzle */
 	bool mn;            /* MN-major */
+	int64_t kk;         /* K of one MMA (elements): 16 (.kind::f16) or 32 (.kind::mxf8f6f4) */
+	bool kmajor_only;   /* block-scaled: K-major descriptors only */
 } Side;
+
+/* SFA or SFB (block-scaled): a (rows, kx) region of uint8 tensor memory */
+typedef struct Sf {
+	const char *name;   /* "SFA" or "SFB" */
+	const Value *v;
+	const Buffer *b;
+	Expr *alloc;        /* its allocated_addr */
+	int64_t co[2];      /* the region's first element */
+	int64_t kx;         /* K/32 (a scale per 32 of K) or 1 (one for all of K) */
+} Sf;
 
 typedef struct Mma1 {
 	int64_t col;        /* C's column of the block (the constant part) */
 	int64_t ast, bst;   /* the descriptors' starts (elements, the constant part) */
 	int64_t alb, asb, blb, bsb; /* LBO, SBO (bytes) */
 	bool first;         /* the first MMA of its N block: enable_input_d = accum */
+	int64_t sac, sbc;   /* block-scaled: the scales' 32-bit columns (from their allocated_addr) */
+	int aid, bid;       /* block-scaled: the scale-factor ids (the byte of the scale cells) */
 } Mma1;
 
 typedef struct Gemm {
@@ -69,6 +96,8 @@ typedef struct Gemm {
 	Expr *cdyn;         /* the run-time part of C's column, or NULL */
 	int64_t M, N, K, nn; /* nn: the instruction N */
 	int dt;
+	bool scaled;        /* SFA=/SFB=: .kind::mxf8f6f4.block_scale */
+	Sf sfa, sfb;
 	Mma1 *v;
 	int n;
 } Gemm;
@@ -227,10 +256,10 @@ static bool uoff(const Side *s, int64_t r, int64_t k, int64_t *out)
 /* The canonical layout's byte offset of (r, k) from the start. */
 static int64_t canon(const Side *s, bool mn, int64_t r, int64_t k, int64_t lbo, int64_t sbo)
 {
-	int64_t e = s->eb, P = s->pitch, W = P / e;
+	int64_t e = s->eb, P = s->pitch, W = P / e, kb = k * e; /* kb: the byte along K */
 	if (!mn)
-		return s->swz ? (r >> 3) * sbo + (r & 7) * P + (k >> 3) * 16 + (k & 7) * e
-		              : (r >> 3) * sbo + (r & 7) * 16 + (k >> 3) * lbo + (k & 7) * e;
+		return s->swz ? (r >> 3) * sbo + (r & 7) * P + (kb >> 4) * 16 + (kb & 15)
+		              : (r >> 3) * sbo + (r & 7) * 16 + (kb >> 4) * lbo + (kb & 15);
 	return s->swz ? (r / W) * lbo + (r % W) * e + (k & 7) * P + (k >> 3) * sbo
 	              : (r >> 3) * sbo + (r & 7) * e + (k & 7) * 16 + (k >> 3) * lbo;
 }
@@ -249,7 +278,7 @@ static const char *fit1(const Side *s, bool mn, int64_t r0, int64_t R, int64_t k
 	if (!mn) {
 		if (R > 8 && uoff(s, r0 + 8, k0, &o))
 			*sbo = o - *st;
-		if (!s->swz && uoff(s, r0, k0 + 8, &o))
+		if (!s->swz && uoff(s, r0, k0 + 16 / s->eb, &o))
 			*lbo = o - *st;
 		if (s->swz)
 			*lbo = 16; /* not used (ISA 9.7.16.3.1: "assumed to be 1") */
@@ -266,7 +295,7 @@ static const char *fit1(const Side *s, bool mn, int64_t r0, int64_t R, int64_t k
 	}
 	const char *mode = s->swz ? xprintf("%lld-byte swizzle", (long long)s->pitch) : "no swizzle";
 	for (int64_t r = 0; r < R; r++)
-		for (int64_t k = 0; k < MMA_K; k++) {
+		for (int64_t k = 0; k < s->kk; k++) {
 			if (!uoff(s, r0 + r, k0 + k, &o))
 				return "the layout overflows";
 			int64_t want = *st + canon(s, mn, r, k, *lbo, *sbo);
@@ -289,7 +318,7 @@ static const char *fit(Side *s, int *mn, int64_t r0, int64_t R, int64_t k0, int6
 {
 	const char *w[2] = { NULL, NULL };
 	for (int m = 0; m < 2; m++) {
-		if (*mn >= 0 && *mn != m)
+		if ((*mn >= 0 && *mn != m) || (m && s->kmajor_only))
 			continue;
 		w[m] = fit1(s, m, r0, R, k0, st, lbo, sbo);
 		if (!w[m]) {
@@ -298,9 +327,10 @@ static const char *fit(Side *s, int *mn, int64_t r0, int64_t R, int64_t k0, int6
 			return NULL;
 		}
 	}
-	return xprintf("no shared-memory descriptor reads rows %lld..%lld, K %lld..%lld of %s ('%s'): %s%s%s",
-	               (long long)r0, (long long)(r0 + R - 1), (long long)k0, (long long)(k0 + MMA_K - 1), s->name,
-	               s->b->name, w[0] ? w[0] : "", w[0] && w[1] ? "; " : "", w[1] ? w[1] : "");
+	return xprintf("no shared-memory descriptor reads rows %lld..%lld, K %lld..%lld of %s ('%s'): %s%s%s%s",
+	               (long long)r0, (long long)(r0 + R - 1), (long long)k0, (long long)(k0 + s->kk - 1), s->name,
+	               s->b->name, w[0] ? w[0] : "", w[0] && w[1] ? "; " : "", w[1] ? w[1] : "",
+	               s->kmajor_only ? " (block-scaled: txc plans K-major 8-bit operands only)" : "");
 }
 
 static bool kw_int(const Expr *call, const char *name, int64_t *out)
@@ -318,6 +348,84 @@ static bool kw_bool(const Expr *call, const char *name)
 	return k && (k->value->kind == E_TRUE || (k->value->val && k->value->val->kind == V_BOOL && k->value->val->i));
 }
 
+/* SFA or SFB: the region, its tensor memory and allocated_addr, its
+ * shape: rows x kx, kx = K/32 or 1. */
+static const char *sf_side(Sf *f, const char *name, const Expr *call, int64_t rows, const char *what, int64_t K)
+{
+	memset(f, 0, sizeof *f);
+	f->name = name;
+	Kw *k = call_kw(call, name);
+	const Value *v = k ? k->value->val : NULL;
+	if (!v || v->kind != V_REGION)
+		return xprintf("%s= is a region of tensor memory", name);
+	f->v = v;
+	f->b = v->buffer;
+	if (v->ndim != 2)
+		return xprintf("%s's region has %d dimensions; it is (rows, scales along K)", name, v->ndim);
+	for (int d = 0; d < 2; d++)
+		if (!const_start(v->starts[d], &f->co[d]))
+			return xprintf("not supported yet: a run-time start of %s ('%s')", name, expr_str(v->starts[d]));
+	if (v->extents[0] != rows)
+		return xprintf("%s has %lld rows and %s %lld: one scale per row of %s", name, (long long)v->extents[0],
+		               what, (long long)rows, name[2] == 'A' ? "A" : "B");
+	f->kx = v->extents[1];
+	if (f->kx != K / MMAS_K && f->kx != 1)
+		return xprintf("%s has %lld scales along K; K = %lld takes %lld (one per 32 of K, .scale_vec::1X) or 1 (the "
+		               "same scale for all of K)", name, (long long)f->kx, (long long)K, (long long)(K / MMAS_K));
+	const Buffer *al = f->b;
+	while (al && !al->alloc_addr)
+		al = al->base;
+	if (!al)
+		return xprintf("tensor memory '%s' has no allocated_addr=", f->b->name);
+	f->alloc = al->alloc_addr;
+	return NULL;
+}
+
+/* The scales of rows [r0, r0 + R) for K block j (SFA: rows of A; SFB: of
+ * B): element (r0 + r, j) of the region (j = 0 when kx = 1) must be, by the
+ * layout and its replicas, in lane 32 q + r % 32 of every quarter q,
+ * 32-bit column c + r / 32 (TCol counts the bytes), byte id: the cells
+ * tcgen05.mma .scale_vec::1X reads from the scale address (lane 0, column
+ * c) and the scale-factor id of the instruction descriptor. */
+static const char *sf_at(const Sf *f, int64_t r0, int64_t R, int64_t j, int64_t *col, int *id)
+{
+	const Layout *l = buffer_layout(f->b);
+	int64_t nrep = layout_nreplicas(l);
+	if (nrep < 1)
+		return xprintf("the layout of '%s' overflows", f->b->name);
+	for (int64_t r = 0; r < R; r++) {
+		int64_t x[2] = { f->co[0] + r0 + r, f->co[1] + (f->kx == 1 ? 0 : j) }, a[AX_COUNT];
+		if (!layout_apply_coord(l, f->b->shape, 2, x, a))
+			return xprintf("the layout of '%s' overflows", f->b->name);
+		if (r == 0) {
+			*col = a[AX_TCOL] >> 2;
+			*id = (int)(a[AX_TCOL] & 3);
+		}
+		int64_t wc = *col + r / 32;
+		unsigned seen = 0;
+		for (int64_t q = 0; q < nrep; q++) {
+			int64_t b[AX_COUNT];
+			memcpy(b, a, sizeof b);
+			layout_replica(l, q, b);
+			if (b[AX_TLANE] % 32 == r % 32 && b[AX_TLANE] >= 0 && b[AX_TLANE] < 128 && b[AX_TCOL] == 4 * wc + *id)
+				seen |= 1u << (b[AX_TLANE] / 32);
+		}
+		if (seen != 15) {
+			int q = 0;
+			while (seen >> q & 1)
+				q++;
+			return xprintf("%s: the scale of row %lld for K block %lld (element (%lld, %lld) of '%s') must be in "
+			               "lane %lld, column %lld, byte %d of the tensor memory (row %% 32 in each of the four lane "
+			               "quarters, the scale address's column + row / 32, the scale-factor id of row 0): the "
+			               "layout puts no copy of it in lane %lld there (it is in lane %lld, byte %lld of column %lld)",
+			               f->name, (long long)(r0 + r), (long long)j, (long long)x[0], (long long)x[1], f->b->name,
+			               (long long)(32 * q + r % 32), (long long)wc, *id, (long long)(32 * q + r % 32),
+			               (long long)a[AX_TLANE], (long long)(a[AX_TCOL] & 3), (long long)(a[AX_TCOL] >> 2));
+		}
+	}
+	return NULL;
+}
+
 static const char *plan(Gemm *g, const Expr *call)
 {
 	memset(g, 0, sizeof *g);
@@ -325,13 +433,22 @@ static const char *plan(Gemm *g, const Expr *call)
 	int64_t cg = 1;
 	if (kw_int(call, "cta_group", &cg) && cg != 1)
 		return "not supported yet: cta_group=2";
-	if (call_kw(call, "SFA") || call_kw(call, "SFB"))
-		return "not supported yet: SFA= and SFB=";
+	g->scaled = call_kw(call, "SFA") || call_kw(call, "SFB");
 	const char *why;
 	if ((why = side(&g->A, "A", av, kw_bool(call, "transA"))) || (why = side(&g->B, "B", bv, kw_bool(call, "transB"))))
 		return why;
+	int64_t kk = g->scaled ? MMAS_K : MMA_K;
+	g->A.kk = g->B.kk = kk;
+	g->A.kmajor_only = g->B.kmajor_only = g->scaled;
 	g->dt = g->A.b->dtype;
-	if (g->B.b->dtype != g->dt || mma_itype_code(g->dt) < 0)
+	if (g->scaled) {
+		for (int i = 0; i < 2; i++) {
+			int d = (i ? g->B.b : g->A.b)->dtype;
+			if (d != DT_FP8E4M3 && d != DT_FP8E5M2)
+				return xprintf("%s is %s: a block-scaled gemm_async (.kind::mxf8f6f4) takes float8_e4m3fn or "
+				               "float8_e5m2", i ? "B" : "A", dtypes[d].name);
+		}
+	} else if (g->B.b->dtype != g->dt || mma_itype_code(g->dt) < 0)
 		return xprintf("A is %s and B %s: .kind::f16 takes both float16 or both bfloat16", dtypes[g->dt].name,
 		               dtypes[g->B.b->dtype].name);
 	/* C */
@@ -345,6 +462,9 @@ static const char *plan(Gemm *g, const Expr *call)
 	g->N = cv->extents[1];
 	int64_t am = av->extents[g->A.rdim], ak = av->extents[g->A.kdim];
 	int64_t bn = bv->extents[g->B.rdim], bk = bv->extents[g->B.kdim];
+	if (g->scaled && g->M != 128)
+		return xprintf("C's window has %lld rows: a block-scaled tcgen05.mma with cta_group 1 writes M = 128 rows",
+		               (long long)g->M);
 	if (g->M != 128 && g->M != 64)
 		return xprintf("C's window has %lld rows: tcgen05.mma with cta_group 1 writes M = 128 (data-path layout D) or "
 		               "64 (layout F) rows", (long long)g->M);
@@ -361,20 +481,22 @@ static const char *plan(Gemm *g, const Expr *call)
 	if (ak != bk)
 		return xprintf("A's K is %lld and B's %lld", (long long)ak, (long long)bk);
 	g->K = ak;
-	if (g->K % MMA_K)
-		return xprintf("K = %lld: one tcgen05.mma .kind::f16 takes K = 16, so K is a multiple of 16", (long long)g->K);
+	if (g->K % kk)
+		return xprintf("K = %lld: one tcgen05.mma .kind::%s takes K = %lld, so K is a multiple of %lld",
+		               (long long)g->K, g->scaled ? "mxf8f6f4" : "f16", (long long)kk, (long long)kk);
+	const char *(*shape_invalid)(int, int64_t, int64_t) = g->scaled ? mmas_shape_invalid : mma_shape_invalid;
 	int64_t nn = 0;
 	if (kw_int(call, "mma_n", &nn)) {
 		if (g->N % nn)
 			return xprintf("mma_n=%lld does not divide C's %lld columns", (long long)nn, (long long)g->N);
-		if ((why = mma_shape_invalid(1, g->M, nn)))
+		if ((why = shape_invalid(1, g->M, nn)))
 			return xprintf("mma_n=%lld: %s", (long long)nn, why);
 	} else {
 		for (int64_t n = 256; n > 0 && !nn; n--)
-			if (g->N % n == 0 && !mma_shape_invalid(1, g->M, n))
+			if (g->N % n == 0 && !shape_invalid(1, g->M, n))
 				nn = n;
 		if (!nn)
-			return xprintf("C's %lld columns: %s", (long long)g->N, mma_shape_invalid(1, g->M, g->N));
+			return xprintf("C's %lld columns: %s", (long long)g->N, shape_invalid(1, g->M, g->N));
 	}
 	g->nn = nn;
 	/* C's cells */
@@ -420,11 +542,14 @@ static const char *plan(Gemm *g, const Expr *call)
 	if (!al)
 		return xprintf("tensor memory '%s' has no allocated_addr=", cb->name);
 	g->alloc = al->alloc_addr;
+	if (g->scaled && ((why = sf_side(&g->sfa, "SFA", call, g->M, "C", g->K)) ||
+	                  (why = sf_side(&g->sfb, "SFB", call, g->N, "C's columns", g->K))))
+		return why;
 	/* the MMAs */
 	int amn = -1, bmn = -1;
-	g->v = xalloc(sizeof(Mma1) * (size_t)((g->N / nn) * (g->K / MMA_K)));
+	g->v = xalloc(sizeof(Mma1) * (size_t)((g->N / nn) * (g->K / kk)));
 	for (int64_t j = 0; j < g->N / nn; j++)
-		for (int64_t k = 0; k < g->K; k += MMA_K) {
+		for (int64_t k = 0; k < g->K; k += kk) {
 			Mma1 *m = &g->v[g->n++];
 			m->col = g->col0 + j * nn;
 			m->first = k == 0;
@@ -435,6 +560,9 @@ static const char *plan(Gemm *g, const Expr *call)
 			if ((why = fit(&g->B, &bmn, j * nn, nn, k, &st, &m->blb, &m->bsb)))
 				return why;
 			m->bst = st / g->B.eb;
+			if (g->scaled && ((why = sf_at(&g->sfa, 0, g->M, k / kk, &m->sac, &m->aid)) ||
+			                  (why = sf_at(&g->sfb, j * nn, nn, k / kk, &m->sbc, &m->bid))))
+				return why;
 		}
 	return NULL;
 }
@@ -488,6 +616,33 @@ static Stmt *smem_desc(Pos pos, const char *d, const Side *s, int64_t st, int64_
 	return expr_stmt(pos, ex_call("T.cuda.tcgen05.encode_matrix_descriptor", 5, ea));
 }
 
+/* The instruction descriptor's encoder: .kind::f16, or the block-scaled
+ * one with the scale-factor ids aid, bid. */
+static Expr *idesc_call(const Gemm *g, const char *id, int aid, int bid)
+{
+	Expr *ie = ex_name(id);
+	Expr *ia = ex_call("T.address_of", 1, &ie);
+	Expr *enc = ex_call(g->scaled ? "T.cuda.tcgen05.encode_instr_descriptor_block_scaled"
+	                              : "T.cuda.tcgen05.encode_instr_descriptor", 1, &ia);
+	set_kw(enc, "d_dtype", str("float32"));
+	set_kw(enc, "a_dtype", str(dtypes[g->A.b->dtype].name));
+	set_kw(enc, "b_dtype", str(dtypes[g->B.b->dtype].name));
+	if (g->scaled) {
+		set_kw(enc, "sfa_dtype", str("float8_e8m0fnu"));
+		set_kw(enc, "sfb_dtype", str("float8_e8m0fnu"));
+	}
+	set_kw(enc, "M", ex_int(g->M));
+	set_kw(enc, "N", ex_int(g->nn));
+	set_kw(enc, "K", ex_int(g->scaled ? MMAS_K : MMA_K));
+	set_kw(enc, "trans_a", boolean(g->A.mn));
+	set_kw(enc, "trans_b", boolean(g->B.mn));
+	if (g->scaled) {
+		set_kw(enc, "a_sf_id", ex_int(aid));
+		set_kw(enc, "b_sf_id", ex_int(bid));
+	}
+	return enc;
+}
+
 static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 {
 	(void)va, (void)p;
@@ -496,34 +651,34 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	if (why)
 		return lower_fail(L, o, why);
 	Pos pos = o->stmt->pos;
-	Stmt **v = xalloc(sizeof(Stmt *) * (size_t)(4 + 3 * g.n));
+	Stmt **v = xalloc(sizeof(Stmt *) * (size_t)(4 + 4 * g.n));
 	int nv = 0;
 	const char *id, *ad, *bd;
 	v[nv++] = scalar_decl(L, pos, "mma_idesc", "uint32", &id);
 	v[nv++] = scalar_decl(L, pos, "mma_adesc", "uint64", &ad);
 	v[nv++] = scalar_decl(L, pos, "mma_bdesc", "uint64", &bd);
-	Expr *ie = ex_name(id);
-	Expr *ia = ex_call("T.address_of", 1, &ie);
-	Expr *enc = ex_call("T.cuda.tcgen05.encode_instr_descriptor", 1, &ia);
-	set_kw(enc, "d_dtype", str("float32"));
-	set_kw(enc, "a_dtype", str(dtypes[g.dt].name));
-	set_kw(enc, "b_dtype", str(dtypes[g.dt].name));
-	set_kw(enc, "M", ex_int(g.M));
-	set_kw(enc, "N", ex_int(g.nn));
-	set_kw(enc, "K", ex_int(MMA_K));
-	set_kw(enc, "trans_a", boolean(g.A.mn));
-	set_kw(enc, "trans_b", boolean(g.B.mn));
-	v[nv++] = expr_stmt(pos, enc);
+	if (!g.scaled)
+		v[nv++] = expr_stmt(pos, idesc_call(&g, id, 0, 0));
 	Kw *acc = call_kw(o->call, "accum");
 	for (int i = 0; i < g.n; i++) {
 		const Mma1 *m = &g.v[i];
+		/* block-scaled: the descriptor again whenever the scale-factor ids change */
+		if (g.scaled && (i == 0 || m->aid != g.v[i - 1].aid || m->bid != g.v[i - 1].bid))
+			v[nv++] = expr_stmt(pos, idesc_call(&g, id, m->aid, m->bid));
 		v[nv++] = smem_desc(pos, ad, &g.A, m->ast, m->alb, m->asb);
 		v[nv++] = smem_desc(pos, bd, &g.B, m->bst, m->blb, m->bsb);
 		Expr *col = g.cdyn ? ex_add(ex_int(m->col), g.cdyn) : ex_int(m->col);
 		Expr *ta[3] = { g.alloc, ex_int(g.lane0), col };
 		Expr *en = !m->first ? boolean(true) : acc ? acc->value : boolean(false);
 		Expr *ma[5] = { ex_call("T.cuda.get_tmem_addr", 3, ta), ex_name(ad), ex_name(bd), ex_name(id), en };
-		v[nv++] = expr_stmt(pos, ex_call("T.ptx.tcgen05.mma", 5, ma));
+		Expr *mma = ex_call("T.ptx.tcgen05.mma", 5, ma);
+		if (g.scaled) {
+			Expr *sa[3] = { g.sfa.alloc, ex_int(0), ex_int(m->sac) }, *sb[3] = { g.sfb.alloc, ex_int(0), ex_int(m->sbc) };
+			set_kw(mma, "kind", str("mxf8f6f4"));
+			set_kw(mma, "scale_a", ex_call("T.cuda.get_tmem_addr", 3, sa));
+			set_kw(mma, "scale_b", ex_call("T.cuda.get_tmem_addr", 3, sb));
+		}
+		v[nv++] = expr_stmt(pos, mma);
 	}
 	op_replace(o, v, nv);
 	return 0;
