@@ -32,21 +32,37 @@ void die(const char *fmt, ...)
 	abort();
 }
 
+/* Whether to free the blocks at exit: only where LeakSanitizer looks; an
+ * ordinary run leaves them to the exit (freeing a large arena block by block
+ * took a twentieth of a pass's time). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_FREE_AT_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_FREE_AT_EXIT 1
+#endif
+#endif
+
+/* Blocks come zeroed from calloc and grow with the arena (64 KiB doubling
+ * up to 64 MiB): a large block is fresh zero pages from the system, so
+ * neither it nor what xalloc hands out from it is cleared a second time. */
 void *xalloc(size_t n)
 {
-	static bool registered;
+	static size_t next = 65536;
 	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
 	if (!arena || arena->cap - arena->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-		Block *b = malloc(sizeof *b + cap);
+		size_t cap = n > next ? n : next;
+		Block *b = calloc(1, sizeof *b + cap);
 		if (!b) {
 			fprintf(stderr, "%s: error: out of memory (asked for %zu more bytes)\n", progname, cap);
 			exit(1);
 		}
-		if (!registered) {
+#ifdef ARENA_FREE_AT_EXIT
+		if (!arena)
 			atexit(arena_free_all);
-			registered = true;
-		}
+#endif
+		if (next < ((size_t)64 << 20))
+			next *= 2;
 		b->next = arena;
 		b->used = 0;
 		b->cap = cap;
@@ -54,7 +70,6 @@ void *xalloc(size_t n)
 	}
 	void *p = (char *)arena->data + arena->used;
 	arena->used += n;
-	memset(p, 0, n);
 	return p;
 }
 
