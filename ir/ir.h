@@ -147,6 +147,8 @@ typedef struct Cli {
 	const char *input;    /* NULL: stdin */
 	const char *output;   /* NULL: stdout */
 	bool locations;       /* --locations: print #@ FILE:LINE comments */
+	bool new_stmts;       /* the pass writes statements, which verifying puts in
+	                       * canonical form: run_pass always verifies its output */
 } Cli;
 void cli_parse(Cli *c, int argc, char **argv);
 _Noreturn void cli_usage_error(const Cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -92,12 +92,16 @@ char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
 static char *vxprintf(const char *fmt, va_list ap)
 {
+	char small[256];  /* most strings: formatted once, here, then copied */
 	va_list aq;
 	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt, aq);
+	int n = vsnprintf(small, sizeof small, fmt, aq);
 	va_end(aq);
 	char *p = xalloc((size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	if ((size_t)n < sizeof small)
+		memcpy(p, small, (size_t)n + 1);
+	else
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
 }
 
@@ -196,15 +200,41 @@ void bputc(Buf *b, int c)
 	b->s[b->n] = 0;
 }
 
+/* Appends n bytes of s (no NUL among them): one growth and one copy. */
+static void bputn(Buf *b, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	if (b->n + n >= b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		while (b->n + n >= cap)
+			cap *= 2;
+		b->s = xrealloc(b->s, b->cap, cap);
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+}
+
 void bputs(Buf *b, const char *s)
 {
-	while (*s)
-		bputc(b, *s++);
+	bputn(b, s, strlen(s));
 }
 
 void bprintf(Buf *b, const char *fmt, ...)
 {
+	char small[256];  /* most text: formatted here, not in the arena */
 	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		bputs(b, small);  /* up to a %c of 0, as before */
+		return;
+	}
 	va_start(ap, fmt);
 	char *p = vxprintf(fmt, ap);
 	va_end(ap);

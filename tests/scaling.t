@@ -15,7 +15,7 @@ usertime() {
   local TIMEFORMAT='%3U + %3S' i u
   t=
   for i in 1 2 3; do
-    u=$( { time "$TXC_BIN/$1" "$2" -o "$3" 2>"$TMP/err"; } 2>&1 ); rc=$?
+    u=$( { time "$TXC_BIN/$1" $loc "$2" -o "$3" 2>"$TMP/err"; } 2>&1 ); rc=$?
     [ $rc = 0 ] || return
     u=$(echo "$u" | bc -l)
     if [ -z "$t" ] || [ "$(echo "$u < $t" | bc)" = 1 ]; then t=$u; fi
@@ -27,6 +27,7 @@ for n in $SMALL $LARGE; do
   perl "$TOP/bench/copies.pl" $n >"$TMP/in$n.tx"
   prev=$TMP/in$n.tx
   for p in $progs; do
+    loc=--locations; [ "$p" = txc-cuda ] && loc=   # as the driver runs them
     usertime "$p" "$prev" "$TMP/$p$n.out"
     [ "$rc" = 0 ] || { T[$p$n]=fail; diag <"$TMP/err"; continue; }
     T[$p$n]=$t
