@@ -147,6 +147,8 @@ typedef struct Cli {
 	const char *input;    /* NULL: stdin */
 	const char *output;   /* NULL: stdout */
 	bool locations;       /* --locations: print #@ FILE:LINE comments */
+	bool new_stmts;       /* the pass writes statements, which verifying puts in
+	                       * canonical form: run_pass always verifies its output */
 } Cli;
 void cli_parse(Cli *c, int argc, char **argv);
 _Noreturn void cli_usage_error(const Cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -483,28 +485,28 @@ struct Kw {
 	Pos pos;
 };
 
-struct Expr {
-	enum ExprKind kind;
+struct Expr {      /* fields ordered by size: no padding (2.4 million of them in a long kernel) */
 	Pos pos;
-	int op;
 	int64_t ival;
 	double fval;
 	const char *str;   /* string literal, name, or attribute name */
 	Expr *a, *b, *c;
 	Expr **args;
-	int nargs;
 	Kw *kws;
+	enum ExprKind kind;
+	int op;
+	int nargs;
 	int nkws;
-	bool paren;        /* tuple written in parentheses (printing hint) */
 	int depth;         /* levels of the tree below and including this node */
+	bool paren;        /* tuple written in parentheses (printing hint) */
 	/* set by sema */
-	Value *val;        /* compile-time value, if any */
-	int dtype;         /* dtype of a runtime scalar expression */
-	Var *var;          /* a name: the runtime value it means */
-	int intrin;        /* a call: the builtin it calls (-1: none) */
-	int es;            /* a tile op: its execution scope */
 	bool rebound;      /* a name's first assignment in a kernel, assigned
 	                    * again later in its scope: a mutable variable */
+	int dtype;         /* dtype of a runtime scalar expression */
+	int intrin;        /* a call: the builtin it calls (-1: none) */
+	int es;            /* a tile op: its execution scope */
+	Value *val;        /* compile-time value, if any */
+	Var *var;          /* a name: the runtime value it means */
 };
 
 enum StmtKind {
@@ -626,18 +628,12 @@ enum ValueKind {
 	            * i 1 when txc knows the module but not the name */
 };
 
-struct Value {
-	enum ValueKind kind;
+struct Value {     /* fields ordered by size: no padding */
 	int64_t i;      /* V_INT, V_BOOL; V_STRIDE: the stride */
 	double f;
 	const char *s;  /* V_STR; V_NAMESPACE path */
-	int axis;       /* V_STRIDE */
-	int dtype;      /* V_DTYPE */
-	int intrin;     /* V_FUNC */
 	Value **elts;   /* V_TUPLE; V_SLICE: lo, hi, step; V_DICT: keys */
-	int nelts;
 	Value **vals;   /* V_DICT: values */
-	bool list;      /* V_TUPLE: written as a list */
 	const char *name; /* V_OPAQUE: the name imported from module s */
 	Layout *layout;
 	Buffer *buffer;
@@ -649,7 +645,13 @@ struct Value {
 	                   * display, whose items `**name` writes into a call (a fresh copy each) */
 	Expr **starts;    /* V_REGION: per dimension */
 	int64_t *extents;
+	enum ValueKind kind;
+	int axis;       /* V_STRIDE */
+	int dtype;      /* V_DTYPE */
+	int intrin;     /* V_FUNC */
+	int nelts;
 	int ndim;
+	bool list;      /* V_TUPLE: written as a list */
 };
 
 Value *vint(int64_t i);

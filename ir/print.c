@@ -218,9 +218,18 @@ static void expr(Buf *b, const Expr *e, int min)
 	if (paren)
 		bputc(b, '(');
 	switch (e->kind) {
-	case E_INT:
-		bprintf(b, "%lld", (long long)e->ival);
+	case E_INT: { /* the digits by hand: a long kernel prints millions */
+		char t[24], *q = t + sizeof t;
+		uint64_t u = e->ival < 0 ? -(uint64_t)e->ival : (uint64_t)e->ival;
+		*--q = 0;
+		do
+			*--q = (char)('0' + u % 10);
+		while (u /= 10);
+		if (e->ival < 0)
+			*--q = '-';
+		bputs(b, q);
 		break;
+	}
 	case E_FLOAT:
 		print_float(b, e->fval);
 		break;

@@ -195,21 +195,33 @@ const Intrin intrins[IN_COUNT] = {
 #undef INTRIN
 };
 
+/* The builtins by path, and every proper prefix of a path ("T", "T.cuda"),
+ * in two maps built on the first lookup: a lookup is one hash, not a scan
+ * of the table (it runs for every attribute of every statement). */
+static Map intrin_by_path, intrin_prefixes;
+
+static void intrin_maps(void)
+{
+	if (intrin_by_path.cap)
+		return;
+	for (int i = IN_COUNT - 1; i >= 0; i--) {  /* the first row of a path wins */
+		const char *p = intrins[i].path;
+		map_put(&intrin_by_path, p, (void *)(intptr_t)(i + 1));
+		for (const char *dot = strchr(p, '.'); dot; dot = strchr(dot + 1, '.'))
+			map_put(&intrin_prefixes, xstrndup(p, (size_t)(dot - p)), (void *)1);
+	}
+}
+
 int intrin_lookup(const char *path)
 {
-	for (int i = 0; i < IN_COUNT; i++)
-		if (strcmp(intrins[i].path, path) == 0)
-			return i;
-	return -1;
+	intrin_maps();
+	return (int)(intptr_t)map_get(&intrin_by_path, path) - 1;
 }
 
 bool intrin_is_prefix(const char *path)
 {
-	size_t n = strlen(path);
-	for (int i = 0; i < IN_COUNT; i++)
-		if (strncmp(intrins[i].path, path, n) == 0 && intrins[i].path[n] == '.')
-			return true;
-	return false;
+	intrin_maps();
+	return map_get(&intrin_prefixes, path) != NULL;
 }
 
 /* What `from MODULE import NAME` binds: a namespace path ("T"), a builtin
@@ -634,8 +646,10 @@ static const char *const cuda_reserved[] = {
 
 const char *cuda_name(const char *s)
 {
-	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0;
-	for (int i = 0; !clash && cuda_reserved[i]; i++)
-		clash = strcmp(s, cuda_reserved[i]) == 0;
+	static Map reserved;  /* the words above, a hash away: this runs for every name printed */
+	if (!reserved.cap)
+		for (int i = 0; cuda_reserved[i]; i++)
+			map_put(&reserved, cuda_reserved[i], (void *)1);
+	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0 || map_get(&reserved, s);
 	return clash ? xprintf("%s_", s) : s;
 }

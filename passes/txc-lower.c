@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 		                    "its layout gives, aligned to its access (report on stderr)", NULL, &lower.verify },
 		{ 0 },
 	};
-	Cli c = { .prog = "txc-lower", .opts = opts,
+	Cli c = { .prog = "txc-lower", .opts = opts, .new_stmts = true,
 	          .summary = "Replaces every dispatched tile op by per-thread code: loops, T.pointer_offset, T.cuda.copy_bytes." };
 	cli_parse(&c, argc, argv);
 	int rc = run_pass(&c, TG_ANY, pass);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The pass chain grows linearly with the kernel (issue 13, item 4): each
+# program on a kernel of 4000 tile copies (bench/copies.pl) must take less
+# than 6 times its CPU time (user and system) on one of 1000 copies, both
+# measured here in the same run (the least of 3 runs each: the machine may
+# be shared). Linear work gives 4 (3.9-4.3 measured on a loaded machine);
+# work quadratic in the statements, names or plans gives up to 16, and
+# fails here once it is about a third of the time at 4000 copies (a walk
+# over every name at every definition, tried: 5.7x-6.2x). No absolute time
+# bound: only the ratio.
+. "$(dirname "$0")/lib.sh"
+progs="txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower txc-cuda"
+SMALL=1000 LARGE=4000 LIMIT=6
+
+# usertime PROG IN OUT: the least CPU seconds of 3 runs, in $t; $rc. User
+# and system time together: a virtual machine splits them by sampling.
+usertime() {
+  local TIMEFORMAT='%3U + %3S' i u
+  t=
+  for i in 1 2 3; do
+    u=$( { time "$TXC_BIN/$1" $loc "$2" -o "$3" 2>"$TMP/err"; } 2>&1 ); rc=$?
+    [ $rc = 0 ] || return
+    u=$(echo "$u" | bc -l)
+    if [ -z "$t" ] || [ "$(echo "$u < $t" | bc)" = 1 ]; then t=$u; fi
+  done
+}
+
+declare -A T
+for n in $SMALL $LARGE; do
+  perl "$TOP/bench/copies.pl" $n >"$TMP/in$n.tx"
+  prev=$TMP/in$n.tx
+  for p in $progs; do
+    loc=--locations; [ "$p" = txc-cuda ] && loc=   # as the driver runs them
+    usertime "$p" "$prev" "$TMP/$p$n.out"
+    [ "$rc" = 0 ] || { T[$p$n]=fail; diag <"$TMP/err"; continue; }
+    T[$p$n]=$t
+    prev=$TMP/$p$n.out
+  done
+done
+
+# Each lowered copy is one loop of 16-byte copies, and each region its own.
+n=$(grep -c 'T.cuda.copy_bytes' "$TMP/txc-lower$LARGE.out")
+check "$LARGE copies lowered to $((2 * LARGE)) copy_bytes loops (got $n)" [ "$n" = $((2 * LARGE)) ]
+
+for p in $progs; do
+  s=${T[$p$SMALL]} l=${T[$p$LARGE]}
+  if [ "$s" = fail ] || [ "$l" = fail ]; then
+    not_ok "$p: runs on $SMALL and $LARGE copies"; continue
+  fi
+  # a floor of 10 ms under the small time: below it the clock's grain decides
+  base=$(echo "if ($s < 0.01) 0.01 else $s" | bc -l)
+  r=$(printf '%.1f' "$(echo "$l / $base" | bc -l)")
+  if [ "$(echo "$l < $LIMIT * $base" | bc -l)" = 1 ]; then
+    ok "$p: $LARGE copies take ${r}x the time of $SMALL (${s}s, ${l}s; limit ${LIMIT}x)"
+  else
+    not_ok "$p: $LARGE copies take ${r}x the time of $SMALL (${s}s, ${l}s), over ${LIMIT}x: work grows faster than the kernel"
+  fi
+done
+done_testing
