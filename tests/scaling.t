@@ -12,7 +12,8 @@
 progs="txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower txc-cuda"
 SMALL=1000 LARGE=4000 LIMIT=6
 
-# usertime PROG IN OUT: the least CPU seconds of 3 runs, in $t; $rc. User
+# usertime PROG IN OUT: the least CPU seconds of 3 runs, in $t; $rc (awk, not bc:
+# CI installs no bc). User
 # and system time together: a virtual machine splits them by sampling.
 usertime() {
   local TIMEFORMAT='%3U + %3S' i u
@@ -20,8 +21,8 @@ usertime() {
   for i in 1 2 3; do
     u=$( { time "$TXC_BIN/$1" $loc "$2" -o "$3" 2>"$TMP/err"; } 2>&1 ); rc=$?
     [ $rc = 0 ] || return
-    u=$(echo "$u" | bc -l)
-    if [ -z "$t" ] || [ "$(echo "$u < $t" | bc)" = 1 ]; then t=$u; fi
+    u=$(awk -v e="$u" 'BEGIN { split(e, a, " [+] "); printf "%.3f", a[1] + a[2] }')
+    if [ -z "$t" ] || awk -v u="$u" -v t="$t" 'BEGIN { exit !(u < t) }'; then t=$u; fi
   done
 }
 
@@ -48,9 +49,9 @@ for p in $progs; do
     not_ok "$p: runs on $SMALL and $LARGE copies"; continue
   fi
   # a floor of 10 ms under the small time: below it the clock's grain decides
-  base=$(echo "if ($s < 0.01) 0.01 else $s" | bc -l)
-  r=$(printf '%.1f' "$(echo "$l / $base" | bc -l)")
-  if [ "$(echo "$l < $LIMIT * $base" | bc -l)" = 1 ]; then
+  base=$(awk -v s="$s" 'BEGIN { printf "%.3f", s < 0.01 ? 0.01 : s }')
+  r=$(awk -v l="$l" -v b="$base" 'BEGIN { printf "%.1f", l / b }')
+  if awk -v l="$l" -v b="$base" -v k="$LIMIT" 'BEGIN { exit !(l < k * b) }'; then
     ok "$p: $LARGE copies take ${r}x the time of $SMALL (${s}s, ${l}s; limit ${LIMIT}x)"
   else
     not_ok "$p: $LARGE copies take ${r}x the time of $SMALL (${s}s, ${l}s), over ${LIMIT}x: work grows faster than the kernel"
