@@ -6,6 +6,11 @@
 #   txc_paths()              ($top, $bin, $tmp) of the test calling it
 #   have_nvcc()              nvcc is on PATH or in /usr/local/cuda/bin (added to PATH)
 #   enc16(V, DTYPE)          the float16 / bfloat16 bits of a small integer V (|V| < 256)
+#   mma_image(NW, DTYPE, [MATRIX, AT]...)
+#                            NW 32-bit words of shared memory (0xFF elsewhere) holding
+#                            each matrix of small integers (rows of K) as 16-bit
+#                            elements, (r, k) at byte AT->(r, k); returns the number
+#                            of clashes (a byte used twice or past the end) and the bytes
 #   emu_errors(BIN, TMP, FILE, [KERNEL, WANT]...)
 #                            one test per planted bug: txc-emu --kernel
 #                            KERNEL FILE exits 1, prints nothing on stdout,
@@ -60,5 +65,24 @@ sub enc16 {
     my ($s, $a, $e) = ($v < 0 ? 1 : 0, abs $v, 0);
     $e++ while (1 << ($e + 1)) <= $a;
     return ($s << 15) | (($e + 15) << 10) | (($a - (1 << $e)) * (1 << (10 - $e)));
+}
+
+sub mma_image {
+    my ($nw, $dt, @ops) = @_;
+    my @img = (0xFF) x (4 * $nw);
+    my (%used, $clash);
+    $clash = 0;
+    for my $op (@ops) {
+        my ($mat, $at) = @$op;
+        for my $r (0 .. $#$mat) {
+            for my $k (0 .. $#{ $mat->[$r] }) {
+                my $a = $at->($r, $k);
+                $clash++ if $used{$a}++ || $a + 1 >= 4 * $nw;
+                my $h = enc16($mat->[$r][$k], $dt);
+                @img[$a, $a + 1] = ($h & 0xFF, $h >> 8);
+            }
+        }
+    }
+    return ($clash, pack("C*", @img));
 }
 1;

@@ -52,22 +52,10 @@ for my $i (0 .. $#cases) {
                        $c->{swap} ? " (LBO and SBO swapped: planted)" : "");
     my @A = map { [map { rnd() } 1 .. $K] } 1 .. $c->{m};
     my @B = map { [map { rnd() } 1 .. $K] } 1 .. $c->{n};
-    my @img = (0xFF) x (4 * $c->{nw});
-    my %used;
-    my $clash = 0;
-    for my $op ([\@A, $c->{a}], [\@B, $c->{b}]) {
-        my ($mat, $o) = @$op;
-        for my $r (0 .. $#$mat) {
-            for my $k (0 .. $K - 1) {
-                my $at = mn_byte($c, $o, $r, $k);
-                $clash++ if $used{$at}++ || $at + 1 >= 4 * $c->{nw};
-                my $h = enc16($mat->[$r][$k], $c->{dt});
-                @img[$at, $at + 1] = ($h & 0xFF, $h >> 8);
-            }
-        }
-    }
+    my ($clash, $img) = mma_image($c->{nw}, $c->{dt}, [\@A, sub { mn_byte($c, $c->{a}, @_) }],
+                                  [\@B, sub { mn_byte($c, $c->{b}, @_) }]);
     ok(!$clash, "$name: A and B take distinct bytes of S");
-    npy_put("$tmp/img.npy", "<u4", [$c->{nw}], pack("C*", @img));
+    npy_put("$tmp/img.npy", "<u4", [$c->{nw}], $img);
     unlink "$tmp/t.npy", "$tmp/i.npy";
     my $rc = system("'$bin/txc-emu' --kernel k$i --in Img='$tmp/img.npy' --out I='$tmp/i.npy' --tmem-out '$tmp/t.npy' "
                     . "'$src' >'$tmp/out' 2>'$tmp/err'");
