@@ -432,4 +432,36 @@ END
     }
 }
 
+# TVM's test_gemm_tcgen05_cta_group_1_layout_f_m64 as written (tests/tvm/
+# gemm_tcgen05_layout_f_m64.tx): C (64 x 64) = A (64 x 64) @ B (64 x 64)^T,
+# through data-path layout F and the .16x256b read-back. Exact.
+{
+    my $f = "$top/tests/tvm/gemm_tcgen05_layout_f_m64.tx";
+    my @a = map { (($_ * 11) % 9) - 4 } 0 .. 4095;
+    my @b = map { (($_ * 3) % 7) - 3 } 0 .. 4095;
+    npy_put("$tmp/fa.npy", "<f2", [64, 64], pack("v*", map { enc16($_, "float16") } @a));
+    npy_put("$tmp/fb.npy", "<f2", [64, 64], pack("v*", map { enc16($_, "float16") } @b));
+    my @want;
+    for my $m (0 .. 63) {
+        for my $n (0 .. 63) {
+            my $s = 0;
+            $s += $a[$m * 64 + $_] * $b[$n * 64 + $_] for 0 .. 63;
+            $want[$m * 64 + $n] = $s;
+        }
+    }
+    my $rc = system("'$bin/txc' --arch=sm_100a --emit=ir '$f' -o '$tmp/f64.ir' 2>'$tmp/err'");
+    ok($rc == 0, "TVM's layout_f_m64 test kernel: lowers", slurp("$tmp/err"));
+    for my $run (["as written", $f], ["lowered", "$tmp/f64.ir"]) {
+        next if $rc && $run->[0] eq "lowered";
+        my $r = system("'$bin/txc-emu' --in A='$tmp/fa.npy' --in B='$tmp/fb.npy' --out C='$tmp/fc.npy' "
+                       . "'$run->[1]' >'$tmp/out' 2>'$tmp/err'");
+        next unless ok($r == 0, "TVM's layout_f_m64 test kernel, $run->[0]: runs", slurp("$tmp/err"));
+        my (undef, $d) = npy_get("$tmp/fc.npy");
+        my @got = unpack("f<*", $d);
+        my @bad = grep { $got[$_] != $want[$_] } 0 .. $#want;
+        ok(@got == @want && !@bad, "TVM's layout_f_m64 test kernel, $run->[0]: C = A @ B^T",
+           map { "C[" . int($_ / 64) . ", " . $_ % 64 . "] = $got[$_], want $want[$_]" } @bad[0 .. ($#bad < 3 ? $#bad : 3)]);
+    }
+}
+
 done();
