@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ir.h"
@@ -39,6 +42,7 @@ struct proc {
 	size_t stage;
 	bool copier, killed, done;
 	int status;
+	double start, wall, cpu; /* --time-passes: seconds */
 };
 
 static struct stage stages[MAXSTAGES];
@@ -62,6 +66,10 @@ static bool explain;
 static Output outfile, objfile;
 static int outfd = 1;
 static bool verbose;
+static bool timepasses;
+static double nvccwall = -1, nvcccpu, t0; /* --time-passes */
+static double now(void);
+static double childcpu(void);
 
 static const int caught[] = {SIGHUP, SIGINT, SIGTERM};
 static bool iscaught[LEN(caught)];
@@ -115,6 +123,7 @@ usage(void)
 	       "  --stop-after=PASS  run the passes up to and including PASS\n"
 	       "  --dump-dir=DIR     also write the output of each pass to DIR/NN-PASS.tx\n"
 	       "  -v                 print the equivalent shell pipeline to standard error\n"
+	       "  --time-passes      print each stage's wall and CPU time to standard error\n"
 	       "  --help             print this help\n\n"
 	       "passes:\n");
 	for (size_t i = 0; i < nstages; ++i)
@@ -198,6 +207,8 @@ parseargs(int argc, char *argv[])
 			exit(0);
 		} else if (strcmp(arg, "-v") == 0) {
 			verbose = true;
+		} else if (strcmp(arg, "--time-passes") == 0) {
+			timepasses = true;
 		} else if ((val = optval(argv, &i, "-o"))) {
 			outpath = strcmp(val, "-") == 0 ? NULL : val;
 		} else if ((val = optval(argv, &i, "--stop-after"))) {
@@ -318,13 +329,19 @@ runnvcc(void)
 		}
 		fputc('\n', stderr);
 	}
+	double start = now(), cpu0 = childcpu();
 	pid_t pid = fork();
 	if (pid == 0) {
 		execvp(argv[0], (char *const *)argv);
 		errf("cannot run '%s': %s", argv[0], strerror(errno));
 		_exit(1);
 	}
-	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	bool waited = pid > 0 && waitpid(pid, &status, 0) == pid;
+	if (waited) {
+		nvccwall = now() - start;
+		nvcccpu = childcpu() - cpu0;
+	}
+	if (waited && WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		rc = copyout() ? 0 : 1;
 	else if (pid > 0)
 		errf("nvcc failed on the CUDA that txc-cuda wrote (kept in '%s')", cutmp);
@@ -542,6 +559,51 @@ execstage(size_t i, int in, int out)
 	_exit(1);
 }
 
+/* --time-passes: a monotonic clock, and the CPU seconds (user and system)
+ * of the children reaped so far (RUSAGE_CHILDREN: the difference around
+ * one wait is that child's). */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double
+childcpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+/* Each stage's wall time (start to exit: the stages run at once, so they
+ * overlap) and CPU time, in milliseconds, and the driver's whole time. */
+static void
+printtimes(void)
+{
+	double cpu = 0;
+
+	fprintf(stderr, "txc: time per stage in ms (the passes run at once, joined by pipes: wall is each one's "
+	        "start to exit)\n  %-12s %9s %9s\n", "stage", "wall", "cpu");
+	for (size_t i = 0; i < nprocs; ++i) {
+		const struct proc *p = &procs[i];
+		if (p->copier)
+			continue;
+		fprintf(stderr, "  %-12s %9.2f %9.2f\n", stages[p->stage].pass, p->wall * 1e3, p->cpu * 1e3);
+		cpu += p->cpu;
+	}
+	if (nvccwall >= 0) {
+		fprintf(stderr, "  %-12s %9.2f %9.2f\n", "nvcc", nvccwall * 1e3, nvcccpu * 1e3);
+		cpu += nvcccpu;
+	}
+	fprintf(stderr, "  %-12s %9.2f %9.2f\n", "total", (now() - t0) * 1e3, cpu * 1e3);
+}
+
 /* Starts the processes in pipeline order. At each fork the driver holds at
  * most three pipe ends: the child's input, its output, and the read end of
  * its output, which the child closes. */
@@ -562,6 +624,7 @@ spawn(void)
 			errf("pipe: %s", strerror(errno));
 			break;
 		}
+		p->start = now();
 		p->pid = fork();
 		if (p->pid < 0) {
 			errf("fork: %s", strerror(errno));
@@ -625,7 +688,9 @@ reap(void)
 	pid_t pid;
 
 	for (size_t left = nprocs; left > 0;) {
+		double cpu0 = childcpu();
 		pid = wait(&status);
+		double end = now(), cpu = childcpu() - cpu0;
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -637,6 +702,8 @@ reap(void)
 				continue;
 			procs[i].done = true;
 			procs[i].status = status;
+			procs[i].wall = end - procs[i].start;
+			procs[i].cpu = cpu;
 			--left;
 			if (!stopping && failed(&procs[i])) {
 				stopping = true;
@@ -765,6 +832,7 @@ main(int argc, char *argv[])
 {
 	int rc;
 
+	t0 = now();
 	loadpipeline();
 	parseargs(argc, argv);
 	catchsignals();
@@ -773,6 +841,8 @@ main(int argc, char *argv[])
 		rc = runnvcc();
 	if (objfile.name)
 		rc = closeout(&objfile, rc == 0 && !interrupted, rc);
+	if (timepasses && !interrupted)
+		printtimes();
 	if (workdir)
 		rmdir(workdir);
 	free(archopt);

@@ -253,4 +253,21 @@ txc --arch=sm_75 in.tx
 check 'an unknown --arch exits 2' expect 2
 txc --emit=cubin in.tx
 check '--emit=cubin without -o exits 2' expect 2
+# --time-passes: a line per stage with its wall and CPU milliseconds, then
+# the total, on stderr; the output is unchanged. A stage that sleeps 0.3 s
+# shows it in its wall time, not in its CPU time.
+stage txc-align 'sleep 0.3; exec cat'
+txc in.tx
+cp out plain.out
+txc --time-passes in.tx
+check '--time-passes: runs' expect 0
+check '--time-passes: the output is unchanged' cmp -s out plain.out
+check '--time-passes: a header, then stage / wall / cpu columns' eval \
+  '[ "$(sed -n 2p err | awk "{print \$1, \$2, \$3}")" = "stage wall cpu" ] && grep -q "^txc: time per stage in ms" err'
+check '--time-passes: one line per pass in order, then the total' eval \
+  '[ "$(sed -n "3,\$p" err | awk "\$2 ~ /^[0-9]+[.][0-9][0-9]\$/ && \$3 ~ /^[0-9]+[.][0-9][0-9]\$/ {print \$1}" | tr "\n" " ")" = "parse align vectorize partition dispatch lower cuda total " ]'
+check '--time-passes: the sleeping stage has 300 ms or more of wall time and less than 100 ms of CPU' \
+  awk '$1 == "align" { found = 1; ok = $2 >= 300 && $3 < 100 } END { exit !(found && ok) }' err
+check '--time-passes: the total wall time covers it' awk '$1 == "total" { exit !($2 >= 300) }' err
+stage txc-align 'exec cat'
 done_testing
