@@ -648,6 +648,28 @@ static void idesc_place(Sema *S, Expr *e)
 		         "memory", fn_name(e), b->name, scopes[buffer_root(b)->scope].name);
 }
 
+/* An instruction-descriptor encoder's n_cta_groups, M, N and K against
+ * the kind's shapes (invalid: its table's check; kind and kkind name it in
+ * the two messages); false when n_cta_groups
+ * is wrong (nothing more is checked). */
+static bool idesc_shape(Sema *S, Args *a, const char *(*invalid)(int, int64_t, int64_t), const char *kind,
+                        const char *kkind, int64_t k)
+{
+	Kw *gk = kwarg(a, "n_cta_groups");
+	int64_t cg = gk ? gk->value->val->i : 1;
+	if (cg != 1 && cg != 2) {
+		error_at(S->d, gk->value->pos, "n_cta_groups is 1 or 2, not %lld", (long long)cg);
+		return false;
+	}
+	Kw *mk = kwarg(a, "M"), *nk = kwarg(a, "N"), *kk = kwarg(a, "K");
+	const char *bad = invalid((int)cg, mk->value->val->i, nk->value->val->i);
+	if (bad)
+		error_at(S->d, bad[0] == 'M' ? mk->value->pos : nk->value->pos, "%s shape: %s (PTX ISA Table 39)", kind, bad);
+	if (kk->value->val->i != k)
+		error_at(S->d, kk->value->pos, "K is %lld for %s, not %lld", (long long)k, kkind, (long long)kk->value->val->i);
+	return true;
+}
+
 /* T.cuda.tcgen05.encode_instr_descriptor(desc, d_dtype=, a_dtype=,
  * b_dtype=, M=, N=, K=, trans_a=, trans_b=, n_cta_groups=, neg_a=,
  * neg_b=, sat_d=, is_sparse=): TVM's builtin, for dense .kind::f16 with D
@@ -670,20 +692,8 @@ static void idesc_operands(Sema *S, Expr *e, Args *a)
 	else if (at != bt)
 		error_at(S->d, bk->value->pos, "b_dtype \"%s\" differs from a_dtype \"%s\": txc requires A and B of one type",
 		         bk->value->val->s, ak->value->val->s);
-	Kw *gk = kwarg(a, "n_cta_groups");
-	int64_t cg = gk ? gk->value->val->i : 1;
-	if (cg != 1 && cg != 2) {
-		error_at(S->d, gk->value->pos, "n_cta_groups is 1 or 2, not %lld", (long long)cg);
+	if (!idesc_shape(S, a, mma_shape_invalid, "tcgen05.mma .kind::f16", "tcgen05.mma .kind::f16", MMA_K))
 		return;
-	}
-	Kw *mk = kwarg(a, "M"), *nk = kwarg(a, "N"), *kk = kwarg(a, "K");
-	const char *bad = mma_shape_invalid((int)cg, mk->value->val->i, nk->value->val->i);
-	if (bad)
-		error_at(S->d, bad[0] == 'M' ? mk->value->pos : nk->value->pos, "tcgen05.mma .kind::f16 shape: %s (PTX ISA "
-		         "Table 39)", bad);
-	if (kk->value->val->i != MMA_K)
-		error_at(S->d, kk->value->pos, "K is %d for tcgen05.mma .kind::f16, not %lld", MMA_K,
-		         (long long)kk->value->val->i);
 	static const char *const off_only[] = { "sat_d", "is_sparse" };
 	for (int i = 0; i < 2; i++) {
 		Kw *k = kwarg(a, off_only[i]);
@@ -727,20 +737,9 @@ static void idescs_operands(Sema *S, Expr *e, Args *a)
 			         "InstrDescriptor: \"Major value of 1 is only valid for E4M3, E5M2, ...\")", tr[i], ab[i],
 			         fmt[i]->name);
 	}
-	Kw *gk = kwarg(a, "n_cta_groups");
-	int64_t cg = gk ? gk->value->val->i : 1;
-	if (cg != 1 && cg != 2) {
-		error_at(S->d, gk->value->pos, "n_cta_groups is 1 or 2, not %lld", (long long)cg);
+	if (!idesc_shape(S, a, mmas_shape_invalid, "block-scaled tcgen05.mma .kind::mxf8f6f4",
+	                 "a dense tcgen05.mma .kind::mxf8f6f4", MMAS_K))
 		return;
-	}
-	Kw *mk = kwarg(a, "M"), *nk = kwarg(a, "N"), *kk = kwarg(a, "K");
-	const char *bad = mmas_shape_invalid((int)cg, mk->value->val->i, nk->value->val->i);
-	if (bad)
-		error_at(S->d, bad[0] == 'M' ? mk->value->pos : nk->value->pos, "block-scaled tcgen05.mma .kind::mxf8f6f4 "
-		         "shape: %s (PTX ISA Table 39)", bad);
-	if (kk->value->val->i != MMAS_K)
-		error_at(S->d, kk->value->pos, "K is %d for a dense tcgen05.mma .kind::mxf8f6f4, not %lld", MMAS_K,
-		         (long long)kk->value->val->i);
 	Kw *sp = kwarg(a, "is_sparse");
 	if (sp && sp->value->val->i)
 		error_at(S->d, sp->value->pos, "is_sparse=True: txc emits dense tcgen05.mma only");
