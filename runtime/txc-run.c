@@ -161,6 +161,7 @@ typedef struct Arg {
 	unsigned char *init, *ref, *got;
 	CUdeviceptr dev;
 	const char *in, *out; /* --in and --out files */
+	int expect;           /* --expect: the buffer whose initial data this one must end with, or -1 */
 } Arg;
 
 /* What the GPU holds, released by gpu_close on every way out. */
@@ -603,6 +604,8 @@ static void show_mismatch(Buf *s, const Arg *a, int64_t flat, int64_t off)
 static int64_t compare(const Arg *a, Buf *shown, int *nshown)
 {
 	int64_t bad = 0;
+	if (memcmp(a->got, a->ref, a->bytes) == 0) /* the common case, fast at 4 GiB */
+		return 0;
 	for (int64_t k = 0; k < a->numel; k++) {
 		int64_t off;
 		if (!elem_offset(a, k, &off))
@@ -629,6 +632,48 @@ static int64_t compare(const Arg *a, Buf *shown, int *nshown)
 		}
 	}
 	return bad;
+}
+
+/* The buffer parameter called `name`, for option `opt` NAME=VALUE; exits 1
+ * naming the kernel's buffers when there is none. */
+static int find_arg(const Func *f, const Arg *args, const char *name, const char *opt, const char *n, const char *v)
+{
+	Buf names = { 0 };
+	for (int i = 0; i < f->nparams; i++) {
+		if (strcmp(args[i].b->name, name) == 0)
+			return i;
+		bprintf(&names, "%s%s", i ? ", " : "", args[i].b->name);
+	}
+	error("%s %s=%s: kernel '%s' has no buffer '%s' (its buffers: %s)", opt, n, v, f->name, name,
+	      names.n ? names.s : "none");
+	fail(1);
+}
+
+/* --expect DST=SRC: the reference of DST is SRC's initial data, element by
+ * element (through each one's layout; holes keep DST's own data). */
+static void expected_copy(Arg *dst, const Arg *src)
+{
+	if (!dst->b->layout && !src->b->layout) {
+		memcpy(dst->ref, src->init, dst->bytes);
+		return;
+	}
+	for (int64_t k = 0; k < dst->numel; k++) {
+		int64_t d, s;
+		if (!elem_offset(dst, k, &d) || !elem_offset(src, k, &s))
+			die("element %" PRId64 " of '%s' or '%s' has no storage", k, dst->b->name, src->b->name);
+		memcpy(dst->ref + d * dst->esize, src->init + s * src->esize, dst->esize);
+	}
+}
+
+/* Buffers whose storage holds the same elements in the same places. */
+static bool same_storage(const Buffer *a, const Buffer *b)
+{
+	if (a->dtype != b->dtype || a->ndim != b->ndim || !!a->layout != !!b->layout)
+		return false;
+	for (int d = 0; d < a->ndim; d++)
+		if (a->shape[d] != b->shape[d])
+			return false;
+	return !a->layout || strcmp(layout_str(layout_canonical(a->layout)), layout_str(layout_canonical(b->layout))) == 0;
 }
 
 /* ---- timing ------------------------------------------------------------ */
@@ -700,6 +745,9 @@ static float timed(const Launch *l, const CUdeviceptr *copy, size_t bytes)
 	return ms;
 }
 
+/* The kernel's launches and cuMemcpyDtoD of the largest buffer's bytes, N
+ * of each, taken in turns (kernel, copy, kernel, copy, ...) so that clocks
+ * and temperature drift alike for both; the medians are compared. */
 static void time_kernel(const Launch *l, const char *name, Arg *args, int nargs, int reps)
 {
 	size_t total = 0;
@@ -709,44 +757,46 @@ static void time_kernel(const Launch *l, const char *name, Arg *args, int nargs,
 		if (args[i].bytes > big->bytes)
 			big = &args[i];
 	}
-	float *t = xalloc(sizeof *t * (size_t)reps);
+	float *t = xalloc(sizeof *t * (size_t)reps), *tc = xalloc(sizeof *tc * (size_t)reps);
 	CU(cuEventCreate, (&gpu.ev[0], CU_EVENT_DEFAULT));
 	CU(cuEventCreate, (&gpu.ev[1], CU_EVENT_DEFAULT));
-	for (int i = 0; i < WARMUP; i++)
+	CUdeviceptr copy[2] = { 0, big->dev };
+	if (nargs) {
+		CU(cuMemAlloc_v2, (&gpu.scratch, big->bytes));
+		copy[0] = gpu.scratch;
+		CU(cuMemsetD8_v2, (gpu.scratch, 0, big->bytes));
+	}
+	for (int i = 0; i < WARMUP; i++) {
 		launch(l);
+		if (nargs)
+			CU(cuMemcpyDtoD_v2, (copy[0], copy[1], big->bytes));
+	}
 	CU(cuCtxSynchronize, ());
-	for (int i = 0; i < reps; i++)
+	for (int i = 0; i < reps; i++) {
 		t[i] = timed(l, NULL, 0);
+		if (nargs)
+			tc[i] = timed(NULL, copy, big->bytes);
+	}
 	CU(cuCtxSynchronize, ());
 	double us = 1e3 * median(t, reps);
 	if (nargs == 0) {
 		printf("time kernel %s: median %.*f us over %d launches\n", name, us < 10 ? 2 : 1, us, reps);
 		return;
 	}
-
-	CUdeviceptr copy[2] = { 0, big->dev };
-	CU(cuMemAlloc_v2, (&gpu.scratch, big->bytes));
-	copy[0] = gpu.scratch;
-	CU(cuMemsetD8_v2, (gpu.scratch, 0, big->bytes));
-	for (int i = 0; i < WARMUP; i++)
-		CU(cuMemcpyDtoD_v2, (copy[0], copy[1], big->bytes));
-	CU(cuCtxSynchronize, ());
-	for (int i = 0; i < reps; i++)
-		t[i] = timed(NULL, copy, big->bytes);
-	double copy_us = 1e3 * median(t, reps);
-
+	double copy_us = 1e3 * median(tc, reps);
 	double bw = us > 0 ? (double)total / us * 1e-3 : 0;                    /* GB/s */
 	double copy_bw = copy_us > 0 ? 2.0 * (double)big->bytes / copy_us * 1e-3 : 0;
-	printf("time kernel %s: median %.*f us over %d launches, %.0f GB/s; cuMemcpyDtoD %.0f GB/s; ratio %.2f\n",
+	printf("time kernel %s: median %.*f us over %d launches, %.0f GB/s; cuMemcpyDtoD %.0f GB/s; ratio %.3f\n",
 	       name, us < 10 ? 2 : 1, us, reps, bw, copy_bw, copy_bw > 0 ? bw / copy_bw : 0);
 }
 
 /* ---- the command line -------------------------------------------------- */
 
-typedef struct Pair { const char *name, *file; bool out; } Pair;
+/* --in NAME=FILE, --out NAME=FILE, --expect DST=SRC (file: SRC's name) */
+typedef struct Pair { const char *name, *file; char kind; } Pair;
 
-/* --in, --out, --arg and --time are taken out of argv before cli_parse: the first
- * two may be repeated, and --time has an optional count. */
+/* --in, --out, --expect, --arg and --time are taken out of argv before
+ * cli_parse: the first four may be repeated, and --time has an optional count. */
 static int take_options(Cli *c, int argc, char **argv, Pair **pairs, int *npairs, int *reps, char ***scalars,
                         int *nscalars)
 {
@@ -760,6 +810,7 @@ static int take_options(Cli *c, int argc, char **argv, Pair **pairs, int *npairs
 		}
 		bool in = strncmp(a, "--in", 4) == 0 && (a[4] == 0 || a[4] == '=');
 		bool out = strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '=');
+		bool exp = strncmp(a, "--expect", 8) == 0 && (a[8] == 0 || a[8] == '=');
 		if (strncmp(a, "--arg", 5) == 0 && (a[5] == 0 || a[5] == '=')) {
 			char *v = a[5] ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
 			if (!v)
@@ -767,16 +818,17 @@ static int take_options(Cli *c, int argc, char **argv, Pair **pairs, int *npairs
 			vpush(*scalars, *nscalars, v);
 			continue;
 		}
-		if (in || out) {
-			const char *opt = in ? "--in" : "--out";
+		if (in || out || exp) {
+			const char *opt = in ? "--in" : out ? "--out" : "--expect";
+			const char *form = exp ? "DST=SRC" : "NAME=FILE.npy";
 			char *eq = strchr(a, '=');
 			const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!v)
-				cli_usage_error(c, "option '%s' needs a value (NAME=FILE.npy)", opt);
+				cli_usage_error(c, "option '%s' needs a value (%s)", opt, form);
 			const char *sep = strchr(v, '=');
 			if (!sep || sep == v || !sep[1])
-				cli_usage_error(c, "option '%s' needs NAME=FILE.npy, not '%s'", opt, v);
-			Pair p = { xstrndup(v, (size_t)(sep - v)), sep + 1, out };
+				cli_usage_error(c, "option '%s' needs %s, not '%s'", opt, form, v);
+			Pair p = { xstrndup(v, (size_t)(sep - v)), sep + 1, in ? 'i' : out ? 'o' : 'e' };
 			vpush(*pairs, *npairs, p);
 			continue;
 		}
@@ -814,6 +866,9 @@ int main(int argc, char **argv)
 		{ "--out", "NAME=FILE", "write buffer NAME after the GPU run to a .npy file (repeatable)", &unused, NULL },
 		{ "--arg", "NAME=INTEGER", "the value of scalar kernel parameter NAME (`n: T.int32` in the signature), "
 		  "for the GPU and the reference; each one is needed (repeatable)", &unused, NULL },
+		{ "--expect", "DST=SRC", "check instead against the copy DST = SRC: DST must end with SRC's initial data "
+		  "and every other buffer with its own; no emulator (repeatable; for copies too large to emulate)",
+		  &unused, NULL },
 		{ "--no-check", NULL, "skip the reference: run the kernel without checking it", NULL, &no_check },
 		{ "--time", NULL, "then time N launches (--time N or --time=N; default 50) against cuMemcpyDtoD",
 		  NULL, &unused_flag },
@@ -907,24 +962,35 @@ int main(int argc, char **argv)
 	Arg *args = xalloc(sizeof *args * (size_t)(f->nparams ? f->nparams : 1));
 	if (!size_args(f, args))
 		fail(1);
+	int nexpect = 0;
+	for (int i = 0; i < f->nparams; i++)
+		args[i].expect = -1;
 	for (int k = 0; k < npairs; k++) {
-		Arg *a = NULL;
-		Buf names = {0};
-		for (int i = 0; i < f->nparams; i++) {
-			bprintf(&names, "%s%s", i ? ", " : "", args[i].b->name);
-			if (strcmp(args[i].b->name, pairs[k].name) == 0)
-				a = &args[i];
-		}
-		if (!a) {
-			error("%s %s=%s: kernel '%s' has no buffer '%s' (its buffers: %s)", pairs[k].out ? "--out" : "--in",
-			      pairs[k].name, pairs[k].file, f->name, pairs[k].name, names.n ? names.s : "none");
-			fail(1);
-		}
-		if (pairs[k].out)
+		const char *opt = pairs[k].kind == 'o' ? "--out" : pairs[k].kind == 'i' ? "--in" : "--expect";
+		int at = find_arg(f, args, pairs[k].name, opt, pairs[k].name, pairs[k].file);
+		Arg *a = &args[at];
+		if (pairs[k].kind == 'o')
 			a->out = pairs[k].file;
-		else
+		else if (pairs[k].kind == 'i')
 			a->in = pairs[k].file;
+		else {
+			int from = find_arg(f, args, pairs[k].file, opt, pairs[k].name, pairs[k].file);
+			if (a->expect >= 0) {
+				error("--expect %s=...: given twice for '%s'", a->b->name, a->b->name);
+				fail(2);
+			}
+			if (!same_storage(a->b, args[from].b)) {
+				error("--expect %s=%s: '%s' is %s and '%s' is %s; a copy's result is compared storage for storage, "
+				      "so they need the same dtype, shape and layout", pairs[k].name, pairs[k].file, a->b->name,
+				      buffer_type(a->b), args[from].b->name, buffer_type(args[from].b));
+				fail(1);
+			}
+			a->expect = from;
+			nexpect++;
+		}
 	}
+	if (nexpect && (no_check || ref_file))
+		cli_usage_error(&c, "--expect is the reference: it cannot go with %s", no_check ? "--no-check" : "--ref");
 	for (int i = 0; i < f->nparams; i++) {
 		Arg *a = &args[i];
 		a->init = xalloc(a->bytes);
@@ -974,7 +1040,18 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (!no_check) {
+	if (nexpect) {
+		/* --expect DST=SRC: DST must end holding SRC's initial data, every
+		 * other buffer its own; no emulator */
+		for (int i = 0; i < f->nparams; i++) {
+			Arg *a = &args[i];
+			a->ref = xalloc(a->bytes);
+			memcpy(a->ref, a->init, a->bytes);
+		}
+		for (int i = 0; i < f->nparams; i++)
+			if (args[i].expect >= 0)
+				expected_copy(&args[i], &args[args[i].expect]);
+	} else if (!no_check) {
 		void **ref = xalloc(sizeof *ref * (size_t)(f->nparams ? f->nparams : 1));
 		for (int i = 0; i < f->nparams; i++) {
 			args[i].ref = xalloc(args[i].bytes);
@@ -1044,8 +1121,8 @@ int main(int argc, char **argv)
 			printf("FAIL kernel %s: %s\n%s", f->name, line.s, shown.s ? shown.s : "");
 			status = 1;
 		} else {
-			printf("PASS kernel %s: %d buffer%s, %" PRId64 " elements checked\n", f->name, f->nparams,
-			       f->nparams == 1 ? "" : "s", checked);
+			printf("PASS kernel %s: %d buffer%s, %" PRId64 " elements checked%s\n", f->name, f->nparams,
+			       f->nparams == 1 ? "" : "s", checked, nexpect ? " against --expect" : "");
 		}
 	}
 	fflush(stdout);

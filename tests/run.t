@@ -141,6 +141,36 @@ else
   expect "fake driver: no-check: exits 0" 0
   check "fake driver: no-check: says it did not check" grep -qx "RAN kernel copy: 2 buffers, not checked (--no-check)" "$TMP/out"
 
+  check "fake driver: time: the kernel and cuMemcpyDtoD in turns" \
+    [ "$(grep -E '^(launch|memcpyDtoD)' "$FAKECUDA_LOG" | tail -6 | cut -c1-6 | tr '\n' ' ')" = "launch memcpy launch memcpy launch memcpy " ]
+
+  # --expect DST=SRC: the copy is the reference, no emulator
+  fake "$P" --cubin "$TMP/fake.cubin" --expect B=A
+  expect "fake driver: expect: a right copy exits 0" 0
+  check "fake driver: expect: PASS against --expect" \
+    grep -qx "PASS kernel copy: 2 buffers, 65536 elements checked against --expect" "$TMP/out"
+  fake "$P" --cubin "$TMP/fake.cubin" --kernel copy_half --expect B=A
+  expect "fake driver: expect: a half copy exits 1" 1
+  check "fake driver: expect: half of B differs" grep -Eq "^FAIL kernel copy_half: 16[0-9]{3} mismatches in B$" "$TMP/out"
+  fake "$TMP/none.tx" --cubin "$TMP/fake.cubin" --kernel none --expect B=A
+  expect "fake driver: expect: a kernel that writes nothing exits 1" 1
+  fake "$P" --cubin "$TMP/fake.cubin" --expect A=B
+  expect "fake driver: expect: the wrong direction exits 1" 1
+  check "fake driver: expect: A and B both differ" grep -Eq "^FAIL kernel copy: 32[0-9]{3} mismatches in A, 32[0-9]{3} mismatches in B$" "$TMP/out"
+  fake "$P" --cubin "$TMP/fake.cubin" --expect B=C
+  expect "fake driver: expect: an unknown buffer exits 1" 1
+  check "fake driver: expect: and lists the buffers" grep -q "^txc-run: error: --expect B=C: kernel 'copy' has no buffer 'C' (its buffers: A, B)" "$TMP/err"
+  fake "$P" --cubin "$TMP/fake.cubin" --expect B=A --no-check
+  expect "fake driver: expect: with --no-check exits 2" 2
+  fake "$P" --cubin "$TMP/fake.cubin" --expect B=A --ref "$P"
+  expect "fake driver: expect: with --ref exits 2" 2
+  fake "$P" --cubin "$TMP/fake.cubin" --expect B
+  expect "fake driver: expect: without =SRC exits 2" 2
+  sed "s/B = T.match_buffer(B_ptr, shape, dtype)/B = T.match_buffer(B_ptr, shape, \"float32\")/" "$P" >"$TMP/shape.tx"
+  fake "$TMP/shape.tx" --cubin "$TMP/fake.cubin" --expect B=A
+  expect "fake driver: expect: buffers of other dtypes exit 1" 1
+  check "fake driver: expect: and says why" grep -q "need the same dtype, shape and layout" "$TMP/err"
+
   fake "$D/smem.tx" --cubin "$TMP/fake.cubin" --no-check
   expect "fake driver: smem: exits 0 (the kernel smem is found as smem_)" 0
   check "fake driver: smem: asks for the plan + 1024 bytes (a swizzled buffer)" \

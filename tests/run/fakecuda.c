@@ -204,6 +204,7 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n)
 {
 	if (sticky || alloc_size(d) < n || alloc_size(s) < n)
 		return sticky ? sticky : INVALID_VALUE;
+	logf_("memcpyDtoD %zu", n);
 	memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
 	return OK;
 }
