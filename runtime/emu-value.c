@@ -5,6 +5,7 @@
  * of their encoding and computed in double: for +, -, * and / the double
  * result rounded once more is the correctly rounded result of the narrower
  * type (53 >= 2p + 2 for p <= 24), so the arithmetic is exact too. */
+#include <pthread.h>
 #include <math.h>
 #include <string.h>
 
@@ -428,14 +429,53 @@ static uint64_t draw(uint64_t *s, int dt)
 	return (sign << (f->ebits + f->mbits)) | (e << f->mbits) | m;
 }
 
+/* Elements [from, to) of a fill whose generator stood at state s before
+ * element `from`. */
+typedef struct Fill {
+	const Buffer *b;
+	uint8_t *p;
+	uint64_t s;
+	int64_t from, to;
+} Fill;
+
+static void *fill_part(void *arg)
+{
+	Fill *f = arg;
+	int es = dtype_bytes(f->b->dtype);
+	for (int64_t i = f->from; i < f->to; i++) {
+		EVal v = ival((int64_t)draw(&f->s, f->b->dtype));
+		emu_store(f->p + i * es, f->b->dtype, v);
+	}
+	return NULL;
+}
+
+/* The generator is splitmix64, whose state after k draws is the seed's
+ * plus k times its constant; a float of 16 or more bits takes exactly one
+ * draw, so a large buffer of them is filled in parts on several threads,
+ * each part starting where the sequence stands, bit for bit the data of
+ * one thread (txc-run fills 4 GiB tensors this way). Integers and fp8,
+ * whose draws may be rejected and retried, are filled in one part. */
 void emu_fill_random(const Buffer *b, void *data, uint64_t seed)
 {
 	uint64_t s = seed * 0x9E3779B97F4A7C15u ^ emu_fnv1a(b->name, strlen(b->name));
-	int es = dtype_bytes(b->dtype);
 	int64_t n = buffer_storage(b);
-	uint8_t *p = data;
-	for (int64_t i = 0; i < n; i++) {
-		EVal v = ival((int64_t)draw(&s, b->dtype));
-		emu_store(p + i * es, b->dtype, v);
+	const DType *t = &dtypes[b->dtype];
+	enum { PARTS = 16, MIN_PART = (int64_t)1 << 22 };
+	int parts = t->kind == DK_FLOAT && t->bits >= 16 && n >= 2 * MIN_PART ? PARTS : 1;
+	if (parts > 1 && n / parts < MIN_PART)
+		parts = (int)(n / MIN_PART);
+	Fill f[PARTS];
+	pthread_t th[PARTS];
+	bool started[PARTS] = { false };
+	for (int k = 0; k < parts; k++) {
+		int64_t from = n / parts * k, to = k == parts - 1 ? n : n / parts * (k + 1);
+		f[k] = (Fill){ b, data, s + (uint64_t)from * 0x9E3779B97F4A7C15u, from, to };
+		started[k] = parts > 1 && pthread_create(&th[k], NULL, fill_part, &f[k]) == 0;
+	}
+	for (int k = 0; k < parts; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else
+			fill_part(&f[k]);
 	}
 }
