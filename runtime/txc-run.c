@@ -991,16 +991,21 @@ int main(int argc, char **argv)
 	}
 	if (nexpect && (no_check || ref_file))
 		cli_usage_error(&c, "--expect is the reference: it cannot go with %s", no_check ? "--no-check" : "--ref");
+	/* the --in files are read (and refused) before the GPU is looked for;
+	 * the random data, seconds for 4 GiB, is made once there is one */
 	for (int i = 0; i < f->nparams; i++) {
 		Arg *a = &args[i];
 		a->init = xalloc(a->bytes);
-		a->got = xalloc(a->bytes);
-		emu_fill_random(a->b, a->init, seed + (uint64_t)i);
 		if (a->in && !read_input(a))
 			fail(1);
 	}
 
 	gpu_open();
+	for (int i = 0; i < f->nparams; i++) {
+		args[i].got = xalloc(args[i].bytes);
+		if (!args[i].in)
+			emu_fill_random(args[i].b, args[i].init, seed + (uint64_t)i);
+	}
 	gpu.args = args;
 	gpu.nargs = f->nparams;
 	CUresult r = cu.cuModuleLoadData(&gpu.mod, image.text);
