@@ -31,8 +31,9 @@ LOG=$DIR/bandwidth.log
 : >"$LOG"
 say() { echo "$*" | tee -a "$LOG"; }
 
-# name variant keys...: the kernels (bench/copykernel.pl's keys)
-CONFIGS="
+# name variant keys...: the kernels (bench/copykernel.pl's keys); the
+# environment's CONFIGS, in the same form, replaces them
+CONFIGS=${CONFIGS:-"
 gmem_smem_128x64      gmem_smem TR=128 TC=64 THREADS=128 L=1
 gmem_smem_32x256      gmem_smem TR=32 TC=256 THREADS=128 L=1
 gmem_smem_32x256_l4   gmem_smem TR=32 TC=256 THREADS=256 L=4
@@ -46,7 +47,7 @@ ldgsts_64x256_s4      ldgsts TR=64 TC=256 THREADS=256 L=16 S=4
 tma_128x64_s2         tma TR=128 TC=64 L=8 S=2
 tma_64x256_s4         tma TR=64 TC=256 L=16 S=4
 tma_32x256_s4         tma TR=32 TC=256 L=16 S=4
-"
+"}
 
 say "bandwidth: $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
 command -v nvidia-smi >/dev/null &&
