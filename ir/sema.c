@@ -1110,9 +1110,13 @@ static void for_stmt(Sema *S, Stmt *s)
 		}
 	}
 	int64_t l0 = 0, l1 = 0, h0, h1;
-	if ((!lo || expr_range(lo, &l0, &l1)) && expr_range(hi, &h0, &h1) && h1 > l0) {
-		v->lo = l0;
-		v->hi = h1;
+	bool empty = false;
+	if ((!lo || expr_range(lo, &l0, &l1)) && expr_range(hi, &h0, &h1)) {
+		if (h1 > l0) {
+			v->lo = l0;
+			v->hi = h1;
+		}
+		empty = h1 <= l0; /* range(0), range(4, 4): the body never runs */
 	}
 	/* the values of the variable are lo + k * step: their common divisors */
 	int64_t step = it->nargs == 3 ? it->args[2]->val->i : 1;
@@ -1127,7 +1131,9 @@ static void for_stmt(Sema *S, Stmt *s)
 	val->var = v;
 	push_env(S, false);
 	define(S, t->str, val, t->pos);
+	S->dead += empty;
 	stmts(S, &s->body, &s->nbody);
+	S->dead -= empty;
 	pop_env(S);
 }
 

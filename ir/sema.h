@@ -29,6 +29,7 @@ typedef struct Sema {
 	Func *func;       /* the kernel being checked */
 	int partial;      /* > 0: in an operand only some threads evaluate (the right of and/or, a branch of x if c else y) */
 	bool in_device;  /* after T.device_entry() */
+	int dead;        /* > 0: in the body of a loop whose range is provably empty (it never runs) */
 	bool oob_ok;     /* a copy_async with oob_fill=: its global region may hang past the tensor's edge */
 	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
 	int nbufs;
