@@ -34,19 +34,15 @@ say() { echo "$*" | tee -a "$LOG"; }
 # name variant keys...: the kernels (bench/copykernel.pl's keys); the
 # environment's CONFIGS, in the same form, replaces them
 CONFIGS=${CONFIGS:-"
-gmem_smem_128x64      gmem_smem TR=128 TC=64 THREADS=128 L=1
-gmem_smem_32x256      gmem_smem TR=32 TC=256 THREADS=128 L=1
-gmem_smem_32x256_l4   gmem_smem TR=32 TC=256 THREADS=256 L=4
-gmem_smem_64x512_l2   gmem_smem TR=64 TC=512 THREADS=256 L=2
-reg_32x256            reg TR=32 TC=256 THREADS=128 L=1
-reg_16x512_l4         reg TR=16 TC=512 THREADS=256 L=4
-reg_32x512_l2         reg TR=32 TC=512 THREADS=256 L=2
-ldgsts_32x256_s2      ldgsts TR=32 TC=256 THREADS=128 L=8 S=2
-ldgsts_32x256_s3      ldgsts TR=32 TC=256 THREADS=128 L=8 S=3
-ldgsts_64x256_s4      ldgsts TR=64 TC=256 THREADS=256 L=16 S=4
-tma_128x64_s2         tma TR=128 TC=64 L=8 S=2
-tma_64x256_s4         tma TR=64 TC=256 L=16 S=4
-tma_32x256_s4         tma TR=32 TC=256 L=16 S=4
+gmem_smem_16x512      gmem_smem TR=16 TC=512 THREADS=128
+gmem_smem_32x256      gmem_smem TR=32 TC=256 THREADS=128
+reg_16x256            reg TR=16 TC=256 THREADS=256
+reg_8x256             reg TR=8 TC=256 THREADS=128
+ldgsts_32x256         ldgsts TR=32 TC=256 THREADS=256 L=1 S=1
+ldgsts_16x256         ldgsts TR=16 TC=256 THREADS=128 L=1 S=1
+tma_8x256_w1          tma TR=8 TC=256 THREADS=32 L=1 S=1
+tma_16x128_w1         tma TR=16 TC=128 THREADS=32 L=1 S=1
+tma_16x256            tma TR=16 TC=256 THREADS=128 L=1 S=1
 "}
 
 say "bandwidth: $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (modified)')"

@@ -85,9 +85,13 @@ END
   die "$0: ldgsts: L must be at least S = $S\n" if $L < $S;
   print $sig, <<"END";
     ring = T.alloc_shared(($S, $TR, $TC), "$dt")
+END
+  print <<"END" if $S > 1;
     for i in range(${\ ($S - 1)}):
         Tx.cta.copy_async(ring[i, :, :], ${\ $region->('A', 'i')}, dispatch="ldgsts")
         T.ptx.cp_async.commit_group()
+END
+  print <<"END";
     for i in range(${\ ($L - $S + 1)}):
         Tx.cta.copy_async(ring[(i + ${\ ($S - 1)}) % $S, :, :], ${\ $region->('A', "(i + " . ($S - 1) . ")")}, dispatch="ldgsts")
         T.ptx.cp_async.commit_group()
@@ -95,6 +99,8 @@ END
         T.cuda.cta_sync()
         Tx.cta.copy(${\ $region->('B', 'i')}, ring[i % $S, :, :])
         T.cuda.cta_sync()
+END
+  print <<"END" if $S > 1;
     T.ptx.cp_async.wait_group(0)
     T.cuda.cta_sync()
     for i in range(${\ ($L - $S + 1)}, $L):
@@ -112,6 +118,8 @@ END
         for i in range($S):
             T.ptx.mbarrier.arrive.expect_tx(T.address_of(full[i]), $tile_bytes)
             Tx.copy_async(ring[i, :, :], ${\ $region->('A', 'i')}, dispatch="tma", mbar=T.address_of(full[i]))
+END
+  print <<"END" if $L > $S;
         for i in range(${\ ($L - $S)}):
             T.ptx.mbarrier.try_wait(T.address_of(full[i % $S]), i // $S % 2)
             Tx.copy_async(${\ $region->('B', 'i')}, ring[i % $S, :, :], dispatch="tma")
@@ -121,6 +129,8 @@ END
             T.ptx.mbarrier.arrive.expect_tx(T.address_of(full[i % $S]), $tile_bytes)
             Tx.copy_async(ring[i % $S, :, :], ${\ $region->('A', "(i + $S)")}, dispatch="tma",
                           mbar=T.address_of(full[i % $S]))
+END
+  print <<"END";
         for i in range(${\ ($L - $S)}, $L):
             T.ptx.mbarrier.try_wait(T.address_of(full[i % $S]), i // $S % 2)
             Tx.copy_async(${\ $region->('B', 'i')}, ring[i % $S, :, :], dispatch="tma")

@@ -653,10 +653,6 @@ static int find_arg(const Func *f, const Arg *args, const char *name, const char
  * element (through each one's layout; holes keep DST's own data). */
 static void expected_copy(Arg *dst, const Arg *src)
 {
-	if (!dst->b->layout && !src->b->layout) {
-		memcpy(dst->ref, src->init, dst->bytes);
-		return;
-	}
 	for (int64_t k = 0; k < dst->numel; k++) {
 		int64_t d, s;
 		if (!elem_offset(dst, k, &d) || !elem_offset(src, k, &s))
@@ -1049,13 +1045,15 @@ int main(int argc, char **argv)
 		/* --expect DST=SRC: DST must end holding SRC's initial data, every
 		 * other buffer its own; no emulator */
 		for (int i = 0; i < f->nparams; i++) {
-			Arg *a = &args[i];
+			Arg *a = &args[i], *from = a->expect >= 0 ? &args[a->expect] : NULL;
+			if (!from || (!a->b->layout && !from->b->layout)) {
+				a->ref = from ? from->init : a->init; /* read only: no copy of 4 GiB */
+				continue;
+			}
 			a->ref = xalloc(a->bytes);
 			memcpy(a->ref, a->init, a->bytes);
+			expected_copy(a, from);
 		}
-		for (int i = 0; i < f->nparams; i++)
-			if (args[i].expect >= 0)
-				expected_copy(&args[i], &args[args[i].expect]);
 	} else if (!no_check) {
 		void **ref = xalloc(sizeof *ref * (size_t)(f->nparams ? f->nparams : 1));
 		for (int i = 0; i < f->nparams; i++) {
