@@ -1134,6 +1134,9 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_ATTR: /* its meaning is in smem_bytes */
 	case IN_MATCH_BUFFER: /* an unbound one: the parameter is declared with the kernel */
 		return;
+	case IN_ASSUME: /* the caller's promise, which the proofs used: a kernel given other values stops */
+		line(g, xprintf("if (!(%s)) __trap();  // T.assume", cx(g, e->args[0], DT_BOOL).s));
+		return;
 	case IN_COPY: case IN_COPY_ASYNC: case IN_PREFETCH: case IN_GEMM_ASYNC:
 		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
 		return;

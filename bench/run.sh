@@ -93,7 +93,10 @@ for ex in $EXAMPLES; do
     failed=1
     continue
   fi
-  timeout "$LIMIT" bin/txc-run "$ir" --ref "$ex" --cubin "$cubin" >"$WORK/check" 2>&1
+  # a kernel with scalar parameters names their values in a comment line
+  # `# txc-run: --arg NAME=VALUE ...`
+  args=$(sed -n 's/^# txc-run: //p' "$ex")
+  timeout "$LIMIT" bin/txc-run "$ir" --ref "$ex" --cubin "$cubin" $args >"$WORK/check" 2>&1
   rc=$?
   cat "$WORK/check" >>"$LOG"
   head -12 "$WORK/check"
@@ -102,7 +105,7 @@ for ex in $EXAMPLES; do
   kernel=$(sed -n 's/^\(PASS\|FAIL\|RAN\) kernel \([^:]*\):.*/\2/p' "$WORK/check" | head -1)
   us=- gbs=- cgbs=- ratio=-
   if grep -q '(4096, 4096)\|^N = 4096' "$ex" && [ $rc != 3 ]; then
-    timeout "$LIMIT" bin/txc-run "$ir" --cubin "$cubin" --no-check --time "$REPS" >"$WORK/time" 2>&1
+    timeout "$LIMIT" bin/txc-run "$ir" --cubin "$cubin" --no-check --time "$REPS" $args >"$WORK/time" 2>&1
     trc=$?
     cat "$WORK/time" >>"$LOG"
     cat "$WORK/time"

@@ -421,6 +421,85 @@ static bool is_buffer_maker(int id)
 
 static bool is_launch(int id) { return is_launch_id(id); }
 
+/* A scalar parameter named by e, or NULL. */
+static Var *param_of(const Expr *e)
+{
+	return e->kind == E_NAME && e->var && e->var->param ? e->var : NULL;
+}
+
+static bool const_of(const Expr *e, int64_t *k)
+{
+	if (!e->val || e->val->kind != V_INT)
+		return false;
+	*k = e->val->i;
+	return true;
+}
+
+/* One conjunct of T.assume(cond) narrows a scalar parameter's range
+ * [lo, hi) or gives it a divisor; the range starts as its dtype's. */
+static void assume(Sema *S, Expr *c, Expr *whole)
+{
+	if (c->kind == E_AND) {
+		assume(S, c->a, whole);
+		assume(S, c->b, whole);
+		return;
+	}
+	const char *form = "T.assume() takes a conjunction (`and`) of `P < K`, `P <= K`, `P > K`, `P >= K`, `P == K` "
+	                   "and `P %% K == 0`, P a scalar parameter and K an integer constant";
+	if (c->kind != E_CMP || c->op == OP_NE) {
+		error_at(S->d, c->pos, form);
+		return;
+	}
+	int64_t k, z;
+	Var *p;
+	if (c->op == OP_EQ && c->a->kind == E_BIN && c->a->op == OP_MOD && (p = param_of(c->a->a)) &&
+	    const_of(c->a->b, &k) && const_of(c->b, &z) && z == 0) {
+		if (k <= 0) {
+			error_at(S->d, c->a->b->pos, "the divisor of a scalar parameter in T.assume() must be positive");
+			return;
+		}
+		int64_t m = p->mult ? p->mult : 1, a = m, b = k;
+		while (b) {
+			int64_t t = a % b;
+			a = b;
+			b = t;
+		}
+		if (!mul_ok(m / a, k, &p->mult))
+			error_at(S->d, c->pos, "the divisors T.assume() gives '%s' overflow", p->name);
+		return;
+	}
+	int op = c->op;
+	if ((p = param_of(c->b)) && const_of(c->a, &k)) /* K < P is P > K */
+		op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
+	else if (!(p = param_of(c->a)) || !const_of(c->b, &k)) {
+		error_at(S->d, c->pos, form);
+		return;
+	}
+	if (op == OP_GT && k == INT64_MAX) {
+		error_at(S->d, expr_start(whole), "T.assume(%s) can never hold: it leaves '%s' no value", expr_str(whole),
+		         p->name);
+		return;
+	}
+	int64_t lo = p->lo, hi = p->hi; /* [lo, hi) */
+	if (hi <= lo) { /* no range yet: the dtype's */
+		const DType *t = &dtypes[p->dtype];
+		bool uns = t->kind == DK_UINT;
+		lo = uns ? 0 : t->bits >= 64 ? INT64_MIN : -((int64_t)1 << (t->bits - 1));
+		hi = t->bits >= 63 ? INT64_MAX : ((int64_t)1 << (t->bits - !uns));
+	}
+	if ((op == OP_LT || op == OP_LE || op == OP_EQ) && k < hi - (op != OP_LT))
+		hi = op == OP_LT ? k : k + 1;
+	if ((op == OP_GT || op == OP_GE || op == OP_EQ) && k >= lo + (op == OP_GT))
+		lo = op == OP_GT ? k + 1 : k;
+	if (lo >= hi) {
+		error_at(S->d, expr_start(whole), "T.assume(%s) can never hold: it leaves '%s' no value", expr_str(whole),
+		         p->name);
+		return;
+	}
+	p->lo = lo;
+	p->hi = hi;
+}
+
 /* T.attr({key: value}): TVM's annotation of a kernel. txc gives
  * "tirx.dyn_smem_bytes" its meaning; any other key is refused. */
 static void kernel_attr(Sema *S, Expr *e)
@@ -546,6 +625,16 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 	}
 	case IN_ATTR:
 		kernel_attr(S, e);
+		return;
+	case IN_ASSUME:
+		if (!check_args(S, e, id, &a))
+			return;
+		if (S->in_device) {
+			error_at(S->d, e->pos, "T.assume() comes before T.device_entry(): it bounds scalar parameters before "
+			         "any use");
+			return;
+		}
+		assume(S, e->args[0], e->args[0]);
 		return;
 	case IN_ELECT_SYNC:
 		if (e->nargs == 3)

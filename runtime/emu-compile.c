@@ -1032,6 +1032,11 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		return;
 	case IN_MATCH_BUFFER: /* an unbound one: the parameter's memory is the caller's */
 		return;
+	case IN_ASSUME:
+		c->kind = C_ASSUME;
+		c->value = cx(C, e->args[0]);
+		c->msg = expr_str(e->args[0]);
+		return;
 	case IN_MBAR_INIT: case IN_MBAR_INVAL: case IN_MBAR_ARRIVE: case IN_MBAR_EXPECT: case IN_MBAR_WAIT:
 	case IN_MBAR_TRY_PARITY: {
 		bool dst = k.id == IN_MBAR_TRY_PARITY;

@@ -129,6 +129,7 @@ enum {
 	               * NULL) and the block-scaled IN_TC_MMA: emu-mmas.c */
 	C_GEMM,       /* Tx.gemm_async through tcgen05_mma, as written: dst C, src A, src2 B, a C's allocated address,
 	               * value accum= (NULL: False), trans_a, trans_b, sf SFA= and SFB= (NULL: none); emu-gemm.c */
+	C_ASSUME,     /* T.assume(value): the kernel's promise on its scalar parameters, checked (text: the condition) */
 	C_FENCE_ASYNC, /* T.ptx.fence.proxy_async (any space): each thread's generic writes to shared memory so far
 	                * are fenced for the async proxy (emu_proxy_*) */
 	C_FAIL,

@@ -554,6 +554,17 @@ static bool mapa(Emu *E, const CStmt *s, int t)
 
 static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int depth);
 
+/* "n = 300, m = 2": the kernel's scalar parameters as given. */
+static const char *emu_scalars_str(const Emu *E)
+{
+	Buf b = { 0 };
+	bputs(&b, "");
+	for (int i = 0; i < E->f->nscalars; i++)
+		bprintf(&b, "%s%s = %lld", i ? ", " : "", E->f->scalars[i]->name,
+		        (long long)(E->scalars ? emu_wrap(E->scalars[i], E->f->scalars[i]->dtype) : 0));
+	return b.s;
+}
+
 /* A statement for the threads act, which elect.sync sees. */
 static bool exec_stmt(Emu *E, const CStmt *s, const int *act, int nact, int depth)
 {
@@ -653,6 +664,16 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return emu_tcmma(E, s, act, nact);
 	case C_GEMM:
 		return emu_gemm(E, s, act, nact);
+	case C_ASSUME: {
+		/* the same in every thread: the scalar parameters and constants */
+		EVal c;
+		if (!emu_eval(E, s->value, act[0], &c))
+			return false;
+		if (!c.i)
+			return emu_fail(E, s->pos, -1, "T.assume(%s) does not hold for the values given (%s): the proofs of this "
+			                "kernel rest on it", s->msg, emu_scalars_str(E));
+		return true;
+	}
 	case C_FENCE_ASYNC:
 		for (int i = 0; i < nact; i++)
 			E->fences[act[i]]++;

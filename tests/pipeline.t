@@ -20,7 +20,9 @@ for f in "$TOP"/examples/*.tx "$TOP"/tests/layouts/*.tx "$TOP"/tests/check/seed*
     not_ok "$name: lowered"; diag <"$TMP/err"; continue
   fi
   ok "$name: lowered"
-  if ! "$TXC_BIN/txc-emu" --dump "$f" >"$TMP/dump" 2>"$TMP/err"; then
+  # scalar parameters: their values from a comment line `# txc-run: --arg N=V ...`
+  args=$(sed -n 's/^# txc-run: //p' "$f")
+  if ! "$TXC_BIN/txc-emu" --dump "$f" $args >"$TMP/dump" 2>"$TMP/err"; then
     if grep -q "is not emulated yet" "$TMP/err"; then
       skip "$name: emulated, lowered = as written" "$(grep -o '[^:]*is not emulated yet' "$TMP/err" | head -1)"
     else
@@ -41,8 +43,8 @@ for f in "$TOP"/examples/*.tx "$TOP"/tests/layouts/*.tx "$TOP"/tests/check/seed*
   done
   if [ "$params" = none ]; then
     :
-  elif "$TXC_BIN/txc-emu" "$f" $src_out >/dev/null 2>"$TMP/err" &&
-     "$TXC_BIN/txc-emu" "$TMP/low.tx" $low_out >/dev/null 2>>"$TMP/err"; then
+  elif "$TXC_BIN/txc-emu" "$f" $args $src_out >/dev/null 2>"$TMP/err" &&
+     "$TXC_BIN/txc-emu" "$TMP/low.tx" $args $low_out >/dev/null 2>>"$TMP/err"; then
     same=1
     for p in $params; do cmp -s "$TMP/src-$p.npy" "$TMP/low-$p.npy" || { same=0; echo "parameter $p differs" | diag; }; done
     [ -n "$params" ] || same=0
