@@ -8,6 +8,7 @@
  * Each kernel is emitted twice: the first pass only records which buffers
  * and launch ids are used, so that the second leaves out declarations
  * nothing reads (a view the lowering replaced, an unused warp id). */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,35 @@ static const char *asm_in(Gen *g, const char *name, const char *params, const ch
 }
 
 /* nc: the load through the read-only non-coherent path (ld.global.nc, __ldg) */
+/* A copy whose global load has qualifiers (ld_quals_check): one inline
+ * ld.global.QUALS of n bytes into registers, then a plain store. */
+static const char *copy_quals_helper(Gen *g, int64_t n, const char *quals)
+{
+	Buf id = { 0 }, b = { 0 };
+	for (const char *p = quals; *p; p++)
+		bputc(&id, isalnum((unsigned char)*p) ? *p : '_');
+	const char *name = xprintf("txc_copy_bytes_%s_%lld", id.s, (long long)n);
+	if (have(g, name))
+		return name;
+	bprintf(&b, "// %lld bytes: one ld.global.%s and one store\n" DEV "void %s(void* dst, const void* src)\n{\n",
+	        (long long)n, quals, name);
+	if (n <= 2) /* an 8- or 16-bit register */
+		bprintf(&b, "  unsigned short w;\n  asm volatile(\"ld.global.%s.u%lld %%0, [%%1];\" : \"=h\"(w) : \"l\"(src));\n"
+		        "  *(uint%lld_t*)dst = (uint%lld_t)w;\n", quals, (long long)n * 8, (long long)n * 8, (long long)n * 8);
+	else if (n == 4)
+		bprintf(&b, "  uint32_t v;\n  asm volatile(\"ld.global.%s.u32 %%0, [%%1];\" : \"=r\"(v) : \"l\"(src));\n"
+		        "  *(uint32_t*)dst = v;\n", quals);
+	else if (n == 8)
+		bprintf(&b, "  uint2 v;\n  asm volatile(\"ld.global.%s.v2.u32 {%%0, %%1}, [%%2];\" : \"=r\"(v.x), \"=r\"(v.y) : "
+		        "\"l\"(src));\n  *(uint2*)dst = v;\n", quals);
+	else
+		bprintf(&b, "  uint4 v;\n  asm volatile(\"ld.global.%s.v4.u32 {%%0, %%1, %%2, %%3}, [%%4];\" : \"=r\"(v.x), "
+		        "\"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(src));\n  *(uint4*)dst = v;\n", quals);
+	bputs(&b, "}\n");
+	add(g, name, b.s);
+	return name;
+}
+
 static const char *copy_helper(Gen *g, int64_t n, bool nc)
 {
 	static const char *const vt[17] = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint2", [16] = "uint4" };
@@ -1152,7 +1182,12 @@ static void call_stmt(Gen *g, const Expr *e)
 		return;
 	case IN_COPY_BYTES:
 		n = arg_int(g, e, 2, 16); /* 1, 2, 4, 8 or 16: sema checked it */
-		line(g, xprintf("%s(%s, %s);", copy_helper(g, n, e->nargs > 3), address(g, e->args[0]).s, address(g, e->args[1]).s));
+		if (e->nargs > 3 && strcmp(const_str(g, e->args[3]), "nc") != 0)
+			line(g, xprintf("%s(%s, %s);", copy_quals_helper(g, n, const_str(g, e->args[3])), address(g, e->args[0]).s,
+			                address(g, e->args[1]).s));
+		else
+			line(g, xprintf("%s(%s, %s);", copy_helper(g, n, e->nargs > 3), address(g, e->args[0]).s,
+			                address(g, e->args[1]).s));
 		return;
 	case IN_CP_ASYNC:
 		cp_async(g, e);

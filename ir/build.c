@@ -9,6 +9,12 @@ static Pos nopos;
 
 Expr *ex_int(int64_t v) { return new_int(nopos, v); }
 Expr *ex_name(const char *name) { return new_name(nopos, name); }
+Expr *ex_str(const char *s)
+{
+	Expr *e = new_expr(E_STR, nopos);
+	e->str = s;
+	return e;
+}
 
 static bool is_int(const Expr *e, int64_t v) { return e->kind == E_INT && e->ival == v; }
 

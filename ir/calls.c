@@ -775,15 +775,15 @@ static void access_sizes(Sema *S, Expr *e, int id, Args *a)
 	if (id == IN_COPY_BYTES && e->nargs > 3) {
 		const char *why = NULL;
 		Buffer *b = address_buffer(S, e->args[1], &why);
-		if (strcmp(a->pos[3]->s, "nc") != 0)
-			error_at(S->d, e->args[3]->pos, "the cache operator of T.cuda.copy_bytes is \"nc\" (ld.global.nc), not \"%s\"",
-			         a->pos[3]->s);
+		const char *bad = ld_quals_check(a->pos[3]->s);
+		if (bad)
+			error_at(S->d, e->args[3]->pos, "T.cuda.copy_bytes: %s", bad);
 		else if (!b)
-			error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory; txc cannot tell what '%s' addresses: %s",
-			         expr_str(e->args[1]), why);
+			error_at(S->d, e->args[1]->pos, "\"%s\" qualifies a global load; txc cannot tell what '%s' addresses: %s",
+			         a->pos[3]->s, expr_str(e->args[1]), why);
 		else if (b->scope != SC_GLOBAL)
-			error_at(S->d, e->args[1]->pos, "\"nc\" reads global memory, and '%s' is in %s memory", b->name,
-			         scopes[b->scope].name);
+			error_at(S->d, e->args[1]->pos, "\"%s\" qualifies a global load, and '%s' is in %s memory", a->pos[3]->s,
+			         b->name, scopes[b->scope].name);
 	}
 	if (id != IN_CP_ASYNC)
 		return;

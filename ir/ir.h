@@ -187,6 +187,15 @@ int dtype_lookup(const char *name); /* DT_NONE if unknown */
 enum { DT_WEAK_INT = DT_COUNT, DT_WEAK_FLOAT, DT_ERROR };
 int dtype_bytes(int dt);            /* bits/8, at least 1 */
 
+/* The qualifiers of a copy's global load (T.cuda.copy_bytes' fourth
+ * operand, Tx.copy's cache=, l1_evict= and prefetch_size=), in PTX's
+ * order: "nc" (the read-only path, ld.global.nc), an L1 eviction priority
+ * (.level1::eviction_priority: "L1::evict_normal", ...), an L2 prefetch
+ * size ("L2::256B"). ld_quals_check: why `q`, such as
+ * "nc.L1::no_allocate.L2::256B", is not a list of them, or NULL. */
+extern const char *const ld_l1_evict[], *const ld_prefetch[];
+const char *ld_quals_check(const char *q);
+
 /* Memory scopes. */
 enum { SC_NONE = 0,
 #define SCOPE(id, name, flags) id,
@@ -801,6 +810,7 @@ bool expr_divisible(const Expr *e, int64_t n);
 /* ---- build.c: expressions made by passes ---------------------------------- */
 
 Expr *ex_int(int64_t v);
+Expr *ex_str(const char *s); /* a string literal */
 Expr *ex_name(const char *name);
 Expr *ex_add(Expr *a, Expr *b);   /* these fold constants and drop 0 and 1 */
 Expr *ex_mul(Expr *a, Expr *b);

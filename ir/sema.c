@@ -325,11 +325,20 @@ static void copy(Sema *S, Expr *call, Value *fn)
 	Value *dst = a.pos[0], *src = a.pos[1];
 	/* TVM's keywords that txc honours (ir/tvm.def) */
 	Kw *pf = kwarg(&a, "prefetch_size"), *direct = kwarg(&a, "direct");
-	if (pf && pf->value->val && pf->value->val->kind == V_INT) {
-		int64_t n = pf->value->val->i;
-		if (!l2_prefetch_size(n)) {
-			error_at(S->d, pf->value->pos, "prefetch_size= is cp.async's L2 prefetch: 64, 128 or 256 bytes, not %lld",
-			         (long long)n);
+	if (pf) {
+		Value *v = pf->value->val;
+		int id = fn->intrin;
+		bool str = v && v->kind == V_STR && id == IN_COPY;
+		if (!v || (v->kind != V_INT && !str) || (v->kind == V_INT && !l2_prefetch_size(v->i)) ||
+		    (str && !(strncmp(v->s, "L2::", 4) == 0 && !ld_quals_check(v->s)))) {
+			error_at(S->d, pf->value->pos, "prefetch_size= is an L2 prefetch with each global load: 64, 128 or 256 "
+			         "bytes%s, not %s", fn->intrin == IN_COPY ? " (also \"L2::64B\", \"L2::128B\", \"L2::256B\")" : "",
+			         expr_str(pf->value));
+			return;
+		}
+		if (fn->intrin == IN_COPY && a.pos[1]->buffer && buffer_root(a.pos[1]->buffer)->scope != SC_GLOBAL) {
+			error_at(S->d, pf->pos, "prefetch_size= goes with the copy's global loads, and the source '%s' is in %s "
+			         "memory", a.pos[1]->buffer->name, scopes[buffer_root(a.pos[1]->buffer)->scope].name);
 			return;
 		}
 	}
@@ -356,6 +365,23 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		if (src->buffer->scope != SC_GLOBAL) {
 			error_at(S->d, cache->pos, "cache=\"nc\" reads global memory through the read-only path, and the source "
 			         "'%s' is in %s memory", src->buffer->name, scopes[src->buffer->scope].name);
+			return;
+		}
+	}
+	Kw *l1 = kwarg(&a, "l1_evict");
+	if (l1 && l1->value->val && l1->value->val->kind == V_STR) {
+		const char *why = strncmp(l1->value->val->s, "L1::", 4) == 0 ? ld_quals_check(l1->value->val->s) : "";
+		if (why) {
+			Buf b = { 0 };
+			for (int i = 0; ld_l1_evict[i]; i++)
+				bprintf(&b, "%s\"%s\"", i ? ", " : "", ld_l1_evict[i]);
+			error_at(S->d, l1->value->pos, "l1_evict= is an L1 eviction priority of the copy's global loads (%s), not "
+			         "\"%s\"", b.s, l1->value->val->s);
+			return;
+		}
+		if (src->buffer->scope != SC_GLOBAL) {
+			error_at(S->d, l1->pos, "l1_evict= qualifies the copy's global loads, and the source '%s' is in %s memory",
+			         src->buffer->name, scopes[src->buffer->scope].name);
 			return;
 		}
 	}

@@ -653,3 +653,37 @@ const char *cuda_name(const char *s)
 	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0 || map_get(&reserved, s);
 	return clash ? xprintf("%s_", s) : s;
 }
+
+/* PTX ISA, ld: .level1::eviction_priority (sm_70 and later) and
+ * .level::prefetch_size (sm_75 and later) */
+const char *const ld_l1_evict[] = { "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last",
+                                    "L1::no_allocate", NULL };
+const char *const ld_prefetch[] = { "L2::64B", "L2::128B", "L2::256B", NULL };
+
+static int word_in(const char *p, size_t n, const char *const *v)
+{
+	for (int i = 0; v[i]; i++)
+		if (strlen(v[i]) == n && strncmp(p, v[i], n) == 0)
+			return i;
+	return -1;
+}
+
+const char *ld_quals_check(const char *q)
+{
+	int stage = 0; /* 1 after nc, 2 after an L1 priority, 3 after a prefetch size */
+	for (const char *p = q; *p || p == q;) {
+		size_t n = strcspn(p, ".");
+		int at = n == 2 && strncmp(p, "nc", 2) == 0 ? 1 : word_in(p, n, ld_l1_evict) >= 0 ? 2 :
+		         word_in(p, n, ld_prefetch) >= 0 ? 3 : 0;
+		if (!at || at <= stage)
+			return xprintf("the qualifiers of a global load are, in this order and each at most once, \"nc\", an "
+			               "L1 eviction priority (\"L1::evict_normal\", \"L1::evict_unchanged\", "
+			               "\"L1::evict_first\", \"L1::evict_last\", \"L1::no_allocate\") and an L2 prefetch size "
+			               "(\"L2::64B\", \"L2::128B\", \"L2::256B\"), joined by dots; not \"%s\"", q);
+		stage = at;
+		p += n;
+		if (*p == '.' && !*++p)
+			return xprintf("\"%s\" ends in a dot", q);
+	}
+	return NULL;
+}

@@ -193,14 +193,22 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	 * prefetch and predicate operands (false: no read, zero fill) */
 	Kw *pf = va->access == IN_CP_ASYNC ? call_kw(o->call, "prefetch_size") : NULL;
 	Kw *pred = va->access == IN_CP_ASYNC ? call_kw(o->call, "predicate") : NULL;
-	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
-	                 pred ? pred->value : NULL };
 	/* TVM's cache="nc" (tvm.def): copy_bytes's ld.global.nc operand */
 	Kw *nc = va->access == IN_COPY_BYTES ? call_kw(o->call, "cache") : NULL;
-	if (nc)
+	bool gload = va->access == IN_COPY_BYTES && buffer_root((Buffer *)sb)->scope == SC_GLOBAL;
+	Kw *l1 = gload ? call_kw(o->call, "l1_evict") : NULL, *lpf = gload ? call_kw(o->call, "prefetch_size") : NULL;
+	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
+	                 pred ? pred->value : NULL };
+	if (nc && !l1 && !lpf) {
 		args[3] = nc->value;
+	} else if (l1 || lpf) { /* "nc.L1::no_allocate.L2::256B": the load's qualifiers in PTX's order */
+		Value *p = lpf ? lpf->value->val : NULL;
+		const char *pfs = !p ? "" : p->kind == V_STR ? p->s : xprintf("L2::%lldB", (long long)p->i);
+		args[3] = ex_str(xprintf("%s%s%s%s%s", nc ? "nc" : "", nc && (l1 || lpf) ? "." : "", l1 ? l1->value->val->s : "",
+		                         l1 && lpf ? "." : "", pfs));
+	}
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	copy->value = ex_call(intrins[va->access].path, pred ? 7 : pf ? 5 : nc ? 4 : 3, args);
+	copy->value = ex_call(intrins[va->access].path, pred ? 7 : pf ? 5 : nc || l1 || lpf ? 4 : 3, args);
 	body[n++] = copy;
 	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {
