@@ -15,20 +15,39 @@
 #              phases), TMA stores from them (bulk groups)
 #
 # Keys (defaults in brackets): TR [128] TC [64] THREADS [128] L [1]
-# S [2] (stages of ldgsts and tma), DTYPE [float16].
+# S [2] (stages of ldgsts and tma), DTYPE [float16], HINT [none]: cache
+# hints on the global loads, words joined by '+': nc (cache="nc"),
+# noalloc / first / last (l1_evict="L1::no_allocate" / "L1::evict_first" /
+# "L1::evict_last"), pf256 / pf128 (prefetch_size=); for tma, first /
+# last (cache_hint="evict_first" / "evict_last" on loads and stores).
 use strict;
 use warnings;
 
 my ($variant, $rows, $cols, @kv) = @ARGV;
 die "usage: $0 gmem_smem|reg|ldgsts|tma ROWS COLS [TR= TC= THREADS= L= S= DTYPE=]\n"
   unless defined $cols && $variant =~ /^(gmem_smem|reg|ldgsts|tma)$/;
-my %k = (TR => 128, TC => 64, THREADS => 128, L => 1, S => 2, DTYPE => 'float16');
+my %k = (TR => 128, TC => 64, THREADS => 128, L => 1, S => 2, DTYPE => 'float16', HINT => 'none');
 for (@kv) {
-  my ($key, $v) = /^(\w+)=(\w+)$/ or die "$0: not KEY=VALUE: $_\n";
+  my ($key, $v) = /^(\w+)=([\w+]+)$/ or die "$0: not KEY=VALUE: $_\n";
   die "$0: unknown key $key\n" unless exists $k{$key};
   $k{$key} = $v;
 }
 my ($TR, $TC, $NT, $L, $S, $dt) = @k{qw(TR TC THREADS L S DTYPE)};
+# the keywords of the global loads (and of TMA's stores)
+my ($hint, $thint) = ('', '');
+for my $h (split /\+/, $k{HINT}) {
+  my %kw = (nc => 'cache="nc"', noalloc => 'l1_evict="L1::no_allocate"', first => 'l1_evict="L1::evict_first"',
+            last => 'l1_evict="L1::evict_last"', pf256 => 'prefetch_size=256', pf128 => 'prefetch_size=128');
+  next if $h eq 'none';
+  if ($variant eq 'tma') {
+    die "$0: tma takes HINT first or last\n" unless $h =~ /^(first|last)$/;
+    $thint .= qq(, cache_hint="evict_$h");
+    next;
+  }
+  die "$0: unknown HINT $h\n" unless $kw{$h};
+  die "$0: ldgsts takes HINT pf256 or pf128\n" if $variant eq 'ldgsts' && $h !~ /^pf/;
+  $hint .= ", $kw{$h}";
+}
 my %bytes = (float16 => 2, bfloat16 => 2, float32 => 4, int8 => 1, uint8 => 1, int32 => 4);
 my $eb = $bytes{$dt} or die "$0: unknown DTYPE $dt\n";
 die "$0: ROWS must be a multiple of TR and COLS of TC\n" if $rows % $TR || $cols % $TC;
@@ -64,7 +83,7 @@ if ($variant eq 'gmem_smem') {
   print $sig, <<"END";
     tile = T.alloc_shared(($TR, $TC), "$dt")
     for i in range($L):
-        Tx.cta.copy(tile[:, :], ${\ $region->('A', 'i')})
+        Tx.cta.copy(tile[:, :], ${\ $region->('A', 'i')}$hint)
         T.cuda.cta_sync()
         Tx.cta.copy(${\ $region->('B', 'i')}, tile[:, :])
         T.cuda.cta_sync()
@@ -78,7 +97,7 @@ END
     R = T.alloc_buffer(($TR, $TC), "$dt", scope="local",
                        layout=TileLayout(S[($K, $NT, $v) : ($v, 1 @ tx, 1)]))
     for i in range($L):
-        Tx.cta.copy(R[:, :], ${\ $region->('A', 'i')})
+        Tx.cta.copy(R[:, :], ${\ $region->('A', 'i')}$hint)
         Tx.cta.copy(${\ $region->('B', 'i')}, R[:, :])
 END
 } elsif ($variant eq 'ldgsts') {
@@ -88,12 +107,12 @@ END
 END
   print <<"END" if $S > 1;
     for i in range(${\ ($S - 1)}):
-        Tx.cta.copy_async(ring[i, :, :], ${\ $region->('A', 'i')}, dispatch="ldgsts")
+        Tx.cta.copy_async(ring[i, :, :], ${\ $region->('A', 'i')}, dispatch="ldgsts"$hint)
         T.ptx.cp_async.commit_group()
 END
   print <<"END";
     for i in range(${\ ($L - $S + 1)}):
-        Tx.cta.copy_async(ring[(i + ${\ ($S - 1)}) % $S, :, :], ${\ $region->('A', "(i + " . ($S - 1) . ")")}, dispatch="ldgsts")
+        Tx.cta.copy_async(ring[(i + ${\ ($S - 1)}) % $S, :, :], ${\ $region->('A', "(i + " . ($S - 1) . ")")}, dispatch="ldgsts"$hint)
         T.ptx.cp_async.commit_group()
         T.ptx.cp_async.wait_group(${\ ($S - 1)})
         T.cuda.cta_sync()
@@ -117,23 +136,23 @@ END
         T.ptx.fence.mbarrier_init()
         for i in range($S):
             T.ptx.mbarrier.arrive.expect_tx(T.address_of(full[i]), $tile_bytes)
-            Tx.copy_async(ring[i, :, :], ${\ $region->('A', 'i')}, dispatch="tma", mbar=T.address_of(full[i]))
+            Tx.copy_async(ring[i, :, :], ${\ $region->('A', 'i')}, dispatch="tma", mbar=T.address_of(full[i])$thint)
 END
   print <<"END" if $L > $S;
         for i in range(${\ ($L - $S)}):
             T.ptx.mbarrier.try_wait(T.address_of(full[i % $S]), i // $S % 2)
-            Tx.copy_async(${\ $region->('B', 'i')}, ring[i % $S, :, :], dispatch="tma")
+            Tx.copy_async(${\ $region->('B', 'i')}, ring[i % $S, :, :], dispatch="tma"$thint)
             T.ptx.cp_async.bulk.commit_group()
             # the stage is free once the store just issued has read it
             T.ptx.cp_async.bulk.wait_group(0, read=True)
             T.ptx.mbarrier.arrive.expect_tx(T.address_of(full[i % $S]), $tile_bytes)
             Tx.copy_async(ring[i % $S, :, :], ${\ $region->('A', "(i + $S)")}, dispatch="tma",
-                          mbar=T.address_of(full[i % $S]))
+                          mbar=T.address_of(full[i % $S])$thint)
 END
   print <<"END";
         for i in range(${\ ($L - $S)}, $L):
             T.ptx.mbarrier.try_wait(T.address_of(full[i % $S]), i // $S % 2)
-            Tx.copy_async(${\ $region->('B', 'i')}, ring[i % $S, :, :], dispatch="tma")
+            Tx.copy_async(${\ $region->('B', 'i')}, ring[i % $S, :, :], dispatch="tma"$thint)
             T.ptx.cp_async.bulk.commit_group()
         T.ptx.cp_async.bulk.wait_group(0)
 END
