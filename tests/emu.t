@@ -62,7 +62,7 @@ check "the printed hash is the 64-bit FNV-1a of the bytes" pl '
 # every example without asynchronous copies or PTX builtins runs
 for f in "$X"/*.tx; do
   grep -qE 'copy_async|T\.ptx\.' "$f" && continue
-  run "$f"
+  run "$f" $(sed -n 's/^# txc-run: //p' "$f") # the values of its scalar parameters
   check "$(basename "$f"): runs to the end" ran
 done
 
