@@ -1,0 +1,1536 @@
+/* txc-ptx: the PTX backend. Reads the same verified, lowered txc program as
+ * txc-cuda (doc/txir.md, section 12) and writes one PTX module that ptxas
+ * assembles without nvcc (doc/txc-ptx.md): per kernel a .visible .entry
+ * with txc-cuda's name, parameter list and dynamic shared memory, so that
+ * txc-run loads either cubin the same way.
+ *
+ * Values live in virtual registers (%r b32, %rd b64, %p pred, %h b16,
+ * %f f32, %fd f64), which ptxas allocates. Expressions follow the C
+ * semantics of the code txc-cuda writes (integer promotions, the usual
+ * arithmetic conversions, 16-bit floats through float), so both backends
+ * compute the same values. Addresses are typed by their state space:
+ * shared addresses are 32-bit offsets into the shared window, global ones
+ * 64-bit global addresses, local ones 64-bit local-window addresses.
+ * Loops stay loops (a label, a compare, a branch back); a T.unroll loop
+ * with constant bounds is unrolled here (nvcc unrolls it in the CUDA path).
+ * The data-movement instructions are the ones txc-cuda's helpers emit
+ * (tests/ptx.t compares both PTX texts). What it cannot emit yet is an
+ * error at the construct, "not supported by txc-ptx yet". */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+#ifndef TXC_VERSION
+#define TXC_VERSION "0.1"
+#endif
+
+/* The .version each target's module declares: the PTX ISA that has every
+ * instruction txc emits for it (shared/reference/ptx.md, "Targets and PTX
+ * versions"): cp.async with src-size and L2 hints (7.5) on sm_80; the
+ * shared::cta TMA destination (8.6) on sm_90 and sm_90a; 256-bit global
+ * ld/st (8.8) and tcgen05 on sm_100a. ptxas 13.0 accepts up to 9.0. */
+static const char *const ptx_version[TG_COUNT] = {
+	[TG_ANY] = "8.8", [TG_SM80] = "7.5", [TG_SM90] = "8.6", [TG_SM90A] = "8.6", [TG_SM100A] = "8.8",
+};
+
+enum { SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM };
+
+/* A value: a register or an immediate, of a dtype (DT_HANDLE: an address in
+ * state space sp). */
+typedef struct Val {
+	const char *s;
+	int dt;
+	int sp;
+	bool imm;
+	int64_t i;
+} Val;
+
+/* A name in scope: a buffer, a runtime value, or a constant. */
+typedef struct Bind {
+	const char *name;
+	Buffer *buf;
+	bool is_int, is_str, has_val;
+	int64_t ival;
+	const char *str;
+	Val v;
+} Bind;
+
+enum { R_P, R_H, R_R, R_RD, R_F, R_FD, R_N };
+static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
+static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
+
+typedef struct Gen {
+	Module *m;
+	Diag *d;
+	Func *f;
+	int target;
+	Buf *out;
+	Names binds;
+	int nreg[R_N];
+	int nlabel;
+	bool counting;   /* the first pass: record which global buffers are written */
+	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction */
+	Val *base;       /* per f->bufs entry: the root's base address */
+	bool wide;       /* offsets in 64 bits: one may pass 2^31 */
+	bool smem;       /* the module declares smem_raw */
+	Val smem_base;
+	Buf locals;      /* .local declarations of the kernel */
+	Pos at;          /* the statement being emitted, for errors without an expression */
+} Gen;
+
+/* ---- dtypes and registers ----------------------------------------------------------- */
+
+static bool known(int dt) { return dt > DT_NONE && dt < DT_COUNT; }
+static int concrete(int dt) { return dt == DT_COUNT ? DT_INT32 : dt == DT_COUNT + 1 ? DT_FLOAT32 : dt < DT_COUNT ? dt : DT_NONE; }
+static bool is_int(int dt) { return known(dt) && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT); }
+static bool is_uint(int dt) { return known(dt) && dtypes[dt].kind == DK_UINT; }
+static bool is_float(int dt) { return known(dt) && dtypes[dt].kind == DK_FLOAT; }
+static bool is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
+static bool is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }
+static int bits(int dt) { return known(dt) ? dtypes[dt].bits : 32; }
+
+static int reg_class(int dt)
+{
+	if (dt == DT_BOOL)
+		return R_P;
+	if (is_half(dt))
+		return R_H;
+	if (dt == DT_FLOAT32)
+		return R_F;
+	if (dt == DT_FLOAT64)
+		return R_FD;
+	if (dt == DT_HANDLE || dt == DT_INT64 || dt == DT_UINT64)
+		return R_RD;
+	return R_R;
+}
+
+/* The type suffix of arithmetic on dt (ints below 32 bits: computed in 32). */
+static const char *ty(int dt)
+{
+	switch (dt) {
+	case DT_INT64: return "s64";
+	case DT_UINT64: case DT_HANDLE: return "u64";
+	case DT_FLOAT32: return "f32";
+	case DT_FLOAT64: return "f64";
+	case DT_FLOAT16: return "f16";
+	case DT_BFLOAT16: return "bf16";
+	default: return is_uint(dt) || dt == DT_BOOL ? "u32" : "s32";
+	}
+}
+
+/* The type of a load or store of one element of dt. */
+static const char *mem_ty(int dt)
+{
+	switch (dt) {
+	case DT_BOOL: case DT_UINT8: case DT_FP8E4M3: case DT_FP8E5M2: return "u8";
+	case DT_INT8: return "s8";
+	case DT_INT16: return "s16";
+	case DT_UINT16: return "u16";
+	case DT_FLOAT16: case DT_BFLOAT16: return "b16";
+	case DT_INT32: return "s32";
+	case DT_UINT32: return "u32";
+	case DT_INT64: return "s64";
+	case DT_FLOAT32: return "f32";
+	case DT_FLOAT64: return "f64";
+	default: return "u64";
+	}
+}
+
+static const char *newreg(Gen *g, int cls) { return xprintf("%s%d", reg_prefix[cls], ++g->nreg[cls]); }
+static Val reg(Gen *g, int dt) { return (Val){ .s = newreg(g, reg_class(dt)), .dt = dt }; }
+static Val imm(int64_t v, int dt) { return (Val){ .s = xprintf("%lld", (long long)v), .dt = dt, .imm = true, .i = v }; }
+
+static void ins(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ins(Gen *g, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[4096];
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	bputc(g->out, '\t');
+	bputs(g->out, n < (int)sizeof buf ? buf : "");
+	bputc(g->out, '\n');
+}
+
+static const char *label(Gen *g) { return xprintf("$L__%d", ++g->nlabel); }
+static void put_label(Gen *g, const char *l) { bprintf(g->out, "%s:\n", l); }
+
+/* An immediate as PTX writes it for dtype dt. */
+static const char *imm_str(Gen *g, int64_t v, int dt)
+{
+	(void)g;
+	if (dt == DT_FLOAT32) {
+		float f = (float)v;
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		return xprintf("0f%08X", u);
+	}
+	if (dt == DT_FLOAT64) {
+		double d = (double)v;
+		uint64_t u;
+		memcpy(&u, &d, 8);
+		return xprintf("0d%016llX", (unsigned long long)u);
+	}
+	return xprintf("%lld", (long long)v);
+}
+
+/* v in a register (an immediate moved into one). */
+static Val in_reg(Gen *g, Val v)
+{
+	if (!v.imm)
+		return v;
+	Val r = reg(g, v.dt);
+	if (v.dt == DT_BOOL)
+		ins(g, "setp.ne.u32 %s, %lld, 0;", r.s, (long long)(v.i != 0));
+	else if (is_half(v.dt))
+		ins(g, "mov.b16 %s, %s;", r.s, v.s);
+	else
+		ins(g, "mov.%s %s, %s;", reg_class(v.dt) == R_RD ? "b64" : reg_class(v.dt) == R_F ? "f32" :
+		    reg_class(v.dt) == R_FD ? "f64" : "b32", r.s, v.s);
+	r.sp = v.sp;
+	return r;
+}
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static Val fail(Gen *g, const Expr *e, const char *msg)
+{
+	error_at(g->d, expr_start(e), "%s", msg);
+	return imm(0, DT_INT32);
+}
+
+static Val unsupported(Gen *g, const Expr *e, const char *what)
+{
+	return fail(g, e, xprintf("%s is not supported by txc-ptx yet (use --backend=cuda)", what));
+}
+
+/* ---- names -------------------------------------------------------------------------- */
+
+static Bind *lookup(Gen *g, const char *name) { return names_lookup(&g->binds, name); }
+
+static Bind *bind(Gen *g, const char *name, Buffer *b)
+{
+	Bind *x = xalloc(sizeof *x);
+	*x = (Bind){ .name = name, .buf = b };
+	names_bind(&g->binds, name, x);
+	return x;
+}
+
+static int resolve(const Expr *call, int *dt) { return call_builtin(call, NULL, dt); }
+
+static int call_id(const Expr *e)
+{
+	int dt;
+	return e->kind == E_CALL ? resolve(e, &dt) : -1;
+}
+
+static bool const_int(Gen *g, const Expr *e, int64_t *out)
+{
+	int64_t a, b;
+	int dt;
+	if (e->val && (e->val->kind == V_INT || e->val->kind == V_BOOL)) {
+		*out = e->val->i;
+		return true;
+	}
+	switch (e->kind) {
+	case E_INT: *out = e->ival; return true;
+	case E_TRUE: case E_FALSE: *out = e->kind == E_TRUE; return true;
+	case E_NAME: {
+		Bind *x = lookup(g, e->str);
+		Value *v = x ? NULL : module_value(g->m, e->str);
+		if (x && x->is_int)
+			*out = x->ival;
+		else if (v && (v->kind == V_INT || v->kind == V_BOOL))
+			*out = v->i;
+		else
+			return false;
+		return true;
+	}
+	case E_UN:
+		if (e->op != OP_NEG || !const_int(g, e->a, &a) || a == INT64_MIN)
+			return false;
+		*out = -a;
+		return true;
+	case E_BIN:
+		if (!const_int(g, e->a, &a) || !const_int(g, e->b, &b))
+			return false;
+		if (e->op == OP_ADD)
+			return add_ok(a, b, out);
+		if (e->op == OP_MUL)
+			return mul_ok(a, b, out);
+		return e->op == OP_SUB && !__builtin_sub_overflow(a, b, out);
+	case E_CALL:
+		return (resolve(e, &dt) == IN_CAST || dt) && e->nargs >= 1 && const_int(g, e->args[0], out);
+	default:
+		return false;
+	}
+}
+
+static const char *const_str(Gen *g, const Expr *e)
+{
+	if (e->val && e->val->kind == V_STR)
+		return e->val->s;
+	if (e->kind == E_STR)
+		return e->str;
+	if (e->kind != E_NAME)
+		return NULL;
+	Bind *x = lookup(g, e->str);
+	if (x)
+		return x->is_str ? x->str : NULL;
+	Value *v = module_value(g->m, e->str);
+	return v && v->kind == V_STR ? v->s : NULL;
+}
+
+static __attribute__((unused)) int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
+{
+	int64_t v = dflt;
+	Kw *k = call_kw(e, kw);
+	if (k && !const_int(g, k->value, &v))
+		die("txc-ptx: %s= of %s is not a constant, and sema let it through", kw, expr_str(e->a));
+	return v;
+}
+
+static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt)
+{
+	int64_t v = dflt;
+	if (i < e->nargs && !const_int(g, e->args[i], &v))
+		die("txc-ptx: operand %d of %s is not a constant, and sema let it through", i + 1, expr_str(e->a));
+	return v;
+}
+
+static Buffer *buffer_of(Gen *g, const Expr *e)
+{
+	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL;
+	return x ? x->buf : NULL;
+}
+
+static int buf_index(Gen *g, Buffer *b)
+{
+	for (int i = 0; i < g->f->nbufs; i++)
+		if (g->f->bufs[i] == b)
+			return i;
+	return -1;
+}
+
+/* A global buffer is written (no ld.global.nc from it, as nvcc decides for
+ * a __restrict__ pointer it sees written or handed to an asm statement). */
+static void mark_written(Gen *g, Buffer *b)
+{
+	if (!g->counting || !b)
+		return;
+	int i = buf_index(g, buffer_root(b));
+	if (i >= 0)
+		g->written[i] = true;
+}
+
+static bool read_only(Gen *g, Buffer *b)
+{
+	Buffer *r = buffer_root(b);
+	int i = buf_index(g, r);
+	return r->scope == SC_GLOBAL && r->is_param && i >= 0 && !g->written[i];
+}
+
+/* ---- conversions (C's, as txc-cuda's code performs them) -------------------------- */
+
+static Val conv(Gen *g, Val v, int to);
+
+/* A float of dtype from (f16, bf16) as f32, and back. */
+static Val half_to_f32(Gen *g, Val v)
+{
+	v = in_reg(g, v);
+	Val r = reg(g, DT_FLOAT32);
+	if (v.dt == DT_FLOAT16 || g->target >= TG_SM90) {
+		ins(g, "cvt.f32.%s %s, %s;", ty(v.dt), r.s, v.s);
+	} else { /* bf16 on sm_80: the high half of a float */
+		const char *t = newreg(g, R_R);
+		ins(g, "cvt.u32.u16 %s, %s;", t, v.s);
+		ins(g, "shl.b32 %s, %s, 16;", t, t);
+		ins(g, "mov.b32 %s, %s;", r.s, t);
+	}
+	return r;
+}
+
+static Val conv(Gen *g, Val v, int to)
+{
+	int from = v.dt;
+	if (from == to || !known(to) || to == DT_HANDLE || from == DT_HANDLE) {
+		if ((to == DT_UINT64 || to == DT_INT64) && from == DT_HANDLE)
+			v.dt = to;
+		return v;
+	}
+	if (is_fp8(from) || is_fp8(to)) {
+		error_at(g->d, g->at, "a float8 conversion is not supported by txc-ptx yet (use --backend=cuda)");
+		return imm(0, to);
+	}
+	if (v.imm && !is_float(from) && from != DT_BOOL && !is_float(to) && to != DT_BOOL) {
+		int64_t x = v.i;
+		int b = bits(to);
+		if (b < 64) {
+			uint64_t m = ((uint64_t)1 << b) - 1, u = (uint64_t)x & m;
+			x = is_uint(to) ? (int64_t)u : (u >> (b - 1)) & 1 ? (int64_t)(u | ~m) : (int64_t)u;
+		}
+		return imm(x, to);
+	}
+	if (v.imm && from != DT_BOOL && !is_float(from) && (to == DT_FLOAT32 || to == DT_FLOAT64))
+		return (Val){ .s = imm_str(g, v.i, to), .dt = to, .imm = true, .i = v.i };
+	Val r;
+	if (to == DT_BOOL) {
+		v = in_reg(g, v);
+		if (is_half(from))
+			v = half_to_f32(g, v), from = DT_FLOAT32;
+		r = reg(g, DT_BOOL);
+		ins(g, "setp.ne.%s %s, %s, %s;", is_float(from) ? ty(from) : reg_class(from) == R_RD ? "b64" : "b32", r.s, v.s,
+		    from == DT_FLOAT32 ? "0f00000000" : from == DT_FLOAT64 ? "0d0000000000000000" : "0");
+		return r;
+	}
+	if (from == DT_BOOL) {
+		v = in_reg(g, v);
+		int t = is_half(to) ? DT_FLOAT32 : to;
+		r = reg(g, t);
+		if (t == DT_FLOAT32)
+			ins(g, "selp.f32 %s, 0f3F800000, 0f00000000, %s;", r.s, v.s);
+		else if (t == DT_FLOAT64)
+			ins(g, "selp.f64 %s, 0d3FF0000000000000, 0d0000000000000000, %s;", r.s, v.s);
+		else
+			ins(g, "selp.%s %s, 1, 0, %s;", reg_class(t) == R_RD ? "u64" : "u32", r.s, v.s);
+		return t == to ? r : conv(g, r, to);
+	}
+	v = in_reg(g, v);
+	if (is_half(from)) {
+		Val f = half_to_f32(g, v);
+		return to == DT_FLOAT32 ? f : conv(g, f, to);
+	}
+	if (is_half(to)) {
+		Val f = from == DT_FLOAT32 ? v : conv(g, v, DT_FLOAT32);
+		f = in_reg(g, f);
+		r = reg(g, to);
+		ins(g, "cvt.rn.%s.f32 %s, %s;", ty(to), r.s, f.s);
+		return r;
+	}
+	r = reg(g, to);
+	if (is_float(from) && is_float(to)) {
+		ins(g, "cvt%s.%s.%s %s, %s;", to == DT_FLOAT32 ? ".rn" : "", ty(to), ty(from), r.s, v.s);
+	} else if (is_float(from)) {
+		/* C truncates toward zero */
+		const char *it = bits(to) == 64 ? (is_uint(to) ? "u64" : "s64") : bits(to) == 32 ? ty(to) : is_uint(to) ? "u32" : "s32";
+		ins(g, "cvt.rzi.%s.%s %s, %s;", it, ty(from), r.s, v.s);
+		if (bits(to) < 32)
+			ins(g, "cvt.%s.%s%d %s, %s;", ty(to), is_uint(to) ? "u" : "s", bits(to), r.s, r.s);
+	} else if (is_float(to)) {
+		const char *ft = bits(from) == 64 ? (is_uint(from) ? "u64" : "s64") : ty(from);
+		ins(g, "cvt.rn.%s.%s %s, %s;", ty(to), ft, r.s, v.s);
+	} else {
+		/* int to int: the source register holds the value extended to 32 or 64 bits */
+		int fb = bits(from) == 64 ? 64 : 32, tb = bits(to);
+		const char *fs = is_uint(from) ? "u" : "s";
+		if (tb == 64 && fb == 64)
+			ins(g, "mov.b64 %s, %s;", r.s, v.s);
+		else if (tb == 64)
+			ins(g, "cvt.%s64.%s32 %s, %s;", is_uint(to) ? "u" : "s", fs, r.s, v.s);
+		else if (fb == 64)
+			ins(g, "cvt.u32.u64 %s, %s;", r.s, v.s);
+		else
+			ins(g, "mov.b32 %s, %s;", r.s, v.s);
+		if (tb < 32)
+			ins(g, "cvt.%s32.%s%d %s, %s;", is_uint(to) ? "u" : "s", is_uint(to) ? "u" : "s", tb, r.s, r.s);
+	}
+	return r;
+}
+
+/* C's integer promotion and usual arithmetic conversions. */
+static int promote(int dt)
+{
+	if (dt == DT_BOOL || (is_int(dt) && bits(dt) < 32))
+		return DT_INT32;
+	return dt;
+}
+
+static int common(int a, int b)
+{
+	a = promote(a), b = promote(b);
+	if (a == b)
+		return a;
+	if (a == DT_FLOAT64 || b == DT_FLOAT64)
+		return DT_FLOAT64;
+	if (a == DT_FLOAT32 || b == DT_FLOAT32)
+		return DT_FLOAT32;
+	if (is_half(a) || is_half(b))
+		return DT_FLOAT32; /* a half with anything else: through float */
+	if (a == DT_HANDLE || b == DT_HANDLE)
+		return DT_HANDLE;
+	int ra = bits(a), rb = bits(b);
+	if (is_uint(a) == is_uint(b))
+		return ra >= rb ? a : b;
+	int u = is_uint(a) ? a : b, s = is_uint(a) ? b : a;
+	if (bits(u) >= bits(s))
+		return u;
+	return s; /* int64 holds every uint32 */
+}
+
+/* ---- expressions -------------------------------------------------------------------- */
+
+static Val ev(Gen *g, const Expr *e, int hint);
+
+static Val lit_float(Gen *g, double v, int hint)
+{
+	if (is_half(hint)) {
+		Val f = { .s = xprintf("0f%08X", 0), .dt = DT_FLOAT32, .imm = true };
+		float x = (float)v;
+		uint32_t u;
+		memcpy(&u, &x, 4);
+		f.s = xprintf("0f%08X", u);
+		return conv(g, in_reg(g, f), hint);
+	}
+	if (is_fp8(hint)) {
+		error_at(g->d, g->at, "a float8 literal is not supported by txc-ptx yet (use --backend=cuda)");
+		return imm(0, hint);
+	}
+	if (is_int(hint) || hint == DT_BOOL) {
+		Val d = { .dt = DT_FLOAT64, .imm = true };
+		uint64_t u;
+		memcpy(&u, &v, 8);
+		d.s = xprintf("0d%016llX", (unsigned long long)u);
+		return conv(g, in_reg(g, d), hint);
+	}
+	if (hint == DT_FLOAT32) {
+		float x = (float)v;
+		uint32_t u;
+		memcpy(&u, &x, 4);
+		return (Val){ .s = xprintf("0f%08X", u), .dt = DT_FLOAT32, .imm = true };
+	}
+	uint64_t u;
+	memcpy(&u, &v, 8);
+	return (Val){ .s = xprintf("0d%016llX", (unsigned long long)u), .dt = DT_FLOAT64, .imm = true };
+}
+
+/* An integer literal with its C type (txc-cuda's lit_int). */
+static Val lit_int(Gen *g, int64_t v, int hint)
+{
+	if (hint == DT_BOOL)
+		return imm(v != 0, DT_BOOL);
+	if (is_float(hint) && !is_fp8(hint))
+		return lit_float(g, (double)v, hint);
+	if (v >= INT32_MIN && v <= INT32_MAX)
+		return imm(v, DT_INT32);
+	if (hint == DT_UINT32 && v > 0 && v <= (int64_t)UINT32_MAX)
+		return imm(v, DT_UINT32);
+	return imm(v, hint == DT_UINT64 && v > 0 ? DT_UINT64 : DT_INT64);
+}
+
+/* Bounds of an offset, also through the swizzle's & ^ | << >> (txc-cuda's rule). */
+static bool range(const Expr *e, int64_t *lo, int64_t *hi)
+{
+	int64_t a0, a1, b0, b1;
+	if (expr_range(e, lo, hi))
+		return true;
+	if (e->kind != E_BIN || !range(e->a, &a0, &a1) || !range(e->b, &b0, &b1) || a0 < 0 || b0 < 0)
+		return false;
+	switch (e->op) {
+	case OP_SHR: *lo = b1 > 62 ? 0 : a0 >> b1; *hi = b0 > 62 ? 0 : a1 >> b0; return true;
+	case OP_SHL: *lo = a0; return b1 < 31 && a1 < ((int64_t)1 << 31) && (*hi = a1 << b1, true);
+	case OP_BITAND: *lo = 0; *hi = a1 < b1 ? a1 : b1; return true;
+	case OP_BITXOR: case OP_BITOR:
+		*lo = 0;
+		for (*hi = 1; *hi <= a1 || *hi <= b1; *hi *= 2)
+			if (*hi > ((int64_t)1 << 61))
+				return false;
+		*hi -= 1;
+		return true;
+	}
+	return false;
+}
+
+static bool fits32(const Expr *e)
+{
+	int64_t lo, hi;
+	if (!range(e, &lo, &hi) || lo < INT32_MIN || hi > INT32_MAX)
+		return false;
+	return e->kind == E_BIN ? fits32(e->a) && fits32(e->b) : e->kind == E_UN ? fits32(e->a) : true;
+}
+
+/* An offset in elements, in 32 bits where it fits (txc-cuda's offset_str),
+ * as a 64-bit value. */
+static Val offset64(Gen *g, const Expr *off)
+{
+	bool was = g->wide;
+	g->wide = was || !fits32(off);
+	Val v = ev(g, off, DT_NONE);
+	g->wide = was;
+	return conv(g, v, DT_INT64);
+}
+
+/* base + off * esize, in base's state space. */
+static Val addr_plus(Gen *g, Val base, Val off64, int64_t esize)
+{
+	Val r;
+	if (base.sp == SP_SHARED) {
+		r = (Val){ .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
+		if (off64.imm) {
+			ins(g, "add.s32 %s, %s, %lld;", r.s, base.s, (long long)(off64.i * esize));
+			return r;
+		}
+		const char *o = newreg(g, R_R);
+		ins(g, "cvt.u32.u64 %s, %s;", o, off64.s);
+		ins(g, "mad.lo.s32 %s, %s, %lld, %s;", r.s, o, (long long)esize, base.s);
+		return r;
+	}
+	r = (Val){ .s = newreg(g, R_RD), .dt = DT_HANDLE, .sp = base.sp };
+	if (off64.imm)
+		ins(g, "add.s64 %s, %s, %lld;", r.s, base.s, (long long)(off64.i * esize));
+	else
+		ins(g, "mad.lo.s64 %s, %s, %lld, %s;", r.s, off64.s, (long long)esize, base.s);
+	return r;
+}
+
+static Val buffer_base(Gen *g, Buffer *b, const Expr *at)
+{
+	Buffer *r = buffer_root(b);
+	int i = buf_index(g, r);
+	if (i < 0 || !g->base[i].s)
+		return unsupported(g, at, xprintf("buffer '%s' in %s memory", b->name, scopes[r->scope].name));
+	return g->base[i];
+}
+
+/* buf[i, j]: the element's address (layout and swizzle applied). */
+static Val element_addr(Gen *g, const Expr *e, Buffer **bp)
+{
+	Buffer *b = buffer_of(g, e->a);
+	const char *why = NULL;
+	if (!b)
+		return fail(g, e, "only buffers are indexed");
+	if (buffer_root(b)->scope == SC_TMEM)
+		return fail(g, e, xprintf("tensor memory ('%s') is read and written only by tcgen05 intrinsics", b->name));
+	Expr *off = buffer_offset_expr(b, e->args, &why);
+	if (!off)
+		return fail(g, e, why);
+	if (bp)
+		*bp = b;
+	Val base = buffer_base(g, b, e);
+	if (!base.s || g->d->errors)
+		return imm(0, DT_HANDLE);
+	return addr_plus(g, base, offset64(g, off), bits(b->dtype) / 8);
+}
+
+static const char *space_name(int sp) { return sp == SP_SHARED ? "shared" : sp == SP_GLOBAL ? "global" : "local"; }
+
+static Val load(Gen *g, const Expr *e)
+{
+	Buffer *b = NULL;
+	Val a = element_addr(g, e, &b);
+	if (!b || g->d->errors)
+		return imm(0, DT_INT32);
+	int dt = b->dtype;
+	if (is_fp8(dt))
+		return unsupported(g, e, "a float8 element");
+	bool nc = a.sp == SP_GLOBAL && read_only(g, b);
+	if (dt == DT_BOOL) {
+		const char *t = newreg(g, R_R);
+		ins(g, "ld.%s%s.u8 %s, [%s]; // element", space_name(a.sp), nc ? ".nc" : "", t, a.s);
+		Val r = reg(g, DT_BOOL);
+		ins(g, "setp.ne.b32 %s, %s, 0;", r.s, t);
+		return r;
+	}
+	Val r = reg(g, dt);
+	ins(g, "ld.%s%s.%s %s, [%s]; // element", space_name(a.sp), nc ? ".nc" : "", mem_ty(dt), r.s, a.s);
+	return r;
+}
+
+static Val address(Gen *g, const Expr *e);
+
+static Val cast(Gen *g, const Expr *x, int to)
+{
+	int from = x->dtype;
+	if (!known(from))
+		return conv(g, ev(g, x, to), to);
+	Val v = conv(g, ev(g, x, from), from);
+	if (is_fp8(to) || is_fp8(from))
+		return unsupported(g, x, "a float8 conversion");
+	return conv(g, v, to);
+}
+
+static Val binary(Gen *g, const Expr *e, int hint);
+
+static Val call_expr(Gen *g, const Expr *e)
+{
+	int dt, id = resolve(e, &dt);
+	if (dt && e->nargs == 1)
+		return cast(g, e->args[0], dt);
+	switch (id) {
+	case IN_CAST:
+		return cast(g, e->args[0], e->dtype);
+	case IN_MIN: case IN_MAX: {
+		int t = concrete(e->dtype);
+		Val a = in_reg(g, conv(g, ev(g, e->args[0], t), t)), b = conv(g, ev(g, e->args[1], t), t);
+		Val r = reg(g, t);
+		if (is_int(t)) {
+			ins(g, "%s.%s %s, %s, %s;", id == IN_MIN ? "min" : "max", ty(t), r.s, a.s, b.s);
+		} else {
+			/* txc_min: b < a ? b : a; txc_max: a < b ? b : a */
+			if (is_half(t))
+				return unsupported(g, e, "T.min/T.max of 16-bit floats");
+			b = in_reg(g, b);
+			const char *p = newreg(g, R_P);
+			ins(g, "setp.lt.%s %s, %s, %s;", ty(t), p, id == IN_MIN ? b.s : a.s, id == IN_MIN ? a.s : b.s);
+			ins(g, "selp.%s %s, %s, %s, %s;", ty(t), r.s, b.s, a.s, p);
+		}
+		return r;
+	}
+	case IN_ADDRESS_OF:
+		return address(g, e);
+	case IN_POINTER_OFFSET: {
+		Buffer *b = buffer_of(g, e->args[0]);
+		if (!b || buffer_root(b)->scope == SC_TMEM)
+			return fail(g, e, "T.pointer_offset takes a buffer in memory (not tensor memory)");
+		Val base = buffer_base(g, b, e);
+		if (!base.s || g->d->errors)
+			return imm(0, DT_HANDLE);
+		Val r = addr_plus(g, base, offset64(g, e->args[1]), bits(b->dtype) / 8);
+		r.i = (int64_t)(intptr_t)b; /* the buffer it points into, for mark_written */
+		return r;
+	}
+	case IN_TMEM_ADDR: {
+		Val a = in_reg(g, conv(g, ev(g, e->args[0], DT_UINT32), DT_UINT32));
+		Val row = conv(g, ev(g, e->args[1], DT_UINT32), DT_UINT32), col = conv(g, ev(g, e->args[2], DT_UINT32), DT_UINT32);
+		Val r = reg(g, DT_UINT32), t = reg(g, DT_UINT32);
+		ins(g, "shl.b32 %s, %s, 16;", t.s, in_reg(g, row).s);
+		ins(g, "add.s32 %s, %s, %s;", r.s, a.s, t.s);
+		ins(g, "add.s32 %s, %s, %s;", r.s, r.s, col.s);
+		return r;
+	}
+	case IN_ELECT_SYNC: {
+		Val r = reg(g, DT_BOOL);
+		const char *m = newreg(g, R_R);
+		ins(g, "activemask.b32 %s;", m);
+		ins(g, "elect.sync _|%s, %s;", r.s, m);
+		return r;
+	}
+	}
+	return fail(g, e, xprintf("'%s' is not supported by txc-ptx yet (use --backend=cuda)", expr_str(e->a)));
+}
+
+/* The natural dtype of a runtime name's value (64 bits in an offset that
+ * may pass 2^31, as txc-cuda's (int64_t) casts make it). */
+static Val name_val(Gen *g, const Expr *e)
+{
+	Bind *x = lookup(g, e->str);
+	if (x && x->is_int)
+		return lit_int(g, x->ival, DT_NONE);
+	if (!x || !x->has_val)
+		return fail(g, e, xprintf("'%s' is not a value txc-ptx can hold", e->str));
+	Val v = x->v;
+	if (g->wide && is_int(v.dt) && bits(v.dt) < 64)
+		v = conv(g, v, DT_INT64);
+	return v;
+}
+
+static const char *arith_ty(int t, int op)
+{
+	if (op == OP_SHL || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR)
+		return reg_class(t) == R_RD ? "b64" : "b32";
+	return ty(t);
+}
+
+/* Python's // and % with floor semantics on signed operands. */
+static Val floor_divmod(Gen *g, int t, Val a, Val b, bool mod)
+{
+	a = in_reg(g, a), b = in_reg(g, b);
+	const char *T = ty(t);
+	Val q = reg(g, t), r = reg(g, t);
+	ins(g, "div.%s %s, %s, %s;", T, q.s, a.s, b.s);
+	ins(g, "rem.%s %s, %s, %s;", T, r.s, a.s, b.s);
+	/* r != 0 and (r < 0) != (b < 0): q - 1, r + b */
+	const char *p = newreg(g, R_P), *p2 = newreg(g, R_P), *p3 = newreg(g, R_P);
+	ins(g, "setp.ne.%s %s, %s, 0;", T, p, r.s);
+	ins(g, "setp.lt.%s %s, %s, 0;", T, p2, r.s);
+	ins(g, "setp.lt.%s %s, %s, 0;", T, p3, b.s);
+	ins(g, "xor.pred %s, %s, %s;", p2, p2, p3);
+	ins(g, "and.pred %s, %s, %s;", p, p, p2);
+	if (mod)
+		ins(g, "@%s add.%s %s, %s, %s;", p, T, r.s, r.s, b.s);
+	else
+		ins(g, "@%s sub.%s %s, %s, 1;", p, T, q.s, q.s);
+	return mod ? r : q;
+}
+
+static Val binary(Gen *g, const Expr *e, int hint)
+{
+	int op = e->op, it = known(e->a->dtype) ? e->a->dtype : known(e->b->dtype) ? e->b->dtype : hint;
+	int64_t lo, hi, lo2, hi2;
+	if (is_fp8(it))
+		return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
+	if (op == OP_MATMUL || op == OP_POW || op >= OP_COUNT)
+		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
+	Val a = ev(g, e->a, it), b = ev(g, e->b, it);
+	if (g->d->errors)
+		return imm(0, DT_INT32);
+	int t = common(a.dt, b.dt);
+	bool cmp = e->kind == E_CMP;
+	bool half = is_half(promote(a.dt)) && a.dt == b.dt && !cmp; /* half op half: a half, computed through float */
+	if (half)
+		t = DT_FLOAT32;
+	a = conv(g, a, t), b = conv(g, b, t);
+	/* constant folding of two integer immediates (+ - * & | ^) */
+	if (a.imm && b.imm && is_int(t) && !cmp) {
+		int64_t x = a.i, y = b.i, z;
+		bool ok = true;
+		switch (op) {
+		case OP_ADD: ok = !__builtin_add_overflow(x, y, &z); break;
+		case OP_SUB: ok = !__builtin_sub_overflow(x, y, &z); break;
+		case OP_MUL: ok = !__builtin_mul_overflow(x, y, &z); break;
+		case OP_BITAND: z = x & y; break;
+		case OP_BITOR: z = x | y; break;
+		case OP_BITXOR: z = x ^ y; break;
+		default: ok = false;
+		}
+		if (ok) {
+			Val r = conv(g, imm(z, DT_INT64), t);
+			if (e->kind == E_BIN && is_int(it) && bits(it) < 32)
+				r = conv(g, r, it);
+			return r;
+		}
+	}
+	a = in_reg(g, a);
+	if (b.imm && (is_float(t) || t == DT_BOOL))
+		b = in_reg(g, b);
+	if (t == DT_BOOL) /* comparisons of bools: as ints */
+		a = conv(g, a, DT_INT32), b = conv(g, b, DT_INT32), t = DT_INT32;
+	const char *T = ty(t);
+	if (cmp) {
+		static const char *const cc[OP_COUNT] = { [OP_LT] = "lt", [OP_LE] = "le", [OP_GT] = "gt", [OP_GE] = "ge",
+		                                          [OP_EQ] = "eq", [OP_NE] = "ne" };
+		Val r = reg(g, DT_BOOL);
+		/* C's float comparisons are ordered, != unordered */
+		const char *c = cc[op];
+		if (is_float(t) && op == OP_NE)
+			c = "neu";
+		ins(g, "setp.%s.%s %s, %s, %s;", c, T, r.s, a.s, b.s);
+		return r;
+	}
+	Val r = reg(g, t);
+	switch (op) {
+	case OP_ADD: ins(g, "add.%s %s, %s, %s;", T, r.s, a.s, b.s); break;
+	case OP_SUB: ins(g, "sub.%s %s, %s, %s;", T, r.s, a.s, b.s); break;
+	case OP_MUL:
+		if (is_float(t))
+			ins(g, "mul.rn.%s %s, %s, %s;", T, r.s, a.s, b.s);
+		else
+			ins(g, "mul.lo.%s %s, %s, %s;", T, r.s, a.s, b.s);
+		break;
+	case OP_DIV: case OP_FLOORDIV: case OP_MOD:
+		if (is_float(t)) {
+			if (op != OP_DIV)
+				return unsupported(g, e, xprintf("'%s' on float values", op_spelling[op]));
+			ins(g, "div.rn.%s %s, %s, %s;", T, r.s, a.s, b.s);
+			break;
+		}
+		if (op != OP_DIV && !is_uint(t) &&
+		    !(range(e->a, &lo, &hi) && lo >= 0 && range(e->b, &lo2, &hi2) && lo2 > 0))
+			return floor_divmod(g, t, a, b, op == OP_MOD);
+		ins(g, "%s.%s %s, %s, %s;", op == OP_MOD ? "rem" : "div", T, r.s, a.s, b.s);
+		break;
+	case OP_SHL: case OP_SHR: {
+		Val s = conv(g, b, DT_UINT32);
+		if (op == OP_SHL)
+			ins(g, "shl.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, s.s);
+		else
+			ins(g, "shr.%s %s, %s, %s;", T, r.s, a.s, s.s);
+		break;
+	}
+	case OP_BITAND: ins(g, "and.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, b.s); break;
+	case OP_BITOR: ins(g, "or.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, b.s); break;
+	case OP_BITXOR: ins(g, "xor.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, b.s); break;
+	default:
+		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
+	}
+	if (half)
+		return conv(g, r, promote(e->a->dtype) == DT_FLOAT16 || a.dt == DT_FLOAT16 ? DT_FLOAT16 :
+		            known(e->a->dtype) ? e->a->dtype : DT_FLOAT16);
+	if (e->kind == E_BIN && is_int(it) && bits(it) < 32) /* wrap as the dtype does */
+		r = conv(g, r, it);
+	return r;
+}
+
+/* a and b, a or b, with C's short circuit. */
+static Val logic(Gen *g, const Expr *e)
+{
+	bool and = e->kind == E_AND;
+	Val r = reg(g, DT_BOOL);
+	Val a = in_reg(g, conv(g, ev(g, e->a, DT_BOOL), DT_BOOL));
+	const char *end = label(g);
+	ins(g, "mov.pred %s, %s;", r.s, a.s);
+	ins(g, "@%s%s bra %s;", and ? "!" : "", r.s, end);
+	Val b = in_reg(g, conv(g, ev(g, e->b, DT_BOOL), DT_BOOL));
+	ins(g, "mov.pred %s, %s;", r.s, b.s);
+	put_label(g, end);
+	return r;
+}
+
+static Val select_expr(Gen *g, const Expr *e, int hint)
+{
+	int t = known(e->dtype) ? e->dtype : hint;
+	Val c = in_reg(g, conv(g, ev(g, e->a, DT_BOOL), DT_BOOL));
+	const char *els = label(g), *end = label(g);
+	ins(g, "@!%s bra %s;", c.s, els);
+	Val b = ev(g, e->b, t);
+	int rt = known(t) ? t : b.dt;
+	Val r = reg(g, rt);
+	b = in_reg(g, conv(g, b, rt));
+	ins(g, "mov.%s %s, %s;", reg_type[reg_class(rt)] + 1, r.s, b.s);
+	ins(g, "bra.uni %s;", end);
+	put_label(g, els);
+	Val c2 = in_reg(g, conv(g, ev(g, e->c, t), rt));
+	ins(g, "mov.%s %s, %s;", reg_type[reg_class(rt)] + 1, r.s, c2.s);
+	put_label(g, end);
+	return r;
+}
+
+static Val ev(Gen *g, const Expr *e, int hint)
+{
+	const Value *v = e->val;
+	if (v && v->kind == V_INT)
+		return lit_int(g, v->i, hint);
+	if (v && v->kind == V_FLOAT)
+		return lit_float(g, v->f, hint);
+	if (v && v->kind == V_BOOL)
+		return hint == DT_BOOL || !known(hint) ? imm(v->i != 0, DT_BOOL) : lit_int(g, v->i, hint);
+	switch (e->kind) {
+	case E_INT: return lit_int(g, e->ival, hint);
+	case E_FLOAT: return lit_float(g, e->fval, hint);
+	case E_TRUE: case E_FALSE: return imm(e->kind == E_TRUE, DT_BOOL);
+	case E_NAME:
+		return name_val(g, e);
+	case E_UN: {
+		int t = known(e->a->dtype) ? e->a->dtype : hint;
+		if (e->op == OP_POS)
+			return ev(g, e->a, hint);
+		if (is_fp8(t))
+			return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
+		Val a = ev(g, e->a, t);
+		int pt = is_half(a.dt) ? DT_FLOAT32 : promote(a.dt);
+		a = in_reg(g, conv(g, a, pt));
+		Val r = reg(g, pt);
+		if (e->op == OP_NEG)
+			ins(g, "neg.%s %s, %s;", ty(pt), r.s, a.s);
+		else
+			ins(g, "not.%s %s, %s;", reg_class(pt) == R_RD ? "b64" : "b32", r.s, a.s);
+		if (is_half(a.dt) || is_half(t))
+			r = conv(g, r, t);
+		if (is_int(t) && bits(t) < 32)
+			r = conv(g, r, t);
+		return r;
+	}
+	case E_BIN: case E_CMP:
+		return binary(g, e, hint);
+	case E_AND: case E_OR:
+		return logic(g, e);
+	case E_NOT: {
+		Val a = in_reg(g, conv(g, ev(g, e->a, DT_BOOL), DT_BOOL));
+		Val r = reg(g, DT_BOOL);
+		ins(g, "not.pred %s, %s;", r.s, a.s);
+		return r;
+	}
+	case E_COND:
+		return select_expr(g, e, hint);
+	case E_INDEX:
+		return load(g, e);
+	case E_CALL:
+		return call_expr(g, e);
+	default:
+		return fail(g, e, xprintf("'%s' is not supported by txc-ptx yet", expr_str(e)));
+	}
+}
+
+/* An address operand: T.address_of(x), a buffer element, a buffer, a handle. */
+static Val address(Gen *g, const Expr *e)
+{
+	if (call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+		return address(g, e->args[0]);
+	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
+	if (b && buffer_root(b)->scope == SC_TMEM)
+		return conv(g, ev(g, buffer_root(b)->alloc_addr, DT_UINT32), DT_UINT32);
+	Val r;
+	if (b && e->kind == E_INDEX) {
+		r = element_addr(g, e, NULL);
+	} else if (b) {
+		r = buffer_base(g, b, e);
+	} else {
+		r = ev(g, e, DT_HANDLE);
+		if (r.dt != DT_HANDLE || !r.sp)
+			return g->d->errors ? r : unsupported(g, e, "an address txc-ptx cannot follow to its memory");
+		return r;
+	}
+	r.i = (int64_t)(intptr_t)b;
+	return r;
+}
+
+/* The buffer an address operand points into (for mark_written), or NULL. */
+static Buffer *addr_buffer(Gen *g, const Expr *e)
+{
+	if (call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+		return addr_buffer(g, e->args[0]);
+	if (e->kind == E_INDEX)
+		return buffer_of(g, e->a);
+	if (buffer_of(g, e))
+		return buffer_of(g, e);
+	if (call_id(e) == IN_POINTER_OFFSET)
+		return buffer_of(g, e->args[0]);
+	if (e->kind == E_NAME) {
+		Bind *x = lookup(g, e->str);
+		return x && x->has_val && x->v.dt == DT_HANDLE ? (Buffer *)(intptr_t)x->v.i : NULL;
+	}
+	return NULL;
+}
+
+/* ---- statements --------------------------------------------------------------------- */
+
+static void stmt(Gen *g, Stmt *s);
+
+static void block(Gen *g, Stmt **v, int n)
+{
+	int mark = names_mark(&g->binds);
+	for (int i = 0; i < n && !g->d->errors; i++)
+		stmt(g, v[i]);
+	names_pop(&g->binds, mark);
+}
+
+static Val need(Gen *g, const Expr *e, int dt) { return in_reg(g, conv(g, ev(g, e, dt), dt)); }
+static Val need_imm(Gen *g, const Expr *e, int dt) { return conv(g, ev(g, e, dt), dt); }
+
+/* T.cuda.copy_bytes(dst, src, n[, nc]): one vector load, one vector store
+ * (txc-cuda's helper: uint8_t, uint16_t, uint32_t, uint2, uint4). */
+static void copy_bytes(Gen *g, const Expr *e)
+{
+	int64_t n = arg_int(g, e, 2, 16);
+	bool nc = e->nargs > 3;
+	mark_written(g, addr_buffer(g, e->args[0]));
+	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
+	if (g->d->errors)
+		return;
+	Buffer *sb = addr_buffer(g, e->args[1]);
+	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
+		nc = true;
+	const char *t = n == 1 ? "u8" : n == 2 ? "u16" : "u32";
+	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
+	const char *regs[4];
+	Buf list = {0};
+	for (int i = 0; i < nv; i++) {
+		regs[i] = newreg(g, R_R);
+		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+	}
+	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
+	const char *ops = nv == 1 ? list.s : xprintf("{%s}", list.s);
+	ins(g, "ld.%s%s%s.%s %s, [%s];", space_name(s.sp), nc && s.sp == SP_GLOBAL ? ".nc" : "", v, t, ops, s.s);
+	ins(g, "st.%s%s.%s [%s], %s;", space_name(d.sp), v, t, d.s, ops);
+}
+
+static void store(Gen *g, Expr *t, Expr *v, int op)
+{
+	Buffer *b = buffer_of(g, t->a);
+	if (!b) {
+		fail(g, t, "only buffers are indexed");
+		return;
+	}
+	mark_written(g, b);
+	int dt = b->dtype;
+	if (is_fp8(dt)) {
+		unsupported(g, t, "a store of a float8 element");
+		return;
+	}
+	Val val;
+	if (op < 0) {
+		val = ev(g, v, dt);
+	} else {
+		Expr e = { .kind = E_BIN, .pos = t->pos, .op = op, .a = t, .b = v, .dtype = dt };
+		val = binary(g, &e, dt);
+	}
+	val = in_reg(g, conv(g, val, dt));
+	Val a = element_addr(g, t, NULL);
+	if (g->d->errors)
+		return;
+	if (dt == DT_BOOL) {
+		const char *r = newreg(g, R_R);
+		ins(g, "selp.u32 %s, 1, 0, %s;", r, val.s);
+		ins(g, "st.%s.u8 [%s], %s; // element", space_name(a.sp), a.s, r);
+		return;
+	}
+	ins(g, "st.%s.%s [%s], %s; // element", space_name(a.sp), mem_ty(dt), a.s, val.s);
+}
+
+/* A local array: .local storage of the kernel, its address in the local window. */
+static void declare(Gen *g, Buffer *b)
+{
+	bind(g, b->name, b);
+	Buffer *r = buffer_root(b);
+	int i = buf_index(g, r);
+	if (b->is_param || b->base || r->scope == SC_TMEM || i < 0)
+		return;
+	if (b->scope == SC_LOCAL) {
+		int64_t k = buffer_storage(b);
+		const char *name = xprintf("__local_%d", i);
+		bprintf(&g->locals, "\t.local .align %lld .b8 %s[%lld];\n", (long long)(b->align > 16 ? b->align : 16), name,
+		        (long long)((k > 0 ? k : 1) * bits(b->dtype) / 8));
+		Val a = { .s = newreg(g, R_RD), .dt = DT_HANDLE, .sp = SP_LOCAL };
+		ins(g, "mov.u64 %s, %s;", a.s, name);
+		g->base[i] = a;
+	} else if (!(scopes[b->scope].flags & SCF_SHARED)) {
+		error_at(g->d, b->pos, "buffer '%s' in %s memory has no PTX form", b->name, scopes[b->scope].name);
+	}
+}
+
+static void assign(Gen *g, Stmt *s)
+{
+	Expr **t = s->targets, *v = s->value;
+	int nt = s->ntargets, dt;
+	if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
+		nt = t[0]->nargs;
+		t = t[0]->args;
+	}
+	if (nt == 1 && t[0]->kind == E_INDEX) {
+		store(g, t[0], v, -1);
+		return;
+	}
+	int id = v->kind == E_CALL ? resolve(v, &dt) : -1;
+	if (is_launch_id(id)) {
+		for (int i = 0; i < nt; i++) {
+			Bind *x = bind(g, t[i]->str, NULL);
+			Val r = reg(g, DT_INT32);
+			const GridId *gl = grid_launch(id);
+			if (gl) {
+				char dim = "xyz"[i];
+				const char *sr = gl->cuda[0] == '%' ? xprintf("%%%s", xprintf(gl->cuda + 1, dim)) : xprintf("%%ctaid.%c", dim);
+				ins(g, "mov.u32 %s, %s;", r.s, sr);
+			} else {
+				const LaunchId *l = thread_launch(id);
+				int64_t mod = axis_mod(l->axis), div = axis_div(l->axis);
+				ins(g, "mov.u32 %s, %%tid.x;", r.s);
+				if (mod)
+					ins(g, "rem.u32 %s, %s, %lld;", r.s, r.s, (long long)mod);
+				if (div > 1)
+					ins(g, "div.u32 %s, %s, %lld;", r.s, r.s, (long long)div);
+			}
+			x->v = r;
+			x->has_val = true;
+		}
+		return;
+	}
+	if (id == IN_TENSORMAP || id == IN_TENSORMAP_IM2COL)
+		return;
+	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)))
+		for (int i = 0; i < g->f->nbufs; i++)
+			if (g->f->bufs[i]->decl == v) {
+				declare(g, g->f->bufs[i]);
+				return;
+			}
+	if (nt == 1 && t[0]->kind == E_NAME && t[0]->var && t[0]->var->mut) {
+		Var *var = t[0]->var;
+		Val rhs = in_reg(g, conv(g, ev(g, v, var->dtype), var->dtype));
+		Bind *x = lookup(g, t[0]->str);
+		if (var->pos.off == t[0]->pos.off && var->pos.line == t[0]->pos.line) {
+			x = bind(g, t[0]->str, NULL);
+			x->v = reg(g, var->dtype);
+			x->has_val = true;
+		}
+		if (!x || !x->has_val) {
+			fail(g, t[0], xprintf("'%s' is assigned before it is declared", t[0]->str));
+			return;
+		}
+		ins(g, "mov.%s %s, %s;", reg_type[reg_class(var->dtype)] + 1, x->v.s, rhs.s);
+		return;
+	}
+	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
+		dt = concrete(v->dtype);
+		Val rhs = ev(g, v, dt);
+		if (dt != DT_HANDLE)
+			rhs = conv(g, rhs, dt);
+		Bind *x = bind(g, t[0]->str, NULL);
+		x->v = rhs;
+		x->has_val = true;
+		return;
+	}
+	for (int i = 0; i < nt; i++) {
+		if (t[i]->kind != E_NAME)
+			continue;
+		Bind *x = bind(g, t[i]->str, NULL);
+		if (nt == 1) {
+			x->is_int = const_int(g, v, &x->ival);
+			x->str = const_str(g, v);
+			x->is_str = x->str != NULL;
+		}
+	}
+}
+
+/* Which loops txc-ptx unrolls: those whose bounds and step are constants
+ * of the program (sema's values, not an unrolled loop's variable), with at
+ * most UNROLL_RANGE trips for range() (nvcc unrolls such short loops
+ * itself) and UNROLL_MAX for T.unroll(); every other loop stays a loop.
+ * tests/ptx.t applies the same rule to the CUDA C it compiles with nvcc. */
+enum { UNROLL_RANGE = 16, UNROLL_MAX = 256 };
+
+static bool sema_int(const Expr *e, int64_t *v)
+{
+	if (e->val && e->val->kind == V_INT)
+		return *v = e->val->i, true;
+	return e->kind == E_INT && (*v = e->ival, true);
+}
+
+static void for_stmt(Gen *g, Stmt *s)
+{
+	Expr *it = s->value;
+	int dt = s->targets[0]->var ? s->targets[0]->var->dtype : DT_INT32, id = call_id(it);
+	int64_t step = 1, lo = 0, hi = 0;
+	if (it->nargs == 3)
+		step = arg_int(g, it, 2, 1);
+	const char *name = s->targets[0]->str;
+	bool clo = it->nargs > 1 ? sema_int(it->args[0], &lo) : true;
+	bool chi = sema_int(it->args[it->nargs > 1], &hi);
+	int64_t trips = clo && chi && step > 0 && hi > lo ? (hi - lo + step - 1) / step : clo && chi ? 0 : -1;
+	if (trips >= 0 && trips <= (id == IN_UNROLL ? UNROLL_MAX : UNROLL_RANGE)) {
+		for (int64_t k = lo; k < hi && !g->d->errors; k += step) {
+			int mark = names_mark(&g->binds);
+			Bind *x = bind(g, name, NULL);
+			x->is_int = true;
+			x->ival = k;
+			block(g, s->body, s->nbody);
+			names_pop(&g->binds, mark);
+		}
+		return;
+	}
+	Val v = reg(g, dt);
+	Val l = it->nargs > 1 ? need_imm(g, it->args[0], dt) : imm(0, dt);
+	Val h = need_imm(g, it->args[it->nargs > 1], dt);
+	if (!h.imm)
+		h = in_reg(g, h); /* range() reads its bound once */
+	ins(g, "mov.%s %s, %s;", reg_type[reg_class(dt)] + 1, v.s, l.s);
+	const char *head = label(g), *end = label(g);
+	put_label(g, head);
+	const char *p = newreg(g, R_P);
+	ins(g, "setp.ge.%s %s, %s, %s;", ty(dt), p, v.s, h.s);
+	ins(g, "@%s bra %s;", p, end);
+	int mark = names_mark(&g->binds);
+	Bind *x = bind(g, name, NULL);
+	x->v = v;
+	x->has_val = true;
+	block(g, s->body, s->nbody);
+	names_pop(&g->binds, mark);
+	ins(g, "add.%s %s, %s, %lld;", ty(dt), v.s, v.s, (long long)step);
+	ins(g, "bra.uni %s;", head);
+	put_label(g, end);
+}
+
+static void if_stmt(Gen *g, Stmt *s)
+{
+	const char *end = label(g);
+	for (;;) {
+		Val c = need(g, s->value, DT_BOOL);
+		const char *els = label(g);
+		ins(g, "@!%s bra %s;", c.s, els);
+		block(g, s->body, s->nbody);
+		ins(g, "bra.uni %s;", end);
+		put_label(g, els);
+		if (s->norelse == 1 && s->orelse[0]->kind == S_IF) {
+			s = s->orelse[0];
+			continue;
+		}
+		if (s->norelse)
+			block(g, s->orelse, s->norelse);
+		break;
+	}
+	put_label(g, end);
+}
+
+/* ---- intrinsics ----------------------------------------------------------------------- */
+
+/* T.ptx.cp_async(dst, src, size [, cache_policy, prefetch_size, src_size,
+ * predicate, cache]): txc-cuda's cp_async, the same instruction. */
+static void cp_async(Gen *g, const Expr *e)
+{
+	int64_t n = arg_int(g, e, 2, 16), v;
+	const char *cache = e->nargs > 7 ? const_str(g, e->args[7]) : "";
+	if (!cache)
+		cache = "";
+	if (!*cache)
+		cache = n == 16 ? "cg" : "ca";
+	bool hint = e->nargs > 3 && !(const_int(g, e->args[3], &v) && v == 0);
+	int64_t pf = arg_int(g, e, 4, 0);
+	bool size = e->nargs > 5 && !(const_int(g, e->args[5], &v) && v == -1);
+	bool pred = e->nargs > 6 && !(const_int(g, e->args[6], &v) && v == -1);
+	mark_written(g, addr_buffer(g, e->args[1])); /* handed to an asm statement in the CUDA path */
+	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
+	if (g->d->errors)
+		return;
+	if (d.sp != SP_SHARED || s.sp != SP_GLOBAL) {
+		unsupported(g, e, "cp.async between these memories");
+		return;
+	}
+	Buf ptx = {0};
+	bprintf(&ptx, "cp.async.%s.shared.global%s%s [%s], [%s], %lld", cache, hint ? ".L2::cache_hint" : "",
+	        pf ? xprintf(".L2::%lldB", (long long)pf) : "", d.s, s.s, (long long)n);
+	if (size || pred) {
+		Val ss = size ? need(g, e->args[5], DT_UINT32) : imm(n, DT_UINT32);
+		if (pred) {
+			Val p = need(g, e->args[6], DT_BOOL);
+			Val r = reg(g, DT_UINT32);
+			ins(g, "selp.u32 %s, %s, 0, %s;", r.s, ss.s, p.s);
+			ss = r;
+		} else {
+			ss = in_reg(g, ss);
+		}
+		bprintf(&ptx, ", %s", ss.s);
+	}
+	if (hint)
+		bprintf(&ptx, ", %s", need(g, e->args[3], DT_UINT64).s);
+	ins(g, "%s;", ptx.s);
+}
+
+static void call_stmt(Gen *g, const Expr *e)
+{
+	int dt, id = e->kind == E_CALL ? resolve(e, &dt) : -1;
+	switch (id) {
+	case IN_EVALUATE:
+		if (!evaluated_value(e->args[0]))
+			call_stmt(g, e->args[0]);
+		/* T.evaluate(value): read for nothing; nvcc drops it, so does txc-ptx */
+		return;
+	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_CTA_ID_IN_CLUSTER: case IN_CLUSTER_ID: case IN_THREAD_ID: case IN_WARP_ID:
+	case IN_LANE_ID: case IN_WARPGROUP_ID: case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
+	case IN_ATTR: case IN_MATCH_BUFFER:
+		return;
+	case IN_COPY: case IN_COPY_ASYNC: case IN_PREFETCH: case IN_GEMM_ASYNC:
+		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
+		return;
+	case IN_CTA_SYNC:
+		ins(g, "bar.sync 0;");
+		return;
+	case IN_WARP_SYNC:
+		ins(g, "bar.warp.sync -1;");
+		return;
+	case IN_STORAGE_SYNC: {
+		const char *s = const_str(g, e->args[0]);
+		ins(g, strcmp(s, "warp") == 0 ? "bar.warp.sync -1;" : "bar.sync 0;");
+		return;
+	}
+	case IN_COPY_BYTES:
+		copy_bytes(g, e);
+		return;
+	case IN_CP_ASYNC:
+		cp_async(g, e);
+		return;
+	case IN_CP_COMMIT:
+		ins(g, "cp.async.commit_group;");
+		return;
+	case IN_CP_WAIT:
+		ins(g, "cp.async.wait_group %lld;", (long long)arg_int(g, e, 0, 0));
+		return;
+	}
+	unsupported(g, e, xprintf("'%s'", e->kind == E_CALL ? expr_str(e->a) : expr_str(e)));
+}
+
+static void stmt(Gen *g, Stmt *s)
+{
+	g->at = s->pos;
+	switch (s->kind) {
+	case S_EXPR:
+		call_stmt(g, s->value);
+		return;
+	case S_ASSIGN:
+		assign(g, s);
+		return;
+	case S_AUGASSIGN:
+		if (s->targets[0]->kind == E_NAME && s->targets[0]->var) {
+			Expr *t = s->targets[0];
+			int dt = t->var->dtype;
+			Bind *x = lookup(g, t->str);
+			Expr e = { .kind = E_BIN, .pos = s->pos, .op = s->op, .a = t, .b = s->value, .dtype = dt };
+			Val r = in_reg(g, conv(g, binary(g, &e, dt), dt));
+			if (x && x->has_val)
+				ins(g, "mov.%s %s, %s;", reg_type[reg_class(dt)] + 1, x->v.s, r.s);
+			return;
+		}
+		store(g, s->targets[0], s->value, s->op);
+		return;
+	case S_DECL:
+		if (s->targets[0]->var) {
+			Bind *x = bind(g, s->targets[0]->str, NULL);
+			int dt = s->targets[0]->var->dtype;
+			x->v = reg(g, dt);
+			x->has_val = true;
+			if (dt == DT_BOOL)
+				ins(g, "setp.ne.u32 %s, 0, 0;", x->v.s);
+			else
+				ins(g, "mov.%s %s, %s;", reg_type[reg_class(dt)] + 1, x->v.s,
+				    dt == DT_FLOAT32 ? "0f00000000" : dt == DT_FLOAT64 ? "0d0000000000000000" : "0");
+		}
+		return;
+	case S_IF:
+		if_stmt(g, s);
+		return;
+	case S_FOR:
+		for_stmt(g, s);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- kernels and the module ----------------------------------------------------------- */
+
+static const char *param_type(int dt)
+{
+	switch (dt) {
+	case DT_BOOL: case DT_INT8: case DT_UINT8: return "u8";
+	case DT_INT16: case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return "b16";
+	case DT_INT32: return "s32";
+	case DT_UINT32: return "u32";
+	case DT_FLOAT32: return "f32";
+	case DT_FLOAT64: return "f64";
+	default: return "u64";
+	}
+}
+
+static void kernel(Gen *g, Stmt *s, Buf *out)
+{
+	Func *f = s->func;
+	const char *name = cuda_name(f->name);
+	int64_t bytes = smem_bytes(f);
+	g->f = f;
+	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
+	Buf body = {0}, params = {0};
+	for (int pass = 0; pass < 2; pass++) {
+		body = (Buf){0};
+		params = (Buf){0};
+		g->locals = (Buf){0};
+		g->out = &body;
+		g->counting = pass == 0;
+		memset(g->nreg, 0, sizeof g->nreg);
+		g->nlabel = 0;
+		g->base = xalloc(sizeof(Val) * (size_t)(f->nbufs + 1));
+		names_pop(&g->binds, 0);
+		bool any_shared = false;
+		for (int i = 0; i < f->nbufs; i++)
+			any_shared |= !f->bufs[i]->base && (scopes[f->bufs[i]->scope].flags & SCF_SHARED);
+		/* the parameters, in the signature's order */
+		for (int i = 0; i < f->nsig; i++) {
+			const char *pn = xprintf("%s_param_%d", name, i);
+			bprintf(&params, "%s\t", i ? ",\n" : "");
+			if (f->sig[i] == 'b') {
+				Buffer *b = f->params[f->sig_at[i]];
+				bprintf(&params, ".param .u64 %s", pn);
+				bind(g, b->name, b);
+				Val p = { .s = newreg(g, R_RD), .dt = DT_HANDLE }, a = { .s = newreg(g, R_RD), .dt = DT_HANDLE, .sp = SP_GLOBAL };
+				ins(g, "ld.param.u64 %s, [%s];", p.s, pn);
+				ins(g, "cvta.to.global.u64 %s, %s;", a.s, p.s);
+				g->base[buf_index(g, b)] = a;
+			} else if (f->sig[i] == 't') {
+				bprintf(&params, ".param .align 64 .b8 %s[128]", pn);
+				bind(g, f->tmaps[f->sig_at[i]]->name, NULL);
+			} else {
+				Var *v = f->scalars[f->sig_at[i]];
+				bprintf(&params, ".param .%s %s", param_type(v->dtype), pn);
+				Bind *x = bind(g, v->name, NULL);
+				x->v = reg(g, v->dtype);
+				x->has_val = true;
+				if (v->dtype == DT_BOOL) {
+					const char *t = newreg(g, R_R);
+					ins(g, "ld.param.u8 %s, [%s];", t, pn);
+					ins(g, "setp.ne.b32 %s, %s, 0;", x->v.s, t);
+				} else {
+					ins(g, "ld.param.%s %s, [%s];", is_int(v->dtype) && bits(v->dtype) < 32 ? mem_ty(v->dtype) :
+					    param_type(v->dtype), x->v.s, pn);
+				}
+			}
+		}
+		if (any_shared) {
+			g->smem = true;
+			Val raw = { .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
+			ins(g, "mov.u32 %s, smem_raw;", raw.s);
+			g->smem_base = raw;
+			if (smem_rounds_base(f)) {
+				/* swizzled buffers or align= above 16: start on 1024 bytes (txc-cuda's rule) */
+				const char *t = newreg(g, R_R);
+				Val b = { .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
+				ins(g, "and.b32 %s, %s, 1023;", t, raw.s);
+				ins(g, "sub.s32 %s, 1024, %s;", t, t);
+				ins(g, "and.b32 %s, %s, 1023;", t, t);
+				ins(g, "add.s32 %s, %s, %s;", b.s, raw.s, t);
+				g->smem_base = b;
+			}
+			for (int i = 0; i < f->nbufs; i++) {
+				Buffer *b = f->bufs[i];
+				if (b->base || !(scopes[b->scope].flags & SCF_SHARED))
+					continue;
+				Val a = { .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
+				ins(g, "add.s32 %s, %s, %lld;", a.s, g->smem_base.s, (long long)b->smem_off);
+				g->base[i] = a;
+			}
+		}
+		block(g, s->body, s->nbody);
+		if (g->d->errors)
+			return;
+		ins(g, "ret;");
+	}
+	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", name,
+	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
+	bprintf(out, ".visible .entry %s(\n%s\n)\n", name, params.s ? params.s : "");
+	bprintf(out, ".maxntid %lld, 1, 1\n", (long long)f->threads);
+	if (f->has_cluster)
+		bprintf(out, ".explicitcluster\n.reqnctapercluster %lld, %lld, %lld\n", (long long)f->cluster[0],
+		        (long long)f->cluster[1], (long long)f->cluster[2]);
+	bputs(out, "{\n");
+	for (int c = 0; c < R_N; c++)
+		if (g->nreg[c])
+			bprintf(out, "\t.reg %s %s<%d>;\n", reg_type[c], reg_prefix[c], g->nreg[c] + 1);
+	bputs(out, g->locals.s ? g->locals.s : "");
+	bputc(out, '\n');
+	bputs(out, body.s ? body.s : "");
+	bputs(out, "}\n");
+}
+
+static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
+{
+	Buf kernels = {0};
+	for (int i = 0; i < g->m->nbody; i++)
+		if (g->m->body[i]->kind == S_FUNC && g->m->body[i]->func)
+			kernel(g, g->m->body[i], &kernels);
+	if (g->d->errors)
+		return false;
+	for (int i = 0; i < g->m->nbody && strcmp(src, "<stdin>") == 0; i++)
+		if (g->m->body[i]->pos.file)
+			src = g->m->body[i]->pos.file;
+	bprintf(out, "// Generated by txc-ptx (txc %s) from %s for %s. Do not edit.\n", TXC_VERSION, src, arch);
+	bputs(out, "// Launch each kernel with the grid, block and dynamic shared memory above it.\n\n");
+	bprintf(out, ".version %s\n.target %s\n.address_size 64\n", ptx_version[g->target], arch);
+	if (g->smem)
+		bputs(out, "\n.extern .shared .align 1024 .b8 smem_raw[];\n");
+	bputs(out, kernels.s ? kernels.s : "");
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	const char *arch = "sm_90a";
+	Opt opts[] = {
+		{ "--arch", "ARCH", "the GPU: sm_80, sm_90, sm_90a (default) or sm_100a; newer intrinsics are refused", &arch, NULL },
+		{ 0 },
+	};
+	Cli c = { .prog = "txc-ptx", .opts = opts,
+	          .summary = "Writes PTX for a lowered txc program (doc/txir.md, section 12): one .entry per kernel, with\n"
+	                     "txc-cuda's name, parameters and dynamic shared memory, for ptxas (doc/txc-ptx.md)." };
+	cli_parse(&c, argc, argv);
+	int tg = target_lookup(arch);
+	if (tg <= TG_ANY)
+		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
+	prove_accesses = true;
+	Module *m = load_module(c.prog, c.input, tg, true);
+	if (!m || !find_kernel(c.prog, m, NULL))
+		return 1;
+	Diag d;
+	diag_init(&d, stderr);
+	Gen g = { .m = m, .d = &d, .target = tg };
+	Buf out = {0};
+	if (!emit(&g, &out, m->src->name, arch))
+		return 1;
+	return write_file(c.prog, c.output, out.s, out.n) ? 0 : 1;
+}
