@@ -78,6 +78,7 @@ typedef struct Gen {
 	Val smem_base;
 	Buf locals;      /* .local declarations of the kernel */
 	Pos at;          /* the statement being emitted, for errors without an expression */
+	const char **tmap_param; /* per f->tmaps entry: its .param name */
 } Gen;
 
 /* ---- dtypes and registers ----------------------------------------------------------- */
@@ -284,7 +285,7 @@ static const char *const_str(Gen *g, const Expr *e)
 	return v && v->kind == V_STR ? v->s : NULL;
 }
 
-static __attribute__((unused)) int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
+static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
 {
 	int64_t v = dflt;
 	Kw *k = call_kw(e, kw);
@@ -1285,6 +1286,186 @@ static void cp_async(Gen *g, const Expr *e)
 	ins(g, "%s;", ptx.s);
 }
 
+/* The intrinsics of backend/fixed.def: the instruction txc-cuda's helper
+ * holds, its %0, %1, ... replaced by the operands. */
+static const struct Fixed {
+	int id;
+	const char *ptx, *ops;
+} fixed[] = {
+#define FIXED(id, name, params, ptx, in, ops) { id, ptx, ops },
+#include "fixed.def"
+#undef FIXED
+};
+
+/* text with %N replaced by ops[N] */
+static const char *subst(const char *text, const char **ops, int nops)
+{
+	Buf b = {0};
+	for (const char *p = text; *p; p++) {
+		if (p[0] == '%' && p[1] >= '0' && p[1] <= '9' && p[1] - '0' < nops) {
+			bputs(&b, ops[p[1] - '0']);
+			p++;
+		} else {
+			bputc(&b, *p);
+		}
+	}
+	return b.s ? b.s : "";
+}
+
+static Val shared_addr(Gen *g, const Expr *e)
+{
+	Val a = address(g, e);
+	if (!g->d->errors && a.sp != SP_SHARED)
+		unsupported(g, e, "an operand outside shared memory where the instruction takes a shared address");
+	return a;
+}
+
+static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
+{
+	const char *ptx = x->ptx;
+	int64_t cg = kw_int(g, e, "cta_group", 1), n = kw_int(g, e, "n_cols", 32);
+	if (strstr(ptx, "%d"))
+		ptx = xprintf(ptx, (int)cg);
+	const char *ops[8];
+	int k = 0;
+	for (; x->ops[k] && !g->d->errors; k++)
+		ops[k] = x->ops[k] == 'a' ? shared_addr(g, e->args[k]).s : x->ops[k] == 'e' ? need(g, e->args[k], DT_UINT32).s :
+		         xprintf("%lld", (long long)n);
+	if (g->d->errors)
+		return;
+	ins(g, "%s", subst(ptx, ops, k));
+}
+
+/* The generic address of a shared or global one (what a C pointer holds). */
+static Val generic(Gen *g, Val a)
+{
+	if (a.sp == SP_SHARED) {
+		const char *w = newreg(g, R_RD), *r = newreg(g, R_RD);
+		ins(g, "cvt.u64.u32 %s, %s;", w, a.s);
+		ins(g, "cvta.shared.u64 %s, %s;", r, w);
+		return (Val){ .s = r, .dt = DT_HANDLE };
+	}
+	if (a.sp == SP_GLOBAL) {
+		const char *r = newreg(g, R_RD);
+		ins(g, "cvta.global.u64 %s, %s;", r, a.s);
+		return (Val){ .s = r, .dt = DT_HANDLE };
+	}
+	return a;
+}
+
+/* The kernel-parameter tensor map e names (its .param), or NULL. */
+static const char *param_map(Gen *g, const Expr *e)
+{
+	for (int i = 0; e->kind == E_NAME && i < g->f->ntmaps; i++)
+		if (!strcmp(g->f->tmaps[i]->name, e->str))
+			return g->tmap_param[i];
+	return NULL;
+}
+
+/* A __grid_constant__ tensor map's generic address, as nvcc takes it. */
+static const char *map_addr(Gen *g, const char *param)
+{
+	const char *p = newreg(g, R_RD), *r = newreg(g, R_RD);
+	ins(g, "mov.b64 %s, %s;", p, param);
+	ins(g, "cvta.param.u64 %s, %s;", r, p);
+	return r;
+}
+
+static const char *b16(Gen *g, Val v)
+{
+	v = conv(g, v, DT_UINT32);
+	const char *h = newreg(g, R_H);
+	if (v.imm)
+		ins(g, "mov.b16 %s, %lld;", h, (long long)(v.i & 0xffff));
+	else
+		ins(g, "cvt.u16.u32 %s, %s;", h, v.s);
+	return h;
+}
+
+/* The bulk tensor copies: txc-cuda's tma(), the same instruction forms. */
+static void tma(Gen *g, const Expr *e, int id)
+{
+	int rank = (int)arg_int(g, e, 0, 1);
+	int map = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
+	const Expr *hint = NULL, *mask = NULL;
+	for (int i = 0; i < e->nkws; i++)
+		if (!strcmp(e->kws[i].name, "cache_hint"))
+			hint = e->kws[i].value;
+		else if (!strcmp(e->kws[i].name, "cta_mask"))
+			mask = e->kws[i].value;
+	if (mask && mask->val && mask->val->kind == V_INT && mask->val->i == 0)
+		mask = NULL;
+	const char *red = id == IN_TMA_REDUCE ? const_str(g, call_kw(e, "red_op")->value) : NULL;
+	Kw *sp = id == IN_TMA_LOAD ? call_kw(e, "dst_space") : NULL;
+	const char *space = sp ? const_str(g, sp->value) : "shared::cluster";
+	const char *param = param_map(g, e->args[map]);
+	if (!param) {
+		unsupported(g, e, "a bulk tensor copy through a tensor map in memory");
+		return;
+	}
+	const TensorMap *t = NULL;
+	for (int i = 0; i < g->f->ntmaps; i++)
+		if (!strcmp(g->f->tmaps[i]->name, e->args[map]->str))
+			t = g->f->tmaps[i];
+	int mode = t->mode, ninfo = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? e->nargs - map - 1 - rank : 0;
+	const char *lm = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? tmap_modes[mode].name : tmap_modes[mode].store;
+	Val smem = {0}, bar = {0};
+	if (id != IN_TMA_PREFETCH)
+		smem = shared_addr(g, e->args[1]);
+	if (id == IN_TMA_LOAD)
+		bar = shared_addr(g, e->args[2]);
+	Buf coords = {0}, info = {0};
+	for (int i = 0; i < rank && !g->d->errors; i++)
+		bprintf(&coords, "%s%s", i ? ", " : "", need(g, e->args[map + 1 + i], DT_INT32).s);
+	for (int i = 0; i < ninfo && !g->d->errors; i++)
+		bprintf(&info, "%s%s", i ? ", " : ", {", b16(g, ev(g, e->args[map + 1 + rank + i], DT_INT32)));
+	if (ninfo)
+		bputs(&info, "}");
+	const char *mc = "", *tail = "";
+	if (mask && !g->d->errors) {
+		mc = ".multicast::cluster";
+		tail = xprintf(", %s", b16(g, ev(g, mask, DT_UINT16)));
+	}
+	if (hint && !g->d->errors)
+		tail = xprintf("%s, %s", tail, need(g, hint, DT_UINT64).s);
+	if (g->d->errors)
+		return;
+	const char *h = hint ? ".L2::cache_hint" : "", *m = map_addr(g, param);
+	switch (id) {
+	case IN_TMA_LOAD:
+		ins(g, "cp.async.bulk.tensor.%dd.%s.global.%s.mbarrier::complete_tx::bytes%s%s [%s], [%s, {%s}], [%s]%s%s;", rank,
+		    space, lm, mc, h, smem.s, m, coords.s, bar.s, info.s ? info.s : "", tail);
+		break;
+	case IN_TMA_STORE:
+		ins(g, "cp.async.bulk.tensor.%dd.global.shared::cta.%s.bulk_group%s [%s, {%s}], [%s]%s;", rank, lm, h, m, coords.s,
+		    smem.s, tail);
+		break;
+	case IN_TMA_REDUCE:
+		ins(g, "cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.%s.bulk_group%s [%s, {%s}], [%s]%s;", rank, red, lm,
+		    h, m, coords.s, smem.s, tail);
+		break;
+	default:
+		ins(g, "cp.async.bulk.prefetch.tensor.%dd.L2.global.%s%s [%s, {%s}]%s%s;", rank, lm, h, m, coords.s,
+		    info.s ? info.s : "", tail);
+		break;
+	}
+}
+
+/* Stores a 32- or 64-bit register into a buffer element (a T.* intrinsic's result). */
+static void store_val(Gen *g, const Expr *t, Val v)
+{
+	Buffer *b = buffer_of(g, t->a);
+	if (t->kind != E_INDEX || !b) {
+		fail(g, t, "the result goes to a buffer element");
+		return;
+	}
+	mark_written(g, b);
+	v = in_reg(g, conv(g, v, b->dtype));
+	Val a = element_addr(g, t, NULL);
+	if (!g->d->errors)
+		ins(g, "st.%s.%s [%s], %s; // element", space_name(a.sp), mem_ty(b->dtype), a.s, v.s);
+}
+
 static void call_stmt(Gen *g, const Expr *e)
 {
 	int dt, id = e->kind == E_CALL ? resolve(e, &dt) : -1;
@@ -1321,10 +1502,94 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_CP_COMMIT:
 		ins(g, "cp.async.commit_group;");
 		return;
-	case IN_CP_WAIT:
-		ins(g, "cp.async.wait_group %lld;", (long long)arg_int(g, e, 0, 0));
+	case IN_CP_WAIT: case IN_BULK_WAIT: {
+		bool bulk = id == IN_BULK_WAIT, read = bulk && kw_int(g, e, "read", 0);
+		ins(g, "cp.async%s.wait_group%s %lld;", bulk ? ".bulk" : "", read ? ".read" : "", (long long)arg_int(g, e, 0, 0));
 		return;
 	}
+	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
+		tma(g, e, id);
+		return;
+	case IN_TMAP_PREFETCH: {
+		const char *param = param_map(g, e->args[0]);
+		if (!param)
+			break;
+		ins(g, "prefetch.tensormap [%s];", map_addr(g, param));
+		return;
+	}
+	case IN_MBAR_WAIT: {
+		/* waits until the phase with this parity completes (try_wait may time out: loop) */
+		Val a = shared_addr(g, e->args[0]), par = need(g, e->args[1], DT_UINT32);
+		if (g->d->errors)
+			return;
+		const char *again = label(g), *p = newreg(g, R_P);
+		put_label(g, again);
+		ins(g, "mbarrier.try_wait.parity.shared::cta.b64 %s, [%s], %s;", p, a.s, par.s);
+		ins(g, "@!%s bra %s;", p, again);
+		return;
+	}
+	case IN_MBAR_TRY_PARITY: {
+		bool hint = e->nargs > 3;
+		Val a = shared_addr(g, e->args[1]), par = need(g, e->args[2], DT_UINT32);
+		Val h = hint ? need(g, e->args[3], DT_UINT32) : imm(0, DT_UINT32);
+		if (g->d->errors)
+			return;
+		const char *p = newreg(g, R_P);
+		Val r = reg(g, DT_UINT32);
+		ins(g, "mbarrier.try_wait.parity.shared::cta.b64 %s, [%s], %s%s%s;", p, a.s, par.s, hint ? ", " : "", hint ? h.s : "");
+		ins(g, "selp.u32 %s, 1, 0, %s;", r.s, p);
+		store_val(g, e->args[0], r);
+		return;
+	}
+	case IN_FENCE_ASYNC: {
+		const char *s = e->nargs ? const_str(g, e->args[0]) : "shared::cta";
+		ins(g, "fence.proxy.async%s%s;", *s ? "." : "", s);
+		return;
+	}
+	case IN_BAR_SYNC: case IN_BAR_ARRIVE: {
+		bool al = kw_int(g, e, "aligned", 0), count = e->nargs > 1;
+		Val a = need(g, e->args[0], DT_UINT32), c = count ? need(g, e->args[1], DT_UINT32) : imm(0, DT_UINT32);
+		if (!g->d->errors)
+			ins(g, "barrier.%s%s %s%s%s;", id == IN_BAR_SYNC ? "sync" : "arrive", al ? ".aligned" : "", a.s,
+			    count ? ", " : "", count ? c.s : "");
+		return;
+	}
+	case IN_MAPA: {
+		Val p = generic(g, address(g, e->args[1])), rank = need(g, e->args[2], DT_UINT32);
+		if (g->d->errors)
+			return;
+		Val r = reg(g, DT_UINT64);
+		ins(g, "mapa.u64 %s, %s, %s;", r.s, p.s, rank.s);
+		store_val(g, e->args[0], r);
+		return;
+	}
+	case IN_ST_SHARED_V4: {
+		Val a = shared_addr(g, e->args[0]);
+		const char *v[4];
+		for (int i = 0; i < 4; i++)
+			v[i] = need(g, e->args[1 + i], DT_FLOAT32).s;
+		if (!g->d->errors)
+			ins(g, "st.shared.v4.f32 [%s], {%s, %s, %s, %s};", a.s, v[0], v[1], v[2], v[3]);
+		return;
+	}
+	case IN_LD_SHARED_V4: {
+		Val a = shared_addr(g, e->args[4]);
+		if (g->d->errors)
+			return;
+		Val v[4];
+		for (int i = 0; i < 4; i++)
+			v[i] = reg(g, DT_FLOAT32);
+		ins(g, "ld.shared.v4.f32 {%s, %s, %s, %s}, [%s];", v[0].s, v[1].s, v[2].s, v[3].s, a.s);
+		for (int i = 0; i < 4; i++)
+			store_val(g, e->args[i], v[i]);
+		return;
+	}
+	}
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (fixed[i].id == id) {
+			fixed_call(g, e, &fixed[i]);
+			return;
+		}
 	unsupported(g, e, xprintf("'%s'", e->kind == E_CALL ? expr_str(e->a) : expr_str(e)));
 }
 
@@ -1407,6 +1672,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		memset(g->nreg, 0, sizeof g->nreg);
 		g->nlabel = 0;
 		g->base = xalloc(sizeof(Val) * (size_t)(f->nbufs + 1));
+		g->tmap_param = xalloc(sizeof(char *) * (size_t)(f->ntmaps + 1));
 		names_pop(&g->binds, 0);
 		bool any_shared = false;
 		for (int i = 0; i < f->nbufs; i++)
@@ -1426,6 +1692,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 			} else if (f->sig[i] == 't') {
 				bprintf(&params, ".param .align 64 .b8 %s[128]", pn);
 				bind(g, f->tmaps[f->sig_at[i]]->name, NULL);
+				g->tmap_param[f->sig_at[i]] = pn;
 			} else {
 				Var *v = f->scalars[f->sig_at[i]];
 				bprintf(&params, ".param .%s %s", param_type(v->dtype), pn);
