@@ -79,6 +79,7 @@ typedef struct Gen {
 	Buf locals;      /* .local declarations of the kernel */
 	Pos at;          /* the statement being emitted, for errors without an expression */
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
+	bool *local_done;        /* per f->bufs entry: its .local array is declared */
 } Gen;
 
 /* ---- dtypes and registers ----------------------------------------------------------- */
@@ -1071,8 +1072,10 @@ static void declare(Gen *g, Buffer *b)
 	if (b->scope == SC_LOCAL) {
 		int64_t k = buffer_storage(b);
 		const char *name = xprintf("__local_%d", i);
-		bprintf(&g->locals, "\t.local .align %lld .b8 %s[%lld];\n", (long long)(b->align > 16 ? b->align : 16), name,
+		if (!g->local_done[i]) /* declared once; its address taken wherever the IR declares it */
+			bprintf(&g->locals, "\t.local .align %lld .b8 %s[%lld];\n", (long long)(b->align > 16 ? b->align : 16), name,
 		        (long long)((k > 0 ? k : 1) * bits(b->dtype) / 8));
+		g->local_done[i] = true;
 		Val a = { .s = newreg(g, R_RD), .dt = DT_HANDLE, .sp = SP_LOCAL };
 		ins(g, "mov.u64 %s, %s;", a.s, name);
 		g->base[i] = a;
@@ -1399,15 +1402,11 @@ static void tma(Gen *g, const Expr *e, int id)
 	Kw *sp = id == IN_TMA_LOAD ? call_kw(e, "dst_space") : NULL;
 	const char *space = sp ? const_str(g, sp->value) : "shared::cluster";
 	const char *param = param_map(g, e->args[map]);
-	if (!param) {
-		unsupported(g, e, "a bulk tensor copy through a tensor map in memory");
-		return;
-	}
-	const TensorMap *t = NULL;
-	for (int i = 0; i < g->f->ntmaps; i++)
+	const TensorMap *t = NULL; /* NULL: a map in global memory (tiled), by its generic address */
+	for (int i = 0; param && i < g->f->ntmaps; i++)
 		if (!strcmp(g->f->tmaps[i]->name, e->args[map]->str))
 			t = g->f->tmaps[i];
-	int mode = t->mode, ninfo = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? e->nargs - map - 1 - rank : 0;
+	int mode = t ? t->mode : TMAP_TILED, ninfo = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? e->nargs - map - 1 - rank : 0;
 	const char *lm = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? tmap_modes[mode].name : tmap_modes[mode].store;
 	Val smem = {0}, bar = {0};
 	if (id != IN_TMA_PREFETCH)
@@ -1430,7 +1429,9 @@ static void tma(Gen *g, const Expr *e, int id)
 		tail = xprintf("%s, %s", tail, need(g, hint, DT_UINT64).s);
 	if (g->d->errors)
 		return;
-	const char *h = hint ? ".L2::cache_hint" : "", *m = map_addr(g, param);
+	const char *h = hint ? ".L2::cache_hint" : "", *m = param ? map_addr(g, param) : generic(g, address(g, e->args[map])).s;
+	if (g->d->errors)
+		return;
 	switch (id) {
 	case IN_TMA_LOAD:
 		ins(g, "cp.async.bulk.tensor.%dd.%s.global.%s.mbarrier::complete_tx::bytes%s%s [%s], [%s, {%s}], [%s]%s%s;", rank,
@@ -1464,6 +1465,193 @@ static void store_val(Gen *g, const Expr *t, Val v)
 	Val a = element_addr(g, t, NULL);
 	if (!g->d->errors)
 		ins(g, "st.%s.%s [%s], %s; // element", space_name(a.sp), mem_ty(b->dtype), a.s, v.s);
+}
+
+/* One register operand of tcgen05.st: a buffer element names the 32-bit
+ * word that starts there; else a 32-bit value (txc-cuda's tc_reg). */
+static const char *tc_reg_in(Gen *g, const Expr *e)
+{
+	Buffer *b = NULL;
+	if (e->kind == E_INDEX && buffer_of(g, e->a)) {
+		Val a = element_addr(g, e, &b);
+		if (g->d->errors)
+			return "0";
+		const char *r = newreg(g, R_R);
+		ins(g, "ld.%s.b32 %s, [%s]; // element", space_name(a.sp), r, a.s);
+		return r;
+	}
+	int dt = concrete(e->dtype);
+	if (dt == DT_FLOAT32) {
+		Val f = need(g, e, dt);
+		const char *r = newreg(g, R_R);
+		ins(g, "mov.b32 %s, %s;", r, f.s);
+		return r;
+	}
+	return in_reg(g, cast(g, e, DT_UINT32)).s;
+}
+
+/* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...):
+ * the warp's lane quarter added to the row, as txc-cuda's helper does. */
+static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
+{
+	const char *shape = const_str(g, e->args[3]);
+	int64_t num = arg_int(g, e, 4, 1), pack = arg_int(g, e, 5, 0);
+	int64_t nregs = num * tcgen05_shape(shape)->regs;
+	const char *q = pack ? (ld ? ".pack::16b" : ".unpack::16b") : "";
+	Val taddr = need(g, e->args[0], DT_UINT32), row = need(g, e->args[1], DT_UINT32), col = need(g, e->args[2], DT_UINT32);
+	if (g->d->errors)
+		return;
+	/* taddr + ((row + 32 * ((tid / 32) % 4)) << 16) + col */
+	const char *t = newreg(g, R_R), *a = newreg(g, R_R);
+	ins(g, "mov.u32 %s, %%tid.x;", t);
+	ins(g, "shr.u32 %s, %s, %d;", t, t, 5);
+	ins(g, "and.b32 %s, %s, %d;", t, t, ES_WARPGROUP_SIZE / ES_WARP_SIZE - 1);
+	ins(g, "mad.lo.s32 %s, %s, %d, %s;", t, t, ES_WARP_SIZE, row.s);
+	ins(g, "shl.b32 %s, %s, 16;", t, t);
+	ins(g, "add.s32 %s, %s, %s;", a, taddr.s, t);
+	ins(g, "add.s32 %s, %s, %s;", a, a, col.s);
+	Buf list = {0};
+	const char **regs = xalloc(sizeof(char *) * (size_t)nregs);
+	for (int i = 0; i < nregs && !g->d->errors; i++) {
+		regs[i] = ld ? newreg(g, R_R) : tc_reg_in(g, e->args[6 + i]);
+		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+	}
+	if (g->d->errors)
+		return;
+	if (ld)
+		ins(g, "tcgen05.ld.sync.aligned.%s.x%lld%s.b32 {%s}, [%s];", shape, (long long)num, q, list.s, a);
+	else
+		ins(g, "tcgen05.st.sync.aligned.%s.x%lld%s.b32 [%s], {%s};", shape, (long long)num, q, a, list.s);
+	for (int i = 0; ld && i < nregs && !g->d->errors; i++) {
+		Buffer *b = NULL;
+		const Expr *x = e->args[6 + i];
+		if (x->kind != E_INDEX || !buffer_of(g, x->a)) {
+			fail(g, x, "tcgen05.ld writes buffer elements");
+			return;
+		}
+		mark_written(g, buffer_of(g, x->a));
+		Val ea = element_addr(g, x, &b);
+		if (!g->d->errors)
+			ins(g, "st.%s.b32 [%s], %s; // element", space_name(ea.sp), ea.s, regs[i]);
+	}
+}
+
+/* tcgen05.cp: the address is taddr + (row << 16) + col (one thread issues it). */
+static void tcgen05_cp(Gen *g, const Expr *e)
+{
+	const char *shape = const_str(g, e->args[3]);
+	Kw *mk = call_kw(e, "multicast");
+	const char *mc = mk ? const_str(g, mk->value) : "";
+	int64_t cg = kw_int(g, e, "cta_group", 1);
+	Val taddr = need(g, e->args[0], DT_UINT32), row = need(g, e->args[1], DT_UINT32), col = need(g, e->args[2], DT_UINT32);
+	Val desc = need(g, e->args[4], DT_UINT64);
+	if (g->d->errors)
+		return;
+	const char *t = newreg(g, R_R), *a = newreg(g, R_R);
+	ins(g, "shl.b32 %s, %s, 16;", t, row.s);
+	ins(g, "add.s32 %s, %s, %s;", a, taddr.s, t);
+	ins(g, "add.s32 %s, %s, %s;", a, a, col.s);
+	ins(g, "tcgen05.cp.cta_group::%d.%s%s%s [%s], %s;", (int)cg, shape, *mc ? "." : "", mc, a, desc.s);
+}
+
+/* Stores a value at an address operand (*(T*)addr = v). */
+static void store_at(Gen *g, const Expr *at, Val v, const char *type)
+{
+	mark_written(g, addr_buffer(g, at));
+	Val a = address(g, at);
+	v = in_reg(g, v);
+	if (!g->d->errors)
+		ins(g, "st.%s.%s [%s], %s; // element", space_name(a.sp), type, a.s, v.s);
+}
+
+/* T.cuda.tcgen05.encode_matrix_descriptor: txc-cuda's txc_tcgen05_smem_desc. */
+static void smem_desc(Gen *g, const Expr *e)
+{
+	int64_t sw = kw_int(g, e, "swizzle", 0), bo = kw_int(g, e, "base_offset", 0);
+	Val s = shared_addr(g, e->args[1]);
+	Val ldo = need(g, call_kw(e, "ldo")->value, DT_UINT32), sdo = need(g, call_kw(e, "sdo")->value, DT_UINT32);
+	if (g->d->errors)
+		return;
+	const char *a = newreg(g, R_R), *x = newreg(g, R_RD), *y = newreg(g, R_RD), *d = newreg(g, R_RD);
+	ins(g, "shr.u32 %s, %s, 4;", a, s.s);
+	ins(g, "and.b32 %s, %s, 16383;", a, a);
+	ins(g, "cvt.u64.u32 %s, %s;", d, a);
+	ins(g, "and.b32 %s, %s, 16383;", a, ldo.s);
+	ins(g, "cvt.u64.u32 %s, %s;", x, a);
+	ins(g, "shl.b64 %s, %s, 16;", x, x);
+	ins(g, "or.b64 %s, %s, %s;", d, d, x);
+	ins(g, "and.b32 %s, %s, 16383;", a, sdo.s);
+	ins(g, "cvt.u64.u32 %s, %s;", y, a);
+	ins(g, "shl.b64 %s, %s, 32;", y, y);
+	ins(g, "or.b64 %s, %s, %s;", d, d, y);
+	uint64_t fixedbits = (uint64_t)1 << 46 | (uint64_t)(bo & 7) << 49 | (uint64_t)(smem_swizzles[sw].layout & 7) << 61;
+	ins(g, "or.b64 %s, %s, %llu;", d, d, (unsigned long long)fixedbits);
+	store_at(g, e->args[0], (Val){ .s = d, .dt = DT_UINT64 }, "u64");
+}
+
+static void tcgen05_mma(Gen *g, const Expr *e)
+{
+	int64_t cg = kw_int(g, e, "cta_group", 1);
+	Kw *sa = call_kw(e, "scale_a"), *sb = call_kw(e, "scale_b");
+	const char *ops[7];
+	static const int dts[7] = { DT_UINT32, DT_UINT64, DT_UINT64, DT_UINT32, DT_UINT32, DT_UINT32, DT_UINT32 };
+	for (int i = 0; i < 5 && !g->d->errors; i++)
+		ops[i] = need(g, e->args[i], dts[i]).s;
+	if (sa && sb && !g->d->errors) {
+		ops[5] = need(g, sa->value, DT_UINT32).s;
+		ops[6] = need(g, sb->value, DT_UINT32).s;
+	}
+	if (g->d->errors)
+		return;
+	if (sa && sb)
+		ins(g, "%s", subst(xprintf("{ .reg .pred p; setp.ne.b32 p, %%4, 0; tcgen05.mma.cta_group::%d.kind::mxf8f6f4.block_scale."
+		                           "scale_vec::1X [%%0], %%1, %%2, %%3, [%%5], [%%6], p; }", (int)cg), ops, 7));
+	else
+		ins(g, "%s", subst(xprintf("{ .reg .pred p; setp.ne.b32 p, %%4, 0; tcgen05.mma.cta_group::%d.kind::f16 [%%0], %%1, "
+		                           "%%2, %%3, p; }", (int)cg), ops, 5));
+}
+
+static void instr_desc(Gen *g, const Expr *e)
+{
+	int64_t m = kw_int(g, e, "M", 0), n = kw_int(g, e, "N", 0);
+	int at = mma_itype_code(dtype_lookup(const_str(g, call_kw(e, "a_dtype")->value)));
+	int bt = mma_itype_code(dtype_lookup(const_str(g, call_kw(e, "b_dtype")->value)));
+	uint32_t d = idesc_encode(at, bt, m, n, kw_int(g, e, "trans_a", 0), kw_int(g, e, "trans_b", 0),
+	                          kw_int(g, e, "neg_a", 0), kw_int(g, e, "neg_b", 0));
+	store_at(g, e->args[0], imm(d, DT_UINT32), "u32");
+}
+
+static void instr_desc_bs(Gen *g, const Expr *e)
+{
+	int64_t m = kw_int(g, e, "M", 0), n = kw_int(g, e, "N", 0);
+	const MmasFormat *af = mmas_format_named(const_str(g, call_kw(e, "a_dtype")->value));
+	const MmasFormat *bf = mmas_format_named(const_str(g, call_kw(e, "b_dtype")->value));
+	static const char *const ids[2] = { "a_sf_id", "b_sf_id" };
+	static const int shift[2] = { 29, 4 };
+	int64_t sf[2] = { 0, 0 };
+	const Expr *rt[2] = { NULL, NULL };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = call_kw(e, ids[i]);
+		if (k && !const_int(g, k->value, &sf[i])) {
+			sf[i] = 0;
+			rt[i] = k->value;
+		}
+	}
+	uint32_t d = idescs_encode(af->code, bf->code, m, n, kw_int(g, e, "trans_a", 0), kw_int(g, e, "trans_b", 0),
+	                           kw_int(g, e, "neg_a", 0), kw_int(g, e, "neg_b", 0), (int)sf[0], (int)sf[1]);
+	Val v = imm(d, DT_UINT32);
+	for (int i = 0; i < 2 && !g->d->errors; i++) {
+		if (!rt[i])
+			continue;
+		Val x = need(g, rt[i], DT_UINT32);
+		const char *t = newreg(g, R_R), *r = newreg(g, R_R);
+		ins(g, "and.b32 %s, %s, 3;", t, x.s);
+		ins(g, "shl.b32 %s, %s, %d;", t, t, shift[i]);
+		v = in_reg(g, v);
+		ins(g, "or.b32 %s, %s, %s;", r, v.s, t);
+		v = (Val){ .s = r, .dt = DT_UINT32 };
+	}
+	store_at(g, e->args[0], v, "u32");
 }
 
 static void call_stmt(Gen *g, const Expr *e)
@@ -1509,6 +1697,75 @@ static void call_stmt(Gen *g, const Expr *e)
 	}
 	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
 		tma(g, e, id);
+		return;
+	case IN_TC_LD: case IN_TC_ST:
+		tcgen05_ldst(g, e, id == IN_TC_LD);
+		return;
+	case IN_TMAP_COPY: {
+		/* the 128 bytes of a kernel-parameter tensor map, as eight 16-byte words (txc-cuda's txc_copy_tensormap) */
+		const char *param = param_map(g, e->args[1]);
+		Val d = address(g, e->args[0]);
+		if (!param || g->d->errors)
+			break;
+		const char *m = newreg(g, R_RD);
+		ins(g, "mov.b64 %s, %s;", m, param);
+		for (int i = 0; i < 8; i++) {
+			const char *r[4];
+			for (int k = 0; k < 4; k++)
+				r[k] = newreg(g, R_R);
+			Val a = addr_plus(g, d, imm(16 * i, DT_INT64), 1);
+			ins(g, "ld.param.v4.u32 {%s, %s, %s, %s}, [%s+%d];", r[0], r[1], r[2], r[3], m, 16 * i);
+			ins(g, "st.%s.v4.u32 [%s], {%s, %s, %s, %s};", space_name(a.sp), a.s, r[0], r[1], r[2], r[3]);
+		}
+		return;
+	}
+	case IN_TMAP_REPLACE: {
+		const char *field = const_str(g, e->args[0]);
+		const TmField *t = &tm_fields[tm_field_lookup(field)];
+		Val a = address(g, e->args[1]);
+		int64_t ord = t->ord ? arg_int(g, e, 2, 0) : -1, imm_v = t->imm ? arg_int(g, e, e->nargs - 1, 0) : -1;
+		const Expr *v = e->args[e->nargs - 1];
+		const char *val = NULL;
+		if (imm_v < 0 && !g->d->errors)
+			val = tm_field_lookup(field) == TMF_ADDRESS && v->dtype == DT_HANDLE ? generic(g, address(g, v)).s :
+			      need(g, v, t->bits == 64 ? DT_UINT64 : DT_UINT32).s;
+		if (g->d->errors)
+			return;
+		const char *ss = a.sp == SP_SHARED ? ".shared::cta" : a.sp == SP_GLOBAL ? ".global" : "";
+		ins(g, "tensormap.replace.tile.%s%s.b1024.b%d [%s], %s%s;", field, ss, t->bits, a.s,
+		    ord >= 0 ? xprintf("%lld, ", (long long)ord) : "", imm_v >= 0 ? xprintf("%lld", (long long)imm_v) : val);
+		return;
+	}
+	case IN_TMAP_CP_FENCE: {
+		Val d = address(g, e->args[0]), s = shared_addr(g, e->args[1]);
+		if (g->d->errors)
+			return;
+		if (d.sp != SP_GLOBAL)
+			break;
+		ins(g, "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%s], [%s], 128;",
+		    d.s, s.s);
+		return;
+	}
+	case IN_FENCE_TMAP: {
+		Val m = generic(g, address(g, e->args[0]));
+		if (!g->d->errors)
+			ins(g, "fence.proxy.tensormap::generic.acquire.gpu [%s], 128;", m.s);
+		return;
+	}
+	case IN_TC_CP:
+		tcgen05_cp(g, e);
+		return;
+	case IN_TC_SMEM_DESC:
+		smem_desc(g, e);
+		return;
+	case IN_TC_MMA:
+		tcgen05_mma(g, e);
+		return;
+	case IN_TC_IDESC:
+		instr_desc(g, e);
+		return;
+	case IN_TC_IDESC_BS:
+		instr_desc_bs(g, e);
 		return;
 	case IN_TMAP_PREFETCH: {
 		const char *param = param_map(g, e->args[0]);
@@ -1673,6 +1930,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		g->nlabel = 0;
 		g->base = xalloc(sizeof(Val) * (size_t)(f->nbufs + 1));
 		g->tmap_param = xalloc(sizeof(char *) * (size_t)(f->ntmaps + 1));
+		g->local_done = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 		names_pop(&g->binds, 0);
 		bool any_shared = false;
 		for (int i = 0; i < f->nbufs; i++)
