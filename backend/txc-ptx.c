@@ -364,8 +364,30 @@ static Val conv(Gen *g, Val v, int to)
 		return v;
 	}
 	if (is_fp8(from) || is_fp8(to)) {
-		error_at(g->d, g->at, "a float8 conversion is not supported by txc-ptx yet (use --backend=cuda)");
-		return imm(0, to);
+		/* cuda_fp8.h's conversions (through half and float) as sm_89 on executes them */
+		if (g->target < TG_SM90) {
+			error_at(g->d, g->at, "a float8 conversion on %s is not supported by txc-ptx yet (use --backend=cuda)",
+			         target_names[g->target]);
+			return imm(0, to);
+		}
+		const char *k = (is_fp8(from) ? from : to) == DT_FP8E4M3 ? "e4m3x2" : "e5m2x2";
+		if (is_fp8(from) && is_fp8(to))
+			return conv(g, conv(g, v, DT_FLOAT32), to);
+		if (is_fp8(from)) {
+			v = in_reg(g, v);
+			const char *h = newreg(g, R_H), *x = newreg(g, R_R), *lo = newreg(g, R_H), *hi = newreg(g, R_H);
+			ins(g, "cvt.u16.u32 %s, %s;", h, v.s);
+			ins(g, "cvt.rn.f16x2.%s %s, %s;", k, x, h);
+			ins(g, "mov.b32 {%s, %s}, %s;", lo, hi, x);
+			return conv(g, (Val){ .s = lo, .dt = DT_FLOAT16 }, to);
+		}
+		Val f = in_reg(g, conv(g, v, DT_FLOAT32));
+		const char *h = newreg(g, R_H);
+		Val r = reg(g, to);
+		ins(g, "cvt.rn.satfinite.%s.f32 %s, 0f00000000, %s;", k, h, f.s);
+		ins(g, "cvt.u32.u16 %s, %s;", r.s, h);
+		ins(g, "and.b32 %s, %s, 255;", r.s, r.s);
+		return r;
 	}
 	if (v.imm && !is_float(from) && from != DT_BOOL && !is_float(to) && to != DT_BOOL) {
 		int64_t x = v.i;
@@ -625,8 +647,6 @@ static Val load(Gen *g, const Expr *e)
 	if (!b || g->d->errors)
 		return imm(0, DT_INT32);
 	int dt = b->dtype;
-	if (is_fp8(dt))
-		return unsupported(g, e, "a float8 element");
 	bool nc = a.sp == SP_GLOBAL && read_only(g, b);
 	if (dt == DT_BOOL) {
 		const char *t = newreg(g, R_R);
@@ -648,8 +668,6 @@ static Val cast(Gen *g, const Expr *x, int to)
 	if (!known(from))
 		return conv(g, ev(g, x, to), to);
 	Val v = conv(g, ev(g, x, from), from);
-	if (is_fp8(to) || is_fp8(from))
-		return unsupported(g, x, "a float8 conversion");
 	return conv(g, v, to);
 }
 
@@ -658,11 +676,14 @@ static Val binary(Gen *g, const Expr *e, int hint);
 static Val call_expr(Gen *g, const Expr *e)
 {
 	int dt, id = resolve(e, &dt);
-	if (dt && e->nargs == 1)
-		return cast(g, e->args[0], dt);
+	if ((dt && e->nargs == 1) || id == IN_CAST) {
+		Pos at = g->at;
+		g->at = expr_start(e); /* a conversion's error names the call */
+		Val v = cast(g, e->args[0], id == IN_CAST ? e->dtype : dt);
+		g->at = at;
+		return v;
+	}
 	switch (id) {
-	case IN_CAST:
-		return cast(g, e->args[0], e->dtype);
 	case IN_MIN: case IN_MAX: {
 		int t = concrete(e->dtype);
 		Val a = in_reg(g, conv(g, ev(g, e->args[0], t), t)), b = conv(g, ev(g, e->args[1], t), t);
@@ -1037,8 +1058,8 @@ static void store(Gen *g, Expr *t, Expr *v, int op)
 	}
 	mark_written(g, b);
 	int dt = b->dtype;
-	if (is_fp8(dt)) {
-		unsupported(g, t, "a store of a float8 element");
+	if (is_fp8(dt) && op >= 0) {
+		fail(g, t, "arithmetic on float8 values; convert them with T.cast to float32 first");
 		return;
 	}
 	Val val;
@@ -1048,7 +1069,10 @@ static void store(Gen *g, Expr *t, Expr *v, int op)
 		Expr e = { .kind = E_BIN, .pos = t->pos, .op = op, .a = t, .b = v, .dtype = dt };
 		val = binary(g, &e, dt);
 	}
+	Pos at = g->at;
+	g->at = expr_start(v);
 	val = in_reg(g, conv(g, val, dt));
+	g->at = at;
 	Val a = element_addr(g, t, NULL);
 	if (g->d->errors)
 		return;
@@ -1235,11 +1259,15 @@ static void if_stmt(Gen *g, Stmt *s)
 		ins(g, "bra.uni %s;", end);
 		put_label(g, els);
 		if (s->norelse == 1 && s->orelse[0]->kind == S_IF) {
+			bputs(g->out, "\t// else\n");
 			s = s->orelse[0];
 			continue;
 		}
-		if (s->norelse)
+		if (s->norelse) {
+			/* nvcc may lay this block out before the other: tests/ptxops then compares counts, not order */
+			bputs(g->out, "\t// else\n");
 			block(g, s->orelse, s->norelse);
+		}
 		break;
 	}
 	put_label(g, end);
@@ -1899,16 +1927,18 @@ static void stmt(Gen *g, Stmt *s)
 
 /* ---- kernels and the module ----------------------------------------------------------- */
 
-static const char *param_type(int dt)
+/* A scalar parameter as nvcc declares the C type txc-cuda gives it (a
+ * half or bfloat16 is a 2-byte struct there). */
+static const char *param_decl(int dt, const char *name)
 {
 	switch (dt) {
-	case DT_BOOL: case DT_INT8: case DT_UINT8: return "u8";
-	case DT_INT16: case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return "b16";
-	case DT_INT32: return "s32";
-	case DT_UINT32: return "u32";
-	case DT_FLOAT32: return "f32";
-	case DT_FLOAT64: return "f64";
-	default: return "u64";
+	case DT_BOOL: case DT_INT8: case DT_UINT8: return xprintf(".param .u8 %s", name);
+	case DT_INT16: case DT_UINT16: return xprintf(".param .u16 %s", name);
+	case DT_FLOAT16: case DT_BFLOAT16: return xprintf(".param .align 2 .b8 %s[2]", name);
+	case DT_INT32: case DT_UINT32: return xprintf(".param .u32 %s", name);
+	case DT_FLOAT32: return xprintf(".param .f32 %s", name);
+	case DT_FLOAT64: return xprintf(".param .f64 %s", name);
+	default: return xprintf(".param .u64 %s", name);
 	}
 }
 
@@ -1953,7 +1983,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 				g->tmap_param[f->sig_at[i]] = pn;
 			} else {
 				Var *v = f->scalars[f->sig_at[i]];
-				bprintf(&params, ".param .%s %s", param_type(v->dtype), pn);
+				bputs(&params, param_decl(v->dtype, pn));
 				Bind *x = bind(g, v->name, NULL);
 				x->v = reg(g, v->dtype);
 				x->has_val = true;
@@ -1962,8 +1992,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 					ins(g, "ld.param.u8 %s, [%s];", t, pn);
 					ins(g, "setp.ne.b32 %s, %s, 0;", x->v.s, t);
 				} else {
-					ins(g, "ld.param.%s %s, [%s];", is_int(v->dtype) && bits(v->dtype) < 32 ? mem_ty(v->dtype) :
-					    param_type(v->dtype), x->v.s, pn);
+					ins(g, "ld.param.%s %s, [%s];", mem_ty(v->dtype), x->v.s, pn);
 				}
 			}
 		}
