@@ -80,6 +80,8 @@ typedef struct Gen {
 	Pos at;          /* the statement being emitted, for errors without an expression */
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
+	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
+	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 } Gen;
 
 /* ---- dtypes and registers ----------------------------------------------------------- */
@@ -158,7 +160,47 @@ static void ins(Gen *g, const char *fmt, ...)
 }
 
 static const char *label(Gen *g) { return xprintf("$L__%d", ++g->nlabel); }
-static void put_label(Gen *g, const char *l) { bprintf(g->out, "%s:\n", l); }
+/* Forgets every value computed since the last label: at a label (a join of
+ * control flow) and where a register is assigned again (a mutable variable). */
+static void forget(Gen *g) { g->cse = (Map){0}; }
+
+static void put_label(Gen *g, const char *l)
+{
+	bprintf(g->out, "%s:\n", l);
+	forget(g);
+}
+
+/* The destination operand of an instruction given to pure(). */
+#define D "\001"
+
+/* An instruction of registers and immediates only, into a new register of
+ * dtype dt (state space sp for an address); the same instruction on the
+ * same operands since the last label gives the same register instead. The
+ * format's destination operand is D. */
+static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
+{
+	va_list ap;
+	char key[1024];
+	va_start(ap, fmt);
+	int n = vsnprintf(key, sizeof key, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof key)
+		die("txc-ptx: an instruction longer than %zu bytes", sizeof key);
+	const char *r = map_get(&g->cse, key);
+	if (!r) {
+		r = newreg(g, sp == SP_SHARED ? R_R : reg_class(dt));
+		Buf b = {0};
+		for (const char *p = key; *p; p++)
+			if (*p == '\001')
+				bputs(&b, r);
+			else
+				bputc(&b, *p);
+		ins(g, "%s", b.s);
+		map_put(&g->cse, xstrdup(key), (void *)r);
+	}
+	return (Val){ .s = r, .dt = dt, .sp = sp };
+}
 
 /* An immediate as PTX writes it for dtype dt. */
 static const char *imm_str(Gen *g, int64_t v, int dt)
@@ -430,37 +472,34 @@ static Val conv(Gen *g, Val v, int to)
 	if (is_half(to)) {
 		Val f = from == DT_FLOAT32 ? v : conv(g, v, DT_FLOAT32);
 		f = in_reg(g, f);
-		r = reg(g, to);
-		ins(g, "cvt.rn.%s.f32 %s, %s;", ty(to), r.s, f.s);
-		return r;
+		return pure(g, to, 0, "cvt.rn.%s.f32 %s, %s;", ty(to), D, f.s);
 	}
-	r = reg(g, to);
-	if (is_float(from) && is_float(to)) {
-		ins(g, "cvt%s.%s.%s %s, %s;", to == DT_FLOAT32 ? ".rn" : "", ty(to), ty(from), r.s, v.s);
-	} else if (is_float(from)) {
+	if (is_float(from) && is_float(to))
+		return pure(g, to, 0, "cvt%s.%s.%s %s, %s;", to == DT_FLOAT32 ? ".rn" : "", ty(to), ty(from), D, v.s);
+	if (is_float(from)) {
 		/* C truncates toward zero */
 		const char *it = bits(to) == 64 ? (is_uint(to) ? "u64" : "s64") : bits(to) == 32 ? ty(to) : is_uint(to) ? "u32" : "s32";
-		ins(g, "cvt.rzi.%s.%s %s, %s;", it, ty(from), r.s, v.s);
+		r = pure(g, bits(to) == 64 ? to : is_uint(to) ? DT_UINT32 : DT_INT32, 0, "cvt.rzi.%s.%s %s, %s;", it, ty(from), D, v.s);
 		if (bits(to) < 32)
-			ins(g, "cvt.%s.%s%d %s, %s;", ty(to), is_uint(to) ? "u" : "s", bits(to), r.s, r.s);
-	} else if (is_float(to)) {
-		const char *ft = bits(from) == 64 ? (is_uint(from) ? "u64" : "s64") : ty(from);
-		ins(g, "cvt.rn.%s.%s %s, %s;", ty(to), ft, r.s, v.s);
-	} else {
-		/* int to int: the source register holds the value extended to 32 or 64 bits */
-		int fb = bits(from) == 64 ? 64 : 32, tb = bits(to);
-		const char *fs = is_uint(from) ? "u" : "s";
-		if (tb == 64 && fb == 64)
-			ins(g, "mov.b64 %s, %s;", r.s, v.s);
-		else if (tb == 64)
-			ins(g, "cvt.%s64.%s32 %s, %s;", is_uint(to) ? "u" : "s", fs, r.s, v.s);
-		else if (fb == 64)
-			ins(g, "cvt.u32.u64 %s, %s;", r.s, v.s);
-		else
-			ins(g, "mov.b32 %s, %s;", r.s, v.s);
-		if (tb < 32)
-			ins(g, "cvt.%s32.%s%d %s, %s;", is_uint(to) ? "u" : "s", is_uint(to) ? "u" : "s", tb, r.s, r.s);
+			r = pure(g, to, 0, "cvt.%s.%s%d %s, %s;", ty(to), is_uint(to) ? "u" : "s", bits(to), D, r.s);
+		r.dt = to;
+		return r;
 	}
+	if (is_float(to)) {
+		const char *ft = bits(from) == 64 ? (is_uint(from) ? "u64" : "s64") : ty(from);
+		return pure(g, to, 0, "cvt.rn.%s.%s %s, %s;", ty(to), ft, D, v.s);
+	}
+	/* int to int: the source register holds the value extended to 32 or 64 bits */
+	int fb = bits(from) == 64 ? 64 : 32, tb = bits(to);
+	const char *fs = is_uint(from) ? "u" : "s";
+	r = (Val){ .s = v.s, .dt = to };
+	if (tb == 64 && fb != 64)
+		r = pure(g, to, 0, "cvt.%s64.%s32 %s, %s;", is_uint(to) ? "u" : "s", fs, D, v.s);
+	else if (tb < 64 && fb == 64)
+		r = pure(g, tb < 32 ? DT_UINT32 : to, 0, "cvt.u32.u64 %s, %s;", D, v.s);
+	if (tb < 32)
+		r = pure(g, to, 0, "cvt.%s32.%s%d %s, %s;", is_uint(to) ? "u" : "s", is_uint(to) ? "u" : "s", tb, D, r.s);
+	r.dt = to;
 	return r;
 }
 
@@ -589,24 +628,19 @@ static Val offset64(Gen *g, const Expr *off)
 /* base + off * esize, in base's state space. */
 static Val addr_plus(Gen *g, Val base, Val off64, int64_t esize)
 {
-	Val r;
 	if (base.sp == SP_SHARED) {
-		r = (Val){ .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
-		if (off64.imm) {
-			ins(g, "add.s32 %s, %s, %lld;", r.s, base.s, (long long)(off64.i * esize));
-			return r;
-		}
-		const char *o = newreg(g, R_R);
-		ins(g, "cvt.u32.u64 %s, %s;", o, off64.s);
-		ins(g, "mad.lo.s32 %s, %s, %lld, %s;", r.s, o, (long long)esize, base.s);
-		return r;
+		if (off64.imm && off64.i == 0)
+			return base;
+		if (off64.imm)
+			return pure(g, DT_HANDLE, SP_SHARED, "add.s32 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
+		Val o = pure(g, DT_UINT32, 0, "cvt.u32.u64 %s, %s;", D, off64.s);
+		return pure(g, DT_HANDLE, SP_SHARED, "mad.lo.s32 %s, %s, %lld, %s;", D, o.s, (long long)esize, base.s);
 	}
-	r = (Val){ .s = newreg(g, R_RD), .dt = DT_HANDLE, .sp = base.sp };
+	if (off64.imm && off64.i == 0)
+		return base;
 	if (off64.imm)
-		ins(g, "add.s64 %s, %s, %lld;", r.s, base.s, (long long)(off64.i * esize));
-	else
-		ins(g, "mad.lo.s64 %s, %s, %lld, %s;", r.s, off64.s, (long long)esize, base.s);
-	return r;
+		return pure(g, DT_HANDLE, base.sp, "add.s64 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
+	return pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, off64.s, (long long)esize, base.s);
 }
 
 static Val buffer_base(Gen *g, Buffer *b, const Expr *at)
@@ -791,7 +825,8 @@ static Val binary(Gen *g, const Expr *e, int hint)
 		return imm(0, DT_INT32);
 	int t = common(a.dt, b.dt);
 	bool cmp = e->kind == E_CMP;
-	bool half = is_half(promote(a.dt)) && a.dt == b.dt && !cmp; /* half op half: a half, computed through float */
+	int ht = a.dt;
+	bool half = is_half(a.dt) && a.dt == b.dt && !cmp; /* half op half: a half, computed through float */
 	if (half)
 		t = DT_FLOAT32;
 	a = conv(g, a, t), b = conv(g, b, t);
@@ -815,6 +850,21 @@ static Val binary(Gen *g, const Expr *e, int hint)
 			return r;
 		}
 	}
+	/* an immediate on the left of a commutative operation goes right; x + 0, x * 1 are x */
+	if (a.imm && !b.imm && is_int(t) && !cmp &&
+	    (op == OP_ADD || op == OP_MUL || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR)) {
+		Val x = a;
+		a = b, b = x;
+	}
+	if (b.imm && !a.imm && is_int(t) && !cmp &&
+	    ((b.i == 0 && (op == OP_ADD || op == OP_SUB || op == OP_BITOR || op == OP_BITXOR || op == OP_SHL || op == OP_SHR)) ||
+	     (b.i == 1 && op == OP_MUL))) {
+		Val r = a;
+		r.dt = t;
+		if (e->kind == E_BIN && is_int(it) && bits(it) < 32)
+			r = conv(g, r, it);
+		return r;
+	}
 	a = in_reg(g, a);
 	if (b.imm && (is_float(t) || t == DT_BOOL))
 		b = in_reg(g, b);
@@ -824,53 +874,50 @@ static Val binary(Gen *g, const Expr *e, int hint)
 	if (cmp) {
 		static const char *const cc[OP_COUNT] = { [OP_LT] = "lt", [OP_LE] = "le", [OP_GT] = "gt", [OP_GE] = "ge",
 		                                          [OP_EQ] = "eq", [OP_NE] = "ne" };
-		Val r = reg(g, DT_BOOL);
 		/* C's float comparisons are ordered, != unordered */
 		const char *c = cc[op];
 		if (is_float(t) && op == OP_NE)
 			c = "neu";
-		ins(g, "setp.%s.%s %s, %s, %s;", c, T, r.s, a.s, b.s);
-		return r;
+		return pure(g, DT_BOOL, 0, "setp.%s.%s %s, %s, %s;", c, T, D, a.s, b.s);
 	}
-	Val r = reg(g, t);
+	Val r = {0};
 	switch (op) {
-	case OP_ADD: ins(g, "add.%s %s, %s, %s;", T, r.s, a.s, b.s); break;
-	case OP_SUB: ins(g, "sub.%s %s, %s, %s;", T, r.s, a.s, b.s); break;
+	case OP_ADD: r = pure(g, t, 0, "add.%s %s, %s, %s;", T, D, a.s, b.s); break;
+	case OP_SUB: r = pure(g, t, 0, "sub.%s %s, %s, %s;", T, D, a.s, b.s); break;
 	case OP_MUL:
 		if (is_float(t))
-			ins(g, "mul.rn.%s %s, %s, %s;", T, r.s, a.s, b.s);
+			r = pure(g, t, 0, "mul.rn.%s %s, %s, %s;", T, D, a.s, b.s);
 		else
-			ins(g, "mul.lo.%s %s, %s, %s;", T, r.s, a.s, b.s);
+			r = pure(g, t, 0, "mul.lo.%s %s, %s, %s;", T, D, a.s, b.s);
 		break;
 	case OP_DIV: case OP_FLOORDIV: case OP_MOD:
 		if (is_float(t)) {
 			if (op != OP_DIV)
 				return unsupported(g, e, xprintf("'%s' on float values", op_spelling[op]));
-			ins(g, "div.rn.%s %s, %s, %s;", T, r.s, a.s, b.s);
+			r = pure(g, t, 0, "div.rn.%s %s, %s, %s;", T, D, a.s, b.s);
 			break;
 		}
 		if (op != OP_DIV && !is_uint(t) &&
 		    !(range(e->a, &lo, &hi) && lo >= 0 && range(e->b, &lo2, &hi2) && lo2 > 0))
 			return floor_divmod(g, t, a, b, op == OP_MOD);
-		ins(g, "%s.%s %s, %s, %s;", op == OP_MOD ? "rem" : "div", T, r.s, a.s, b.s);
+		r = pure(g, t, 0, "%s.%s %s, %s, %s;", op == OP_MOD ? "rem" : "div", T, D, a.s, b.s);
 		break;
 	case OP_SHL: case OP_SHR: {
 		Val s = conv(g, b, DT_UINT32);
 		if (op == OP_SHL)
-			ins(g, "shl.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, s.s);
+			r = pure(g, t, 0, "shl.%s %s, %s, %s;", arith_ty(t, op), D, a.s, s.s);
 		else
-			ins(g, "shr.%s %s, %s, %s;", T, r.s, a.s, s.s);
+			r = pure(g, t, 0, "shr.%s %s, %s, %s;", T, D, a.s, s.s);
 		break;
 	}
-	case OP_BITAND: ins(g, "and.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, b.s); break;
-	case OP_BITOR: ins(g, "or.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, b.s); break;
-	case OP_BITXOR: ins(g, "xor.%s %s, %s, %s;", arith_ty(t, op), r.s, a.s, b.s); break;
+	case OP_BITAND: r = pure(g, t, 0, "and.%s %s, %s, %s;", arith_ty(t, op), D, a.s, b.s); break;
+	case OP_BITOR: r = pure(g, t, 0, "or.%s %s, %s, %s;", arith_ty(t, op), D, a.s, b.s); break;
+	case OP_BITXOR: r = pure(g, t, 0, "xor.%s %s, %s, %s;", arith_ty(t, op), D, a.s, b.s); break;
 	default:
 		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
 	}
 	if (half)
-		return conv(g, r, promote(e->a->dtype) == DT_FLOAT16 || a.dt == DT_FLOAT16 ? DT_FLOAT16 :
-		            known(e->a->dtype) ? e->a->dtype : DT_FLOAT16);
+		return conv(g, r, ht);
 	if (e->kind == E_BIN && is_int(it) && bits(it) < 32) /* wrap as the dtype does */
 		r = conv(g, r, it);
 	return r;
@@ -1160,12 +1207,14 @@ static void assign(Gen *g, Stmt *s)
 			x = bind(g, t[0]->str, NULL);
 			x->v = reg(g, var->dtype);
 			x->has_val = true;
+			map_put(&g->mutregs, x->v.s, (void *)x->v.s);
 		}
 		if (!x || !x->has_val) {
 			fail(g, t[0], xprintf("'%s' is assigned before it is declared", t[0]->str));
 			return;
 		}
 		ins(g, "mov.%s %s, %s;", reg_type[reg_class(var->dtype)] + 1, x->v.s, rhs.s);
+		forget(g);
 		return;
 	}
 	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
@@ -1173,6 +1222,14 @@ static void assign(Gen *g, Stmt *s)
 		Val rhs = ev(g, v, dt);
 		if (dt != DT_HANDLE)
 			rhs = conv(g, rhs, dt);
+		if (!rhs.imm && map_get(&g->mutregs, rhs.s)) {
+			/* a copy: the name keeps this value when the variable changes */
+			Val c = { .s = newreg(g, rhs.sp == SP_SHARED ? R_R : reg_class(rhs.dt)), .dt = rhs.dt };
+			c.sp = rhs.sp;
+			c.i = rhs.i;
+			ins(g, "mov.%s %s, %s;", reg_type[reg_class(rhs.sp == SP_SHARED ? DT_UINT32 : rhs.dt)] + 1, c.s, rhs.s);
+			rhs = c;
+		}
 		Bind *x = bind(g, t[0]->str, NULL);
 		x->v = rhs;
 		x->has_val = true;
@@ -1227,6 +1284,7 @@ static void for_stmt(Gen *g, Stmt *s)
 		return;
 	}
 	Val v = reg(g, dt);
+	map_put(&g->mutregs, v.s, (void *)v.s);
 	Val l = it->nargs > 1 ? need_imm(g, it->args[0], dt) : imm(0, dt);
 	Val h = need_imm(g, it->args[it->nargs > 1], dt);
 	if (!h.imm)
@@ -1897,6 +1955,7 @@ static void stmt(Gen *g, Stmt *s)
 			Val r = in_reg(g, conv(g, binary(g, &e, dt), dt));
 			if (x && x->has_val)
 				ins(g, "mov.%s %s, %s;", reg_type[reg_class(dt)] + 1, x->v.s, r.s);
+			forget(g);
 			return;
 		}
 		store(g, s->targets[0], s->value, s->op);
@@ -1907,6 +1966,7 @@ static void stmt(Gen *g, Stmt *s)
 			int dt = s->targets[0]->var->dtype;
 			x->v = reg(g, dt);
 			x->has_val = true;
+			map_put(&g->mutregs, x->v.s, (void *)x->v.s);
 			if (dt == DT_BOOL)
 				ins(g, "setp.ne.u32 %s, 0, 0;", x->v.s);
 			else
@@ -1957,6 +2017,8 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		g->out = &body;
 		g->counting = pass == 0;
 		memset(g->nreg, 0, sizeof g->nreg);
+		forget(g);
+		g->mutregs = (Map){0};
 		g->nlabel = 0;
 		g->base = xalloc(sizeof(Val) * (size_t)(f->nbufs + 1));
 		g->tmap_param = xalloc(sizeof(char *) * (size_t)(f->ntmaps + 1));
@@ -2015,9 +2077,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 				Buffer *b = f->bufs[i];
 				if (b->base || !(scopes[b->scope].flags & SCF_SHARED))
 					continue;
-				Val a = { .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
-				ins(g, "add.s32 %s, %s, %lld;", a.s, g->smem_base.s, (long long)b->smem_off);
-				g->base[i] = a;
+				g->base[i] = addr_plus(g, g->smem_base, imm(b->smem_off, DT_INT64), 1);
 			}
 		}
 		block(g, s->body, s->nbody);
