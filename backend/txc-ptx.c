@@ -70,7 +70,6 @@ typedef struct Gen {
 	Names binds;
 	int nreg[R_N];
 	int nlabel;
-	bool counting;   /* the first pass: record which global buffers are written */
 	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction */
 	Val *base;       /* per f->bufs entry: the root's base address */
 	bool wide;       /* offsets in 64 bits: one may pass 2^31 */
@@ -188,6 +187,8 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 	if (n < 0 || n >= (int)sizeof key)
 		die("txc-ptx: an instruction longer than %zu bytes", sizeof key);
 	const char *r = map_get(&g->cse, key);
+	if (!r && g->cse.n >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
+		forget(g);
 	if (!r) {
 		r = newreg(g, sp == SP_SHARED ? R_R : reg_class(dt));
 		Buf b = {0};
@@ -359,15 +360,60 @@ static int buf_index(Gen *g, Buffer *b)
 	return -1;
 }
 
-/* A global buffer is written (no ld.global.nc from it, as nvcc decides for
- * a __restrict__ pointer it sees written or handed to an asm statement). */
+/* Which global buffers a kernel writes, or hands to an instruction (an
+ * asm statement in txc-cuda's code): no ld.global.nc from those, as nvcc
+ * decides for a __restrict__ pointer. A walk over the statements before
+ * the code is written; `handles` maps the names bound to a
+ * T.pointer_offset to its buffer. */
 static void mark_written(Gen *g, Buffer *b)
 {
-	if (!g->counting || !b)
-		return;
-	int i = buf_index(g, buffer_root(b));
+	int i = b ? buf_index(g, buffer_root(b)) : -1;
 	if (i >= 0)
 		g->written[i] = true;
+}
+
+static Buffer *scan_buffer(Gen *g, Map *names, Map *handles, const Expr *e)
+{
+	int dt;
+	if (e->kind == E_CALL && e->nargs > 0 && (resolve(e, &dt) == IN_ADDRESS_OF || resolve(e, &dt) == IN_POINTER_OFFSET))
+		return scan_buffer(g, names, handles, e->args[0]);
+	if (e->kind == E_INDEX)
+		return scan_buffer(g, names, handles, e->a);
+	if (e->kind != E_NAME)
+		return NULL;
+	Buffer *b = map_get(handles, e->str);
+	return b ? b : map_get(names, e->str);
+}
+
+static void scan_writes(Gen *g, Map *names, Map *handles, Stmt **v, int n)
+{
+	int dt;
+	for (int i = 0; i < n; i++) {
+		Stmt *s = v[i];
+		Expr *val = s->value;
+		if ((s->kind == S_ASSIGN || s->kind == S_AUGASSIGN) && s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
+			mark_written(g, scan_buffer(g, names, handles, s->targets[0]));
+		if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME && val->kind == E_CALL &&
+		    resolve(val, &dt) == IN_POINTER_OFFSET && val->nargs > 0) {
+			Buffer *b = scan_buffer(g, names, handles, val->args[0]);
+			if (b)
+				map_put(handles, s->targets[0]->str, b);
+		}
+		if (s->kind == S_EXPR && val->kind == E_CALL) {
+			int id = resolve(val, &dt);
+			if (id == IN_EVALUATE && val->nargs > 0 && val->args[0]->kind == E_CALL)
+				id = resolve(val = val->args[0], &dt);
+			/* T.cuda.copy_bytes is C (its source a plain load); every other
+			 * intrinsic is an asm statement, whose buffer operands escape */
+			for (int k = 0; k < val->nargs; k++)
+				if (id != IN_COPY_BYTES || k == 0)
+					mark_written(g, scan_buffer(g, names, handles, val->args[k]));
+		}
+		if (s->kind == S_IF || s->kind == S_FOR) {
+			scan_writes(g, names, handles, s->body, s->nbody);
+			scan_writes(g, names, handles, s->orelse, s->norelse);
+		}
+	}
 }
 
 static bool read_only(Gen *g, Buffer *b)
@@ -745,7 +791,7 @@ static Val call_expr(Gen *g, const Expr *e)
 		if (!base.s || g->d->errors)
 			return imm(0, DT_HANDLE);
 		Val r = addr_plus(g, base, offset64(g, e->args[1]), bits(b->dtype) / 8);
-		r.i = (int64_t)(intptr_t)b; /* the buffer it points into, for mark_written */
+		r.i = (int64_t)(intptr_t)b; /* the buffer it points into (addr_buffer) */
 		return r;
 	}
 	case IN_TMEM_ADDR: {
@@ -1036,7 +1082,7 @@ static Val address(Gen *g, const Expr *e)
 	return r;
 }
 
-/* The buffer an address operand points into (for mark_written), or NULL. */
+/* The buffer an address operand points into (for .nc), or NULL. */
 static Buffer *addr_buffer(Gen *g, const Expr *e)
 {
 	if (call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
@@ -1075,7 +1121,6 @@ static void copy_bytes(Gen *g, const Expr *e)
 {
 	int64_t n = arg_int(g, e, 2, 16);
 	bool nc = e->nargs > 3;
-	mark_written(g, addr_buffer(g, e->args[0]));
 	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
 	if (g->d->errors)
 		return;
@@ -1103,7 +1148,6 @@ static void store(Gen *g, Expr *t, Expr *v, int op)
 		fail(g, t, "only buffers are indexed");
 		return;
 	}
-	mark_written(g, b);
 	int dt = b->dtype;
 	if (is_fp8(dt) && op >= 0) {
 		fail(g, t, "arithmetic on float8 values; convert them with T.cast to float32 first");
@@ -1347,7 +1391,6 @@ static void cp_async(Gen *g, const Expr *e)
 	int64_t pf = arg_int(g, e, 4, 0);
 	bool size = e->nargs > 5 && !(const_int(g, e->args[5], &v) && v == -1);
 	bool pred = e->nargs > 6 && !(const_int(g, e->args[6], &v) && v == -1);
-	mark_written(g, addr_buffer(g, e->args[1])); /* handed to an asm statement in the CUDA path */
 	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
 	if (g->d->errors)
 		return;
@@ -1546,7 +1589,6 @@ static void store_val(Gen *g, const Expr *t, Val v)
 		fail(g, t, "the result goes to a buffer element");
 		return;
 	}
-	mark_written(g, b);
 	v = in_reg(g, conv(g, v, b->dtype));
 	Val a = element_addr(g, t, NULL);
 	if (!g->d->errors)
@@ -1615,7 +1657,6 @@ static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 			fail(g, x, "tcgen05.ld writes buffer elements");
 			return;
 		}
-		mark_written(g, buffer_of(g, x->a));
 		Val ea = element_addr(g, x, &b);
 		if (!g->d->errors)
 			ins(g, "st.%s.b32 [%s], %s; // element", space_name(ea.sp), ea.s, regs[i]);
@@ -1643,7 +1684,6 @@ static void tcgen05_cp(Gen *g, const Expr *e)
 /* Stores a value at an address operand (*(T*)addr = v). */
 static void store_at(Gen *g, const Expr *at, Val v, const char *type)
 {
-	mark_written(g, addr_buffer(g, at));
 	Val a = address(g, at);
 	v = in_reg(g, v);
 	if (!g->d->errors)
@@ -2010,12 +2050,15 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	g->f = f;
 	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 	Buf body = {0}, params = {0};
-	for (int pass = 0; pass < 2; pass++) {
+	Map names = {0}, handles = {0};
+	for (int i = 0; i < f->nbufs; i++)
+		map_put(&names, f->bufs[i]->name, f->bufs[i]);
+	scan_writes(g, &names, &handles, s->body, s->nbody);
+	{
 		body = (Buf){0};
 		params = (Buf){0};
 		g->locals = (Buf){0};
 		g->out = &body;
-		g->counting = pass == 0;
 		memset(g->nreg, 0, sizeof g->nreg);
 		forget(g);
 		g->mutregs = (Map){0};
