@@ -123,7 +123,8 @@ usage(void)
 	       "  --emit=KIND        ir (after txc-lower), cu (CUDA C, the default), ptx or cubin;\n"
 	       "                     -o FILE.ptx or FILE.cubin implies it\n"
 	       "  --backend=NAME     for ptx and cubin: ptx (the default: txc-ptx writes the PTX,\n"
-	       "                     ptxas the cubin) or cuda (txc-cuda writes CUDA C, nvcc the rest)\n"
+	       "                     ptxas the cubin; cuda under TXC_PIPELINE) or cuda (txc-cuda\n"
+	       "                     writes CUDA C, nvcc the rest)\n"
 	       "  --arch=ARCH        sm_80, sm_90, sm_90a (default) or sm_100a\n"
 	       "  --explain          print each tile op's candidate variants and verdicts\n"
 	       "  --stop-after=PASS  run the passes up to and including PASS\n"
@@ -247,8 +248,11 @@ parseargs(int argc, char *argv[])
 		usageerr("unknown --emit '%s' (expected ir, cu, ptx or cubin)", emit);
 	if (backend && strcmp(backend, "ptx") && strcmp(backend, "cuda"))
 		usageerr("unknown --backend '%s' (expected ptx or cuda)", backend);
+	/* TXC_PIPELINE names the programs itself: its last one is taken for
+	 * txc-cuda unless --backend=ptx says otherwise */
 	if (!backend)
-		backend = !strcmp(emit, "ptx") || !strcmp(emit, "cubin") ? "ptx" : "cuda";
+		backend = (!strcmp(emit, "ptx") || !strcmp(emit, "cubin")) && !(getenv("TXC_PIPELINE") && *getenv("TXC_PIPELINE")) ?
+		          "ptx" : "cuda";
 	if (useptx() && !strcmp(emit, "cu"))
 		usageerr("--backend=ptx writes PTX, not CUDA C: use --emit=ptx or --emit=cubin");
 	/* the last stage writes PTX: txc-ptx in place of txc-cuda */
