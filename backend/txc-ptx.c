@@ -771,13 +771,12 @@ static Val call_expr(Gen *g, const Expr *e)
 		if (is_int(t)) {
 			ins(g, "%s.%s %s, %s, %s;", id == IN_MIN ? "min" : "max", ty(t), r.s, a.s, b.s);
 		} else {
-			/* txc_min: b < a ? b : a; txc_max: a < b ? b : a */
-			if (is_half(t))
-				return unsupported(g, e, "T.min/T.max of 16-bit floats");
+			/* txc_min: b < a ? b : a; txc_max: a < b ? b : a (halves compared exactly, as floats) */
 			b = in_reg(g, b);
-			const char *p = newreg(g, R_P);
-			ins(g, "setp.lt.%s %s, %s, %s;", ty(t), p, id == IN_MIN ? b.s : a.s, id == IN_MIN ? a.s : b.s);
-			ins(g, "selp.%s %s, %s, %s, %s;", ty(t), r.s, b.s, a.s, p);
+			Val fa = is_half(t) ? conv(g, a, DT_FLOAT32) : a, fb = is_half(t) ? conv(g, b, DT_FLOAT32) : b;
+			const char *p = newreg(g, R_P), *ct = is_half(t) ? "f32" : ty(t);
+			ins(g, "setp.lt.%s %s, %s, %s;", ct, p, id == IN_MIN ? fb.s : fa.s, id == IN_MIN ? fa.s : fb.s);
+			ins(g, "selp.%s %s, %s, %s, %s;", is_half(t) ? "b16" : ty(t), r.s, b.s, a.s, p);
 		}
 		return r;
 	}
