@@ -148,13 +148,22 @@ static Val imm(int64_t v, int dt) { return (Val){ .s = xprintf("%lld", (long lon
 static void ins(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ins(Gen *g, const char *fmt, ...)
 {
-	va_list ap;
-	char buf[4096];
+	va_list ap, aq;
+	char small[512];
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		die("txc-ptx: cannot format an instruction");
+	char *text = small;
+	if (n >= (int)sizeof small) { /* a long one: a tcgen05.ld/st's 128 registers */
+		text = xalloc((size_t)n + 1);
+		vsnprintf(text, (size_t)n + 1, fmt, aq);
+	}
+	va_end(aq);
 	bputc(g->out, '\t');
-	bputs(g->out, n < (int)sizeof buf ? buf : "");
+	bputs(g->out, text);
 	bputc(g->out, '\n');
 }
 
