@@ -38,6 +38,7 @@ LIB     := $(BUILD)/libtxir.a
 PASSES  := $(patsubst passes/%.c,$(BIN)/%,$(wildcard passes/txc-*.c))
 MAYBE   := $(if $(wildcard tools/txc-layout.c),$(BIN)/txc-layout) \
            $(if $(wildcard backend/txc-cuda.c),$(BIN)/txc-cuda) \
+           $(if $(wildcard backend/txc-ptx.c),$(BIN)/txc-ptx) \
            $(if $(wildcard runtime/txc-emu.c),$(BIN)/txc-emu) \
            $(if $(wildcard runtime/txc-run.c),$(BIN)/txc-run)
 PROGS   := $(BIN)/txc-parse $(BIN)/txc $(BIN)/txc-unittest $(PASSES) $(MAYBE)
@@ -94,6 +95,10 @@ $(BIN)/txc-%: $(BUILD)/passes/txc-%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BIN)/txc-cuda: $(BUILD)/backend/txc-cuda.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BIN)/txc-ptx: $(BUILD)/backend/txc-ptx.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -159,7 +164,7 @@ FUZZ_TIME    ?= 1200
 FUZZ_TIMEOUT ?= 1000
 FUZZ_OUT     ?= build-fuzz/out
 FUZZ_STATS   ?= tests/fuzz/stats
-FUZZ_BUILD   := txc txc-parse $(notdir $(PASSES)) txc-cuda txc-emu txc-layout
+FUZZ_BUILD   := txc txc-parse $(notdir $(PASSES)) txc-cuda txc-ptx txc-emu txc-layout
 
 fuzz:
 	$(MAKE) FUZZ=1 $(addprefix build-fuzz/bin/,$(FUZZ_BUILD))

@@ -900,38 +900,16 @@ static void instr_desc_bs(Gen *g, const Expr *e)
 	                "instruction descriptor", address(g, e->args[0]).s, d, rt[0], rt[1], (long long)m, (long long)n));
 }
 
-/* The intrinsics that are one fixed PTX instruction: the helper, its
- * parameters, the instruction and its asm inputs, and the call's operands
- * (a: an address, e: a 32-bit value, n: the n_cols keyword). Where the
- * instruction names a cta_group (%d), cta_group=2 adds _cg2 to the name. */
+/* The intrinsics that are one fixed PTX instruction (backend/fixed.def):
+ * the helper, its parameters, the instruction and its asm inputs, and the
+ * call's operands. */
 static const struct Fixed {
 	int id;
 	const char *name, *params, *ptx, *in, *ops;
 } fixed[] = {
-	{ IN_CP_COMMIT, "txc_cp_async_commit_group", NULL, "cp.async.commit_group;", NULL, "" },
-	{ IN_BULK_COMMIT, "txc_cp_async_bulk_commit_group", NULL, "cp.async.bulk.commit_group;", NULL, "" },
-	{ IN_MBAR_INIT, "txc_mbarrier_init", "void* bar, uint32_t count", "mbarrier.init.shared::cta.b64 [%0], %1;",
-	  "\"r\"(txc_smem(bar)), \"r\"(count)", "ae" },
-	{ IN_MBAR_ARRIVE, "txc_mbarrier_arrive", "void* bar",
-	  "{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }", "\"r\"(txc_smem(bar))", "a" },
-	{ IN_MBAR_EXPECT, "txc_mbarrier_arrive_expect_tx", "void* bar, uint32_t bytes",
-	  "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1; }",
-	  "\"r\"(txc_smem(bar)), \"r\"(bytes)", "ae" },
-	{ IN_MBAR_INVAL, "txc_mbarrier_inval", "void* bar", "mbarrier.inval.shared::cta.b64 [%0];", "\"r\"(txc_smem(bar))", "a" },
-	{ IN_FENCE_MBAR, "txc_fence_mbarrier_init", NULL, "fence.mbarrier_init.release.cluster;", NULL, "" },
-	{ IN_TC_ALLOC, "txc_tcgen05_alloc", "void* dst, uint32_t n_cols",
-	  "tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32 [%%0], %%1;", "\"r\"(txc_smem(dst)), \"r\"(n_cols)", "an" },
-	{ IN_TC_DEALLOC, "txc_tcgen05_dealloc", "uint32_t taddr, uint32_t n_cols",
-	  "tcgen05.dealloc.cta_group::%d.sync.aligned.b32 %%0, %%1;", "\"r\"(taddr), \"r\"(n_cols)", "en" },
-	{ IN_TC_RELINQ, "txc_tcgen05_relinquish_alloc_permit", NULL,
-	  "tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned;", NULL, "" },
-	{ IN_TC_COMMIT, "txc_tcgen05_commit", "void* bar",
-	  "tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64 [%%0];", "\"r\"(txc_smem(bar))", "a" },
-	{ IN_CLUSTER_SYNC, "txc_cluster_sync", NULL, "barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;", NULL, "" },
-	{ IN_TC_WAIT_LD, "txc_tcgen05_wait_ld", NULL, "tcgen05.wait::ld.sync.aligned;", NULL, "" },
-	{ IN_TC_WAIT_ST, "txc_tcgen05_wait_st", NULL, "tcgen05.wait::st.sync.aligned;", NULL, "" },
-	{ IN_TC_FENCE_B, "txc_tcgen05_fence_before_thread_sync", NULL, "tcgen05.fence::before_thread_sync;", NULL, "" },
-	{ IN_TC_FENCE_A, "txc_tcgen05_fence_after_thread_sync", NULL, "tcgen05.fence::after_thread_sync;", NULL, "" },
+#define FIXED(id, name, params, ptx, in, ops) { id, name, params, ptx, in, ops },
+#include "fixed.def"
+#undef FIXED
 };
 
 static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)

@@ -60,6 +60,10 @@ static const char *infile, *outpath, *dumpdir;
 /* After the passes: nvcc turns the CUDA into PTX or a cubin. Both files are
  * in a directory of our own (workdir); the result is copied to finalpath. */
 static const char *arch = "sm_90a", *emit, *finalpath;
+/* The backend: "ptx" (txc-ptx, then ptxas for a cubin: the default for
+ * --emit=ptx and cubin) or "cuda" (txc-cuda, then nvcc). */
+static const char *backend;
+static bool useptx(void) { return backend && !strcmp(backend, "ptx"); }
 static void shquote(const char *s);
 static char *archopt, *targetopt, *workdir, *cutmp, *nvccout;
 static bool explain;
@@ -67,7 +71,7 @@ static Output outfile, objfile;
 static int outfd = 1;
 static bool verbose;
 static bool timepasses;
-static double nvccwall = -1, nvcccpu, t0; /* --time-passes */
+static double nvccwall = -1, nvcccpu, t0; /* --time-passes: nvcc's or ptxas's */
 static double now(void);
 static double childcpu(void);
 
@@ -116,8 +120,11 @@ usage(void)
 	printf("usage: txc [options] [FILE]\n"
 	       "Run the passes on FILE (default: standard input).\n\n"
 	       "  -o FILE            write the output to FILE (default: standard output)\n"
-	       "  --emit=KIND        ir (after txc-lower), cu (CUDA C, the default), ptx or cubin\n"
-	       "                     (through nvcc); -o FILE.ptx or FILE.cubin implies it\n"
+	       "  --emit=KIND        ir (after txc-lower), cu (CUDA C, the default), ptx or cubin;\n"
+	       "                     -o FILE.ptx or FILE.cubin implies it\n"
+	       "  --backend=NAME     for ptx and cubin: ptx (the default: txc-ptx writes the PTX,\n"
+	       "                     ptxas the cubin; cuda under TXC_PIPELINE) or cuda (txc-cuda\n"
+	       "                     writes CUDA C, nvcc the rest)\n"
 	       "  --arch=ARCH        sm_80, sm_90, sm_90a (default) or sm_100a\n"
 	       "  --explain          print each tile op's candidate variants and verdicts\n"
 	       "  --stop-after=PASS  run the passes up to and including PASS\n"
@@ -219,6 +226,8 @@ parseargs(int argc, char *argv[])
 			arch = val;
 		} else if ((val = optval(argv, &i, "--emit"))) {
 			emit = val;
+		} else if ((val = optval(argv, &i, "--backend"))) {
+			backend = val;
 		} else if (strcmp(arg, "--explain") == 0) {
 			explain = true;
 		} else {
@@ -237,6 +246,18 @@ parseargs(int argc, char *argv[])
 		       dot && strcmp(dot, ".tx") == 0 ? "ir" : "cu";
 	if (strcmp(emit, "ir") && strcmp(emit, "cu") && strcmp(emit, "ptx") && strcmp(emit, "cubin"))
 		usageerr("unknown --emit '%s' (expected ir, cu, ptx or cubin)", emit);
+	if (backend && strcmp(backend, "ptx") && strcmp(backend, "cuda"))
+		usageerr("unknown --backend '%s' (expected ptx or cuda)", backend);
+	/* TXC_PIPELINE names the programs itself: its last one is taken for
+	 * txc-cuda unless --backend=ptx says otherwise */
+	if (!backend)
+		backend = (!strcmp(emit, "ptx") || !strcmp(emit, "cubin")) && !(getenv("TXC_PIPELINE") && *getenv("TXC_PIPELINE")) ?
+		          "ptx" : "cuda";
+	if (useptx() && !strcmp(emit, "cu"))
+		usageerr("--backend=ptx writes PTX, not CUDA C: use --emit=ptx or --emit=cubin");
+	/* the last stage writes PTX: txc-ptx in place of txc-cuda */
+	if (useptx() && (!getenv("TXC_PIPELINE") || !*getenv("TXC_PIPELINE")) && !strcmp(stages[nstages - 1].prog, "txc-cuda"))
+		stages[nstages - 1] = (struct stage){.pass = "ptx", .prog = "txc-ptx"};
 	if (!strcmp(emit, "ir") && !stopafter && !getenv("TXC_PIPELINE"))
 		stopafter = "lower";
 	nrun = stopafter ? findpass(stopafter) + 1 : nstages;
@@ -256,6 +277,9 @@ parseargs(int argc, char *argv[])
 	if ((!strcmp(emit, "ptx") || !strcmp(emit, "cubin"))) {
 		if (stopafter)
 			usageerr("--emit=%s runs every pass; it cannot stop after '%s'", emit, stopafter);
+		/* txc-ptx's PTX is the output itself; the rest goes through a tool */
+		if (useptx() && !strcmp(emit, "ptx"))
+			return;
 		if (!outpath)
 			usageerr("--emit=%s needs an output file (-o FILE)", emit);
 		finalpath = outpath;
@@ -275,7 +299,7 @@ makeworkdir(void)
 		workdir = NULL;
 		return false;
 	}
-	outpath = cutmp = strfmt("%s/kernel.cu", workdir);
+	outpath = cutmp = strfmt("%s/kernel.%s", workdir, useptx() ? "ptx" : "cu");
 	nvccout = strfmt("%s/kernel.%s", workdir, emit);
 	return true;
 }
@@ -309,17 +333,22 @@ copyout(void)
 }
 
 /* nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o OUT FILE.cu (or -ptx),
- * then OUT copied to the output file. */
+ * or with the PTX backend ptxas -arch=sm_90a -o OUT FILE.ptx; then OUT
+ * copied to the output file. */
 static int
 runnvcc(void)
 {
 	const char *cuda = getenv("CUDA_HOME");
-	char *nvcc = strfmt("%s/bin/nvcc", cuda && *cuda ? cuda : "/usr/local/cuda");
+	const char *tool = useptx() ? "ptxas" : "nvcc";
+	char *nvcc = strfmt("%s/bin/%s", cuda && *cuda ? cuda : "/usr/local/cuda", tool);
 	const char *num = arch + 3;
-	char *gencode = !strcmp(emit, "ptx") ? strfmt("-gencode=arch=compute_%s,code=compute_%s", num, num) :
+	char *gencode = useptx() ? strfmt("-arch=%s", arch) :
+	                !strcmp(emit, "ptx") ? strfmt("-gencode=arch=compute_%s,code=compute_%s", num, num) :
 	                                       strfmt("-gencode=arch=compute_%s,code=%s", num, arch);
-	const char *argv[] = {access(nvcc, X_OK) == 0 ? nvcc : "nvcc", gencode, !strcmp(emit, "ptx") ? "-ptx" : "-cubin",
+	const char *argv[] = {access(nvcc, X_OK) == 0 ? nvcc : tool, gencode, !strcmp(emit, "ptx") ? "-ptx" : "-cubin",
 	                      "-o", nvccout, cutmp, NULL};
+	if (useptx()) /* ptxas -arch=sm_90a -o OUT FILE.ptx */
+		argv[2] = "-o", argv[3] = nvccout, argv[4] = cutmp, argv[5] = NULL;
 	int rc = 1, status;
 
 	if (verbose) {
@@ -344,7 +373,8 @@ runnvcc(void)
 	if (waited && WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		rc = copyout() ? 0 : 1;
 	else if (pid > 0)
-		errf("nvcc failed on the CUDA that txc-cuda wrote (kept in '%s')", cutmp);
+		errf("%s failed on the %s that %s wrote (kept in '%s')", tool, useptx() ? "PTX" : "CUDA",
+		     useptx() ? "txc-ptx" : "txc-cuda", cutmp);
 	unlink(nvccout);
 	if (rc == 0)
 		unlink(cutmp);
@@ -598,7 +628,7 @@ printtimes(void)
 		cpu += p->cpu;
 	}
 	if (nvccwall >= 0) {
-		fprintf(stderr, "  %-12s %9.2f %9.2f\n", "nvcc", nvccwall * 1e3, nvcccpu * 1e3);
+		fprintf(stderr, "  %-12s %9.2f %9.2f\n", useptx() ? "ptxas" : "nvcc", nvccwall * 1e3, nvcccpu * 1e3);
 		cpu += nvcccpu;
 	}
 	fprintf(stderr, "  %-12s %9.2f %9.2f\n", "total", (now() - t0) * 1e3, cpu * 1e3);

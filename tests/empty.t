@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A module without a kernel is valid IR (doc/txir.md, sections 5 and 10):
 # txc-parse and every pass print it (an empty file prints nothing), while
-# the programs that need a kernel (txc-cuda, txc-emu, txc-run, and so the
+# the programs that need a kernel (txc-cuda, txc-ptx, txc-emu, txc-run, and so the
 # driver's CUDA) refuse it, saying so.
 . "$(dirname "$0")/lib.sh"
 : >"$TMP/empty.tx"
@@ -12,7 +12,7 @@ for p in txc-parse txc-align txc-vectorize txc-partition txc-dispatch txc-lower;
   "$TXC_BIN/$p" "$TMP/consts.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
   check "$p: a module of constants prints them" [ "$rc $(grep -cx 'n = 4' "$TMP/out")" = "0 1" ]
 done
-for p in txc-cuda txc-emu; do
+for p in txc-cuda txc-ptx txc-emu; do
   "$TXC_BIN/$p" "$TMP/empty.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
   check "$p: an empty file is refused" [ "$rc $(wc -c <"$TMP/out")" = "1 0" ]
   check "$p: as having no kernel" grep -q "^$p: error: '$TMP/empty.tx' has no kernel: write one with @T.prim_func" "$TMP/err"

@@ -4,10 +4,10 @@
 # by hand from the rule the input breaks. The input's leading comment lines
 # may say what reads it (tests/README.md):
 #   # program: PROGRAM [OPTION...]   txc-parse (the default), a pass
-#                                    (txc-align ... txc-lower, txc-cuda) or
+#                                    (txc-align ... txc-lower, txc-cuda, txc-ptx) or
 #                                    the driver (txc --stop-after=PASS ...)
 #   # target: ARCH                   the target (txc-parse --target,
-#                                    txc-cuda --arch, txc --arch)
+#                                    txc-cuda and txc-ptx --arch, txc --arch)
 # For each: exit status 1, the expected text on stderr, nothing on stdout,
 # and no output file left by -o.
 # UPDATE=1 never rewrites a .err file: a mismatch shows the diff, and a
@@ -31,7 +31,7 @@ for e in *.err; do
   read -r prog opts <<<"$program"
   case $prog in
   txc-parse) arch=${target:+--target=$target} ;;
-  txc-cuda) arch=${target:+--arch=$target} ;;
+  txc-cuda | txc-ptx) arch=${target:+--arch=$target} ;;
   txc) arch=${target:+--arch=$target} ;;
   txc-align | txc-vectorize | txc-partition | txc-dispatch | txc-lower)
     arch=

@@ -1,7 +1,7 @@
 #!/usr/bin/env perl
 # Mutation fuzzing of the programs after the parser, on the IR they read:
 # the output of txc-partition (plans a user may edit) into txc-dispatch,
-# txc-lower --verify and txc-cuda, and lowered IR into txc-cuda and
+# txc-lower --verify and txc-cuda, and lowered IR into txc-cuda, txc-ptx and
 # txc-emu. Whatever the input, each exits 0 or 1, never crashes or trips a
 # sanitizer, and a rejection says "error:". Fixed seed, small programs.
 # A chain of programs runs one program at a time, each on the output of the
@@ -50,6 +50,7 @@ my @stages = (
     ['partition', 'txc-dispatch', ['txc-dispatch'], ['txc-lower', '--verify'], ['txc-cuda']],
     ['partition', 'txc-lower', ['txc-lower', '--verify']],
     ['lower', 'txc-cuda', ['txc-cuda']],
+    ['lower', 'txc-ptx', ['txc-ptx']],
     ['lower', 'txc-emu', ['txc-emu', '--max-steps', '2000000']],
 );
 

@@ -1,0 +1,2201 @@
+/* txc-ptx: the PTX backend. Reads the same verified, lowered txc program as
+ * txc-cuda (doc/txir.md, section 12) and writes one PTX module that ptxas
+ * assembles without nvcc (doc/txc-ptx.md): per kernel a .visible .entry
+ * with txc-cuda's name, parameter list and dynamic shared memory, so that
+ * txc-run loads either cubin the same way.
+ *
+ * Values live in virtual registers (%r b32, %rd b64, %p pred, %h b16,
+ * %f f32, %fd f64), which ptxas allocates. Expressions follow the C
+ * semantics of the code txc-cuda writes (integer promotions, the usual
+ * arithmetic conversions, 16-bit floats through float), so both backends
+ * compute the same values. Addresses are typed by their state space:
+ * shared addresses are 32-bit offsets into the shared window, global ones
+ * 64-bit global addresses, local ones 64-bit local-window addresses.
+ * Loops stay loops (a label, a compare, a branch back); a T.unroll loop
+ * with constant bounds is unrolled here (nvcc unrolls it in the CUDA path).
+ * The data-movement instructions are the ones txc-cuda's helpers emit
+ * (tests/ptx.t compares both PTX texts). What it cannot emit yet is an
+ * error at the construct, "not supported by txc-ptx yet". */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+#ifndef TXC_VERSION
+#define TXC_VERSION "0.1"
+#endif
+
+/* The .version each target's module declares: the PTX ISA that has every
+ * instruction txc emits for it (shared/reference/ptx.md, "Targets and PTX
+ * versions"): cp.async with src-size and L2 hints (7.5) on sm_80; the
+ * shared::cta TMA destination (8.6) on sm_90 and sm_90a; 256-bit global
+ * ld/st (8.8) and tcgen05 on sm_100a. ptxas 13.0 accepts up to 9.0. */
+static const char *const ptx_version[TG_COUNT] = {
+	[TG_ANY] = "8.8", [TG_SM80] = "7.5", [TG_SM90] = "8.6", [TG_SM90A] = "8.6", [TG_SM100A] = "8.8",
+};
+
+enum { SP_NONE, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM };
+
+/* A value: a register or an immediate, of a dtype (DT_HANDLE: an address in
+ * state space sp). */
+typedef struct Val {
+	const char *s;
+	int dt;
+	int sp;
+	bool imm;
+	int64_t i;
+} Val;
+
+/* A name in scope: a buffer, a runtime value, or a constant. */
+typedef struct Bind {
+	const char *name;
+	Buffer *buf;
+	bool is_int, is_str, has_val;
+	int64_t ival;
+	const char *str;
+	Val v;
+} Bind;
+
+enum { R_P, R_H, R_R, R_RD, R_F, R_FD, R_N };
+static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
+static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
+
+typedef struct Gen {
+	Module *m;
+	Diag *d;
+	Func *f;
+	int target;
+	Buf *out;
+	Names binds;
+	int nreg[R_N];
+	int nlabel;
+	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction */
+	Val *base;       /* per f->bufs entry: the root's base address */
+	bool wide;       /* offsets in 64 bits: one may pass 2^31 */
+	bool smem;       /* the module declares smem_raw */
+	Val smem_base;
+	Buf locals;      /* .local declarations of the kernel */
+	Pos at;          /* the statement being emitted, for errors without an expression */
+	const char **tmap_param; /* per f->tmaps entry: its .param name */
+	bool *local_done;        /* per f->bufs entry: its .local array is declared */
+	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
+	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
+} Gen;
+
+/* ---- dtypes and registers ----------------------------------------------------------- */
+
+static bool known(int dt) { return dt > DT_NONE && dt < DT_COUNT; }
+static int concrete(int dt) { return dt == DT_COUNT ? DT_INT32 : dt == DT_COUNT + 1 ? DT_FLOAT32 : dt < DT_COUNT ? dt : DT_NONE; }
+static bool is_int(int dt) { return known(dt) && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT); }
+static bool is_uint(int dt) { return known(dt) && dtypes[dt].kind == DK_UINT; }
+static bool is_float(int dt) { return known(dt) && dtypes[dt].kind == DK_FLOAT; }
+static bool is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
+static bool is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }
+static int bits(int dt) { return known(dt) ? dtypes[dt].bits : 32; }
+
+static int reg_class(int dt)
+{
+	if (dt == DT_BOOL)
+		return R_P;
+	if (is_half(dt))
+		return R_H;
+	if (dt == DT_FLOAT32)
+		return R_F;
+	if (dt == DT_FLOAT64)
+		return R_FD;
+	if (dt == DT_HANDLE || dt == DT_INT64 || dt == DT_UINT64)
+		return R_RD;
+	return R_R;
+}
+
+/* The type suffix of arithmetic on dt (ints below 32 bits: computed in 32). */
+static const char *ty(int dt)
+{
+	switch (dt) {
+	case DT_INT64: return "s64";
+	case DT_UINT64: case DT_HANDLE: return "u64";
+	case DT_FLOAT32: return "f32";
+	case DT_FLOAT64: return "f64";
+	case DT_FLOAT16: return "f16";
+	case DT_BFLOAT16: return "bf16";
+	default: return is_uint(dt) || dt == DT_BOOL ? "u32" : "s32";
+	}
+}
+
+/* The type of a load or store of one element of dt. */
+static const char *mem_ty(int dt)
+{
+	switch (dt) {
+	case DT_BOOL: case DT_UINT8: case DT_FP8E4M3: case DT_FP8E5M2: return "u8";
+	case DT_INT8: return "s8";
+	case DT_INT16: return "s16";
+	case DT_UINT16: return "u16";
+	case DT_FLOAT16: case DT_BFLOAT16: return "b16";
+	case DT_INT32: return "s32";
+	case DT_UINT32: return "u32";
+	case DT_INT64: return "s64";
+	case DT_FLOAT32: return "f32";
+	case DT_FLOAT64: return "f64";
+	default: return "u64";
+	}
+}
+
+static const char *newreg(Gen *g, int cls) { return xprintf("%s%d", reg_prefix[cls], ++g->nreg[cls]); }
+static Val reg(Gen *g, int dt) { return (Val){ .s = newreg(g, reg_class(dt)), .dt = dt }; }
+static Val imm(int64_t v, int dt) { return (Val){ .s = xprintf("%lld", (long long)v), .dt = dt, .imm = true, .i = v }; }
+
+static void ins(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ins(Gen *g, const char *fmt, ...)
+{
+	va_list ap, aq;
+	char small[512];
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("txc-ptx: cannot format an instruction");
+	char *text = small;
+	if (n >= (int)sizeof small) { /* a long one: a tcgen05.ld/st's 128 registers */
+		text = xalloc((size_t)n + 1);
+		vsnprintf(text, (size_t)n + 1, fmt, aq);
+	}
+	va_end(aq);
+	bputc(g->out, '\t');
+	bputs(g->out, text);
+	bputc(g->out, '\n');
+}
+
+static const char *label(Gen *g) { return xprintf("$L__%d", ++g->nlabel); }
+/* Forgets every value computed since the last label: at a label (a join of
+ * control flow) and where a register is assigned again (a mutable variable). */
+static void forget(Gen *g) { g->cse = (Map){0}; }
+
+static void put_label(Gen *g, const char *l)
+{
+	bprintf(g->out, "%s:\n", l);
+	forget(g);
+}
+
+/* The destination operand of an instruction given to pure(). */
+#define D "\001"
+
+/* An instruction of registers and immediates only, into a new register of
+ * dtype dt (state space sp for an address); the same instruction on the
+ * same operands since the last label gives the same register instead. The
+ * format's destination operand is D. */
+static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
+{
+	va_list ap;
+	char key[1024];
+	va_start(ap, fmt);
+	int n = vsnprintf(key, sizeof key, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof key)
+		die("txc-ptx: an instruction longer than %zu bytes", sizeof key);
+	const char *r = map_get(&g->cse, key);
+	if (!r && g->cse.n >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
+		forget(g);
+	if (!r) {
+		r = newreg(g, sp == SP_SHARED ? R_R : reg_class(dt));
+		Buf b = {0};
+		for (const char *p = key; *p; p++)
+			if (*p == '\001')
+				bputs(&b, r);
+			else
+				bputc(&b, *p);
+		ins(g, "%s", b.s);
+		map_put(&g->cse, xstrdup(key), (void *)r);
+	}
+	return (Val){ .s = r, .dt = dt, .sp = sp };
+}
+
+/* An immediate as PTX writes it for dtype dt. */
+static const char *imm_str(Gen *g, int64_t v, int dt)
+{
+	(void)g;
+	if (dt == DT_FLOAT32) {
+		float f = (float)v;
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		return xprintf("0f%08X", u);
+	}
+	if (dt == DT_FLOAT64) {
+		double d = (double)v;
+		uint64_t u;
+		memcpy(&u, &d, 8);
+		return xprintf("0d%016llX", (unsigned long long)u);
+	}
+	return xprintf("%lld", (long long)v);
+}
+
+/* v in a register (an immediate moved into one). */
+static Val in_reg(Gen *g, Val v)
+{
+	if (!v.imm)
+		return v;
+	Val r = reg(g, v.dt);
+	if (v.dt == DT_BOOL)
+		ins(g, "setp.ne.u32 %s, %lld, 0;", r.s, (long long)(v.i != 0));
+	else if (is_half(v.dt))
+		ins(g, "mov.b16 %s, %s;", r.s, v.s);
+	else
+		ins(g, "mov.%s %s, %s;", reg_class(v.dt) == R_RD ? "b64" : reg_class(v.dt) == R_F ? "f32" :
+		    reg_class(v.dt) == R_FD ? "f64" : "b32", r.s, v.s);
+	r.sp = v.sp;
+	return r;
+}
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static Val fail(Gen *g, const Expr *e, const char *msg)
+{
+	error_at(g->d, expr_start(e), "%s", msg);
+	return imm(0, DT_INT32);
+}
+
+static Val unsupported(Gen *g, const Expr *e, const char *what)
+{
+	return fail(g, e, xprintf("%s is not supported by txc-ptx yet (use --backend=cuda)", what));
+}
+
+/* ---- names -------------------------------------------------------------------------- */
+
+static Bind *lookup(Gen *g, const char *name) { return names_lookup(&g->binds, name); }
+
+static Bind *bind(Gen *g, const char *name, Buffer *b)
+{
+	Bind *x = xalloc(sizeof *x);
+	*x = (Bind){ .name = name, .buf = b };
+	names_bind(&g->binds, name, x);
+	return x;
+}
+
+static int resolve(const Expr *call, int *dt) { return call_builtin(call, NULL, dt); }
+
+static int call_id(const Expr *e)
+{
+	int dt;
+	return e->kind == E_CALL ? resolve(e, &dt) : -1;
+}
+
+static bool const_int(Gen *g, const Expr *e, int64_t *out)
+{
+	int64_t a, b;
+	int dt;
+	if (e->val && (e->val->kind == V_INT || e->val->kind == V_BOOL)) {
+		*out = e->val->i;
+		return true;
+	}
+	switch (e->kind) {
+	case E_INT: *out = e->ival; return true;
+	case E_TRUE: case E_FALSE: *out = e->kind == E_TRUE; return true;
+	case E_NAME: {
+		Bind *x = lookup(g, e->str);
+		Value *v = x ? NULL : module_value(g->m, e->str);
+		if (x && x->is_int)
+			*out = x->ival;
+		else if (v && (v->kind == V_INT || v->kind == V_BOOL))
+			*out = v->i;
+		else
+			return false;
+		return true;
+	}
+	case E_UN:
+		if (e->op != OP_NEG || !const_int(g, e->a, &a) || a == INT64_MIN)
+			return false;
+		*out = -a;
+		return true;
+	case E_BIN:
+		if (!const_int(g, e->a, &a) || !const_int(g, e->b, &b))
+			return false;
+		if (e->op == OP_ADD)
+			return add_ok(a, b, out);
+		if (e->op == OP_MUL)
+			return mul_ok(a, b, out);
+		return e->op == OP_SUB && !__builtin_sub_overflow(a, b, out);
+	case E_CALL:
+		return (resolve(e, &dt) == IN_CAST || dt) && e->nargs >= 1 && const_int(g, e->args[0], out);
+	default:
+		return false;
+	}
+}
+
+static const char *const_str(Gen *g, const Expr *e)
+{
+	if (e->val && e->val->kind == V_STR)
+		return e->val->s;
+	if (e->kind == E_STR)
+		return e->str;
+	if (e->kind != E_NAME)
+		return NULL;
+	Bind *x = lookup(g, e->str);
+	if (x)
+		return x->is_str ? x->str : NULL;
+	Value *v = module_value(g->m, e->str);
+	return v && v->kind == V_STR ? v->s : NULL;
+}
+
+static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
+{
+	int64_t v = dflt;
+	Kw *k = call_kw(e, kw);
+	if (k && !const_int(g, k->value, &v))
+		die("txc-ptx: %s= of %s is not a constant, and sema let it through", kw, expr_str(e->a));
+	return v;
+}
+
+static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt)
+{
+	int64_t v = dflt;
+	if (i < e->nargs && !const_int(g, e->args[i], &v))
+		die("txc-ptx: operand %d of %s is not a constant, and sema let it through", i + 1, expr_str(e->a));
+	return v;
+}
+
+static Buffer *buffer_of(Gen *g, const Expr *e)
+{
+	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL;
+	return x ? x->buf : NULL;
+}
+
+static int buf_index(Gen *g, Buffer *b)
+{
+	for (int i = 0; i < g->f->nbufs; i++)
+		if (g->f->bufs[i] == b)
+			return i;
+	return -1;
+}
+
+/* Which global buffers a kernel writes, or hands to an instruction (an
+ * asm statement in txc-cuda's code): no ld.global.nc from those, as nvcc
+ * decides for a __restrict__ pointer. A walk over the statements before
+ * the code is written; `handles` maps the names bound to a
+ * T.pointer_offset to its buffer. */
+static void mark_written(Gen *g, Buffer *b)
+{
+	int i = b ? buf_index(g, buffer_root(b)) : -1;
+	if (i >= 0)
+		g->written[i] = true;
+}
+
+static Buffer *scan_buffer(Gen *g, Map *names, Map *handles, const Expr *e)
+{
+	int dt;
+	if (e->kind == E_CALL && e->nargs > 0 && (resolve(e, &dt) == IN_ADDRESS_OF || resolve(e, &dt) == IN_POINTER_OFFSET))
+		return scan_buffer(g, names, handles, e->args[0]);
+	if (e->kind == E_INDEX)
+		return scan_buffer(g, names, handles, e->a);
+	if (e->kind != E_NAME)
+		return NULL;
+	Buffer *b = map_get(handles, e->str);
+	return b ? b : map_get(names, e->str);
+}
+
+static void scan_writes(Gen *g, Map *names, Map *handles, Stmt **v, int n)
+{
+	int dt;
+	for (int i = 0; i < n; i++) {
+		Stmt *s = v[i];
+		Expr *val = s->value;
+		if ((s->kind == S_ASSIGN || s->kind == S_AUGASSIGN) && s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
+			mark_written(g, scan_buffer(g, names, handles, s->targets[0]));
+		if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME && val->kind == E_CALL &&
+		    resolve(val, &dt) == IN_POINTER_OFFSET && val->nargs > 0) {
+			Buffer *b = scan_buffer(g, names, handles, val->args[0]);
+			if (b)
+				map_put(handles, s->targets[0]->str, b);
+		}
+		if (s->kind == S_EXPR && val->kind == E_CALL) {
+			int id = resolve(val, &dt);
+			if (id == IN_EVALUATE && val->nargs > 0 && val->args[0]->kind == E_CALL)
+				id = resolve(val = val->args[0], &dt);
+			/* T.cuda.copy_bytes is C (its source a plain load); every other
+			 * intrinsic is an asm statement, whose buffer operands escape */
+			for (int k = 0; k < val->nargs; k++)
+				if (id != IN_COPY_BYTES || k == 0)
+					mark_written(g, scan_buffer(g, names, handles, val->args[k]));
+		}
+		if (s->kind == S_IF || s->kind == S_FOR) {
+			scan_writes(g, names, handles, s->body, s->nbody);
+			scan_writes(g, names, handles, s->orelse, s->norelse);
+		}
+	}
+}
+
+static bool read_only(Gen *g, Buffer *b)
+{
+	Buffer *r = buffer_root(b);
+	int i = buf_index(g, r);
+	return r->scope == SC_GLOBAL && r->is_param && i >= 0 && !g->written[i];
+}
+
+/* ---- conversions (C's, as txc-cuda's code performs them) -------------------------- */
+
+static Val conv(Gen *g, Val v, int to);
+
+/* A float of dtype from (f16, bf16) as f32, and back. */
+static Val half_to_f32(Gen *g, Val v)
+{
+	v = in_reg(g, v);
+	Val r = reg(g, DT_FLOAT32);
+	if (v.dt == DT_FLOAT16 || g->target >= TG_SM90) {
+		ins(g, "cvt.f32.%s %s, %s;", ty(v.dt), r.s, v.s);
+	} else { /* bf16 on sm_80: the high half of a float */
+		const char *t = newreg(g, R_R);
+		ins(g, "cvt.u32.u16 %s, %s;", t, v.s);
+		ins(g, "shl.b32 %s, %s, 16;", t, t);
+		ins(g, "mov.b32 %s, %s;", r.s, t);
+	}
+	return r;
+}
+
+static Val conv(Gen *g, Val v, int to)
+{
+	int from = v.dt;
+	if (from == to || !known(to) || to == DT_HANDLE || from == DT_HANDLE) {
+		if ((to == DT_UINT64 || to == DT_INT64) && from == DT_HANDLE)
+			v.dt = to;
+		return v;
+	}
+	if (is_fp8(from) || is_fp8(to)) {
+		/* cuda_fp8.h's conversions (through half and float) as sm_89 on executes them */
+		if (g->target < TG_SM90) {
+			error_at(g->d, g->at, "a float8 conversion on %s is not supported by txc-ptx yet (use --backend=cuda)",
+			         target_names[g->target]);
+			return imm(0, to);
+		}
+		const char *k = (is_fp8(from) ? from : to) == DT_FP8E4M3 ? "e4m3x2" : "e5m2x2";
+		if (is_fp8(from) && is_fp8(to))
+			return conv(g, conv(g, v, DT_FLOAT32), to);
+		if (is_fp8(from)) {
+			v = in_reg(g, v);
+			const char *h = newreg(g, R_H), *x = newreg(g, R_R), *lo = newreg(g, R_H), *hi = newreg(g, R_H);
+			ins(g, "cvt.u16.u32 %s, %s;", h, v.s);
+			ins(g, "cvt.rn.f16x2.%s %s, %s;", k, x, h);
+			ins(g, "mov.b32 {%s, %s}, %s;", lo, hi, x);
+			return conv(g, (Val){ .s = lo, .dt = DT_FLOAT16 }, to);
+		}
+		Val f = in_reg(g, conv(g, v, DT_FLOAT32));
+		const char *h = newreg(g, R_H);
+		Val r = reg(g, to);
+		ins(g, "cvt.rn.satfinite.%s.f32 %s, 0f00000000, %s;", k, h, f.s);
+		ins(g, "cvt.u32.u16 %s, %s;", r.s, h);
+		ins(g, "and.b32 %s, %s, 255;", r.s, r.s);
+		return r;
+	}
+	if (v.imm && !is_float(from) && from != DT_BOOL && !is_float(to) && to != DT_BOOL) {
+		int64_t x = v.i;
+		int b = bits(to);
+		if (b < 64) {
+			uint64_t m = ((uint64_t)1 << b) - 1, u = (uint64_t)x & m;
+			x = is_uint(to) ? (int64_t)u : (u >> (b - 1)) & 1 ? (int64_t)(u | ~m) : (int64_t)u;
+		}
+		return imm(x, to);
+	}
+	if (v.imm && from != DT_BOOL && !is_float(from) && (to == DT_FLOAT32 || to == DT_FLOAT64))
+		return (Val){ .s = imm_str(g, v.i, to), .dt = to, .imm = true, .i = v.i };
+	Val r;
+	if (to == DT_BOOL) {
+		v = in_reg(g, v);
+		if (is_half(from))
+			v = half_to_f32(g, v), from = DT_FLOAT32;
+		r = reg(g, DT_BOOL);
+		ins(g, "setp.ne.%s %s, %s, %s;", is_float(from) ? ty(from) : reg_class(from) == R_RD ? "b64" : "b32", r.s, v.s,
+		    from == DT_FLOAT32 ? "0f00000000" : from == DT_FLOAT64 ? "0d0000000000000000" : "0");
+		return r;
+	}
+	if (from == DT_BOOL) {
+		v = in_reg(g, v);
+		int t = is_half(to) ? DT_FLOAT32 : to;
+		r = reg(g, t);
+		if (t == DT_FLOAT32)
+			ins(g, "selp.f32 %s, 0f3F800000, 0f00000000, %s;", r.s, v.s);
+		else if (t == DT_FLOAT64)
+			ins(g, "selp.f64 %s, 0d3FF0000000000000, 0d0000000000000000, %s;", r.s, v.s);
+		else
+			ins(g, "selp.%s %s, 1, 0, %s;", reg_class(t) == R_RD ? "u64" : "u32", r.s, v.s);
+		return t == to ? r : conv(g, r, to);
+	}
+	v = in_reg(g, v);
+	if (is_half(from)) {
+		Val f = half_to_f32(g, v);
+		return to == DT_FLOAT32 ? f : conv(g, f, to);
+	}
+	if (is_half(to)) {
+		Val f = from == DT_FLOAT32 ? v : conv(g, v, DT_FLOAT32);
+		f = in_reg(g, f);
+		return pure(g, to, 0, "cvt.rn.%s.f32 %s, %s;", ty(to), D, f.s);
+	}
+	if (is_float(from) && is_float(to))
+		return pure(g, to, 0, "cvt%s.%s.%s %s, %s;", to == DT_FLOAT32 ? ".rn" : "", ty(to), ty(from), D, v.s);
+	if (is_float(from)) {
+		/* C truncates toward zero */
+		const char *it = bits(to) == 64 ? (is_uint(to) ? "u64" : "s64") : bits(to) == 32 ? ty(to) : is_uint(to) ? "u32" : "s32";
+		r = pure(g, bits(to) == 64 ? to : is_uint(to) ? DT_UINT32 : DT_INT32, 0, "cvt.rzi.%s.%s %s, %s;", it, ty(from), D, v.s);
+		if (bits(to) < 32)
+			r = pure(g, to, 0, "cvt.%s.%s%d %s, %s;", ty(to), is_uint(to) ? "u" : "s", bits(to), D, r.s);
+		r.dt = to;
+		return r;
+	}
+	if (is_float(to)) {
+		const char *ft = bits(from) == 64 ? (is_uint(from) ? "u64" : "s64") : ty(from);
+		return pure(g, to, 0, "cvt.rn.%s.%s %s, %s;", ty(to), ft, D, v.s);
+	}
+	/* int to int: the source register holds the value extended to 32 or 64 bits */
+	int fb = bits(from) == 64 ? 64 : 32, tb = bits(to);
+	const char *fs = is_uint(from) ? "u" : "s";
+	r = (Val){ .s = v.s, .dt = to };
+	if (tb == 64 && fb != 64)
+		r = pure(g, to, 0, "cvt.%s64.%s32 %s, %s;", is_uint(to) ? "u" : "s", fs, D, v.s);
+	else if (tb < 64 && fb == 64)
+		r = pure(g, tb < 32 ? DT_UINT32 : to, 0, "cvt.u32.u64 %s, %s;", D, v.s);
+	if (tb < 32)
+		r = pure(g, to, 0, "cvt.%s32.%s%d %s, %s;", is_uint(to) ? "u" : "s", is_uint(to) ? "u" : "s", tb, D, r.s);
+	r.dt = to;
+	return r;
+}
+
+/* C's integer promotion and usual arithmetic conversions. */
+static int promote(int dt)
+{
+	if (dt == DT_BOOL || (is_int(dt) && bits(dt) < 32))
+		return DT_INT32;
+	return dt;
+}
+
+static int common(int a, int b)
+{
+	a = promote(a), b = promote(b);
+	if (a == b)
+		return a;
+	if (a == DT_FLOAT64 || b == DT_FLOAT64)
+		return DT_FLOAT64;
+	if (a == DT_FLOAT32 || b == DT_FLOAT32)
+		return DT_FLOAT32;
+	if (is_half(a) || is_half(b))
+		return DT_FLOAT32; /* a half with anything else: through float */
+	if (a == DT_HANDLE || b == DT_HANDLE)
+		return DT_HANDLE;
+	int ra = bits(a), rb = bits(b);
+	if (is_uint(a) == is_uint(b))
+		return ra >= rb ? a : b;
+	int u = is_uint(a) ? a : b, s = is_uint(a) ? b : a;
+	if (bits(u) >= bits(s))
+		return u;
+	return s; /* int64 holds every uint32 */
+}
+
+/* ---- expressions -------------------------------------------------------------------- */
+
+static Val ev(Gen *g, const Expr *e, int hint);
+
+static Val lit_float(Gen *g, double v, int hint)
+{
+	if (is_half(hint)) {
+		Val f = { .s = xprintf("0f%08X", 0), .dt = DT_FLOAT32, .imm = true };
+		float x = (float)v;
+		uint32_t u;
+		memcpy(&u, &x, 4);
+		f.s = xprintf("0f%08X", u);
+		return conv(g, in_reg(g, f), hint);
+	}
+	if (is_fp8(hint)) {
+		error_at(g->d, g->at, "a float8 literal is not supported by txc-ptx yet (use --backend=cuda)");
+		return imm(0, hint);
+	}
+	if (is_int(hint) || hint == DT_BOOL) {
+		Val d = { .dt = DT_FLOAT64, .imm = true };
+		uint64_t u;
+		memcpy(&u, &v, 8);
+		d.s = xprintf("0d%016llX", (unsigned long long)u);
+		return conv(g, in_reg(g, d), hint);
+	}
+	if (hint == DT_FLOAT32) {
+		float x = (float)v;
+		uint32_t u;
+		memcpy(&u, &x, 4);
+		return (Val){ .s = xprintf("0f%08X", u), .dt = DT_FLOAT32, .imm = true };
+	}
+	uint64_t u;
+	memcpy(&u, &v, 8);
+	return (Val){ .s = xprintf("0d%016llX", (unsigned long long)u), .dt = DT_FLOAT64, .imm = true };
+}
+
+/* An integer literal with its C type (txc-cuda's lit_int). */
+static Val lit_int(Gen *g, int64_t v, int hint)
+{
+	if (hint == DT_BOOL)
+		return imm(v != 0, DT_BOOL);
+	if (is_float(hint) && !is_fp8(hint))
+		return lit_float(g, (double)v, hint);
+	if (v >= INT32_MIN && v <= INT32_MAX)
+		return imm(v, DT_INT32);
+	if (hint == DT_UINT32 && v > 0 && v <= (int64_t)UINT32_MAX)
+		return imm(v, DT_UINT32);
+	return imm(v, hint == DT_UINT64 && v > 0 ? DT_UINT64 : DT_INT64);
+}
+
+/* Bounds of an offset, also through the swizzle's & ^ | << >> (txc-cuda's rule). */
+static bool range(const Expr *e, int64_t *lo, int64_t *hi)
+{
+	int64_t a0, a1, b0, b1;
+	if (expr_range(e, lo, hi))
+		return true;
+	if (e->kind != E_BIN || !range(e->a, &a0, &a1) || !range(e->b, &b0, &b1) || a0 < 0 || b0 < 0)
+		return false;
+	switch (e->op) {
+	case OP_SHR: *lo = b1 > 62 ? 0 : a0 >> b1; *hi = b0 > 62 ? 0 : a1 >> b0; return true;
+	case OP_SHL: *lo = a0; return b1 < 31 && a1 < ((int64_t)1 << 31) && (*hi = a1 << b1, true);
+	case OP_BITAND: *lo = 0; *hi = a1 < b1 ? a1 : b1; return true;
+	case OP_BITXOR: case OP_BITOR:
+		*lo = 0;
+		for (*hi = 1; *hi <= a1 || *hi <= b1; *hi *= 2)
+			if (*hi > ((int64_t)1 << 61))
+				return false;
+		*hi -= 1;
+		return true;
+	}
+	return false;
+}
+
+static bool fits32(const Expr *e)
+{
+	int64_t lo, hi;
+	if (!range(e, &lo, &hi) || lo < INT32_MIN || hi > INT32_MAX)
+		return false;
+	return e->kind == E_BIN ? fits32(e->a) && fits32(e->b) : e->kind == E_UN ? fits32(e->a) : true;
+}
+
+/* An offset in elements, in 32 bits where it fits (txc-cuda's offset_str),
+ * as a 64-bit value. */
+static Val offset64(Gen *g, const Expr *off)
+{
+	bool was = g->wide;
+	g->wide = was || !fits32(off);
+	Val v = ev(g, off, DT_NONE);
+	g->wide = was;
+	return conv(g, v, DT_INT64);
+}
+
+/* base + off * esize, in base's state space. */
+static Val addr_plus(Gen *g, Val base, Val off64, int64_t esize)
+{
+	if (base.sp == SP_SHARED) {
+		if (off64.imm && off64.i == 0)
+			return base;
+		if (off64.imm)
+			return pure(g, DT_HANDLE, SP_SHARED, "add.s32 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
+		Val o = pure(g, DT_UINT32, 0, "cvt.u32.u64 %s, %s;", D, off64.s);
+		return pure(g, DT_HANDLE, SP_SHARED, "mad.lo.s32 %s, %s, %lld, %s;", D, o.s, (long long)esize, base.s);
+	}
+	if (off64.imm && off64.i == 0)
+		return base;
+	if (off64.imm)
+		return pure(g, DT_HANDLE, base.sp, "add.s64 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
+	return pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, off64.s, (long long)esize, base.s);
+}
+
+static Val buffer_base(Gen *g, Buffer *b, const Expr *at)
+{
+	Buffer *r = buffer_root(b);
+	int i = buf_index(g, r);
+	if (i < 0 || !g->base[i].s)
+		return unsupported(g, at, xprintf("buffer '%s' in %s memory", b->name, scopes[r->scope].name));
+	return g->base[i];
+}
+
+/* buf[i, j]: the element's address (layout and swizzle applied). */
+static Val element_addr(Gen *g, const Expr *e, Buffer **bp)
+{
+	Buffer *b = buffer_of(g, e->a);
+	const char *why = NULL;
+	if (!b)
+		return fail(g, e, "only buffers are indexed");
+	if (buffer_root(b)->scope == SC_TMEM)
+		return fail(g, e, xprintf("tensor memory ('%s') is read and written only by tcgen05 intrinsics", b->name));
+	Expr *off = buffer_offset_expr(b, e->args, &why);
+	if (!off)
+		return fail(g, e, why);
+	if (bp)
+		*bp = b;
+	Val base = buffer_base(g, b, e);
+	if (!base.s || g->d->errors)
+		return imm(0, DT_HANDLE);
+	return addr_plus(g, base, offset64(g, off), bits(b->dtype) / 8);
+}
+
+static const char *space_name(int sp) { return sp == SP_SHARED ? "shared" : sp == SP_GLOBAL ? "global" : "local"; }
+
+static Val load(Gen *g, const Expr *e)
+{
+	Buffer *b = NULL;
+	Val a = element_addr(g, e, &b);
+	if (!b || g->d->errors)
+		return imm(0, DT_INT32);
+	int dt = b->dtype;
+	bool nc = a.sp == SP_GLOBAL && read_only(g, b);
+	if (dt == DT_BOOL) {
+		const char *t = newreg(g, R_R);
+		ins(g, "ld.%s%s.u8 %s, [%s]; // element", space_name(a.sp), nc ? ".nc" : "", t, a.s);
+		Val r = reg(g, DT_BOOL);
+		ins(g, "setp.ne.b32 %s, %s, 0;", r.s, t);
+		return r;
+	}
+	Val r = reg(g, dt);
+	ins(g, "ld.%s%s.%s %s, [%s]; // element", space_name(a.sp), nc ? ".nc" : "", mem_ty(dt), r.s, a.s);
+	return r;
+}
+
+static Val address(Gen *g, const Expr *e);
+
+static Val cast(Gen *g, const Expr *x, int to)
+{
+	int from = x->dtype;
+	if (!known(from))
+		return conv(g, ev(g, x, to), to);
+	Val v = conv(g, ev(g, x, from), from);
+	return conv(g, v, to);
+}
+
+static Val binary(Gen *g, const Expr *e, int hint);
+
+static Val call_expr(Gen *g, const Expr *e)
+{
+	int dt, id = resolve(e, &dt);
+	if ((dt && e->nargs == 1) || id == IN_CAST) {
+		Pos at = g->at;
+		g->at = expr_start(e); /* a conversion's error names the call */
+		Val v = cast(g, e->args[0], id == IN_CAST ? e->dtype : dt);
+		g->at = at;
+		return v;
+	}
+	switch (id) {
+	case IN_MIN: case IN_MAX: {
+		int t = concrete(e->dtype);
+		Val a = in_reg(g, conv(g, ev(g, e->args[0], t), t)), b = conv(g, ev(g, e->args[1], t), t);
+		Val r = reg(g, t);
+		if (is_int(t)) {
+			ins(g, "%s.%s %s, %s, %s;", id == IN_MIN ? "min" : "max", ty(t), r.s, a.s, b.s);
+		} else {
+			/* txc_min: b < a ? b : a; txc_max: a < b ? b : a (halves compared exactly, as floats) */
+			b = in_reg(g, b);
+			Val fa = is_half(t) ? conv(g, a, DT_FLOAT32) : a, fb = is_half(t) ? conv(g, b, DT_FLOAT32) : b;
+			const char *p = newreg(g, R_P), *ct = is_half(t) ? "f32" : ty(t);
+			ins(g, "setp.lt.%s %s, %s, %s;", ct, p, id == IN_MIN ? fb.s : fa.s, id == IN_MIN ? fa.s : fb.s);
+			ins(g, "selp.%s %s, %s, %s, %s;", is_half(t) ? "b16" : ty(t), r.s, b.s, a.s, p);
+		}
+		return r;
+	}
+	case IN_ADDRESS_OF:
+		return address(g, e);
+	case IN_POINTER_OFFSET: {
+		Buffer *b = buffer_of(g, e->args[0]);
+		if (!b || buffer_root(b)->scope == SC_TMEM)
+			return fail(g, e, "T.pointer_offset takes a buffer in memory (not tensor memory)");
+		Val base = buffer_base(g, b, e);
+		if (!base.s || g->d->errors)
+			return imm(0, DT_HANDLE);
+		Val r = addr_plus(g, base, offset64(g, e->args[1]), bits(b->dtype) / 8);
+		r.i = (int64_t)(intptr_t)b; /* the buffer it points into (addr_buffer) */
+		return r;
+	}
+	case IN_TMEM_ADDR: {
+		Val a = in_reg(g, conv(g, ev(g, e->args[0], DT_UINT32), DT_UINT32));
+		Val row = conv(g, ev(g, e->args[1], DT_UINT32), DT_UINT32), col = conv(g, ev(g, e->args[2], DT_UINT32), DT_UINT32);
+		Val r = reg(g, DT_UINT32), t = reg(g, DT_UINT32);
+		ins(g, "shl.b32 %s, %s, 16;", t.s, in_reg(g, row).s);
+		ins(g, "add.s32 %s, %s, %s;", r.s, a.s, t.s);
+		ins(g, "add.s32 %s, %s, %s;", r.s, r.s, col.s);
+		return r;
+	}
+	case IN_ELECT_SYNC: {
+		Val r = reg(g, DT_BOOL);
+		const char *m = newreg(g, R_R);
+		ins(g, "activemask.b32 %s;", m);
+		ins(g, "elect.sync _|%s, %s;", r.s, m);
+		return r;
+	}
+	}
+	return fail(g, e, xprintf("'%s' is not supported by txc-ptx yet (use --backend=cuda)", expr_str(e->a)));
+}
+
+/* The natural dtype of a runtime name's value (64 bits in an offset that
+ * may pass 2^31, as txc-cuda's (int64_t) casts make it). */
+static Val name_val(Gen *g, const Expr *e)
+{
+	Bind *x = lookup(g, e->str);
+	if (x && x->is_int)
+		return lit_int(g, x->ival, DT_NONE);
+	if (!x || !x->has_val)
+		return fail(g, e, xprintf("'%s' is not a value txc-ptx can hold", e->str));
+	Val v = x->v;
+	if (g->wide && is_int(v.dt) && bits(v.dt) < 64)
+		v = conv(g, v, DT_INT64);
+	return v;
+}
+
+static const char *arith_ty(int t, int op)
+{
+	if (op == OP_SHL || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR)
+		return reg_class(t) == R_RD ? "b64" : "b32";
+	return ty(t);
+}
+
+/* Python's // and % with floor semantics on signed operands. */
+static Val floor_divmod(Gen *g, int t, Val a, Val b, bool mod)
+{
+	a = in_reg(g, a), b = in_reg(g, b);
+	const char *T = ty(t);
+	Val q = reg(g, t), r = reg(g, t);
+	ins(g, "div.%s %s, %s, %s;", T, q.s, a.s, b.s);
+	ins(g, "rem.%s %s, %s, %s;", T, r.s, a.s, b.s);
+	/* r != 0 and (r < 0) != (b < 0): q - 1, r + b */
+	const char *p = newreg(g, R_P), *p2 = newreg(g, R_P), *p3 = newreg(g, R_P);
+	ins(g, "setp.ne.%s %s, %s, 0;", T, p, r.s);
+	ins(g, "setp.lt.%s %s, %s, 0;", T, p2, r.s);
+	ins(g, "setp.lt.%s %s, %s, 0;", T, p3, b.s);
+	ins(g, "xor.pred %s, %s, %s;", p2, p2, p3);
+	ins(g, "and.pred %s, %s, %s;", p, p, p2);
+	if (mod)
+		ins(g, "@%s add.%s %s, %s, %s;", p, T, r.s, r.s, b.s);
+	else
+		ins(g, "@%s sub.%s %s, %s, 1;", p, T, q.s, q.s);
+	return mod ? r : q;
+}
+
+static Val binary(Gen *g, const Expr *e, int hint)
+{
+	int op = e->op, it = known(e->a->dtype) ? e->a->dtype : known(e->b->dtype) ? e->b->dtype : hint;
+	int64_t lo, hi, lo2, hi2;
+	if (is_fp8(it))
+		return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
+	if (op == OP_MATMUL || op == OP_POW || op >= OP_COUNT)
+		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
+	Val a = ev(g, e->a, it), b = ev(g, e->b, it);
+	if (g->d->errors)
+		return imm(0, DT_INT32);
+	int t = common(a.dt, b.dt);
+	bool cmp = e->kind == E_CMP;
+	int ht = a.dt;
+	bool half = is_half(a.dt) && a.dt == b.dt && !cmp; /* half op half: a half, computed through float */
+	if (half)
+		t = DT_FLOAT32;
+	a = conv(g, a, t), b = conv(g, b, t);
+	/* constant folding of two integer immediates (+ - * & | ^) */
+	if (a.imm && b.imm && is_int(t) && !cmp) {
+		int64_t x = a.i, y = b.i, z;
+		bool ok = true;
+		switch (op) {
+		case OP_ADD: ok = !__builtin_add_overflow(x, y, &z); break;
+		case OP_SUB: ok = !__builtin_sub_overflow(x, y, &z); break;
+		case OP_MUL: ok = !__builtin_mul_overflow(x, y, &z); break;
+		case OP_BITAND: z = x & y; break;
+		case OP_BITOR: z = x | y; break;
+		case OP_BITXOR: z = x ^ y; break;
+		default: ok = false;
+		}
+		if (ok) {
+			Val r = conv(g, imm(z, DT_INT64), t);
+			if (e->kind == E_BIN && is_int(it) && bits(it) < 32)
+				r = conv(g, r, it);
+			return r;
+		}
+	}
+	/* an immediate on the left of a commutative operation goes right; x + 0, x * 1 are x */
+	if (a.imm && !b.imm && is_int(t) && !cmp &&
+	    (op == OP_ADD || op == OP_MUL || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR)) {
+		Val x = a;
+		a = b, b = x;
+	}
+	if (b.imm && !a.imm && is_int(t) && !cmp &&
+	    ((b.i == 0 && (op == OP_ADD || op == OP_SUB || op == OP_BITOR || op == OP_BITXOR || op == OP_SHL || op == OP_SHR)) ||
+	     (b.i == 1 && op == OP_MUL))) {
+		Val r = a;
+		r.dt = t;
+		if (e->kind == E_BIN && is_int(it) && bits(it) < 32)
+			r = conv(g, r, it);
+		return r;
+	}
+	a = in_reg(g, a);
+	if (b.imm && (is_float(t) || t == DT_BOOL))
+		b = in_reg(g, b);
+	if (t == DT_BOOL) /* comparisons of bools: as ints */
+		a = conv(g, a, DT_INT32), b = conv(g, b, DT_INT32), t = DT_INT32;
+	const char *T = ty(t);
+	if (cmp) {
+		static const char *const cc[OP_COUNT] = { [OP_LT] = "lt", [OP_LE] = "le", [OP_GT] = "gt", [OP_GE] = "ge",
+		                                          [OP_EQ] = "eq", [OP_NE] = "ne" };
+		/* C's float comparisons are ordered, != unordered */
+		const char *c = cc[op];
+		if (is_float(t) && op == OP_NE)
+			c = "neu";
+		return pure(g, DT_BOOL, 0, "setp.%s.%s %s, %s, %s;", c, T, D, a.s, b.s);
+	}
+	Val r = {0};
+	switch (op) {
+	case OP_ADD: r = pure(g, t, 0, "add.%s %s, %s, %s;", T, D, a.s, b.s); break;
+	case OP_SUB: r = pure(g, t, 0, "sub.%s %s, %s, %s;", T, D, a.s, b.s); break;
+	case OP_MUL:
+		if (is_float(t))
+			r = pure(g, t, 0, "mul.rn.%s %s, %s, %s;", T, D, a.s, b.s);
+		else
+			r = pure(g, t, 0, "mul.lo.%s %s, %s, %s;", T, D, a.s, b.s);
+		break;
+	case OP_DIV: case OP_FLOORDIV: case OP_MOD:
+		if (is_float(t)) {
+			if (op != OP_DIV)
+				return unsupported(g, e, xprintf("'%s' on float values", op_spelling[op]));
+			r = pure(g, t, 0, "div.rn.%s %s, %s, %s;", T, D, a.s, b.s);
+			break;
+		}
+		if (op != OP_DIV && !is_uint(t) &&
+		    !(range(e->a, &lo, &hi) && lo >= 0 && range(e->b, &lo2, &hi2) && lo2 > 0))
+			return floor_divmod(g, t, a, b, op == OP_MOD);
+		r = pure(g, t, 0, "%s.%s %s, %s, %s;", op == OP_MOD ? "rem" : "div", T, D, a.s, b.s);
+		break;
+	case OP_SHL: case OP_SHR: {
+		Val s = conv(g, b, DT_UINT32);
+		if (op == OP_SHL)
+			r = pure(g, t, 0, "shl.%s %s, %s, %s;", arith_ty(t, op), D, a.s, s.s);
+		else
+			r = pure(g, t, 0, "shr.%s %s, %s, %s;", T, D, a.s, s.s);
+		break;
+	}
+	case OP_BITAND: r = pure(g, t, 0, "and.%s %s, %s, %s;", arith_ty(t, op), D, a.s, b.s); break;
+	case OP_BITOR: r = pure(g, t, 0, "or.%s %s, %s, %s;", arith_ty(t, op), D, a.s, b.s); break;
+	case OP_BITXOR: r = pure(g, t, 0, "xor.%s %s, %s, %s;", arith_ty(t, op), D, a.s, b.s); break;
+	default:
+		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
+	}
+	if (half)
+		return conv(g, r, ht);
+	if (e->kind == E_BIN && is_int(it) && bits(it) < 32) /* wrap as the dtype does */
+		r = conv(g, r, it);
+	return r;
+}
+
+/* a and b, a or b, with C's short circuit. */
+static Val logic(Gen *g, const Expr *e)
+{
+	bool and = e->kind == E_AND;
+	Val r = reg(g, DT_BOOL);
+	Val a = in_reg(g, conv(g, ev(g, e->a, DT_BOOL), DT_BOOL));
+	const char *end = label(g);
+	ins(g, "mov.pred %s, %s;", r.s, a.s);
+	ins(g, "@%s%s bra %s;", and ? "!" : "", r.s, end);
+	Val b = in_reg(g, conv(g, ev(g, e->b, DT_BOOL), DT_BOOL));
+	ins(g, "mov.pred %s, %s;", r.s, b.s);
+	put_label(g, end);
+	return r;
+}
+
+static Val select_expr(Gen *g, const Expr *e, int hint)
+{
+	int t = known(e->dtype) ? e->dtype : hint;
+	Val c = in_reg(g, conv(g, ev(g, e->a, DT_BOOL), DT_BOOL));
+	const char *els = label(g), *end = label(g);
+	ins(g, "@!%s bra %s;", c.s, els);
+	Val b = ev(g, e->b, t);
+	int rt = known(t) ? t : b.dt;
+	Val r = reg(g, rt);
+	b = in_reg(g, conv(g, b, rt));
+	ins(g, "mov.%s %s, %s;", reg_type[reg_class(rt)] + 1, r.s, b.s);
+	ins(g, "bra.uni %s;", end);
+	put_label(g, els);
+	Val c2 = in_reg(g, conv(g, ev(g, e->c, t), rt));
+	ins(g, "mov.%s %s, %s;", reg_type[reg_class(rt)] + 1, r.s, c2.s);
+	put_label(g, end);
+	return r;
+}
+
+static Val ev(Gen *g, const Expr *e, int hint)
+{
+	const Value *v = e->val;
+	if (v && v->kind == V_INT)
+		return lit_int(g, v->i, hint);
+	if (v && v->kind == V_FLOAT)
+		return lit_float(g, v->f, hint);
+	if (v && v->kind == V_BOOL)
+		return hint == DT_BOOL || !known(hint) ? imm(v->i != 0, DT_BOOL) : lit_int(g, v->i, hint);
+	switch (e->kind) {
+	case E_INT: return lit_int(g, e->ival, hint);
+	case E_FLOAT: return lit_float(g, e->fval, hint);
+	case E_TRUE: case E_FALSE: return imm(e->kind == E_TRUE, DT_BOOL);
+	case E_NAME:
+		return name_val(g, e);
+	case E_UN: {
+		int t = known(e->a->dtype) ? e->a->dtype : hint;
+		if (e->op == OP_POS)
+			return ev(g, e->a, hint);
+		if (is_fp8(t))
+			return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
+		Val a = ev(g, e->a, t);
+		int pt = is_half(a.dt) ? DT_FLOAT32 : promote(a.dt);
+		a = in_reg(g, conv(g, a, pt));
+		Val r = reg(g, pt);
+		if (e->op == OP_NEG)
+			ins(g, "neg.%s %s, %s;", ty(pt), r.s, a.s);
+		else
+			ins(g, "not.%s %s, %s;", reg_class(pt) == R_RD ? "b64" : "b32", r.s, a.s);
+		if (is_half(a.dt) || is_half(t))
+			r = conv(g, r, t);
+		if (is_int(t) && bits(t) < 32)
+			r = conv(g, r, t);
+		return r;
+	}
+	case E_BIN: case E_CMP:
+		return binary(g, e, hint);
+	case E_AND: case E_OR:
+		return logic(g, e);
+	case E_NOT: {
+		Val a = in_reg(g, conv(g, ev(g, e->a, DT_BOOL), DT_BOOL));
+		Val r = reg(g, DT_BOOL);
+		ins(g, "not.pred %s, %s;", r.s, a.s);
+		return r;
+	}
+	case E_COND:
+		return select_expr(g, e, hint);
+	case E_INDEX:
+		return load(g, e);
+	case E_CALL:
+		return call_expr(g, e);
+	default:
+		return fail(g, e, xprintf("'%s' is not supported by txc-ptx yet", expr_str(e)));
+	}
+}
+
+/* An address operand: T.address_of(x), a buffer element, a buffer, a handle. */
+static Val address(Gen *g, const Expr *e)
+{
+	if (call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+		return address(g, e->args[0]);
+	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
+	if (b && buffer_root(b)->scope == SC_TMEM)
+		return conv(g, ev(g, buffer_root(b)->alloc_addr, DT_UINT32), DT_UINT32);
+	Val r;
+	if (b && e->kind == E_INDEX) {
+		r = element_addr(g, e, NULL);
+	} else if (b) {
+		r = buffer_base(g, b, e);
+	} else {
+		r = ev(g, e, DT_HANDLE);
+		if (r.dt != DT_HANDLE || !r.sp)
+			return g->d->errors ? r : unsupported(g, e, "an address txc-ptx cannot follow to its memory");
+		return r;
+	}
+	r.i = (int64_t)(intptr_t)b;
+	return r;
+}
+
+/* The buffer an address operand points into (for .nc), or NULL. */
+static Buffer *addr_buffer(Gen *g, const Expr *e)
+{
+	if (call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+		return addr_buffer(g, e->args[0]);
+	if (e->kind == E_INDEX)
+		return buffer_of(g, e->a);
+	if (buffer_of(g, e))
+		return buffer_of(g, e);
+	if (call_id(e) == IN_POINTER_OFFSET)
+		return buffer_of(g, e->args[0]);
+	if (e->kind == E_NAME) {
+		Bind *x = lookup(g, e->str);
+		return x && x->has_val && x->v.dt == DT_HANDLE ? (Buffer *)(intptr_t)x->v.i : NULL;
+	}
+	return NULL;
+}
+
+/* ---- statements --------------------------------------------------------------------- */
+
+static void stmt(Gen *g, Stmt *s);
+
+static void block(Gen *g, Stmt **v, int n)
+{
+	int mark = names_mark(&g->binds);
+	for (int i = 0; i < n && !g->d->errors; i++)
+		stmt(g, v[i]);
+	names_pop(&g->binds, mark);
+}
+
+static Val need(Gen *g, const Expr *e, int dt) { return in_reg(g, conv(g, ev(g, e, dt), dt)); }
+static Val need_imm(Gen *g, const Expr *e, int dt) { return conv(g, ev(g, e, dt), dt); }
+
+/* T.cuda.copy_bytes(dst, src, n[, nc]): one vector load, one vector store
+ * (txc-cuda's helper: uint8_t, uint16_t, uint32_t, uint2, uint4). */
+static void copy_bytes(Gen *g, const Expr *e)
+{
+	int64_t n = arg_int(g, e, 2, 16);
+	bool nc = e->nargs > 3;
+	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
+	if (g->d->errors)
+		return;
+	Buffer *sb = addr_buffer(g, e->args[1]);
+	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
+		nc = true;
+	const char *t = n == 1 ? "u8" : n == 2 ? "u16" : "u32";
+	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
+	const char *regs[4];
+	Buf list = {0};
+	for (int i = 0; i < nv; i++) {
+		regs[i] = newreg(g, R_R);
+		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+	}
+	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
+	const char *ops = nv == 1 ? list.s : xprintf("{%s}", list.s);
+	ins(g, "ld.%s%s%s.%s %s, [%s];", space_name(s.sp), nc && s.sp == SP_GLOBAL ? ".nc" : "", v, t, ops, s.s);
+	ins(g, "st.%s%s.%s [%s], %s;", space_name(d.sp), v, t, d.s, ops);
+}
+
+static void store(Gen *g, Expr *t, Expr *v, int op)
+{
+	Buffer *b = buffer_of(g, t->a);
+	if (!b) {
+		fail(g, t, "only buffers are indexed");
+		return;
+	}
+	int dt = b->dtype;
+	if (is_fp8(dt) && op >= 0) {
+		fail(g, t, "arithmetic on float8 values; convert them with T.cast to float32 first");
+		return;
+	}
+	Val val;
+	if (op < 0) {
+		val = ev(g, v, dt);
+	} else {
+		Expr e = { .kind = E_BIN, .pos = t->pos, .op = op, .a = t, .b = v, .dtype = dt };
+		val = binary(g, &e, dt);
+	}
+	Pos at = g->at;
+	g->at = expr_start(v);
+	val = in_reg(g, conv(g, val, dt));
+	g->at = at;
+	Val a = element_addr(g, t, NULL);
+	if (g->d->errors)
+		return;
+	if (dt == DT_BOOL) {
+		const char *r = newreg(g, R_R);
+		ins(g, "selp.u32 %s, 1, 0, %s;", r, val.s);
+		ins(g, "st.%s.u8 [%s], %s; // element", space_name(a.sp), a.s, r);
+		return;
+	}
+	ins(g, "st.%s.%s [%s], %s; // element", space_name(a.sp), mem_ty(dt), a.s, val.s);
+}
+
+/* A local array: .local storage of the kernel, its address in the local window. */
+static void declare(Gen *g, Buffer *b)
+{
+	bind(g, b->name, b);
+	Buffer *r = buffer_root(b);
+	int i = buf_index(g, r);
+	if (b->is_param || b->base || r->scope == SC_TMEM || i < 0)
+		return;
+	if (b->scope == SC_LOCAL) {
+		int64_t k = buffer_storage(b);
+		const char *name = xprintf("__local_%d", i);
+		if (!g->local_done[i]) /* declared once; its address taken wherever the IR declares it */
+			bprintf(&g->locals, "\t.local .align %lld .b8 %s[%lld];\n", (long long)(b->align > 16 ? b->align : 16), name,
+		        (long long)((k > 0 ? k : 1) * bits(b->dtype) / 8));
+		g->local_done[i] = true;
+		Val a = { .s = newreg(g, R_RD), .dt = DT_HANDLE, .sp = SP_LOCAL };
+		ins(g, "mov.u64 %s, %s;", a.s, name);
+		g->base[i] = a;
+	} else if (!(scopes[b->scope].flags & SCF_SHARED)) {
+		error_at(g->d, b->pos, "buffer '%s' in %s memory has no PTX form", b->name, scopes[b->scope].name);
+	}
+}
+
+static void assign(Gen *g, Stmt *s)
+{
+	Expr **t = s->targets, *v = s->value;
+	int nt = s->ntargets, dt;
+	if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
+		nt = t[0]->nargs;
+		t = t[0]->args;
+	}
+	if (nt == 1 && t[0]->kind == E_INDEX) {
+		store(g, t[0], v, -1);
+		return;
+	}
+	int id = v->kind == E_CALL ? resolve(v, &dt) : -1;
+	if (is_launch_id(id)) {
+		for (int i = 0; i < nt; i++) {
+			Bind *x = bind(g, t[i]->str, NULL);
+			Val r = reg(g, DT_INT32);
+			const GridId *gl = grid_launch(id);
+			if (gl) {
+				char dim = "xyz"[i];
+				const char *sr = gl->cuda[0] == '%' ? xprintf("%%%s", xprintf(gl->cuda + 1, dim)) : xprintf("%%ctaid.%c", dim);
+				ins(g, "mov.u32 %s, %s;", r.s, sr);
+			} else {
+				const LaunchId *l = thread_launch(id);
+				int64_t mod = axis_mod(l->axis), div = axis_div(l->axis);
+				ins(g, "mov.u32 %s, %%tid.x;", r.s);
+				if (mod)
+					ins(g, "rem.u32 %s, %s, %lld;", r.s, r.s, (long long)mod);
+				if (div > 1)
+					ins(g, "div.u32 %s, %s, %lld;", r.s, r.s, (long long)div);
+			}
+			x->v = r;
+			x->has_val = true;
+		}
+		return;
+	}
+	if (id == IN_TENSORMAP || id == IN_TENSORMAP_IM2COL)
+		return;
+	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)))
+		for (int i = 0; i < g->f->nbufs; i++)
+			if (g->f->bufs[i]->decl == v) {
+				declare(g, g->f->bufs[i]);
+				return;
+			}
+	if (nt == 1 && t[0]->kind == E_NAME && t[0]->var && t[0]->var->mut) {
+		Var *var = t[0]->var;
+		Val rhs = in_reg(g, conv(g, ev(g, v, var->dtype), var->dtype));
+		Bind *x = lookup(g, t[0]->str);
+		if (var->pos.off == t[0]->pos.off && var->pos.line == t[0]->pos.line) {
+			x = bind(g, t[0]->str, NULL);
+			x->v = reg(g, var->dtype);
+			x->has_val = true;
+			map_put(&g->mutregs, x->v.s, (void *)x->v.s);
+		}
+		if (!x || !x->has_val) {
+			fail(g, t[0], xprintf("'%s' is assigned before it is declared", t[0]->str));
+			return;
+		}
+		ins(g, "mov.%s %s, %s;", reg_type[reg_class(var->dtype)] + 1, x->v.s, rhs.s);
+		forget(g);
+		return;
+	}
+	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
+		dt = concrete(v->dtype);
+		Val rhs = ev(g, v, dt);
+		if (dt != DT_HANDLE)
+			rhs = conv(g, rhs, dt);
+		if (!rhs.imm && map_get(&g->mutregs, rhs.s)) {
+			/* a copy: the name keeps this value when the variable changes */
+			Val c = { .s = newreg(g, rhs.sp == SP_SHARED ? R_R : reg_class(rhs.dt)), .dt = rhs.dt };
+			c.sp = rhs.sp;
+			c.i = rhs.i;
+			ins(g, "mov.%s %s, %s;", reg_type[reg_class(rhs.sp == SP_SHARED ? DT_UINT32 : rhs.dt)] + 1, c.s, rhs.s);
+			rhs = c;
+		}
+		Bind *x = bind(g, t[0]->str, NULL);
+		x->v = rhs;
+		x->has_val = true;
+		return;
+	}
+	for (int i = 0; i < nt; i++) {
+		if (t[i]->kind != E_NAME)
+			continue;
+		Bind *x = bind(g, t[i]->str, NULL);
+		if (nt == 1) {
+			x->is_int = const_int(g, v, &x->ival);
+			x->str = const_str(g, v);
+			x->is_str = x->str != NULL;
+		}
+	}
+}
+
+/* Which loops txc-ptx unrolls: those whose bounds and step are constants
+ * of the program (sema's values, not an unrolled loop's variable), with at
+ * most UNROLL_RANGE trips for range() (nvcc unrolls such short loops
+ * itself) and UNROLL_MAX for T.unroll(); every other loop stays a loop.
+ * tests/ptx.t applies the same rule to the CUDA C it compiles with nvcc. */
+enum { UNROLL_RANGE = 16, UNROLL_MAX = 256 };
+
+static bool sema_int(const Expr *e, int64_t *v)
+{
+	if (e->val && e->val->kind == V_INT)
+		return *v = e->val->i, true;
+	return e->kind == E_INT && (*v = e->ival, true);
+}
+
+static void for_stmt(Gen *g, Stmt *s)
+{
+	Expr *it = s->value;
+	int dt = s->targets[0]->var ? s->targets[0]->var->dtype : DT_INT32, id = call_id(it);
+	int64_t step = 1, lo = 0, hi = 0;
+	if (it->nargs == 3)
+		step = arg_int(g, it, 2, 1);
+	const char *name = s->targets[0]->str;
+	bool clo = it->nargs > 1 ? sema_int(it->args[0], &lo) : true;
+	bool chi = sema_int(it->args[it->nargs > 1], &hi);
+	int64_t trips = clo && chi && step > 0 && hi > lo ? (hi - lo + step - 1) / step : clo && chi ? 0 : -1;
+	if (trips >= 0 && trips <= (id == IN_UNROLL ? UNROLL_MAX : UNROLL_RANGE)) {
+		for (int64_t k = lo; k < hi && !g->d->errors; k += step) {
+			int mark = names_mark(&g->binds);
+			Bind *x = bind(g, name, NULL);
+			x->is_int = true;
+			x->ival = k;
+			block(g, s->body, s->nbody);
+			names_pop(&g->binds, mark);
+		}
+		return;
+	}
+	Val v = reg(g, dt);
+	map_put(&g->mutregs, v.s, (void *)v.s);
+	Val l = it->nargs > 1 ? need_imm(g, it->args[0], dt) : imm(0, dt);
+	Val h = need_imm(g, it->args[it->nargs > 1], dt);
+	if (!h.imm)
+		h = in_reg(g, h); /* range() reads its bound once */
+	ins(g, "mov.%s %s, %s;", reg_type[reg_class(dt)] + 1, v.s, l.s);
+	const char *head = label(g), *end = label(g);
+	put_label(g, head);
+	const char *p = newreg(g, R_P);
+	ins(g, "setp.ge.%s %s, %s, %s;", ty(dt), p, v.s, h.s);
+	ins(g, "@%s bra %s;", p, end);
+	int mark = names_mark(&g->binds);
+	Bind *x = bind(g, name, NULL);
+	x->v = v;
+	x->has_val = true;
+	block(g, s->body, s->nbody);
+	names_pop(&g->binds, mark);
+	ins(g, "add.%s %s, %s, %lld;", ty(dt), v.s, v.s, (long long)step);
+	ins(g, "bra.uni %s;", head);
+	put_label(g, end);
+}
+
+static void if_stmt(Gen *g, Stmt *s)
+{
+	const char *end = label(g);
+	for (;;) {
+		Val c = need(g, s->value, DT_BOOL);
+		const char *els = label(g);
+		ins(g, "@!%s bra %s;", c.s, els);
+		block(g, s->body, s->nbody);
+		ins(g, "bra.uni %s;", end);
+		put_label(g, els);
+		if (s->norelse == 1 && s->orelse[0]->kind == S_IF) {
+			bputs(g->out, "\t// else\n");
+			s = s->orelse[0];
+			continue;
+		}
+		if (s->norelse) {
+			/* nvcc may lay this block out before the other: tests/ptxops then compares counts, not order */
+			bputs(g->out, "\t// else\n");
+			block(g, s->orelse, s->norelse);
+		}
+		break;
+	}
+	put_label(g, end);
+}
+
+/* ---- intrinsics ----------------------------------------------------------------------- */
+
+/* T.ptx.cp_async(dst, src, size [, cache_policy, prefetch_size, src_size,
+ * predicate, cache]): txc-cuda's cp_async, the same instruction. */
+static void cp_async(Gen *g, const Expr *e)
+{
+	int64_t n = arg_int(g, e, 2, 16), v;
+	const char *cache = e->nargs > 7 ? const_str(g, e->args[7]) : "";
+	if (!cache)
+		cache = "";
+	if (!*cache)
+		cache = n == 16 ? "cg" : "ca";
+	bool hint = e->nargs > 3 && !(const_int(g, e->args[3], &v) && v == 0);
+	int64_t pf = arg_int(g, e, 4, 0);
+	bool size = e->nargs > 5 && !(const_int(g, e->args[5], &v) && v == -1);
+	bool pred = e->nargs > 6 && !(const_int(g, e->args[6], &v) && v == -1);
+	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
+	if (g->d->errors)
+		return;
+	if (d.sp != SP_SHARED || s.sp != SP_GLOBAL) {
+		unsupported(g, e, "cp.async between these memories");
+		return;
+	}
+	Buf ptx = {0};
+	bprintf(&ptx, "cp.async.%s.shared.global%s%s [%s], [%s], %lld", cache, hint ? ".L2::cache_hint" : "",
+	        pf ? xprintf(".L2::%lldB", (long long)pf) : "", d.s, s.s, (long long)n);
+	if (size || pred) {
+		Val ss = size ? need(g, e->args[5], DT_UINT32) : imm(n, DT_UINT32);
+		if (pred) {
+			Val p = need(g, e->args[6], DT_BOOL);
+			Val r = reg(g, DT_UINT32);
+			ins(g, "selp.u32 %s, %s, 0, %s;", r.s, ss.s, p.s);
+			ss = r;
+		} else {
+			ss = in_reg(g, ss);
+		}
+		bprintf(&ptx, ", %s", ss.s);
+	}
+	if (hint)
+		bprintf(&ptx, ", %s", need(g, e->args[3], DT_UINT64).s);
+	ins(g, "%s;", ptx.s);
+}
+
+/* The intrinsics of backend/fixed.def: the instruction txc-cuda's helper
+ * holds, its %0, %1, ... replaced by the operands. */
+static const struct Fixed {
+	int id;
+	const char *ptx, *ops;
+} fixed[] = {
+#define FIXED(id, name, params, ptx, in, ops) { id, ptx, ops },
+#include "fixed.def"
+#undef FIXED
+};
+
+/* text with %N replaced by ops[N] */
+static const char *subst(const char *text, const char **ops, int nops)
+{
+	Buf b = {0};
+	for (const char *p = text; *p; p++) {
+		if (p[0] == '%' && p[1] >= '0' && p[1] <= '9' && p[1] - '0' < nops) {
+			bputs(&b, ops[p[1] - '0']);
+			p++;
+		} else {
+			bputc(&b, *p);
+		}
+	}
+	return b.s ? b.s : "";
+}
+
+static Val shared_addr(Gen *g, const Expr *e)
+{
+	Val a = address(g, e);
+	if (!g->d->errors && a.sp != SP_SHARED)
+		unsupported(g, e, "an operand outside shared memory where the instruction takes a shared address");
+	return a;
+}
+
+static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
+{
+	const char *ptx = x->ptx;
+	int64_t cg = kw_int(g, e, "cta_group", 1), n = kw_int(g, e, "n_cols", 32);
+	if (strstr(ptx, "%d"))
+		ptx = xprintf(ptx, (int)cg);
+	const char *ops[8];
+	int k = 0;
+	for (; x->ops[k] && !g->d->errors; k++)
+		ops[k] = x->ops[k] == 'a' ? shared_addr(g, e->args[k]).s : x->ops[k] == 'e' ? need(g, e->args[k], DT_UINT32).s :
+		         xprintf("%lld", (long long)n);
+	if (g->d->errors)
+		return;
+	ins(g, "%s", subst(ptx, ops, k));
+}
+
+/* The generic address of a shared or global one (what a C pointer holds). */
+static Val generic(Gen *g, Val a)
+{
+	if (a.sp == SP_SHARED) {
+		const char *w = newreg(g, R_RD), *r = newreg(g, R_RD);
+		ins(g, "cvt.u64.u32 %s, %s;", w, a.s);
+		ins(g, "cvta.shared.u64 %s, %s;", r, w);
+		return (Val){ .s = r, .dt = DT_HANDLE };
+	}
+	if (a.sp == SP_GLOBAL) {
+		const char *r = newreg(g, R_RD);
+		ins(g, "cvta.global.u64 %s, %s;", r, a.s);
+		return (Val){ .s = r, .dt = DT_HANDLE };
+	}
+	return a;
+}
+
+/* The kernel-parameter tensor map e names (its .param), or NULL. */
+static const char *param_map(Gen *g, const Expr *e)
+{
+	for (int i = 0; e->kind == E_NAME && i < g->f->ntmaps; i++)
+		if (!strcmp(g->f->tmaps[i]->name, e->str))
+			return g->tmap_param[i];
+	return NULL;
+}
+
+/* A __grid_constant__ tensor map's generic address, as nvcc takes it. */
+static const char *map_addr(Gen *g, const char *param)
+{
+	const char *p = newreg(g, R_RD), *r = newreg(g, R_RD);
+	ins(g, "mov.b64 %s, %s;", p, param);
+	ins(g, "cvta.param.u64 %s, %s;", r, p);
+	return r;
+}
+
+static const char *b16(Gen *g, Val v)
+{
+	v = conv(g, v, DT_UINT32);
+	const char *h = newreg(g, R_H);
+	if (v.imm)
+		ins(g, "mov.b16 %s, %lld;", h, (long long)(v.i & 0xffff));
+	else
+		ins(g, "cvt.u16.u32 %s, %s;", h, v.s);
+	return h;
+}
+
+/* The bulk tensor copies: txc-cuda's tma(), the same instruction forms. */
+static void tma(Gen *g, const Expr *e, int id)
+{
+	int rank = (int)arg_int(g, e, 0, 1);
+	int map = id == IN_TMA_LOAD ? 3 : id == IN_TMA_PREFETCH ? 1 : 2;
+	const Expr *hint = NULL, *mask = NULL;
+	for (int i = 0; i < e->nkws; i++)
+		if (!strcmp(e->kws[i].name, "cache_hint"))
+			hint = e->kws[i].value;
+		else if (!strcmp(e->kws[i].name, "cta_mask"))
+			mask = e->kws[i].value;
+	if (mask && mask->val && mask->val->kind == V_INT && mask->val->i == 0)
+		mask = NULL;
+	const char *red = id == IN_TMA_REDUCE ? const_str(g, call_kw(e, "red_op")->value) : NULL;
+	Kw *sp = id == IN_TMA_LOAD ? call_kw(e, "dst_space") : NULL;
+	const char *space = sp ? const_str(g, sp->value) : "shared::cluster";
+	const char *param = param_map(g, e->args[map]);
+	const TensorMap *t = NULL; /* NULL: a map in global memory (tiled), by its generic address */
+	for (int i = 0; param && i < g->f->ntmaps; i++)
+		if (!strcmp(g->f->tmaps[i]->name, e->args[map]->str))
+			t = g->f->tmaps[i];
+	int mode = t ? t->mode : TMAP_TILED, ninfo = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? e->nargs - map - 1 - rank : 0;
+	const char *lm = id == IN_TMA_LOAD || id == IN_TMA_PREFETCH ? tmap_modes[mode].name : tmap_modes[mode].store;
+	Val smem = {0}, bar = {0};
+	if (id != IN_TMA_PREFETCH)
+		smem = shared_addr(g, e->args[1]);
+	if (id == IN_TMA_LOAD)
+		bar = shared_addr(g, e->args[2]);
+	Buf coords = {0}, info = {0};
+	for (int i = 0; i < rank && !g->d->errors; i++)
+		bprintf(&coords, "%s%s", i ? ", " : "", need(g, e->args[map + 1 + i], DT_INT32).s);
+	for (int i = 0; i < ninfo && !g->d->errors; i++)
+		bprintf(&info, "%s%s", i ? ", " : ", {", b16(g, ev(g, e->args[map + 1 + rank + i], DT_INT32)));
+	if (ninfo)
+		bputs(&info, "}");
+	const char *mc = "", *tail = "";
+	if (mask && !g->d->errors) {
+		mc = ".multicast::cluster";
+		tail = xprintf(", %s", b16(g, ev(g, mask, DT_UINT16)));
+	}
+	if (hint && !g->d->errors)
+		tail = xprintf("%s, %s", tail, need(g, hint, DT_UINT64).s);
+	if (g->d->errors)
+		return;
+	const char *h = hint ? ".L2::cache_hint" : "", *m = param ? map_addr(g, param) : generic(g, address(g, e->args[map])).s;
+	if (g->d->errors)
+		return;
+	switch (id) {
+	case IN_TMA_LOAD:
+		ins(g, "cp.async.bulk.tensor.%dd.%s.global.%s.mbarrier::complete_tx::bytes%s%s [%s], [%s, {%s}], [%s]%s%s;", rank,
+		    space, lm, mc, h, smem.s, m, coords.s, bar.s, info.s ? info.s : "", tail);
+		break;
+	case IN_TMA_STORE:
+		ins(g, "cp.async.bulk.tensor.%dd.global.shared::cta.%s.bulk_group%s [%s, {%s}], [%s]%s;", rank, lm, h, m, coords.s,
+		    smem.s, tail);
+		break;
+	case IN_TMA_REDUCE:
+		ins(g, "cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.%s.bulk_group%s [%s, {%s}], [%s]%s;", rank, red, lm,
+		    h, m, coords.s, smem.s, tail);
+		break;
+	default:
+		ins(g, "cp.async.bulk.prefetch.tensor.%dd.L2.global.%s%s [%s, {%s}]%s%s;", rank, lm, h, m, coords.s,
+		    info.s ? info.s : "", tail);
+		break;
+	}
+}
+
+/* Stores a 32- or 64-bit register into a buffer element (a T.* intrinsic's result). */
+static void store_val(Gen *g, const Expr *t, Val v)
+{
+	Buffer *b = buffer_of(g, t->a);
+	if (t->kind != E_INDEX || !b) {
+		fail(g, t, "the result goes to a buffer element");
+		return;
+	}
+	v = in_reg(g, conv(g, v, b->dtype));
+	Val a = element_addr(g, t, NULL);
+	if (!g->d->errors)
+		ins(g, "st.%s.%s [%s], %s; // element", space_name(a.sp), mem_ty(b->dtype), a.s, v.s);
+}
+
+/* One register operand of tcgen05.st: a buffer element names the 32-bit
+ * word that starts there; else a 32-bit value (txc-cuda's tc_reg). */
+static const char *tc_reg_in(Gen *g, const Expr *e)
+{
+	Buffer *b = NULL;
+	if (e->kind == E_INDEX && buffer_of(g, e->a)) {
+		Val a = element_addr(g, e, &b);
+		if (g->d->errors)
+			return "0";
+		const char *r = newreg(g, R_R);
+		ins(g, "ld.%s.b32 %s, [%s]; // element", space_name(a.sp), r, a.s);
+		return r;
+	}
+	int dt = concrete(e->dtype);
+	if (dt == DT_FLOAT32) {
+		Val f = need(g, e, dt);
+		const char *r = newreg(g, R_R);
+		ins(g, "mov.b32 %s, %s;", r, f.s);
+		return r;
+	}
+	return in_reg(g, cast(g, e, DT_UINT32)).s;
+}
+
+/* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...):
+ * the warp's lane quarter added to the row, as txc-cuda's helper does. */
+static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
+{
+	const char *shape = const_str(g, e->args[3]);
+	int64_t num = arg_int(g, e, 4, 1), pack = arg_int(g, e, 5, 0);
+	int64_t nregs = num * tcgen05_shape(shape)->regs;
+	const char *q = pack ? (ld ? ".pack::16b" : ".unpack::16b") : "";
+	Val taddr = need(g, e->args[0], DT_UINT32), row = need(g, e->args[1], DT_UINT32), col = need(g, e->args[2], DT_UINT32);
+	if (g->d->errors)
+		return;
+	/* taddr + ((row + 32 * ((tid / 32) % 4)) << 16) + col */
+	const char *t = newreg(g, R_R), *a = newreg(g, R_R);
+	ins(g, "mov.u32 %s, %%tid.x;", t);
+	ins(g, "shr.u32 %s, %s, %d;", t, t, 5);
+	ins(g, "and.b32 %s, %s, %d;", t, t, ES_WARPGROUP_SIZE / ES_WARP_SIZE - 1);
+	ins(g, "mad.lo.s32 %s, %s, %d, %s;", t, t, ES_WARP_SIZE, row.s);
+	ins(g, "shl.b32 %s, %s, 16;", t, t);
+	ins(g, "add.s32 %s, %s, %s;", a, taddr.s, t);
+	ins(g, "add.s32 %s, %s, %s;", a, a, col.s);
+	Buf list = {0};
+	const char **regs = xalloc(sizeof(char *) * (size_t)nregs);
+	for (int i = 0; i < nregs && !g->d->errors; i++) {
+		regs[i] = ld ? newreg(g, R_R) : tc_reg_in(g, e->args[6 + i]);
+		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+	}
+	if (g->d->errors)
+		return;
+	if (ld)
+		ins(g, "tcgen05.ld.sync.aligned.%s.x%lld%s.b32 {%s}, [%s];", shape, (long long)num, q, list.s, a);
+	else
+		ins(g, "tcgen05.st.sync.aligned.%s.x%lld%s.b32 [%s], {%s};", shape, (long long)num, q, a, list.s);
+	for (int i = 0; ld && i < nregs && !g->d->errors; i++) {
+		Buffer *b = NULL;
+		const Expr *x = e->args[6 + i];
+		if (x->kind != E_INDEX || !buffer_of(g, x->a)) {
+			fail(g, x, "tcgen05.ld writes buffer elements");
+			return;
+		}
+		Val ea = element_addr(g, x, &b);
+		if (!g->d->errors)
+			ins(g, "st.%s.b32 [%s], %s; // element", space_name(ea.sp), ea.s, regs[i]);
+	}
+}
+
+/* tcgen05.cp: the address is taddr + (row << 16) + col (one thread issues it). */
+static void tcgen05_cp(Gen *g, const Expr *e)
+{
+	const char *shape = const_str(g, e->args[3]);
+	Kw *mk = call_kw(e, "multicast");
+	const char *mc = mk ? const_str(g, mk->value) : "";
+	int64_t cg = kw_int(g, e, "cta_group", 1);
+	Val taddr = need(g, e->args[0], DT_UINT32), row = need(g, e->args[1], DT_UINT32), col = need(g, e->args[2], DT_UINT32);
+	Val desc = need(g, e->args[4], DT_UINT64);
+	if (g->d->errors)
+		return;
+	const char *t = newreg(g, R_R), *a = newreg(g, R_R);
+	ins(g, "shl.b32 %s, %s, 16;", t, row.s);
+	ins(g, "add.s32 %s, %s, %s;", a, taddr.s, t);
+	ins(g, "add.s32 %s, %s, %s;", a, a, col.s);
+	ins(g, "tcgen05.cp.cta_group::%d.%s%s%s [%s], %s;", (int)cg, shape, *mc ? "." : "", mc, a, desc.s);
+}
+
+/* Stores a value at an address operand (*(T*)addr = v). */
+static void store_at(Gen *g, const Expr *at, Val v, const char *type)
+{
+	Val a = address(g, at);
+	v = in_reg(g, v);
+	if (!g->d->errors)
+		ins(g, "st.%s.%s [%s], %s; // element", space_name(a.sp), type, a.s, v.s);
+}
+
+/* T.cuda.tcgen05.encode_matrix_descriptor: txc-cuda's txc_tcgen05_smem_desc. */
+static void smem_desc(Gen *g, const Expr *e)
+{
+	int64_t sw = kw_int(g, e, "swizzle", 0), bo = kw_int(g, e, "base_offset", 0);
+	Val s = shared_addr(g, e->args[1]);
+	Val ldo = need(g, call_kw(e, "ldo")->value, DT_UINT32), sdo = need(g, call_kw(e, "sdo")->value, DT_UINT32);
+	if (g->d->errors)
+		return;
+	const char *a = newreg(g, R_R), *x = newreg(g, R_RD), *y = newreg(g, R_RD), *d = newreg(g, R_RD);
+	ins(g, "shr.u32 %s, %s, 4;", a, s.s);
+	ins(g, "and.b32 %s, %s, 16383;", a, a);
+	ins(g, "cvt.u64.u32 %s, %s;", d, a);
+	ins(g, "and.b32 %s, %s, 16383;", a, ldo.s);
+	ins(g, "cvt.u64.u32 %s, %s;", x, a);
+	ins(g, "shl.b64 %s, %s, 16;", x, x);
+	ins(g, "or.b64 %s, %s, %s;", d, d, x);
+	ins(g, "and.b32 %s, %s, 16383;", a, sdo.s);
+	ins(g, "cvt.u64.u32 %s, %s;", y, a);
+	ins(g, "shl.b64 %s, %s, 32;", y, y);
+	ins(g, "or.b64 %s, %s, %s;", d, d, y);
+	uint64_t fixedbits = (uint64_t)1 << 46 | (uint64_t)(bo & 7) << 49 | (uint64_t)(smem_swizzles[sw].layout & 7) << 61;
+	ins(g, "or.b64 %s, %s, %llu;", d, d, (unsigned long long)fixedbits);
+	store_at(g, e->args[0], (Val){ .s = d, .dt = DT_UINT64 }, "u64");
+}
+
+static void tcgen05_mma(Gen *g, const Expr *e)
+{
+	int64_t cg = kw_int(g, e, "cta_group", 1);
+	Kw *sa = call_kw(e, "scale_a"), *sb = call_kw(e, "scale_b");
+	const char *ops[7];
+	static const int dts[7] = { DT_UINT32, DT_UINT64, DT_UINT64, DT_UINT32, DT_UINT32, DT_UINT32, DT_UINT32 };
+	for (int i = 0; i < 5 && !g->d->errors; i++)
+		ops[i] = need(g, e->args[i], dts[i]).s;
+	if (sa && sb && !g->d->errors) {
+		ops[5] = need(g, sa->value, DT_UINT32).s;
+		ops[6] = need(g, sb->value, DT_UINT32).s;
+	}
+	if (g->d->errors)
+		return;
+	if (sa && sb)
+		ins(g, "%s", subst(xprintf("{ .reg .pred p; setp.ne.b32 p, %%4, 0; tcgen05.mma.cta_group::%d.kind::mxf8f6f4.block_scale."
+		                           "scale_vec::1X [%%0], %%1, %%2, %%3, [%%5], [%%6], p; }", (int)cg), ops, 7));
+	else
+		ins(g, "%s", subst(xprintf("{ .reg .pred p; setp.ne.b32 p, %%4, 0; tcgen05.mma.cta_group::%d.kind::f16 [%%0], %%1, "
+		                           "%%2, %%3, p; }", (int)cg), ops, 5));
+}
+
+static void instr_desc(Gen *g, const Expr *e)
+{
+	int64_t m = kw_int(g, e, "M", 0), n = kw_int(g, e, "N", 0);
+	int at = mma_itype_code(dtype_lookup(const_str(g, call_kw(e, "a_dtype")->value)));
+	int bt = mma_itype_code(dtype_lookup(const_str(g, call_kw(e, "b_dtype")->value)));
+	uint32_t d = idesc_encode(at, bt, m, n, kw_int(g, e, "trans_a", 0), kw_int(g, e, "trans_b", 0),
+	                          kw_int(g, e, "neg_a", 0), kw_int(g, e, "neg_b", 0));
+	store_at(g, e->args[0], imm(d, DT_UINT32), "u32");
+}
+
+static void instr_desc_bs(Gen *g, const Expr *e)
+{
+	int64_t m = kw_int(g, e, "M", 0), n = kw_int(g, e, "N", 0);
+	const MmasFormat *af = mmas_format_named(const_str(g, call_kw(e, "a_dtype")->value));
+	const MmasFormat *bf = mmas_format_named(const_str(g, call_kw(e, "b_dtype")->value));
+	static const char *const ids[2] = { "a_sf_id", "b_sf_id" };
+	static const int shift[2] = { 29, 4 };
+	int64_t sf[2] = { 0, 0 };
+	const Expr *rt[2] = { NULL, NULL };
+	for (int i = 0; i < 2; i++) {
+		Kw *k = call_kw(e, ids[i]);
+		if (k && !const_int(g, k->value, &sf[i])) {
+			sf[i] = 0;
+			rt[i] = k->value;
+		}
+	}
+	uint32_t d = idescs_encode(af->code, bf->code, m, n, kw_int(g, e, "trans_a", 0), kw_int(g, e, "trans_b", 0),
+	                           kw_int(g, e, "neg_a", 0), kw_int(g, e, "neg_b", 0), (int)sf[0], (int)sf[1]);
+	Val v = imm(d, DT_UINT32);
+	for (int i = 0; i < 2 && !g->d->errors; i++) {
+		if (!rt[i])
+			continue;
+		Val x = need(g, rt[i], DT_UINT32);
+		const char *t = newreg(g, R_R), *r = newreg(g, R_R);
+		ins(g, "and.b32 %s, %s, 3;", t, x.s);
+		ins(g, "shl.b32 %s, %s, %d;", t, t, shift[i]);
+		v = in_reg(g, v);
+		ins(g, "or.b32 %s, %s, %s;", r, v.s, t);
+		v = (Val){ .s = r, .dt = DT_UINT32 };
+	}
+	store_at(g, e->args[0], v, "u32");
+}
+
+static void call_stmt(Gen *g, const Expr *e)
+{
+	int dt, id = e->kind == E_CALL ? resolve(e, &dt) : -1;
+	switch (id) {
+	case IN_EVALUATE:
+		if (!evaluated_value(e->args[0]))
+			call_stmt(g, e->args[0]);
+		/* T.evaluate(value): read for nothing; nvcc drops it, so does txc-ptx */
+		return;
+	case IN_DEVICE_ENTRY: case IN_CTA_ID: case IN_CTA_ID_IN_CLUSTER: case IN_CLUSTER_ID: case IN_THREAD_ID: case IN_WARP_ID:
+	case IN_LANE_ID: case IN_WARPGROUP_ID: case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
+	case IN_ATTR: case IN_MATCH_BUFFER:
+		return;
+	case IN_COPY: case IN_COPY_ASYNC: case IN_PREFETCH: case IN_GEMM_ASYNC:
+		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
+		return;
+	case IN_CTA_SYNC:
+		ins(g, "bar.sync 0;");
+		return;
+	case IN_WARP_SYNC:
+		ins(g, "bar.warp.sync -1;");
+		return;
+	case IN_STORAGE_SYNC: {
+		const char *s = const_str(g, e->args[0]);
+		ins(g, strcmp(s, "warp") == 0 ? "bar.warp.sync -1;" : "bar.sync 0;");
+		return;
+	}
+	case IN_COPY_BYTES:
+		copy_bytes(g, e);
+		return;
+	case IN_CP_ASYNC:
+		cp_async(g, e);
+		return;
+	case IN_CP_COMMIT:
+		ins(g, "cp.async.commit_group;");
+		return;
+	case IN_CP_WAIT: case IN_BULK_WAIT: {
+		bool bulk = id == IN_BULK_WAIT, read = bulk && kw_int(g, e, "read", 0);
+		ins(g, "cp.async%s.wait_group%s %lld;", bulk ? ".bulk" : "", read ? ".read" : "", (long long)arg_int(g, e, 0, 0));
+		return;
+	}
+	case IN_TMA_LOAD: case IN_TMA_STORE: case IN_TMA_REDUCE: case IN_TMA_PREFETCH:
+		tma(g, e, id);
+		return;
+	case IN_TC_LD: case IN_TC_ST:
+		tcgen05_ldst(g, e, id == IN_TC_LD);
+		return;
+	case IN_TMAP_COPY: {
+		/* the 128 bytes of a kernel-parameter tensor map, as eight 16-byte words (txc-cuda's txc_copy_tensormap) */
+		const char *param = param_map(g, e->args[1]);
+		Val d = address(g, e->args[0]);
+		if (!param || g->d->errors)
+			break;
+		const char *m = newreg(g, R_RD);
+		ins(g, "mov.b64 %s, %s;", m, param);
+		for (int i = 0; i < 8; i++) {
+			const char *r[4];
+			for (int k = 0; k < 4; k++)
+				r[k] = newreg(g, R_R);
+			Val a = addr_plus(g, d, imm(16 * i, DT_INT64), 1);
+			ins(g, "ld.param.v4.u32 {%s, %s, %s, %s}, [%s+%d];", r[0], r[1], r[2], r[3], m, 16 * i);
+			ins(g, "st.%s.v4.u32 [%s], {%s, %s, %s, %s};", space_name(a.sp), a.s, r[0], r[1], r[2], r[3]);
+		}
+		return;
+	}
+	case IN_TMAP_REPLACE: {
+		const char *field = const_str(g, e->args[0]);
+		const TmField *t = &tm_fields[tm_field_lookup(field)];
+		Val a = address(g, e->args[1]);
+		int64_t ord = t->ord ? arg_int(g, e, 2, 0) : -1, imm_v = t->imm ? arg_int(g, e, e->nargs - 1, 0) : -1;
+		const Expr *v = e->args[e->nargs - 1];
+		const char *val = NULL;
+		if (imm_v < 0 && !g->d->errors)
+			val = tm_field_lookup(field) == TMF_ADDRESS && v->dtype == DT_HANDLE ? generic(g, address(g, v)).s :
+			      need(g, v, t->bits == 64 ? DT_UINT64 : DT_UINT32).s;
+		if (g->d->errors)
+			return;
+		const char *ss = a.sp == SP_SHARED ? ".shared::cta" : a.sp == SP_GLOBAL ? ".global" : "";
+		ins(g, "tensormap.replace.tile.%s%s.b1024.b%d [%s], %s%s;", field, ss, t->bits, a.s,
+		    ord >= 0 ? xprintf("%lld, ", (long long)ord) : "", imm_v >= 0 ? xprintf("%lld", (long long)imm_v) : val);
+		return;
+	}
+	case IN_TMAP_CP_FENCE: {
+		Val d = address(g, e->args[0]), s = shared_addr(g, e->args[1]);
+		if (g->d->errors)
+			return;
+		if (d.sp != SP_GLOBAL)
+			break;
+		ins(g, "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%s], [%s], 128;",
+		    d.s, s.s);
+		return;
+	}
+	case IN_FENCE_TMAP: {
+		Val m = generic(g, address(g, e->args[0]));
+		if (!g->d->errors)
+			ins(g, "fence.proxy.tensormap::generic.acquire.gpu [%s], 128;", m.s);
+		return;
+	}
+	case IN_TC_CP:
+		tcgen05_cp(g, e);
+		return;
+	case IN_TC_SMEM_DESC:
+		smem_desc(g, e);
+		return;
+	case IN_TC_MMA:
+		tcgen05_mma(g, e);
+		return;
+	case IN_TC_IDESC:
+		instr_desc(g, e);
+		return;
+	case IN_TC_IDESC_BS:
+		instr_desc_bs(g, e);
+		return;
+	case IN_TMAP_PREFETCH: {
+		const char *param = param_map(g, e->args[0]);
+		if (!param)
+			break;
+		ins(g, "prefetch.tensormap [%s];", map_addr(g, param));
+		return;
+	}
+	case IN_MBAR_WAIT: {
+		/* waits until the phase with this parity completes (try_wait may time out: loop) */
+		Val a = shared_addr(g, e->args[0]), par = need(g, e->args[1], DT_UINT32);
+		if (g->d->errors)
+			return;
+		const char *again = label(g), *p = newreg(g, R_P);
+		put_label(g, again);
+		ins(g, "mbarrier.try_wait.parity.shared::cta.b64 %s, [%s], %s;", p, a.s, par.s);
+		ins(g, "@!%s bra %s;", p, again);
+		return;
+	}
+	case IN_MBAR_TRY_PARITY: {
+		bool hint = e->nargs > 3;
+		Val a = shared_addr(g, e->args[1]), par = need(g, e->args[2], DT_UINT32);
+		Val h = hint ? need(g, e->args[3], DT_UINT32) : imm(0, DT_UINT32);
+		if (g->d->errors)
+			return;
+		const char *p = newreg(g, R_P);
+		Val r = reg(g, DT_UINT32);
+		ins(g, "mbarrier.try_wait.parity.shared::cta.b64 %s, [%s], %s%s%s;", p, a.s, par.s, hint ? ", " : "", hint ? h.s : "");
+		ins(g, "selp.u32 %s, 1, 0, %s;", r.s, p);
+		store_val(g, e->args[0], r);
+		return;
+	}
+	case IN_FENCE_ASYNC: {
+		const char *s = e->nargs ? const_str(g, e->args[0]) : "shared::cta";
+		ins(g, "fence.proxy.async%s%s;", *s ? "." : "", s);
+		return;
+	}
+	case IN_BAR_SYNC: case IN_BAR_ARRIVE: {
+		bool al = kw_int(g, e, "aligned", 0), count = e->nargs > 1;
+		Val a = need(g, e->args[0], DT_UINT32), c = count ? need(g, e->args[1], DT_UINT32) : imm(0, DT_UINT32);
+		if (!g->d->errors)
+			ins(g, "barrier.%s%s %s%s%s;", id == IN_BAR_SYNC ? "sync" : "arrive", al ? ".aligned" : "", a.s,
+			    count ? ", " : "", count ? c.s : "");
+		return;
+	}
+	case IN_MAPA: {
+		Val p = generic(g, address(g, e->args[1])), rank = need(g, e->args[2], DT_UINT32);
+		if (g->d->errors)
+			return;
+		Val r = reg(g, DT_UINT64);
+		ins(g, "mapa.u64 %s, %s, %s;", r.s, p.s, rank.s);
+		store_val(g, e->args[0], r);
+		return;
+	}
+	case IN_ST_SHARED_V4: {
+		Val a = shared_addr(g, e->args[0]);
+		const char *v[4];
+		for (int i = 0; i < 4; i++)
+			v[i] = need(g, e->args[1 + i], DT_FLOAT32).s;
+		if (!g->d->errors)
+			ins(g, "st.shared.v4.f32 [%s], {%s, %s, %s, %s};", a.s, v[0], v[1], v[2], v[3]);
+		return;
+	}
+	case IN_LD_SHARED_V4: {
+		Val a = shared_addr(g, e->args[4]);
+		if (g->d->errors)
+			return;
+		Val v[4];
+		for (int i = 0; i < 4; i++)
+			v[i] = reg(g, DT_FLOAT32);
+		ins(g, "ld.shared.v4.f32 {%s, %s, %s, %s}, [%s];", v[0].s, v[1].s, v[2].s, v[3].s, a.s);
+		for (int i = 0; i < 4; i++)
+			store_val(g, e->args[i], v[i]);
+		return;
+	}
+	}
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (fixed[i].id == id) {
+			fixed_call(g, e, &fixed[i]);
+			return;
+		}
+	unsupported(g, e, xprintf("'%s'", e->kind == E_CALL ? expr_str(e->a) : expr_str(e)));
+}
+
+static void stmt(Gen *g, Stmt *s)
+{
+	g->at = s->pos;
+	switch (s->kind) {
+	case S_EXPR:
+		call_stmt(g, s->value);
+		return;
+	case S_ASSIGN:
+		assign(g, s);
+		return;
+	case S_AUGASSIGN:
+		if (s->targets[0]->kind == E_NAME && s->targets[0]->var) {
+			Expr *t = s->targets[0];
+			int dt = t->var->dtype;
+			Bind *x = lookup(g, t->str);
+			Expr e = { .kind = E_BIN, .pos = s->pos, .op = s->op, .a = t, .b = s->value, .dtype = dt };
+			Val r = in_reg(g, conv(g, binary(g, &e, dt), dt));
+			if (x && x->has_val)
+				ins(g, "mov.%s %s, %s;", reg_type[reg_class(dt)] + 1, x->v.s, r.s);
+			forget(g);
+			return;
+		}
+		store(g, s->targets[0], s->value, s->op);
+		return;
+	case S_DECL:
+		if (s->targets[0]->var) {
+			Bind *x = bind(g, s->targets[0]->str, NULL);
+			int dt = s->targets[0]->var->dtype;
+			x->v = reg(g, dt);
+			x->has_val = true;
+			map_put(&g->mutregs, x->v.s, (void *)x->v.s);
+			if (dt == DT_BOOL)
+				ins(g, "setp.ne.u32 %s, 0, 0;", x->v.s);
+			else
+				ins(g, "mov.%s %s, %s;", reg_type[reg_class(dt)] + 1, x->v.s,
+				    dt == DT_FLOAT32 ? "0f00000000" : dt == DT_FLOAT64 ? "0d0000000000000000" : "0");
+		}
+		return;
+	case S_IF:
+		if_stmt(g, s);
+		return;
+	case S_FOR:
+		for_stmt(g, s);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- kernels and the module ----------------------------------------------------------- */
+
+/* A scalar parameter as nvcc declares the C type txc-cuda gives it (a
+ * half or bfloat16 is a 2-byte struct there). */
+static const char *param_decl(int dt, const char *name)
+{
+	switch (dt) {
+	case DT_BOOL: case DT_INT8: case DT_UINT8: return xprintf(".param .u8 %s", name);
+	case DT_INT16: case DT_UINT16: return xprintf(".param .u16 %s", name);
+	case DT_FLOAT16: case DT_BFLOAT16: return xprintf(".param .align 2 .b8 %s[2]", name);
+	case DT_INT32: case DT_UINT32: return xprintf(".param .u32 %s", name);
+	case DT_FLOAT32: return xprintf(".param .f32 %s", name);
+	case DT_FLOAT64: return xprintf(".param .f64 %s", name);
+	default: return xprintf(".param .u64 %s", name);
+	}
+}
+
+static void kernel(Gen *g, Stmt *s, Buf *out)
+{
+	Func *f = s->func;
+	const char *name = cuda_name(f->name);
+	int64_t bytes = smem_bytes(f);
+	g->f = f;
+	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
+	Buf body = {0}, params = {0};
+	Map names = {0}, handles = {0};
+	for (int i = 0; i < f->nbufs; i++)
+		map_put(&names, f->bufs[i]->name, f->bufs[i]);
+	scan_writes(g, &names, &handles, s->body, s->nbody);
+	{
+		body = (Buf){0};
+		params = (Buf){0};
+		g->locals = (Buf){0};
+		g->out = &body;
+		memset(g->nreg, 0, sizeof g->nreg);
+		forget(g);
+		g->mutregs = (Map){0};
+		g->nlabel = 0;
+		g->base = xalloc(sizeof(Val) * (size_t)(f->nbufs + 1));
+		g->tmap_param = xalloc(sizeof(char *) * (size_t)(f->ntmaps + 1));
+		g->local_done = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
+		names_pop(&g->binds, 0);
+		bool any_shared = false;
+		for (int i = 0; i < f->nbufs; i++)
+			any_shared |= !f->bufs[i]->base && (scopes[f->bufs[i]->scope].flags & SCF_SHARED);
+		/* the parameters, in the signature's order */
+		for (int i = 0; i < f->nsig; i++) {
+			const char *pn = xprintf("%s_param_%d", name, i);
+			bprintf(&params, "%s\t", i ? ",\n" : "");
+			if (f->sig[i] == 'b') {
+				Buffer *b = f->params[f->sig_at[i]];
+				bprintf(&params, ".param .u64 %s", pn);
+				bind(g, b->name, b);
+				Val p = { .s = newreg(g, R_RD), .dt = DT_HANDLE }, a = { .s = newreg(g, R_RD), .dt = DT_HANDLE, .sp = SP_GLOBAL };
+				ins(g, "ld.param.u64 %s, [%s];", p.s, pn);
+				ins(g, "cvta.to.global.u64 %s, %s;", a.s, p.s);
+				g->base[buf_index(g, b)] = a;
+			} else if (f->sig[i] == 't') {
+				bprintf(&params, ".param .align 64 .b8 %s[128]", pn);
+				bind(g, f->tmaps[f->sig_at[i]]->name, NULL);
+				g->tmap_param[f->sig_at[i]] = pn;
+			} else {
+				Var *v = f->scalars[f->sig_at[i]];
+				bputs(&params, param_decl(v->dtype, pn));
+				Bind *x = bind(g, v->name, NULL);
+				x->v = reg(g, v->dtype);
+				x->has_val = true;
+				if (v->dtype == DT_BOOL) {
+					const char *t = newreg(g, R_R);
+					ins(g, "ld.param.u8 %s, [%s];", t, pn);
+					ins(g, "setp.ne.b32 %s, %s, 0;", x->v.s, t);
+				} else {
+					ins(g, "ld.param.%s %s, [%s];", mem_ty(v->dtype), x->v.s, pn);
+				}
+			}
+		}
+		if (any_shared) {
+			g->smem = true;
+			Val raw = { .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
+			ins(g, "mov.u32 %s, smem_raw;", raw.s);
+			g->smem_base = raw;
+			if (smem_rounds_base(f)) {
+				/* swizzled buffers or align= above 16: start on 1024 bytes (txc-cuda's rule) */
+				const char *t = newreg(g, R_R);
+				Val b = { .s = newreg(g, R_R), .dt = DT_HANDLE, .sp = SP_SHARED };
+				ins(g, "and.b32 %s, %s, 1023;", t, raw.s);
+				ins(g, "sub.s32 %s, 1024, %s;", t, t);
+				ins(g, "and.b32 %s, %s, 1023;", t, t);
+				ins(g, "add.s32 %s, %s, %s;", b.s, raw.s, t);
+				g->smem_base = b;
+			}
+			for (int i = 0; i < f->nbufs; i++) {
+				Buffer *b = f->bufs[i];
+				if (b->base || !(scopes[b->scope].flags & SCF_SHARED))
+					continue;
+				g->base[i] = addr_plus(g, g->smem_base, imm(b->smem_off, DT_INT64), 1);
+			}
+		}
+		block(g, s->body, s->nbody);
+		if (g->d->errors)
+			return;
+		ins(g, "ret;");
+	}
+	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", name,
+	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
+	bprintf(out, ".visible .entry %s(\n%s\n)\n", name, params.s ? params.s : "");
+	bprintf(out, ".maxntid %lld, 1, 1\n", (long long)f->threads);
+	if (f->has_cluster)
+		bprintf(out, ".explicitcluster\n.reqnctapercluster %lld, %lld, %lld\n", (long long)f->cluster[0],
+		        (long long)f->cluster[1], (long long)f->cluster[2]);
+	bputs(out, "{\n");
+	for (int c = 0; c < R_N; c++)
+		if (g->nreg[c])
+			bprintf(out, "\t.reg %s %s<%d>;\n", reg_type[c], reg_prefix[c], g->nreg[c] + 1);
+	bputs(out, g->locals.s ? g->locals.s : "");
+	bputc(out, '\n');
+	bputs(out, body.s ? body.s : "");
+	bputs(out, "}\n");
+}
+
+static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
+{
+	Buf kernels = {0};
+	for (int i = 0; i < g->m->nbody; i++)
+		if (g->m->body[i]->kind == S_FUNC && g->m->body[i]->func)
+			kernel(g, g->m->body[i], &kernels);
+	if (g->d->errors)
+		return false;
+	for (int i = 0; i < g->m->nbody && strcmp(src, "<stdin>") == 0; i++)
+		if (g->m->body[i]->pos.file)
+			src = g->m->body[i]->pos.file;
+	bprintf(out, "// Generated by txc-ptx (txc %s) from %s for %s. Do not edit.\n", TXC_VERSION, src, arch);
+	bputs(out, "// Launch each kernel with the grid, block and dynamic shared memory above it.\n\n");
+	bprintf(out, ".version %s\n.target %s\n.address_size 64\n", ptx_version[g->target], arch);
+	if (g->smem)
+		bputs(out, "\n.extern .shared .align 1024 .b8 smem_raw[];\n");
+	bputs(out, kernels.s ? kernels.s : "");
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	const char *arch = "sm_90a";
+	Opt opts[] = {
+		{ "--arch", "ARCH", "the GPU: sm_80, sm_90, sm_90a (default) or sm_100a; newer intrinsics are refused", &arch, NULL },
+		{ 0 },
+	};
+	Cli c = { .prog = "txc-ptx", .opts = opts,
+	          .summary = "Writes PTX for a lowered txc program (doc/txir.md, section 12): one .entry per kernel, with\n"
+	                     "txc-cuda's name, parameters and dynamic shared memory, for ptxas (doc/txc-ptx.md)." };
+	cli_parse(&c, argc, argv);
+	int tg = target_lookup(arch);
+	if (tg <= TG_ANY)
+		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
+	prove_accesses = true;
+	Module *m = load_module(c.prog, c.input, tg, true);
+	if (!m || !find_kernel(c.prog, m, NULL))
+		return 1;
+	Diag d;
+	diag_init(&d, stderr);
+	Gen g = { .m = m, .d = &d, .target = tg };
+	Buf out = {0};
+	if (!emit(&g, &out, m->src->name, arch))
+		return 1;
+	return write_file(c.prog, c.output, out.s, out.n) ? 0 : 1;
+}
