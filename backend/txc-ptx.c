@@ -1129,6 +1129,8 @@ static void copy_bytes(Gen *g, const Expr *e)
 {
 	int64_t n = arg_int(g, e, 2, 16);
 	bool nc = e->nargs > 3;
+	/* the load's qualifiers (ld_quals_check), as txc-cuda's inline ld.global.QUALS */
+	const char *quals = nc ? const_str(g, e->args[3]) : "nc";
 	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
 	if (g->d->errors)
 		return;
@@ -1145,7 +1147,10 @@ static void copy_bytes(Gen *g, const Expr *e)
 	}
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
 	const char *ops = nv == 1 ? list.s : xprintf("{%s}", list.s);
-	ins(g, "ld.%s%s%s.%s %s, [%s];", space_name(s.sp), nc && s.sp == SP_GLOBAL ? ".nc" : "", v, t, ops, s.s);
+	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL)
+		ins(g, "ld.global.%s%s.%s %s, [%s];", quals, v, t, ops, s.s);
+	else
+		ins(g, "ld.%s%s%s.%s %s, [%s];", space_name(s.sp), nc && s.sp == SP_GLOBAL ? ".nc" : "", v, t, ops, s.s);
 	ins(g, "st.%s%s.%s [%s], %s;", space_name(d.sp), v, t, d.s, ops);
 }
 
@@ -1801,6 +1806,11 @@ static void call_stmt(Gen *g, const Expr *e)
 	case IN_LANE_ID: case IN_WARPGROUP_ID: case IN_THREAD_ID_IN_WG: case IN_WARP_ID_IN_WG:
 	case IN_ATTR: case IN_MATCH_BUFFER:
 		return;
+	case IN_ASSUME: { /* the caller's promise, which the proofs used: a kernel given other values stops */
+		Val c = need(g, e->args[0], DT_BOOL);
+		ins(g, "@!%s trap; // T.assume", c.s);
+		return;
+	}
 	case IN_COPY: case IN_COPY_ASYNC: case IN_PREFETCH: case IN_GEMM_ASYNC:
 		error_at(g->d, expr_start(e), "run txc-lower first: tile op not lowered");
 		return;

@@ -15,6 +15,8 @@ check "copy_persistent: compiles to CUDA" [ $rc = 0 ]
 check "copy_persistent: the kernel checks the promise first" \
   grep -q 'if (!(0 <= ntiles && ntiles <= 2048)) __trap();' p.cu
 check "copy_persistent: a loop from the CTA to ntiles by 132" grep -q 'for (int t = bx; t < ntiles; t += 132)' p.cu
+"$TXC_BIN/txc" "$EX" --emit=ptx -o p.ptx 2>err
+check "copy_persistent, txc-ptx: a trap unless the promise holds" grep -q '@!%p[0-9]* trap; // T.assume' p.ptx
 grep -v 'T.assume' "$EX" >noassume.tx
 "$TXC_BIN/txc" noassume.tx -o n.cu 2>err; rc=$?
 check "without T.assume: refused" [ $rc = 1 ]

@@ -45,6 +45,8 @@ for row in "16 float16 8" "8 float16 4" "4 float32 1" "2 float16 1" "1 int8 1"; 
     "$TXC_BIN/txc-cuda" k.ir -o k.cu 2>err
     case $1 in 16) v=v4.u32 ;; 8) v=v2.u32 ;; 4) v=u32 ;; 2) v=u16 ;; 1) v=u8 ;; esac
     check "$name: ld.global.$quals.$v" grep -qF "ld.global.$quals.$v " k.cu
+    "$TXC_BIN/txc-ptx" k.ir -o k.ptx 2>err
+    check "$name: txc-ptx, the same load" grep -qF "ld.global.$quals.$v " k.ptx
     "$TXC_BIN/txc-emu" k.ir >low.sum 2>err
     kernel plain.tx "$2" "$3" ""
     "$TXC_BIN/txc-emu" plain.tx >plain.sum 2>>err
