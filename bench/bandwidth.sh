@@ -13,7 +13,9 @@
 #
 # Environment: SIZES (GiB, default "1 4"), REPS (timed launches of each,
 # default 20), ONLY (a regular expression: the configurations to run, by
-# name), ARCH (default sm_90a), TXC (the driver, default bin/txc).
+# name), ARCH (default sm_90a), TXC (the driver, default bin/txc), BACKEND
+# (txc's --backend: ptx, the default, txc-ptx and ptxas; or cuda, txc-cuda
+# and nvcc).
 set -u
 cd "$(dirname "$0")/.."
 DIR=${1:-$(mktemp -d "${TMPDIR:-/tmp}/txc-bw.XXXXXX")}
@@ -25,6 +27,7 @@ REPS=${REPS:-20}
 ARCH=${ARCH:-sm_90a}
 TXC=${TXC:-bin/txc}
 ONLY=${ONLY:-.}
+BACKEND=${BACKEND:-ptx}
 COLS=16384
 export PATH=$PATH:${CUDA:-/usr/local/cuda}/bin
 LOG=$DIR/bandwidth.log
@@ -44,7 +47,7 @@ tma_16x256            tma TR=16 TC=256 THREADS=128 L=1 S=1
 tma_8x256_w1          tma TR=8 TC=256 THREADS=32 L=1 S=1
 "}
 
-say "bandwidth: $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
+say "bandwidth: $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (modified)'), backend $BACKEND"
 command -v nvidia-smi >/dev/null &&
   say "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv,noheader 2>&1 | head -1)"
 ROWS=$DIR/bandwidth.tsv
@@ -58,7 +61,7 @@ for gib in $SIZES; do
     k=$WORK/$name-$gib
     if ! perl bench/copykernel.pl "$variant" "$rows" "$COLS" $keys >"$k.tx" 2>>"$LOG" ||
        ! "$TXC" "$k.tx" --emit=ir --arch "$ARCH" -o "$k.ir" >>"$LOG" 2>&1 ||
-       ! "$TXC" "$k.tx" --emit=cubin --arch "$ARCH" -o "$k.cubin" >>"$LOG" 2>&1; then
+       ! "$TXC" "$k.tx" --emit=cubin --backend="$BACKEND" --arch "$ARCH" -o "$k.cubin" >>"$LOG" 2>&1; then
       say "$name ${gib} GiB: does not compile (see $LOG)"
       printf '%s\t%s\tCOMPILE-FAIL\t-\t-\t-\t-\n' "$name" "$gib" >>"$ROWS"
       continue
