@@ -19,9 +19,10 @@ printf 'leak:libcuda\nleak:libnvidia\n' >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp"
 LIMIT=${LIMIT:-300}
 
-# runs NAME IR SRC CUBIN: txc-run against the emulator; exit 3 is a SKIP
+# runs NAME IR SRC CUBIN: txc-run against the emulator (with the values of
+# the source's scalar parameters, from its '# txc-run:' line); exit 3 is a SKIP
 runs() {
-  timeout "$LIMIT" "$TXC_BIN/txc-run" "$2" --ref "$3" --cubin "$4" >"$TMP/out" 2>&1; rc=$?
+  timeout "$LIMIT" "$TXC_BIN/txc-run" "$2" --ref "$3" --cubin "$4" $(sed -n 's/^# txc-run: //p' "$3") >"$TMP/out" 2>&1; rc=$?
   if [ $rc = 3 ]; then
     skip "$1" "no GPU"
   elif [ $rc = 0 ] && grep -q "^PASS kernel" "$TMP/out"; then
