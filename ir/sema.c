@@ -473,7 +473,7 @@ static void assume(Sema *S, Expr *c, Expr *whole)
 	const char *form = "T.assume() takes a conjunction (`and`) of `P < K`, `P <= K`, `P > K`, `P >= K`, `P == K` "
 	                   "and `P % K == 0`, P a scalar parameter and K an integer constant";
 	if (c->kind != E_CMP || c->op == OP_NE) {
-		error_at(S->d, c->pos, "%s", form);
+		error_at(S->d, expr_start(c), "%s", form);
 		return;
 	}
 	int64_t k, z;
@@ -498,7 +498,7 @@ static void assume(Sema *S, Expr *c, Expr *whole)
 	if ((p = param_of(c->b)) && const_of(c->a, &k)) /* K < P is P > K */
 		op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
 	else if (!(p = param_of(c->a)) || !const_of(c->b, &k)) {
-		error_at(S->d, c->pos, "%s", form);
+		error_at(S->d, expr_start(c), "%s", form);
 		return;
 	}
 	if (op == OP_GT && k == INT64_MAX) {
