@@ -14,7 +14,7 @@ cd "$TMP" || exit 1
 check "copy_persistent: compiles to CUDA" [ $rc = 0 ]
 check "copy_persistent: the kernel checks the promise first" \
   grep -q 'if (!(0 <= ntiles && ntiles <= 2048)) __trap();' p.cu
-check "copy_persistent: a loop from the CTA to ntiles by 132" grep -q 'for (int t = bx; t < ntiles; t += 132)' p.cu
+check "copy_persistent: a loop from the CTA to ntiles by 1056" grep -q 'for (int t = bx; t < ntiles; t += 1056)' p.cu
 "$TXC_BIN/txc" "$EX" --emit=ptx -o p.ptx 2>err
 check "copy_persistent, txc-ptx: a trap unless the promise holds" grep -q '@!%p[0-9]* trap; // T.assume' p.ptx
 grep -v 'T.assume' "$EX" >noassume.tx
