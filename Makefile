@@ -70,7 +70,7 @@ $(BUILD)/gen/lex.o: $(BUILD)/gen/lex.c $(BUILD)/gen/parse.h frontend/lexer.h ir/
 $(BUILD)/gen/parse.o: $(BUILD)/gen/parse.c frontend/lexer.h ir/ir.h
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.c $(wildcard ir/*.h ir/*.def variants/*.h runtime/*.h frontend/*.h) $(BUILD)/gen/parse.h
+$(BUILD)/%.o: %.c $(wildcard ir/*.h ir/*.def variants/*.h runtime/*.h frontend/*.h backend/*.h backend/*.def) $(BUILD)/gen/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -94,11 +94,11 @@ $(BIN)/txc-%: $(BUILD)/passes/txc-%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(BIN)/txc-cuda: $(BUILD)/backend/txc-cuda.o $(LIB)
+$(BIN)/txc-cuda: $(BUILD)/backend/txc-cuda.o $(BUILD)/backend/lowered.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(BIN)/txc-ptx: $(BUILD)/backend/txc-ptx.o $(LIB)
+$(BIN)/txc-ptx: $(BUILD)/backend/txc-ptx.o $(BUILD)/backend/lowered.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "lowered.h"
 
 #ifndef TXC_VERSION
 #define TXC_VERSION "0.1"
@@ -37,6 +38,7 @@ typedef struct Bind {
 typedef struct Helper { const char *name, *text; } Helper;
 
 typedef struct Gen {
+	Low low;     /* its names and module, for lowered.c */
 	Module *m;
 	Diag *d;
 	Func *f;
@@ -62,11 +64,7 @@ typedef struct Gen {
 static const char *cname(const char *s) { return cuda_name(s); }
 
 static bool is_intdt(int dt) { return dt > 0 && dt < DT_COUNT && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT); }
-static bool is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
-static bool is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }
 /* sema's literal dtypes (past DT_COUNT) become int32 and float32 */
-static int concrete(int dt) { return dt == DT_COUNT ? DT_INT32 : dt == DT_COUNT + 1 ? DT_FLOAT32 : dt < DT_COUNT ? dt : DT_NONE; }
-static bool known(int dt) { return dt > DT_NONE && dt < DT_COUNT; }
 
 /* The C type of a dtype (dtype.def), whose header the code then includes. */
 static const char *ctype(Gen *g, int dt)
@@ -207,6 +205,17 @@ static const char *fp8_helper(Gen *g, int dt, bool to)
 
 static Bind *lookup(Gen *g, const char *name) { return names_lookup(&g->binds, name); }
 
+/* lowered.h's view of the names this program has bound */
+static int low_name(void *gp, const char *name, int64_t *iv, const char **sv)
+{
+	Bind *x = lookup(gp, name);
+	if (!x)
+		return 0;
+	*iv = x->ival;
+	*sv = x->str;
+	return x->is_int ? 'i' : x->is_str ? 's' : 'o';
+}
+
 static Bind *bind(Gen *g, const char *name, Buffer *b)
 {
 	Bind *x = xalloc(sizeof *x);
@@ -231,62 +240,9 @@ static int call_id(Gen *g, const Expr *e)
 
 /* Compile-time integers and strings: literals, constants of the module or
  * the kernel, T.uint64(0). */
-static bool const_int(Gen *g, const Expr *e, int64_t *out)
-{
-	int64_t a, b;
-	int dt;
-	if (e->val && (e->val->kind == V_INT || e->val->kind == V_BOOL)) {
-		*out = e->val->i;
-		return true;
-	}
-	switch (e->kind) {
-	case E_INT: *out = e->ival; return true;
-	case E_TRUE: case E_FALSE: *out = e->kind == E_TRUE; return true;
-	case E_NAME: {
-		Bind *x = lookup(g, e->str);
-		Value *v = x ? NULL : module_value(g->m, e->str);
-		if (x && x->is_int)
-			*out = x->ival;
-		else if (v && (v->kind == V_INT || v->kind == V_BOOL))
-			*out = v->i;
-		else
-			return false;
-		return true;
-	}
-	case E_UN:
-		if (e->op != OP_NEG || !const_int(g, e->a, &a) || a == INT64_MIN)
-			return false;
-		*out = -a;
-		return true;
-	case E_BIN:
-		if (!const_int(g, e->a, &a) || !const_int(g, e->b, &b))
-			return false;
-		if (e->op == OP_ADD)
-			return add_ok(a, b, out);
-		if (e->op == OP_MUL)
-			return mul_ok(a, b, out);
-		return e->op == OP_SUB && !__builtin_sub_overflow(a, b, out);
-	case E_CALL:
-		return (resolve(g, e, &dt) == IN_CAST || dt) && e->nargs >= 1 && const_int(g, e->args[0], out);
-	default:
-		return false;
-	}
-}
+static bool const_int(Gen *g, const Expr *e, int64_t *out) { return low_const_int(&g->low, e, out); }
 
-static const char *const_str(Gen *g, const Expr *e)
-{
-	if (e->val && e->val->kind == V_STR) /* sema's value of a string operand */
-		return e->val->s;
-	if (e->kind == E_STR)
-		return e->str;
-	if (e->kind != E_NAME)
-		return NULL;
-	Bind *x = lookup(g, e->str);
-	if (x)
-		return x->is_str ? x->str : NULL;
-	Value *v = module_value(g->m, e->str);
-	return v && v->kind == V_STR ? v->s : NULL;
-}
+static const char *const_str(Gen *g, const Expr *e) { return low_const_str(&g->low, e); }
 
 static Buffer *buffer_of(Gen *g, const Expr *e)
 {
@@ -355,7 +311,7 @@ static Code narrow(Gen *g, int dt, const char *f)
 
 static Code lit_float(Gen *g, double v, int hint)
 {
-	if (is_half(hint) || is_fp8(hint))
+	if (low_is_half(hint) || low_is_fp8(hint))
 		return narrow(g, hint, xprintf("%s%s", signbit(v) ? "-" : "", float_digits(fabs(v), true)));
 	if (signbit(v)) {
 		Code c = lit_float(g, -v, hint);
@@ -380,42 +336,11 @@ static Code lit_int(Gen *g, int64_t v, int hint)
 	return code(s, v < 0 ? P_UNARY : P_ATOM);
 }
 
-/* Bounds of an offset, also through the swizzle's & ^ | << >>. */
-static bool range(const Expr *e, int64_t *lo, int64_t *hi)
-{
-	int64_t a0, a1, b0, b1;
-	if (expr_range(e, lo, hi))
-		return true;
-	if (e->kind != E_BIN || !range(e->a, &a0, &a1) || !range(e->b, &b0, &b1) || a0 < 0 || b0 < 0)
-		return false;
-	switch (e->op) {
-	case OP_SHR: *lo = b1 > 62 ? 0 : a0 >> b1; *hi = b0 > 62 ? 0 : a1 >> b0; return true;
-	case OP_SHL: *lo = a0; return b1 < 31 && a1 < ((int64_t)1 << 31) && (*hi = a1 << b1, true);
-	case OP_BITAND: *lo = 0; *hi = a1 < b1 ? a1 : b1; return true;
-	case OP_BITXOR: case OP_BITOR:
-		*lo = 0;
-		for (*hi = 1; *hi <= a1 || *hi <= b1; *hi *= 2)
-			if (*hi > ((int64_t)1 << 61))
-				return false;
-		*hi -= 1;
-		return true;
-	}
-	return false;
-}
-
-static bool fits32(const Expr *e)
-{
-	int64_t lo, hi;
-	if (!range(e, &lo, &hi) || lo < INT32_MIN || hi > INT32_MAX)
-		return false;
-	return e->kind == E_BIN ? fits32(e->a) && fits32(e->b) : e->kind == E_UN ? fits32(e->a) : true;
-}
-
 /* An index or pointer offset: in 64 bits when it may pass 2^31. */
 static const char *offset_str(Gen *g, const Expr *off)
 {
 	bool was = g->wide;
-	g->wide = was || !fits32(off);
+	g->wide = was || !low_fits32(off);
 	const char *s = cx(g, off, DT_NONE).s;
 	g->wide = was;
 	return s;
@@ -466,21 +391,21 @@ static Code address(Gen *g, const Expr *e)
 static Code cast(Gen *g, const Expr *x, int to)
 {
 	int from = x->dtype;
-	if (!known(from))
+	if (!low_known(from))
 		return cx(g, x, to);
 	Code c = cx(g, x, from);
 	if (from == to)
 		return c;
-	if (is_fp8(from)) {
+	if (low_is_fp8(from)) {
 		c = code(xprintf("%s(%s)", fp8_helper(g, from, false), c.s), P_POSTFIX);
 		from = DT_FLOAT32;
-	} else if (is_half(from)) {
+	} else if (low_is_half(from)) {
 		c = code(xprintf("%s(%s)", from == DT_FLOAT16 ? "__half2float" : "__bfloat162float", c.s), P_POSTFIX);
 		from = DT_FLOAT32;
 	}
 	if (from == to)
 		return c;
-	if (is_half(to) || is_fp8(to))
+	if (low_is_half(to) || low_is_fp8(to))
 		return narrow(g, to, from == DT_FLOAT32 ? c.s : xprintf("(float)%s", c.prec < P_UNARY ? xprintf("(%s)", c.s) : c.s));
 	if (to == DT_BOOL)
 		return code(xprintf("%s != 0", c.prec <= P_EQ ? xprintf("(%s)", c.s) : c.s), P_EQ);
@@ -496,7 +421,7 @@ static Code call_expr(Gen *g, const Expr *e)
 	case IN_CAST:
 		return cast(g, e->args[0], e->dtype);
 	case IN_MIN: case IN_MAX: {
-		int t = concrete(e->dtype);
+		int t = low_concrete(e->dtype);
 		add(g, "txc_min", "template <typename T> " DEV "T txc_min(T a, T b) { return b < a ? b : a; }\n"
 		    "template <typename T> " DEV "T txc_max(T a, T b) { return a < b ? b : a; }\n");
 		return code(xprintf("txc_%s<%s>(%s, %s)", id == IN_MIN ? "min" : "max", stype(g, t),
@@ -534,15 +459,15 @@ static Code binary(Gen *g, const Expr *e, int hint)
 		[OP_LT] = { "<", P_REL }, [OP_LE] = { "<=", P_REL }, [OP_GT] = { ">", P_REL }, [OP_GE] = { ">=", P_REL },
 		[OP_EQ] = { "==", P_EQ }, [OP_NE] = { "!=", P_EQ },
 	};
-	int op = e->op, t = known(e->a->dtype) ? e->a->dtype : known(e->b->dtype) ? e->b->dtype : hint;
+	int op = e->op, t = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
 	int64_t lo, hi, lo2, hi2;
-	if (is_fp8(t))
+	if (low_is_fp8(t))
 		return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
 	if (!ops[op].s)
 		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
 	if (op == OP_FLOORDIV || op == OP_MOD) {
 		bool plain = (t > 0 && t < DT_COUNT && dtypes[t].kind == DK_UINT) ||
-		             (range(e->a, &lo, &hi) && lo >= 0 && range(e->b, &lo2, &hi2) && lo2 > 0);
+		             (low_range(e->a, &lo, &hi) && lo >= 0 && low_range(e->b, &lo2, &hi2) && lo2 > 0);
 		if (!plain) {
 			floor_helpers(g);
 			return code(xprintf("txc_floor%s(%s, %s)", op == OP_MOD ? "mod" : "div", cx(g, e->a, t).s,
@@ -568,7 +493,7 @@ static Code cx(Gen *g, const Expr *e, int hint)
 	if (v && v->kind == V_FLOAT)
 		return lit_float(g, v->f, hint);
 	if (v && v->kind == V_BOOL)
-		return hint == DT_BOOL || !known(hint) ? code(v->i ? "true" : "false", P_ATOM) : lit_int(g, v->i, hint);
+		return hint == DT_BOOL || !low_known(hint) ? code(v->i ? "true" : "false", P_ATOM) : lit_int(g, v->i, hint);
 	switch (e->kind) {
 	case E_INT: return lit_int(g, e->ival, hint);
 	case E_FLOAT: return lit_float(g, e->fval, hint);
@@ -587,10 +512,10 @@ static Code cx(Gen *g, const Expr *e, int hint)
 			return code(xprintf("(int64_t)%s", cname(e->var->name)), P_UNARY);
 		return code(cname(e->var->name), P_ATOM);
 	case E_UN: {
-		int t = known(e->a->dtype) ? e->a->dtype : hint;
+		int t = low_known(e->a->dtype) ? e->a->dtype : hint;
 		if (e->op == OP_POS)
 			return cx(g, e->a, hint);
-		if (is_fp8(t))
+		if (low_is_fp8(t))
 			return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
 		const char *x = sub(g, e->a, t, P_UNARY);
 		Code c = code(xprintf("%s%s", e->op == OP_NEG ? "-" : "~", x[0] == '-' ? xprintf("(%s)", x) : x), P_UNARY);
@@ -606,7 +531,7 @@ static Code cx(Gen *g, const Expr *e, int hint)
 	case E_NOT:
 		return code(xprintf("!%s", sub(g, e->a, DT_BOOL, P_UNARY)), P_UNARY);
 	case E_COND: {
-		int t = known(e->dtype) ? e->dtype : hint;
+		int t = low_known(e->dtype) ? e->dtype : hint;
 		return code(xprintf("%s ? %s : %s", sub(g, e->a, DT_BOOL, P_OR), sub(g, e->b, t, P_OR), sub(g, e->c, t, P_OR)),
 		            P_COND);
 	}
@@ -643,23 +568,10 @@ static void block(Gen *g, Stmt **v, int n)
 
 /* Keyword operand kw of call e, a constant (dflt when absent): its kind
  * in intrin.def is int or bool, which sema checked. */
-static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
-{
-	int64_t v = dflt;
-	Kw *k = call_kw(e, kw);
-	if (k && !const_int(g, k->value, &v))
-		die("txc-cuda: %s= of %s is not a constant, and sema let it through", kw, expr_str(e->a));
-	return v;
-}
+static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt) { return low_kw_int(&g->low, e, kw, dflt); }
 
 /* Operand i of call e, a constant (dflt when absent), as kw_int. */
-static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt)
-{
-	int64_t v = dflt;
-	if (i < e->nargs && !const_int(g, e->args[i], &v))
-		die("txc-cuda: operand %d of %s is not a constant, and sema let it through", i + 1, expr_str(e->a));
-	return v;
-}
+static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt) { return low_arg_int(&g->low, e, i, dflt); }
 
 /* T.ptx.cp_async(dst, src, size [, cache_policy, prefetch_size, src_size,
  * predicate, cache]): policy 0, prefetch 0, src_size -1 and predicate -1
@@ -719,7 +631,7 @@ static const char *tc_reg(Gen *g, const Expr *e)
 		    "  return *reinterpret_cast<uint32_t*>(&x);\n}\n");
 		return b->dtype == DT_UINT32 ? el : xprintf("txc_reg32(%s)", el);
 	}
-	int dt = concrete(e->dtype);
+	int dt = low_concrete(e->dtype);
 	if (dt == DT_FLOAT32)
 		return xprintf("__float_as_uint(%s)", cx(g, e, dt).s);
 	return cast(g, e, DT_UINT32).s; /* int32 or uint32 */
@@ -1310,7 +1222,7 @@ static void store(Gen *g, Expr *t, Expr *v, int op)
 	int dt = b->dtype;
 	if (op < 0) {
 		line(g, xprintf("%s = %s;", lhs, cx(g, v, dt).s));
-	} else if (op == OP_FLOORDIV || op == OP_MOD || op == OP_POW || is_fp8(dt)) {
+	} else if (op == OP_FLOORDIV || op == OP_MOD || op == OP_POW || low_is_fp8(dt)) {
 		Expr e = { .kind = E_BIN, .pos = t->pos, .op = op, .a = t, .b = v, .dtype = dt };
 		line(g, xprintf("%s = %s;", lhs, cx(g, &e, dt).s));
 	} else {
@@ -1392,7 +1304,7 @@ static void assign(Gen *g, Stmt *s)
 		return;
 	}
 	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
-		dt = concrete(v->dtype);
+		dt = low_concrete(v->dtype);
 		const char *rhs = cx(g, v, dt).s;
 		bind(g, t[0]->str, NULL);
 		if (dt == DT_HANDLE)
@@ -1617,6 +1529,7 @@ int main(int argc, char **argv)
 	Diag d;
 	diag_init(&d, stderr);
 	Gen g = { .m = m, .d = &d };
+	g.low = (Low){ m, &g, low_name, "txc-cuda" };
 	Buf out = {0};
 	if (!emit(&g, &out, m->src->name, arch))
 		return 1;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "lowered.h"
 
 #ifndef TXC_VERSION
 #define TXC_VERSION "0.1"
@@ -62,6 +63,7 @@ static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd
 static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
 
 typedef struct Gen {
+	Low low;     /* its names and module, for lowered.c */
 	Module *m;
 	Diag *d;
 	Func *f;
@@ -85,20 +87,16 @@ typedef struct Gen {
 
 /* ---- dtypes and registers ----------------------------------------------------------- */
 
-static bool known(int dt) { return dt > DT_NONE && dt < DT_COUNT; }
-static int concrete(int dt) { return dt == DT_COUNT ? DT_INT32 : dt == DT_COUNT + 1 ? DT_FLOAT32 : dt < DT_COUNT ? dt : DT_NONE; }
-static bool is_int(int dt) { return known(dt) && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT); }
-static bool is_uint(int dt) { return known(dt) && dtypes[dt].kind == DK_UINT; }
-static bool is_float(int dt) { return known(dt) && dtypes[dt].kind == DK_FLOAT; }
-static bool is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
-static bool is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }
-static int bits(int dt) { return known(dt) ? dtypes[dt].bits : 32; }
+static bool is_int(int dt) { return low_known(dt) && (dtypes[dt].kind == DK_INT || dtypes[dt].kind == DK_UINT); }
+static bool is_uint(int dt) { return low_known(dt) && dtypes[dt].kind == DK_UINT; }
+static bool is_float(int dt) { return low_known(dt) && dtypes[dt].kind == DK_FLOAT; }
+static int bits(int dt) { return low_known(dt) ? dtypes[dt].bits : 32; }
 
 static int reg_class(int dt)
 {
 	if (dt == DT_BOOL)
 		return R_P;
-	if (is_half(dt))
+	if (low_is_half(dt))
 		return R_H;
 	if (dt == DT_FLOAT32)
 		return R_F;
@@ -239,7 +237,7 @@ static Val in_reg(Gen *g, Val v)
 	Val r = reg(g, v.dt);
 	if (v.dt == DT_BOOL)
 		ins(g, "setp.ne.u32 %s, %lld, 0;", r.s, (long long)(v.i != 0));
-	else if (is_half(v.dt))
+	else if (low_is_half(v.dt))
 		ins(g, "mov.b16 %s, %s;", r.s, v.s);
 	else
 		ins(g, "mov.%s %s, %s;", reg_class(v.dt) == R_RD ? "b64" : reg_class(v.dt) == R_F ? "f32" :
@@ -265,6 +263,17 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 
 static Bind *lookup(Gen *g, const char *name) { return names_lookup(&g->binds, name); }
 
+/* lowered.h's view of the names this program has bound */
+static int low_name(void *gp, const char *name, int64_t *iv, const char **sv)
+{
+	Bind *x = lookup(gp, name);
+	if (!x)
+		return 0;
+	*iv = x->ival;
+	*sv = x->str;
+	return x->is_int ? 'i' : x->is_str ? 's' : 'o';
+}
+
 static Bind *bind(Gen *g, const char *name, Buffer *b)
 {
 	Bind *x = xalloc(sizeof *x);
@@ -281,79 +290,13 @@ static int call_id(const Expr *e)
 	return e->kind == E_CALL ? resolve(e, &dt) : -1;
 }
 
-static bool const_int(Gen *g, const Expr *e, int64_t *out)
-{
-	int64_t a, b;
-	int dt;
-	if (e->val && (e->val->kind == V_INT || e->val->kind == V_BOOL)) {
-		*out = e->val->i;
-		return true;
-	}
-	switch (e->kind) {
-	case E_INT: *out = e->ival; return true;
-	case E_TRUE: case E_FALSE: *out = e->kind == E_TRUE; return true;
-	case E_NAME: {
-		Bind *x = lookup(g, e->str);
-		Value *v = x ? NULL : module_value(g->m, e->str);
-		if (x && x->is_int)
-			*out = x->ival;
-		else if (v && (v->kind == V_INT || v->kind == V_BOOL))
-			*out = v->i;
-		else
-			return false;
-		return true;
-	}
-	case E_UN:
-		if (e->op != OP_NEG || !const_int(g, e->a, &a) || a == INT64_MIN)
-			return false;
-		*out = -a;
-		return true;
-	case E_BIN:
-		if (!const_int(g, e->a, &a) || !const_int(g, e->b, &b))
-			return false;
-		if (e->op == OP_ADD)
-			return add_ok(a, b, out);
-		if (e->op == OP_MUL)
-			return mul_ok(a, b, out);
-		return e->op == OP_SUB && !__builtin_sub_overflow(a, b, out);
-	case E_CALL:
-		return (resolve(e, &dt) == IN_CAST || dt) && e->nargs >= 1 && const_int(g, e->args[0], out);
-	default:
-		return false;
-	}
-}
+static bool const_int(Gen *g, const Expr *e, int64_t *out) { return low_const_int(&g->low, e, out); }
 
-static const char *const_str(Gen *g, const Expr *e)
-{
-	if (e->val && e->val->kind == V_STR)
-		return e->val->s;
-	if (e->kind == E_STR)
-		return e->str;
-	if (e->kind != E_NAME)
-		return NULL;
-	Bind *x = lookup(g, e->str);
-	if (x)
-		return x->is_str ? x->str : NULL;
-	Value *v = module_value(g->m, e->str);
-	return v && v->kind == V_STR ? v->s : NULL;
-}
+static const char *const_str(Gen *g, const Expr *e) { return low_const_str(&g->low, e); }
 
-static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt)
-{
-	int64_t v = dflt;
-	Kw *k = call_kw(e, kw);
-	if (k && !const_int(g, k->value, &v))
-		die("txc-ptx: %s= of %s is not a constant, and sema let it through", kw, expr_str(e->a));
-	return v;
-}
+static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt) { return low_kw_int(&g->low, e, kw, dflt); }
 
-static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt)
-{
-	int64_t v = dflt;
-	if (i < e->nargs && !const_int(g, e->args[i], &v))
-		die("txc-ptx: operand %d of %s is not a constant, and sema let it through", i + 1, expr_str(e->a));
-	return v;
-}
+static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt) { return low_arg_int(&g->low, e, i, dflt); }
 
 static Buffer *buffer_of(Gen *g, const Expr *e)
 {
@@ -455,22 +398,22 @@ static Val half_to_f32(Gen *g, Val v)
 static Val conv(Gen *g, Val v, int to)
 {
 	int from = v.dt;
-	if (from == to || !known(to) || to == DT_HANDLE || from == DT_HANDLE) {
+	if (from == to || !low_known(to) || to == DT_HANDLE || from == DT_HANDLE) {
 		if ((to == DT_UINT64 || to == DT_INT64) && from == DT_HANDLE)
 			v.dt = to;
 		return v;
 	}
-	if (is_fp8(from) || is_fp8(to)) {
+	if (low_is_fp8(from) || low_is_fp8(to)) {
 		/* cuda_fp8.h's conversions (through half and float) as sm_89 on executes them */
 		if (g->target < TG_SM90) {
 			error_at(g->d, g->at, "a float8 conversion on %s is not supported by txc-ptx yet (use --backend=cuda)",
 			         target_names[g->target]);
 			return imm(0, to);
 		}
-		const char *k = (is_fp8(from) ? from : to) == DT_FP8E4M3 ? "e4m3x2" : "e5m2x2";
-		if (is_fp8(from) && is_fp8(to))
+		const char *k = (low_is_fp8(from) ? from : to) == DT_FP8E4M3 ? "e4m3x2" : "e5m2x2";
+		if (low_is_fp8(from) && low_is_fp8(to))
 			return conv(g, conv(g, v, DT_FLOAT32), to);
-		if (is_fp8(from)) {
+		if (low_is_fp8(from)) {
 			v = in_reg(g, v);
 			const char *h = newreg(g, R_H), *x = newreg(g, R_R), *lo = newreg(g, R_H), *hi = newreg(g, R_H);
 			ins(g, "cvt.u16.u32 %s, %s;", h, v.s);
@@ -500,7 +443,7 @@ static Val conv(Gen *g, Val v, int to)
 	Val r;
 	if (to == DT_BOOL) {
 		v = in_reg(g, v);
-		if (is_half(from))
+		if (low_is_half(from))
 			v = half_to_f32(g, v), from = DT_FLOAT32;
 		r = reg(g, DT_BOOL);
 		ins(g, "setp.ne.%s %s, %s, %s;", is_float(from) ? ty(from) : reg_class(from) == R_RD ? "b64" : "b32", r.s, v.s,
@@ -509,7 +452,7 @@ static Val conv(Gen *g, Val v, int to)
 	}
 	if (from == DT_BOOL) {
 		v = in_reg(g, v);
-		int t = is_half(to) ? DT_FLOAT32 : to;
+		int t = low_is_half(to) ? DT_FLOAT32 : to;
 		r = reg(g, t);
 		if (t == DT_FLOAT32)
 			ins(g, "selp.f32 %s, 0f3F800000, 0f00000000, %s;", r.s, v.s);
@@ -520,11 +463,11 @@ static Val conv(Gen *g, Val v, int to)
 		return t == to ? r : conv(g, r, to);
 	}
 	v = in_reg(g, v);
-	if (is_half(from)) {
+	if (low_is_half(from)) {
 		Val f = half_to_f32(g, v);
 		return to == DT_FLOAT32 ? f : conv(g, f, to);
 	}
-	if (is_half(to)) {
+	if (low_is_half(to)) {
 		Val f = from == DT_FLOAT32 ? v : conv(g, v, DT_FLOAT32);
 		f = in_reg(g, f);
 		return pure(g, to, 0, "cvt.rn.%s.f32 %s, %s;", ty(to), D, f.s);
@@ -575,7 +518,7 @@ static int common(int a, int b)
 		return DT_FLOAT64;
 	if (a == DT_FLOAT32 || b == DT_FLOAT32)
 		return DT_FLOAT32;
-	if (is_half(a) || is_half(b))
+	if (low_is_half(a) || low_is_half(b))
 		return DT_FLOAT32; /* a half with anything else: through float */
 	if (a == DT_HANDLE || b == DT_HANDLE)
 		return DT_HANDLE;
@@ -594,7 +537,7 @@ static Val ev(Gen *g, const Expr *e, int hint);
 
 static Val lit_float(Gen *g, double v, int hint)
 {
-	if (is_half(hint)) {
+	if (low_is_half(hint)) {
 		Val f = { .s = xprintf("0f%08X", 0), .dt = DT_FLOAT32, .imm = true };
 		float x = (float)v;
 		uint32_t u;
@@ -602,7 +545,7 @@ static Val lit_float(Gen *g, double v, int hint)
 		f.s = xprintf("0f%08X", u);
 		return conv(g, in_reg(g, f), hint);
 	}
-	if (is_fp8(hint)) {
+	if (low_is_fp8(hint)) {
 		error_at(g->d, g->at, "a float8 literal is not supported by txc-ptx yet (use --backend=cuda)");
 		return imm(0, hint);
 	}
@@ -629,7 +572,7 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 {
 	if (hint == DT_BOOL)
 		return imm(v != 0, DT_BOOL);
-	if (is_float(hint) && !is_fp8(hint))
+	if (is_float(hint) && !low_is_fp8(hint))
 		return lit_float(g, (double)v, hint);
 	if (v >= INT32_MIN && v <= INT32_MAX)
 		return imm(v, DT_INT32);
@@ -638,43 +581,12 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 	return imm(v, hint == DT_UINT64 && v > 0 ? DT_UINT64 : DT_INT64);
 }
 
-/* Bounds of an offset, also through the swizzle's & ^ | << >> (txc-cuda's rule). */
-static bool range(const Expr *e, int64_t *lo, int64_t *hi)
-{
-	int64_t a0, a1, b0, b1;
-	if (expr_range(e, lo, hi))
-		return true;
-	if (e->kind != E_BIN || !range(e->a, &a0, &a1) || !range(e->b, &b0, &b1) || a0 < 0 || b0 < 0)
-		return false;
-	switch (e->op) {
-	case OP_SHR: *lo = b1 > 62 ? 0 : a0 >> b1; *hi = b0 > 62 ? 0 : a1 >> b0; return true;
-	case OP_SHL: *lo = a0; return b1 < 31 && a1 < ((int64_t)1 << 31) && (*hi = a1 << b1, true);
-	case OP_BITAND: *lo = 0; *hi = a1 < b1 ? a1 : b1; return true;
-	case OP_BITXOR: case OP_BITOR:
-		*lo = 0;
-		for (*hi = 1; *hi <= a1 || *hi <= b1; *hi *= 2)
-			if (*hi > ((int64_t)1 << 61))
-				return false;
-		*hi -= 1;
-		return true;
-	}
-	return false;
-}
-
-static bool fits32(const Expr *e)
-{
-	int64_t lo, hi;
-	if (!range(e, &lo, &hi) || lo < INT32_MIN || hi > INT32_MAX)
-		return false;
-	return e->kind == E_BIN ? fits32(e->a) && fits32(e->b) : e->kind == E_UN ? fits32(e->a) : true;
-}
-
 /* An offset in elements, in 32 bits where it fits (txc-cuda's offset_str),
  * as a 64-bit value. */
 static Val offset64(Gen *g, const Expr *off)
 {
 	bool was = g->wide;
-	g->wide = was || !fits32(off);
+	g->wide = was || !low_fits32(off);
 	Val v = ev(g, off, DT_NONE);
 	g->wide = was;
 	return conv(g, v, DT_INT64);
@@ -754,7 +666,7 @@ static Val address(Gen *g, const Expr *e);
 static Val cast(Gen *g, const Expr *x, int to)
 {
 	int from = x->dtype;
-	if (!known(from))
+	if (!low_known(from))
 		return conv(g, ev(g, x, to), to);
 	Val v = conv(g, ev(g, x, from), from);
 	return conv(g, v, to);
@@ -774,7 +686,7 @@ static Val call_expr(Gen *g, const Expr *e)
 	}
 	switch (id) {
 	case IN_MIN: case IN_MAX: {
-		int t = concrete(e->dtype);
+		int t = low_concrete(e->dtype);
 		Val a = in_reg(g, conv(g, ev(g, e->args[0], t), t)), b = conv(g, ev(g, e->args[1], t), t);
 		Val r = reg(g, t);
 		if (is_int(t)) {
@@ -782,10 +694,10 @@ static Val call_expr(Gen *g, const Expr *e)
 		} else {
 			/* txc_min: b < a ? b : a; txc_max: a < b ? b : a (halves compared exactly, as floats) */
 			b = in_reg(g, b);
-			Val fa = is_half(t) ? conv(g, a, DT_FLOAT32) : a, fb = is_half(t) ? conv(g, b, DT_FLOAT32) : b;
-			const char *p = newreg(g, R_P), *ct = is_half(t) ? "f32" : ty(t);
+			Val fa = low_is_half(t) ? conv(g, a, DT_FLOAT32) : a, fb = low_is_half(t) ? conv(g, b, DT_FLOAT32) : b;
+			const char *p = newreg(g, R_P), *ct = low_is_half(t) ? "f32" : ty(t);
 			ins(g, "setp.lt.%s %s, %s, %s;", ct, p, id == IN_MIN ? fb.s : fa.s, id == IN_MIN ? fa.s : fb.s);
-			ins(g, "selp.%s %s, %s, %s, %s;", is_half(t) ? "b16" : ty(t), r.s, b.s, a.s, p);
+			ins(g, "selp.%s %s, %s, %s, %s;", low_is_half(t) ? "b16" : ty(t), r.s, b.s, a.s, p);
 		}
 		return r;
 	}
@@ -868,9 +780,9 @@ static Val floor_divmod(Gen *g, int t, Val a, Val b, bool mod)
 
 static Val binary(Gen *g, const Expr *e, int hint)
 {
-	int op = e->op, it = known(e->a->dtype) ? e->a->dtype : known(e->b->dtype) ? e->b->dtype : hint;
+	int op = e->op, it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
 	int64_t lo, hi, lo2, hi2;
-	if (is_fp8(it))
+	if (low_is_fp8(it))
 		return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
 	if (op == OP_MATMUL || op == OP_POW || op >= OP_COUNT)
 		return fail(g, e, xprintf("'%s' on runtime values has no CUDA form", op_spelling[op]));
@@ -880,7 +792,7 @@ static Val binary(Gen *g, const Expr *e, int hint)
 	int t = common(a.dt, b.dt);
 	bool cmp = e->kind == E_CMP;
 	int ht = a.dt;
-	bool half = is_half(a.dt) && a.dt == b.dt && !cmp; /* half op half: a half, computed through float */
+	bool half = low_is_half(a.dt) && a.dt == b.dt && !cmp; /* half op half: a half, computed through float */
 	if (half)
 		t = DT_FLOAT32;
 	a = conv(g, a, t), b = conv(g, b, t);
@@ -952,7 +864,7 @@ static Val binary(Gen *g, const Expr *e, int hint)
 			break;
 		}
 		if (op != OP_DIV && !is_uint(t) &&
-		    !(range(e->a, &lo, &hi) && lo >= 0 && range(e->b, &lo2, &hi2) && lo2 > 0))
+		    !(low_range(e->a, &lo, &hi) && lo >= 0 && low_range(e->b, &lo2, &hi2) && lo2 > 0))
 			return floor_divmod(g, t, a, b, op == OP_MOD);
 		r = pure(g, t, 0, "%s.%s %s, %s, %s;", op == OP_MOD ? "rem" : "div", T, D, a.s, b.s);
 		break;
@@ -994,12 +906,12 @@ static Val logic(Gen *g, const Expr *e)
 
 static Val select_expr(Gen *g, const Expr *e, int hint)
 {
-	int t = known(e->dtype) ? e->dtype : hint;
+	int t = low_known(e->dtype) ? e->dtype : hint;
 	Val c = in_reg(g, conv(g, ev(g, e->a, DT_BOOL), DT_BOOL));
 	const char *els = label(g), *end = label(g);
 	ins(g, "@!%s bra %s;", c.s, els);
 	Val b = ev(g, e->b, t);
-	int rt = known(t) ? t : b.dt;
+	int rt = low_known(t) ? t : b.dt;
 	Val r = reg(g, rt);
 	b = in_reg(g, conv(g, b, rt));
 	ins(g, "mov.%s %s, %s;", reg_type[reg_class(rt)] + 1, r.s, b.s);
@@ -1019,7 +931,7 @@ static Val ev(Gen *g, const Expr *e, int hint)
 	if (v && v->kind == V_FLOAT)
 		return lit_float(g, v->f, hint);
 	if (v && v->kind == V_BOOL)
-		return hint == DT_BOOL || !known(hint) ? imm(v->i != 0, DT_BOOL) : lit_int(g, v->i, hint);
+		return hint == DT_BOOL || !low_known(hint) ? imm(v->i != 0, DT_BOOL) : lit_int(g, v->i, hint);
 	switch (e->kind) {
 	case E_INT: return lit_int(g, e->ival, hint);
 	case E_FLOAT: return lit_float(g, e->fval, hint);
@@ -1027,20 +939,20 @@ static Val ev(Gen *g, const Expr *e, int hint)
 	case E_NAME:
 		return name_val(g, e);
 	case E_UN: {
-		int t = known(e->a->dtype) ? e->a->dtype : hint;
+		int t = low_known(e->a->dtype) ? e->a->dtype : hint;
 		if (e->op == OP_POS)
 			return ev(g, e->a, hint);
-		if (is_fp8(t))
+		if (low_is_fp8(t))
 			return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
 		Val a = ev(g, e->a, t);
-		int pt = is_half(a.dt) ? DT_FLOAT32 : promote(a.dt);
+		int pt = low_is_half(a.dt) ? DT_FLOAT32 : promote(a.dt);
 		a = in_reg(g, conv(g, a, pt));
 		Val r = reg(g, pt);
 		if (e->op == OP_NEG)
 			ins(g, "neg.%s %s, %s;", ty(pt), r.s, a.s);
 		else
 			ins(g, "not.%s %s, %s;", reg_class(pt) == R_RD ? "b64" : "b32", r.s, a.s);
-		if (is_half(a.dt) || is_half(t))
+		if (low_is_half(a.dt) || low_is_half(t))
 			r = conv(g, r, t);
 		if (is_int(t) && bits(t) < 32)
 			r = conv(g, r, t);
@@ -1162,7 +1074,7 @@ static void store(Gen *g, Expr *t, Expr *v, int op)
 		return;
 	}
 	int dt = b->dtype;
-	if (is_fp8(dt) && op >= 0) {
+	if (low_is_fp8(dt) && op >= 0) {
 		fail(g, t, "arithmetic on float8 values; convert them with T.cast to float32 first");
 		return;
 	}
@@ -1275,7 +1187,7 @@ static void assign(Gen *g, Stmt *s)
 		return;
 	}
 	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
-		dt = concrete(v->dtype);
+		dt = low_concrete(v->dtype);
 		Val rhs = ev(g, v, dt);
 		if (dt != DT_HANDLE)
 			rhs = conv(g, rhs, dt);
@@ -1621,7 +1533,7 @@ static const char *tc_reg_in(Gen *g, const Expr *e)
 		ins(g, "ld.%s.b32 %s, [%s]; // element", space_name(a.sp), r, a.s);
 		return r;
 	}
-	int dt = concrete(e->dtype);
+	int dt = low_concrete(e->dtype);
 	if (dt == DT_FLOAT32) {
 		Val f = need(g, e, dt);
 		const char *r = newreg(g, R_R);
@@ -2204,6 +2116,7 @@ int main(int argc, char **argv)
 	Diag d;
 	diag_init(&d, stderr);
 	Gen g = { .m = m, .d = &d, .target = tg };
+	g.low = (Low){ m, &g, low_name, "txc-ptx" };
 	Buf out = {0};
 	if (!emit(&g, &out, m->src->name, arch))
 		return 1;
