@@ -27,12 +27,12 @@ bin/txc -v --emit=ir "$example"
 echo "setup: bin/txc $example   (the CUDA)"
 bin/txc "$example" -o "$out/kernel.cu"
 cat "$out/kernel.cu"
-nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-if [ -x "$nvcc" ]; then
-  echo "setup: bin/txc --emit=cubin $example, then bin/txc-run (checks every element against the emulator)"
+ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+if [ -x "$ptxas" ]; then
+  echo "setup: bin/txc --emit=cubin $example (txc-ptx, then ptxas), then bin/txc-run (checks every element against the emulator)"
   bin/txc --emit=cubin "$example" -o "$out/kernel.cubin"
   bin/txc-run "$example" --cubin "$out/kernel.cubin" || [ $? = 3 ]   # 3: no GPU here
 else
-  echo "setup: no nvcc: the CUDA is not compiled; bin/txc-emu runs the program on the CPU instead"
+  echo "setup: no ptxas (CUDA Toolkit): no cubin; bin/txc-emu runs the program on the CPU instead"
   bin/txc-emu --dump "$example"
 fi
