@@ -38,7 +38,7 @@ say() { echo "$*" | tee -a "$LOG"; }
 # environment's CONFIGS, in the same form, replaces them
 CONFIGS=${CONFIGS:-"
 gmem_smem_16x512      gmem_smem TR=16 TC=512 THREADS=128
-gmem_smem_32x256      gmem_smem TR=32 TC=256 THREADS=128
+gmem_smem_8x256       gmem_smem TR=8 TC=256 THREADS=128
 reg_16x256            reg TR=16 TC=256 THREADS=256
 reg_8x256             reg TR=8 TC=256 THREADS=128
 ldgsts_8x256          ldgsts TR=8 TC=256 THREADS=128 L=1 S=1
