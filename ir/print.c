@@ -275,8 +275,10 @@ static void expr(Buf *b, const Expr *e, int min)
 				bputs(b, ", ");
 			if (strcmp(e->kws[i].name, KW_SPLAT) == 0)
 				bputs(b, "**");
-			else
-				bputs(b, e->kws[i].name), bputc(b, '=');
+			else {
+				bputs(b, e->kws[i].name);
+				bputc(b, '=');
+			}
 			expr(b, e->kws[i].value, P_COND);
 		}
 		bputc(b, ')');

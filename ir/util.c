@@ -92,8 +92,8 @@ char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
 /* The formats most text is made with (names joined with dots, an operator
  * between spaces, a keyword and '=') are literal text, %s, %d, %lld and %%
- * alone: formatted by hand, without vsnprintf's machinery (a tenth of a
- * pass's instructions went to it). Exactly as printf writes them, a null
+ * alone: formatted by hand, without vsnprintf's machinery (7% of
+ * txc-partition's instructions went to it). Exactly as printf writes them, a null
  * %s as "(null)" (glibc's). */
 static bool plain_format(const char *fmt)
 {
