@@ -283,12 +283,24 @@ static int augop(const char *s)
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test and_test not_test comparison bor bxor band shift
-%type <expr> arith term factor power primary atom exprlist subscript ret_type
+%type <expr> expr or_test and_test not_test comparison bor
+%type <expr> primary atom exprlist subscript ret_type
 %type <expr> expr_opt item dict_item
-%type <op> cmpop shiftop addop mulop
+%type <op> cmpop
 %type <str> dotted
 %type <stmt> alias param
+
+/* The operators below the comparisons, lowest first: ** binds tighter
+ * than a unary minus on its left (-a ** b is -(a ** b)), and its right
+ * operand may be one (a ** -b). */
+%left '|'
+%left '^'
+%left '&'
+%left SHL SHR
+%left '+' '-'
+%left '*' '/' FLOORDIV '%' '@'
+%precedence UNARY
+%right POW
 
 %%
 
@@ -569,59 +581,34 @@ cmpop
 	| EQ { $$ = OP_EQ; } | NE { $$ = OP_NE; }
 	;
 
+/* The binary and unary operators below the comparisons, one level each
+ * by the precedence declarations above (Python's order): an operand is
+ * reduced once, not through a chain of one rule per level (eight unit
+ * reductions for every name and number: a third of the parser's work). */
 bor
-	: bxor                      { $$ = $1; }
-	| bor '|' bxor              { $$ = bin(@2, OP_BITOR, $1, $3); DEEP($$); }
-	;
-
-bxor
-	: band                      { $$ = $1; }
-	| bxor '^' band             { $$ = bin(@2, OP_BITXOR, $1, $3); DEEP($$); }
-	;
-
-band
-	: shift                     { $$ = $1; }
-	| band '&' shift            { $$ = bin(@2, OP_BITAND, $1, $3); DEEP($$); }
-	;
-
-shift
-	: arith                     { $$ = $1; }
-	| shift shiftop arith       { $$ = bin(@2, $2, $1, $3); DEEP($$); }
-	;
-
-shiftop : SHL { $$ = OP_SHL; } | SHR { $$ = OP_SHR; } ;
-
-arith
-	: term                      { $$ = $1; }
-	| arith addop term          { $$ = bin(@2, $2, $1, $3); DEEP($$); }
-	;
-
-addop : '+' { $$ = OP_ADD; } | '-' { $$ = OP_SUB; } ;
-
-term
-	: factor                    { $$ = $1; }
-	| term mulop factor         { $$ = bin(@2, $2, $1, $3); DEEP($$); }
-	;
-
-mulop
-	: '*' { $$ = OP_MUL; } | '/' { $$ = OP_DIV; } | FLOORDIV { $$ = OP_FLOORDIV; }
-	| '%' { $$ = OP_MOD; } | '@' { $$ = OP_MATMUL; }
-	;
-
-factor
-	: power                     { $$ = $1; }
-	| '-' factor                { $$ = un(@1, OP_NEG, $2); DEEP($$); }
-	| '+' factor                { $$ = un(@1, OP_POS, $2); DEEP($$); }
-	| '~' factor                { $$ = un(@1, OP_INVERT, $2); DEEP($$); }
-	;
-
-power
 	: primary                   { $$ = $1; }
-	| primary POW factor        { $$ = bin(@2, OP_POW, $1, $3); DEEP($$); }
+	| bor '|' bor               { $$ = bin(@2, OP_BITOR, $1, $3); DEEP($$); }
+	| bor '^' bor               { $$ = bin(@2, OP_BITXOR, $1, $3); DEEP($$); }
+	| bor '&' bor               { $$ = bin(@2, OP_BITAND, $1, $3); DEEP($$); }
+	| bor SHL bor               { $$ = bin(@2, OP_SHL, $1, $3); DEEP($$); }
+	| bor SHR bor               { $$ = bin(@2, OP_SHR, $1, $3); DEEP($$); }
+	| bor '+' bor               { $$ = bin(@2, OP_ADD, $1, $3); DEEP($$); }
+	| bor '-' bor               { $$ = bin(@2, OP_SUB, $1, $3); DEEP($$); }
+	| bor '*' bor               { $$ = bin(@2, OP_MUL, $1, $3); DEEP($$); }
+	| bor '/' bor               { $$ = bin(@2, OP_DIV, $1, $3); DEEP($$); }
+	| bor FLOORDIV bor          { $$ = bin(@2, OP_FLOORDIV, $1, $3); DEEP($$); }
+	| bor '%' bor               { $$ = bin(@2, OP_MOD, $1, $3); DEEP($$); }
+	| bor '@' bor               { $$ = bin(@2, OP_MATMUL, $1, $3); DEEP($$); }
+	| '-' bor %prec UNARY       { $$ = un(@1, OP_NEG, $2); DEEP($$); }
+	| '+' bor %prec UNARY       { $$ = un(@1, OP_POS, $2); DEEP($$); }
+	| '~' bor %prec UNARY       { $$ = un(@1, OP_INVERT, $2); DEEP($$); }
+	| bor POW bor               { $$ = bin(@2, OP_POW, $1, $3); DEEP($$); }
 	;
 
 primary
-	: atom                      { $$ = $1; }
+	: NAME                      { $$ = new_name(@1, $1); }
+	| INT                       { $$ = new_int(@1, $1); }
+	| atom                      { $$ = $1; }
 	| primary '.' NAME          {
 		$$ = new_expr(E_ATTR, @3);
 		$$->a = $1;
@@ -715,10 +702,8 @@ expr_opt
 	| expr                      { $$ = $1; }
 	;
 
-atom
-	: NAME                      { $$ = new_name(@1, $1); }
-	| INT                       { $$ = new_int(@1, $1); }
-	| FLOAT                     { $$ = new_expr(E_FLOAT, @1); $$->fval = $1; }
+atom  /* but a name and an integer: those are primary's own */
+	: FLOAT                     { $$ = new_expr(E_FLOAT, @1); $$->fval = $1; }
 	| strings                   { $$ = join_strings(@$, $1); DEEP($$); }
 	| TRUE                      { $$ = new_expr(E_TRUE, @1); }
 	| FALSE                     { $$ = new_expr(E_FALSE, @1); }

@@ -494,28 +494,32 @@ struct Kw {
 	Pos pos;
 };
 
-struct Expr {      /* fields ordered by size: no padding (2.4 million of them in a long kernel) */
-	Pos pos;
-	int64_t ival;
-	double fval;
-	const char *str;   /* string literal, name, or attribute name */
-	Expr *a, *b, *c;
-	Expr **args;
-	Kw *kws;
+struct Expr {      /* no padding (2.4 million of them in a long kernel); the fields
+	            * every walk reads (parsing, verifying, printing) first, in the
+	            * first 64 bytes: a long kernel's IR is far larger than the
+	            * caches, and a walk pays for each cache line of a node */
 	enum ExprKind kind;
 	int op;
 	int nargs;
 	int nkws;
-	int depth;         /* levels of the tree below and including this node */
-	bool paren;        /* tuple written in parentheses (printing hint) */
+	Expr *a, *b;
+	Expr **args;
+	const char *str;   /* string literal, name, or attribute name */
+	int64_t ival;
 	/* set by sema */
-	bool rebound;      /* a name's first assignment in a kernel, assigned
-	                    * again later in its scope: a mutable variable */
+	Value *val;        /* compile-time value, if any */
+	Expr *c;
+	Kw *kws;
+	double fval;
+	Var *var;          /* a name: the runtime value it means */
+	Pos pos;
+	int depth;         /* levels of the tree below and including this node */
 	int dtype;         /* dtype of a runtime scalar expression */
 	int intrin;        /* a call: the builtin it calls (-1: none) */
 	int es;            /* a tile op: its execution scope */
-	Value *val;        /* compile-time value, if any */
-	Var *var;          /* a name: the runtime value it means */
+	bool paren;        /* tuple written in parentheses (printing hint) */
+	bool rebound;      /* a name's first assignment in a kernel, assigned
+	                    * again later in its scope: a mutable variable */
 };
 
 enum StmtKind {
@@ -637,7 +641,9 @@ enum ValueKind {
 	            * i 1 when txc knows the module but not the name */
 };
 
-struct Value {     /* fields ordered by size: no padding */
+struct Value {     /* no padding; the kind first (read by every use) */
+	enum ValueKind kind;
+	int nelts;
 	int64_t i;      /* V_INT, V_BOOL; V_STRIDE: the stride */
 	double f;
 	const char *s;  /* V_STR; V_NAMESPACE path */
@@ -654,11 +660,9 @@ struct Value {     /* fields ordered by size: no padding */
 	                   * display, whose items `**name` writes into a call (a fresh copy each) */
 	Expr **starts;    /* V_REGION: per dimension */
 	int64_t *extents;
-	enum ValueKind kind;
 	int axis;       /* V_STRIDE */
 	int dtype;      /* V_DTYPE */
 	int intrin;     /* V_FUNC */
-	int nelts;
 	int ndim;
 	bool list;      /* V_TUPLE: written as a list */
 };

@@ -212,6 +212,14 @@ static void fstring(Buf *b, const Expr *e)
 	bputc(b, q);
 }
 
+/* " op ": a binary operator between spaces */
+static void spaced_op(Buf *b, int op)
+{
+	bputc(b, ' ');
+	bputs(b, op_spelling[op]);
+	bputc(b, ' ');
+}
+
 static void expr(Buf *b, const Expr *e, int min)
 {
 	bool paren = prec(e) < min;
@@ -267,8 +275,10 @@ static void expr(Buf *b, const Expr *e, int min)
 				bputs(b, ", ");
 			if (strcmp(e->kws[i].name, KW_SPLAT) == 0)
 				bputs(b, "**");
-			else
-				bprintf(b, "%s=", e->kws[i].name);
+			else {
+				bputs(b, e->kws[i].name);
+				bputc(b, '=');
+			}
 			expr(b, e->kws[i].value, P_COND);
 		}
 		bputc(b, ')');
@@ -338,7 +348,7 @@ static void expr(Buf *b, const Expr *e, int min)
 			expr(b, e->b, P_UNARY);
 		} else {
 			expr(b, e->a, p);
-			bprintf(b, " %s ", op_spelling[e->op]);
+			spaced_op(b, e->op);
 			expr(b, e->b, p + 1);
 		}
 		break;
@@ -349,7 +359,7 @@ static void expr(Buf *b, const Expr *e, int min)
 		break;
 	case E_CMP:
 		expr(b, e->a, P_BITOR);
-		bprintf(b, " %s ", op_spelling[e->op]);
+		spaced_op(b, e->op);
 		expr(b, e->b, P_BITOR);
 		break;
 	case E_AND:

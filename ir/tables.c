@@ -12,12 +12,16 @@ const DType dtypes[DT_COUNT] = {
 #undef DTYPE
 };
 
+/* By a hash map (built on first use; the first row of a name wins): every
+ * T.<member> of a kernel asks whether it is a dtype. */
 int dtype_lookup(const char *name)
 {
-	for (int i = 1; i < DT_COUNT; i++)
-		if (strcmp(dtypes[i].name, name) == 0)
-			return i;
-	return DT_NONE;
+	static Map by_name;
+	if (!by_name.cap)
+		for (int i = 1; i < DT_COUNT; i++)
+			if (dtypes[i].name && !map_get(&by_name, dtypes[i].name))
+				map_put(&by_name, dtypes[i].name, (void *)(intptr_t)i);
+	return (int)(intptr_t)map_get(&by_name, name);
 }
 
 int dtype_bytes(int dt)
