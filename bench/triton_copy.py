@@ -91,12 +91,16 @@ def main():
         def ldst():
             ldst_copy[grid](src, dst, n, BLOCK=BLOCK, num_warps=4)
 
-        dst.fill_(float("nan"))
-        ldst()
-        torch.cuda.synchronize()
-        ok = "PASS" if torch.equal(dst, src) else "FAIL"
-        us, cus = timed(ldst, a.reps, memcpy)
-        report(f"triton_ldst_{gib}GiB", src.numel() * 2, us, cus, ok)
+        def measure(name, kernel):
+            """the kernel's result checked on a poisoned dst, then timed"""
+            dst.fill_(float("nan"))
+            kernel()
+            torch.cuda.synchronize()
+            ok = "PASS" if torch.equal(dst, src) else "FAIL"
+            us, cus = timed(kernel, a.reps, memcpy)
+            report(f"{name}_{gib}GiB", src.numel() * 2, us, cus, ok)
+
+        measure("triton_ldst", ldst)
 
         try:
             from triton.tools.tensor_descriptor import TensorDescriptor
@@ -108,12 +112,7 @@ def main():
             def tma():
                 tma_copy[tgrid](sd, dd, BM=BM, BN=BN, NB=COLS // BN, num_warps=4)
 
-            dst.fill_(float("nan"))
-            tma()
-            torch.cuda.synchronize()
-            ok = "PASS" if torch.equal(dst, src) else "FAIL"
-            us, cus = timed(tma, a.reps, memcpy)
-            report(f"triton_tma_{gib}GiB", src.numel() * 2, us, cus, ok)
+            measure("triton_tma", tma)
         except Exception as e:
             print(f"triton_tma_{gib}GiB: not run ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
         del src, dst, scratch
