@@ -232,12 +232,6 @@ static int resolve(Gen *g, const Expr *call, int *dt)
 	return call_builtin(call, NULL, dt);
 }
 
-static int call_id(Gen *g, const Expr *e)
-{
-	int dt;
-	return e->kind == E_CALL ? resolve(g, e, &dt) : -1;
-}
-
 /* Compile-time integers and strings: literals, constants of the module or
  * the kernel, T.uint64(0). */
 static bool const_int(Gen *g, const Expr *e, int64_t *out) { return low_const_int(&g->low, e, out); }
@@ -373,7 +367,7 @@ static const char *element(Gen *g, const Expr *e, Buffer **bp)
 /* An address operand: T.address_of(x), a buffer element, a buffer, a handle. */
 static Code address(Gen *g, const Expr *e)
 {
-	if (call_id(g, e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return address(g, e->args[0]);
 	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
 	if (b && e->kind == E_INDEX)
@@ -846,7 +840,7 @@ static void fixed_call(Gen *g, const Expr *e, const struct Fixed *x)
  * it is a handle txc cannot follow (generic addressing then). */
 static int addr_scope(Gen *g, const Expr *e)
 {
-	if (call_id(g, e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return addr_scope(g, e->args[0]);
 	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
 	if (!b)
@@ -1339,7 +1333,7 @@ static void for_stmt(Gen *g, Stmt *s)
 {
 	Expr *it = s->value;
 	/* sema's dtype of the variable: the bounds', int64 past int32 */
-	int dt = s->targets[0]->var ? s->targets[0]->var->dtype : DT_INT32, id = call_id(g, it);
+	int dt = s->targets[0]->var ? s->targets[0]->var->dtype : DT_INT32, id = low_call_id(it);
 	int64_t step = 1;
 	if (it->nargs == 3)
 		step = arg_int(g, it, 2, 1);

@@ -284,12 +284,6 @@ static Bind *bind(Gen *g, const char *name, Buffer *b)
 
 static int resolve(const Expr *call, int *dt) { return call_builtin(call, NULL, dt); }
 
-static int call_id(const Expr *e)
-{
-	int dt;
-	return e->kind == E_CALL ? resolve(e, &dt) : -1;
-}
-
 static bool const_int(Gen *g, const Expr *e, int64_t *out) { return low_const_int(&g->low, e, out); }
 
 static const char *const_str(Gen *g, const Expr *e) { return low_const_str(&g->low, e); }
@@ -982,7 +976,7 @@ static Val ev(Gen *g, const Expr *e, int hint)
 /* An address operand: T.address_of(x), a buffer element, a buffer, a handle. */
 static Val address(Gen *g, const Expr *e)
 {
-	if (call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return address(g, e->args[0]);
 	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
 	if (b && buffer_root(b)->scope == SC_TMEM)
@@ -1005,13 +999,13 @@ static Val address(Gen *g, const Expr *e)
 /* The buffer an address operand points into (for .nc), or NULL. */
 static Buffer *addr_buffer(Gen *g, const Expr *e)
 {
-	if (call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return addr_buffer(g, e->args[0]);
 	if (e->kind == E_INDEX)
 		return buffer_of(g, e->a);
 	if (buffer_of(g, e))
 		return buffer_of(g, e);
-	if (call_id(e) == IN_POINTER_OFFSET)
+	if (low_call_id(e) == IN_POINTER_OFFSET)
 		return buffer_of(g, e->args[0]);
 	if (e->kind == E_NAME) {
 		Bind *x = lookup(g, e->str);
@@ -1233,7 +1227,7 @@ static bool sema_int(const Expr *e, int64_t *v)
 static void for_stmt(Gen *g, Stmt *s)
 {
 	Expr *it = s->value;
-	int dt = s->targets[0]->var ? s->targets[0]->var->dtype : DT_INT32, id = call_id(it);
+	int dt = s->targets[0]->var ? s->targets[0]->var->dtype : DT_INT32, id = low_call_id(it);
 	int64_t step = 1, lo = 0, hi = 0;
 	if (it->nargs == 3)
 		step = arg_int(g, it, 2, 1);

@@ -195,6 +195,7 @@ int dtype_bytes(int dt);            /* bits/8, at least 1 */
  * "nc.L1::no_allocate.L2::256B", is not a list of them, or NULL. */
 extern const char *const ld_l1_evict[], *const ld_prefetch[];
 const char *ld_quals_check(const char *q);
+const char *ld_quals_list(const char *const *v); /* "a", "b", ... of a NULL-ended table */
 
 /* Memory scopes. */
 enum { SC_NONE = 0,

@@ -332,7 +332,7 @@ static void copy(Sema *S, Expr *call, Value *fn)
 		if (!v || (v->kind != V_INT && !str) || (v->kind == V_INT && !l2_prefetch_size(v->i)) ||
 		    (str && !(strncmp(v->s, "L2::", 4) == 0 && !ld_quals_check(v->s)))) {
 			error_at(S->d, pf->value->pos, "prefetch_size= is an L2 prefetch with each global load: 64, 128 or 256 "
-			         "bytes%s, not %s", fn->intrin == IN_COPY ? " (also \"L2::64B\", \"L2::128B\", \"L2::256B\")" : "",
+			         "bytes%s, not %s", fn->intrin == IN_COPY ? xprintf(" (also %s)", ld_quals_list(ld_prefetch)) : "",
 			         expr_str(pf->value));
 			return;
 		}
@@ -372,11 +372,8 @@ static void copy(Sema *S, Expr *call, Value *fn)
 	if (l1 && l1->value->val && l1->value->val->kind == V_STR) {
 		const char *why = strncmp(l1->value->val->s, "L1::", 4) == 0 ? ld_quals_check(l1->value->val->s) : "";
 		if (why) {
-			Buf b = { 0 };
-			for (int i = 0; ld_l1_evict[i]; i++)
-				bprintf(&b, "%s\"%s\"", i ? ", " : "", ld_l1_evict[i]);
 			error_at(S->d, l1->value->pos, "l1_evict= is an L1 eviction priority of the copy's global loads (%s), not "
-			         "\"%s\"", b.s, l1->value->val->s);
+			         "\"%s\"", ld_quals_list(ld_l1_evict), l1->value->val->s);
 			return;
 		}
 		if (src->buffer->scope != SC_GLOBAL) {

@@ -672,6 +672,14 @@ static int word_in(const char *p, size_t n, const char *const *v)
 	return -1;
 }
 
+const char *ld_quals_list(const char *const *v)
+{
+	Buf b = { 0 };
+	for (int i = 0; v[i]; i++)
+		bprintf(&b, "%s\"%s\"", i ? ", " : "", v[i]);
+	return b.s;
+}
+
 const char *ld_quals_check(const char *q)
 {
 	int stage = 0; /* 1 after nc, 2 after an L1 priority, 3 after a prefetch size */
@@ -681,9 +689,8 @@ const char *ld_quals_check(const char *q)
 		         word_in(p, n, ld_prefetch) >= 0 ? 3 : 0;
 		if (!at || at <= stage)
 			return xprintf("the qualifiers of a global load are, in this order and each at most once, \"nc\", an "
-			               "L1 eviction priority (\"L1::evict_normal\", \"L1::evict_unchanged\", "
-			               "\"L1::evict_first\", \"L1::evict_last\", \"L1::no_allocate\") and an L2 prefetch size "
-			               "(\"L2::64B\", \"L2::128B\", \"L2::256B\"), joined by dots; not \"%s\"", q);
+			               "L1 eviction priority (%s) and an L2 prefetch size (%s), joined by dots; not \"%s\"",
+			               ld_quals_list(ld_l1_evict), ld_quals_list(ld_prefetch), q);
 		stage = at;
 		p += n;
 		if (*p == '.' && !*++p)
