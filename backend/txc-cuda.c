@@ -1073,6 +1073,14 @@ static void call_stmt(Gen *g, const Expr *e)
 			line(g, xprintf("%s(%s, %s);", copy_helper(g, n, e->nargs > 3), address(g, e->args[0]).s,
 			                address(g, e->args[1]).s));
 		return;
+	case IN_ZERO_BYTES: {
+		static const char *const vt[17] = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint2",
+		                                    [16] = "uint4" }, *const zero[17] = { [1] = "0", [2] = "0", [4] = "0",
+		                                    [8] = "make_uint2(0, 0)", [16] = "make_uint4(0, 0, 0, 0)" };
+		n = arg_int(g, e, 1, 16); /* 1, 2, 4, 8 or 16: sema checked it */
+		line(g, xprintf("*(%s*)(%s) = %s;", vt[n], address(g, e->args[0]).s, zero[n]));
+		return;
+	}
 	case IN_CP_ASYNC:
 		cp_async(g, e);
 		return;

@@ -1060,6 +1060,23 @@ static void copy_bytes(Gen *g, const Expr *e)
 	ins(g, "st.%s%s.%s [%s], %s;", space_name(d.sp), v, t, d.s, ops);
 }
 
+/* T.cuda.zero_bytes: one vector store of zeros */
+static void zero_bytes(Gen *g, const Expr *e)
+{
+	int64_t n = arg_int(g, e, 1, 16);
+	Val d = address(g, e->args[0]);
+	if (g->d->errors)
+		return;
+	const char *t = n == 1 ? "u8" : n == 2 ? "u16" : "u32", *z = newreg(g, R_R);
+	ins(g, "mov.u32 %s, 0;", z);
+	if (n <= 4)
+		ins(g, "st.%s.%s [%s], %s;", space_name(d.sp), t, d.s, z);
+	else if (n == 8)
+		ins(g, "st.%s.v2.u32 [%s], {%s, %s};", space_name(d.sp), d.s, z, z);
+	else
+		ins(g, "st.%s.v4.u32 [%s], {%s, %s, %s, %s};", space_name(d.sp), d.s, z, z, z, z);
+}
+
 static void store(Gen *g, Expr *t, Expr *v, int op)
 {
 	Buffer *b = buffer_of(g, t->a);
@@ -1733,6 +1750,9 @@ static void call_stmt(Gen *g, const Expr *e)
 	}
 	case IN_COPY_BYTES:
 		copy_bytes(g, e);
+		return;
+	case IN_ZERO_BYTES:
+		zero_bytes(g, e);
 		return;
 	case IN_CP_ASYNC:
 		cp_async(g, e);

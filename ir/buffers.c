@@ -187,6 +187,76 @@ static int scope_kw(Sema *S, Args *a, int dflt)
 	return sc;
 }
 
+/* The scalar parameter a shape's element names, or NULL. */
+static Var *shape_param(Sema *S, Expr *e)
+{
+	if (e->kind != E_NAME)
+		return NULL;
+	Sym *sym = env_find(S->env, e->str);
+	return sym && sym->val && !IS_ERR(sym->val) && sym->val->kind == V_VAR && sym->val->var->param ?
+	       sym->val->var : NULL;
+}
+
+/* T.match_buffer's shape: integers, or (m, 4096, ...) whose outermost
+ * extent is a scalar parameter m. Then shape[0] is the largest value
+ * m may take, which T.assume(m <= K) before it gives: every static check
+ * holds for K rows, and the lowering guards each access with its row
+ * against m. Only the outermost extent may be symbolic: the strides stay
+ * constants. */
+static bool match_shape(Sema *S, Buffer *b, Expr *e)
+{
+	bool tuple = e->kind == E_TUPLE || e->kind == E_LIST;
+	Var *m = tuple && e->nargs ? shape_param(S, e->args[0]) : shape_param(S, e);
+	for (int i = 1; tuple && i < e->nargs; i++)
+		if (shape_param(S, e->args[i])) {
+			error_at(S->d, e->args[i]->pos, "not supported yet: a symbolic extent in dimension %d of '%s'; only the "
+			         "outermost extent may be a scalar parameter (the strides stay constants)", i, b->name);
+			return false;
+		}
+	if (!m)
+		return eval_shape(S, e, &b->shape, &b->ndim);
+	Expr *at = tuple ? e->args[0] : e;
+	if (dtypes[m->dtype].kind != DK_INT && dtypes[m->dtype].kind != DK_UINT) {
+		error_at(S->d, at->pos, "the extent '%s' of '%s' is %s; an extent is an integer", m->name, b->name,
+		         dtypes[m->dtype].name);
+		return false;
+	}
+	const DType *t = &dtypes[m->dtype];
+	int64_t top = t->bits >= 63 ? INT64_MAX : ((int64_t)1 << (t->bits - (t->kind != DK_UINT)));
+	if (m->hi <= m->lo || m->hi >= top) {
+		error_at(S->d, at->pos, "the extent '%s' of '%s' needs an upper bound: write T.assume(%s <= K) before "
+		         "T.match_buffer (the static checks and the width of the offsets are proven for K rows; the kernel "
+		         "checks the promise when it starts)", m->name, b->name, m->name);
+		return false;
+	}
+	if (m->hi - 1 < 1) {
+		error_at(S->d, at->pos, "the extent '%s' of '%s' is at most %lld by T.assume; a buffer has at least one row",
+		         m->name, b->name, (long long)(m->hi - 1));
+		return false;
+	}
+	if (m->lo < 0) /* an extent is not negative */
+		m->lo = 0;
+	int64_t *shape;
+	int ndim;
+	if (tuple) {
+		Expr *rest = new_expr(E_TUPLE, e->pos);
+		for (int i = 0; i < e->nargs; i++)
+			vpush(rest->args, rest->nargs, i ? e->args[i] : ex_int(m->hi - 1));
+		rest->args[0]->pos = at->pos;
+		if (!eval_shape(S, rest, &shape, &ndim))
+			return false;
+	} else {
+		shape = xalloc(sizeof *shape);
+		shape[0] = m->hi - 1;
+		ndim = 1;
+	}
+	b->shape = shape;
+	b->ndim = ndim;
+	b->dyn = m;
+	b->dyn_bound = shape[0];
+	return true;
+}
+
 /* X = T.match_buffer / alloc_* / decl_buffer(...). */
 Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 {
@@ -195,7 +265,8 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 		return NULL;
 	Buffer *b = new_buffer(name, pos, call);
 	int shape_arg = id == IN_MATCH_BUFFER ? 1 : 0;
-	if (!eval_shape(S, call->args[shape_arg], &b->shape, &b->ndim))
+	if (id == IN_MATCH_BUFFER ? !match_shape(S, b, call->args[shape_arg]) :
+	    !eval_shape(S, call->args[shape_arg], &b->shape, &b->ndim))
 		return NULL;
 	/* the dtype: an operand, or TVM's dtype= (default float32, as TVM's) */
 	Kw *dkw = kwarg(&a, "dtype");

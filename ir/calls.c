@@ -1065,6 +1065,19 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 	case IN_COPY_BYTES: case IN_CP_ASYNC:
 		access_sizes(S, e, id, a);
 		return;
+	case IN_ZERO_BYTES: {
+		int64_t n = a->pos[1]->i;
+		const char *why = NULL;
+		Buffer *b = address_buffer(S, e->args[0], &why);
+		if (n != 1 && n != 2 && n != 4 && n != 8 && n != 16)
+			error_at(S->d, e->args[1]->pos, "%s stores 1, 2, 4, 8 or 16 bytes, not %lld", fn_name(e), (long long)n);
+		else if (b && buffer_root(b)->scope != SC_LOCAL && !(scopes[buffer_root(b)->scope].flags & SCF_SHARED))
+			error_at(S->d, e->args[0]->pos, "%s fills shared memory or registers; '%s' is in %s memory", fn_name(e),
+			         b->name, scopes[buffer_root(b)->scope].name);
+		else if (prove_accesses)
+			check_access(S, e, 0, n, NULL, NULL);
+		return;
+	}
 	case IN_TMAP_COPY:
 		if (a->pos[1]->kind != V_TMAP)
 			error_at(S->d, e->args[1]->pos, "%s() copies a kernel-parameter tensor map (T.tensormap), not %s",

@@ -1060,6 +1060,13 @@ struct Buffer {
 	int64_t mbar_depth;  /* MBarrier(pool, n) or TMABar(pool, n): n; its phase_offset= */
 	int64_t mbar_phase;
 	bool mbar_tma;       /* TMABar: arrive(i, tx_count=) expects bytes */
+	/* A symbolic outermost extent, T.match_buffer(h, (m, 4096)) with m a
+	 * scalar parameter: dyn is m, and shape[0] is m's bound (T.assume),
+	 * against which the static checks run; the run time puts m's value
+	 * in shape[0] (emu_bind_extents), and the lowering guards each
+	 * access to the buffer with its row against m. */
+	Var *dyn;
+	int64_t dyn_bound;
 };
 
 struct Var {
@@ -1105,6 +1112,12 @@ struct TensorMap {
 	int64_t lower[TMAP_MAX_RANK - 2], upper[TMAP_MAX_RANK - 2]; /* bounding-box corners of dims 1 .. rank-2 (W, H, D);
 	                                    * the ::w modes: W only */
 	int64_t channels, pixels;         /* channelsPerPixel, pixelsPerColumn */
+	/* with dyn (NULL: none), dims= entry dyn_dim is `m * dyn_mult`, m =
+	 * dyn the symbolic extent of buf (Buffer.dyn): dims[dyn_dim] is its
+	 * bound, and the run time encodes m's value (emu_bind_extents) */
+	Var *dyn;
+	int dyn_dim;
+	int64_t dyn_mult;
 };
 /* The modes of a tensor map and of the bulk tensor copies through it: the
  * name (mode= of T.tensormap_im2col, and the PTX .load_mode of a load or

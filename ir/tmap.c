@@ -275,7 +275,99 @@ static bool im2col_fields(Sema *S, Args *a, TensorMap *t)
 	return true;
 }
 
+/* The scalar parameter P of a dims= entry `P`, `P * K` or `K * P` (K
+ * in *k), or NULL. */
+static Var *dyn_entry(Sema *S, Expr *e, int64_t *k)
+{
+	*k = 1;
+	if (e->kind == E_BIN && e->op == OP_MUL) {
+		Expr *p = e->a, *c = e->b;
+		if (c->kind == E_NAME)
+			p = e->b, c = e->a;
+		Value *v = p->kind == E_NAME ? eval(S, c) : NULL;
+		if (!v || IS_ERR(v) || v->kind != V_INT)
+			return NULL;
+		*k = v->i;
+		e = p;
+	}
+	if (e->kind != E_NAME)
+		return NULL;
+	Sym *sym = env_find(S->env, e->str);
+	return sym && sym->val && !IS_ERR(sym->val) && sym->val->kind == V_VAR && sym->val->var->param ?
+	       sym->val->var : NULL;
+}
+
+/* dims= over a buffer of symbolic extent m (T.match_buffer(h, (m, ...))):
+ * one entry may be `m` or `m * K`. It is checked as m's bound times K;
+ * the entry is kept as written in the call. */
+static bool dyn_dims(Sema *S, Expr *call, int *dim, int64_t *mult, Kw **swapped, Expr **orig)
+{
+	*dim = -1;
+	*swapped = NULL;
+	Kw *kw = call_kw(call, "dims");
+	if (!kw || kw->value->kind != E_LIST || !call->nargs || call->args[0]->kind != E_NAME)
+		return true;
+	Expr *l = kw->value;
+	Sym *bs = env_find(S->env, call->args[0]->str);
+	Buffer *b = bs && bs->val && !IS_ERR(bs->val) && bs->val->kind == V_BUFFER ? bs->val->buffer : NULL;
+	for (int i = 0; i < l->nargs; i++) {
+		int64_t k;
+		Var *p = dyn_entry(S, l->args[i], &k);
+		if (!p)
+			continue;
+		if (!b || b->dyn != p) {
+			error_at(S->d, l->args[i]->pos, "dims= entry %d is the scalar parameter '%s'; a tensor map's dimension "
+			         "may be symbolic only where its buffer's extent is (T.match_buffer(h, (%s, ...)))", i, p->name,
+			         p->name);
+			return false;
+		}
+		if (*dim >= 0) {
+			error_at(S->d, l->args[i]->pos, "dims= names '%s' twice", p->name);
+			return false;
+		}
+		int64_t n;
+		if (k < 1 || !mul_ok(b->dyn_bound, k, &n)) {
+			error_at(S->d, l->args[i]->pos, "dims= entry %d: '%s' times %lld is not a size", i, p->name, (long long)k);
+			return false;
+		}
+		if (!*swapped) {
+			*orig = l;
+			Expr *c = new_expr(E_LIST, l->pos);
+			for (int j = 0; j < l->nargs; j++)
+				vpush(c->args, c->nargs, l->args[j]);
+			kw->value = c;
+			*swapped = kw;
+		}
+		kw->value->args[i] = ex_int(n);
+		kw->value->args[i]->pos = l->args[i]->pos;
+		*dim = i;
+		*mult = k;
+	}
+	return true;
+}
+
+static TensorMap *make_tensormap_(Sema *S, const char *name, Pos pos, Expr *call, int id);
+
 TensorMap *make_tensormap(Sema *S, const char *name, Pos pos, Expr *call, int id)
+{
+	int dim;
+	int64_t mult = 1;
+	Kw *kw;
+	Expr *orig = NULL;
+	if (!dyn_dims(S, call, &dim, &mult, &kw, &orig))
+		return NULL;
+	TensorMap *t = make_tensormap_(S, name, pos, call, id);
+	if (kw) /* the entry as written, for the printed IR */
+		kw->value = orig;
+	if (t && dim >= 0) {
+		t->dyn = t->buf->dyn;
+		t->dyn_dim = dim;
+		t->dyn_mult = mult;
+	}
+	return t;
+}
+
+static TensorMap *make_tensormap_(Sema *S, const char *name, Pos pos, Expr *call, int id)
 {
 	Args a;
 	bool im2col = id == IN_TENSORMAP_IM2COL;

@@ -1030,6 +1030,11 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		int64_t n;
 		c->n = cfold(C, e->args[2], &n) ? const_int(e->args[2]->pos, n) : cx(C, e->args[2]);
 		return;
+	case IN_ZERO_BYTES:
+		c->kind = C_ZERO_BYTES;
+		c->a = caddr(C, e->args[0]);
+		c->n = cfold(C, e->args[1], &n) ? const_int(e->args[1]->pos, n) : cx(C, e->args[1]);
+		return;
 	case IN_MATCH_BUFFER: /* an unbound one: the parameter's memory is the caller's */
 		return;
 	case IN_ASSUME:

@@ -176,11 +176,20 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 
 /* ---- tile copies ------------------------------------------------------------------------- */
 
+/* A buffer of symbolic extent (Buffer.dyn): a region may hang past its
+ * run-time end, up to the bound its static checks used; the elements
+ * past the end read as zeros and are not written. */
+static const Buffer *dyn_root(const Region *r)
+{
+	const Buffer *b = r->acc->root;
+	return b && b->dyn ? b : NULL;
+}
+
 static bool in_bounds(Emu *E, const Region *r, const int64_t *start, int tf)
 {
-	const Buffer *b = r->acc->b;
+	const Buffer *b = r->acc->b, *dyn = dyn_root(r);
 	for (int d = 0; d < r->ndim; d++)
-		if (start[d] < 0 || start[d] > b->shape[d] - r->extents[d])
+		if (start[d] < 0 || start[d] > (d == 0 && dyn ? dyn->dyn_bound : b->shape[d]) - r->extents[d])
 			return emu_fail(E, r->pos, tf,
 			                "region %s is out of bounds: dimension %d covers %lld:%lld but '%s' has extent %lld",
 			                r->text, d, (long long)start[d], (long long)(start[d] + r->extents[d]), b->name,
@@ -236,8 +245,16 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 	const Acc *da = D.r->acc, *sa = S.r->acc;
 	bool fast = da->simple && sa->simple && fill != EMU_MARK_SRC;
 	uint8_t *dbase = fast ? emu_mem(E, da, 0)->data : NULL, *sbase = fast ? emu_mem(E, sa, 0)->data : NULL;
+	const Buffer *ddyn = dyn_root(D.r), *sdyn = dyn_root(S.r);
 	for (;;) {
-		if (hangs && !inside(S.r, S.idx)) {
+		if (ddyn && D.idx[0] >= ddyn->shape[0]) {
+			/* past the destination's end: not written */
+		} else if (sdyn && S.idx[0] >= sdyn->shape[0] && fill != EMU_MARK_SRC) {
+			if (!copy_element(E, s, &D, &S, first, n, tf, fill >= 0 ? fill : 0))
+				return false;
+		} else if (sdyn && S.idx[0] >= sdyn->shape[0]) {
+			/* a TMA store's issue: nothing past the end is read */
+		} else if (hangs && !inside(S.r, S.idx)) {
 			if (!copy_element(E, s, &D, &S, first, n, tf, s->oob))
 				return false;
 		} else if (fast) {
@@ -365,5 +382,19 @@ bool emu_copy_bytes(Emu *E, const CStmt *s, int t)
 	    !emu_pend_check(E, d.mem->data + d.i, n, true, s->pos, t))
 		return false;
 	memmove(d.mem->data + d.i, src.mem->data + src.i, (size_t)n);
+	return true;
+}
+
+/* T.cuda.zero_bytes: n zero bytes at a shared or local address */
+bool emu_zero_bytes(Emu *E, const CStmt *s, int t)
+{
+	EVal d;
+	int64_t n;
+	if (!emu_eval(E, s->a, t, &d) || !emu_eval_int(E, s->n, t, &n))
+		return false;
+	if (!emu_check_ptr(E, s->a->at, t, d, n, n, "T.cuda.zero_bytes", "destination") ||
+	    !emu_pend_check(E, d.mem->data + d.i, n, true, s->pos, t))
+		return false;
+	memset(d.mem->data + d.i, 0, (size_t)n);
 	return true;
 }

@@ -102,7 +102,7 @@ typedef struct Region {
 } Region;
 
 enum {
-	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES,
+	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES, C_ZERO_BYTES,
 	C_COPY_ASYNC, /* a copy_async the emulator runs (done: how it completes; DONE_TC_WAIT_LD / _ST:
 	               * tensor memory <-> registers, emu-tmem.c, with a the tensor memory's allocated_addr=) */
 	C_CP_ASYNC, C_CP_COMMIT, C_CP_WAIT,
@@ -384,6 +384,7 @@ bool emu_copy(Emu *E, const CStmt *s, const int *act, int nact);
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                      int fill);
 bool emu_copy_bytes(Emu *E, const CStmt *s, int t);
+bool emu_zero_bytes(Emu *E, const CStmt *s, int t);
 /* Replica rep of element idx of region r for the group first .. first+n-1:
  * how many places (at most max) hold it, their bytes in out and, when who
  * is not NULL, the thread of each (-1: memory, not registers); -1 after

@@ -644,11 +644,12 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 			      emu_cp_wait(E, s, act[i])))
 				return false;
 		return true;
-	case C_COPY_BYTES: case C_MBAR: case C_VEC_SHARED:
+	case C_COPY_BYTES: case C_ZERO_BYTES: case C_MBAR: case C_VEC_SHARED:
 		E->act = act;
 		E->nact = nact;
 		for (int i = 0; i < nact; i++)
 			if (!(s->kind == C_COPY_BYTES ? emu_copy_bytes(E, s, act[i]) :
+			      s->kind == C_ZERO_BYTES ? emu_zero_bytes(E, s, act[i]) :
 			      s->kind == C_MBAR ? emu_mbarrier(E, s, act[i]) : emu_vec_shared(E, s, act[i])))
 				return false;
 		return true;
@@ -1021,5 +1022,34 @@ const char *emu_scalar_args(const Func *f, char *const *args, int n, int64_t *ou
 		if (!given[i])
 			return xprintf("kernel '%s' has the scalar parameter '%s' (%s): give its value with --arg %s=INTEGER",
 			               f->name, f->scalars[i]->name, dtypes[f->scalars[i]->dtype].name, f->scalars[i]->name);
+	return NULL;
+}
+
+const char *emu_bind_extents(Func *f, const int64_t *scalars)
+{
+	for (int i = 0; i < f->nparams; i++) {
+		Buffer *b = f->params[i];
+		if (!b->dyn)
+			continue;
+		int k = 0;
+		while (k < f->nscalars && f->scalars[k] != b->dyn)
+			k++;
+		if (k == f->nscalars)
+			return xprintf("the extent '%s' of '%s' is not a scalar parameter of '%s'", b->dyn->name, b->name, f->name);
+		int64_t v = scalars[k];
+		if (v < 0 || v > b->dyn_bound)
+			return xprintf("%s = %lld: the extent of '%s' must be 0 to %lld (the bound T.assume gives it)",
+			               b->dyn->name, (long long)v, b->name, (long long)b->dyn_bound);
+		b->shape[0] = v;
+	}
+	for (int i = 0; i < f->ntmaps; i++) {
+		TensorMap *t = f->tmaps[i];
+		if (!t->dyn)
+			continue;
+		t->dims[t->dyn_dim] = t->buf->shape[0] * t->dyn_mult;
+		if (!t->dims[t->dyn_dim])
+			return xprintf("%s = 0: tensor map '%s' over '%s' needs at least one row (a dimension of a tensor map is "
+			               "1 to 2^32 elements)", t->dyn->name, t->name, t->buf->name);
+	}
 	return NULL;
 }

@@ -73,6 +73,13 @@ int emu_param_shape(const Buffer *b, int64_t *shape);
  * integer of the parameter's dtype, a parameter given twice or not at all. */
 const char *emu_scalar_args(const Func *f, char *const *args, int n, int64_t *out);
 
+/* Gives each parameter buffer of symbolic extent (T.match_buffer(h, (m,
+ * ...))) its extent for this run: shape[0] becomes m's value, from
+ * scalars (f->scalars' values), so that storage sizes, bounds and .npy
+ * shapes are the run's. NULL, or the error: a value below 0 or above the
+ * bound the static checks used. */
+const char *emu_bind_extents(Func *f, const int64_t *scalars);
+
 /* The 64-bit FNV-1a hash of n bytes: the checksum txc-emu prints. */
 uint64_t emu_fnv1a(const void *data, size_t n);
 

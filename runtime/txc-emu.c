@@ -119,6 +119,8 @@ static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, Em
 	}
 	int64_t *scalars = xalloc(sizeof(int64_t) * (size_t)(f->nscalars + 1));
 	const char *why = emu_scalar_args(f, a->scalars, a->nscalars, scalars);
+	if (!why)
+		why = emu_bind_extents(f, scalars);
 	if (why)
 		cli_usage_error(c, "%s", why);
 	opt->scalars = scalars;

@@ -921,10 +921,14 @@ int main(int argc, char **argv)
 	const char *why = emu_scalar_args(f, scalar_args, nscalar_args, scalars);
 	if (!why && rf != f)
 		why = emu_scalar_args(rf, scalar_args, nscalar_args, ref_scalars);
-	if (why)
-		cli_usage_error(&c, "%s", why);
 	if (rf == f)
 		ref_scalars = scalars;
+	if (!why) /* buffers of symbolic extent: this run's */
+		why = emu_bind_extents(f, scalars);
+	if (!why && rf != f)
+		why = emu_bind_extents(rf, ref_scalars);
+	if (why)
+		cli_usage_error(&c, "%s", why);
 	Launch l = { .threads = (unsigned)f->threads };
 	int64_t smem = smem_bytes(f);
 	for (int d = 0; d < 3; d++) {

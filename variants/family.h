@@ -148,6 +148,7 @@ Expr *lower_address(const Layout *l, Expr *base, Expr *sum);
 /* for f in range(outer): dst_ptr = ..., src_ptr = ..., one access of the
  * variant (va->access) of `bytes` bytes; or the body alone when outer is 1.
  * Replaces the op. */
+Expr *lower_inside(const Buffer *b, Expr *addr);
 int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const char *f, const Buffer *db, Expr *da,
                     const Buffer *sb, Expr *sa, int64_t bytes);
 /* --verify: enumerates every access of the lowered copy (addresses da and

@@ -165,11 +165,45 @@ static const char *ptr_name(const Buffer *b)
 	return sc == SC_GLOBAL ? "g_ptr" : sc == SC_LOCAL ? "r_ptr" : "s_ptr";
 }
 
+/* An access at element `addr` of a buffer whose outermost extent is a
+ * scalar parameter m (Buffer.dyn) lies inside it when addr < m x (the
+ * elements of a row): the condition, or NULL for a buffer of constant
+ * shape. The access's vector never crosses the end (txc-vectorize makes
+ * the width divide the elements of a row times m's known divisor). */
+Expr *lower_inside(const Buffer *b, Expr *addr)
+{
+	const Buffer *r = buffer_root((Buffer *)b);
+	if (!r->dyn)
+		return NULL;
+	int64_t inner = 1;
+	for (int d = 1; d < r->ndim; d++)
+		inner *= r->shape[d];
+	Expr *c = new_expr(E_CMP, (Pos){0});
+	c->op = OP_LT;
+	c->a = expr_copy(addr);
+	c->b = ex_mul(ex_name(r->dyn->name), ex_int(inner));
+	return c;
+}
+
+static Expr *both(Expr *a, Expr *b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	Expr *e = new_expr(E_AND, (Pos){0});
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
 /* for f in range(outer): dst_ptr = ..., src_ptr = ..., copy_bytes; or the
- * body alone when outer is 1. */
+ * body alone when outer is 1. Accesses to a buffer of symbolic extent
+ * are guarded: a load from past its end zero-fills its destination (as
+ * cp.async's ignore-src and TMA's out-of-bounds fill), a store there is
+ * not made. */
 int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const char *f, const Buffer *db, Expr *da,
                      const Buffer *sb, Expr *sa, int64_t bytes)
 {
+	Expr *store_ok = lower_inside(db, da), *load_ok = lower_inside(sb, sa);
 	Expr *dp[] = { ex_name(db->name), da }, *sp[] = { ex_name(sb->name), sa };
 	Expr *dptr = ex_call("T.pointer_offset", 2, dp), *sptr = ex_call("T.pointer_offset", 2, sp);
 	Stmt *body[3];
@@ -207,8 +241,27 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		args[3] = ex_str(xprintf("%s%s%s%s%s", nc ? "nc" : "", nc && (l1 || lpf) ? "." : "", l1 ? l1->value->val->s : "",
 		                         l1 && lpf ? "." : "", pfs));
 	}
+	if (va->access == IN_CP_ASYNC && load_ok) { /* its predicate: false reads nothing, zero-fills */
+		args[6] = both(load_ok, args[6] ? expr_copy(args[6]) : NULL);
+		load_ok = NULL;
+	}
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	copy->value = ex_call(intrins[va->access].path, pred ? 7 : pf ? 5 : nc || l1 || lpf ? 4 : 3, args);
+	copy->value = ex_call(intrins[va->access].path, args[6] ? 7 : pf ? 5 : nc || l1 || lpf ? 4 : 3, args);
+	for (int side = 0; side < 2; side++) {
+		Expr *ok = side ? store_ok : load_ok;
+		if (!ok)
+			continue;
+		Stmt *g = new_stmt(S_IF, (Pos){0});
+		g->value = ok;
+		vpush(g->body, g->nbody, copy);
+		if (!side) { /* a load past the end: the destination's bytes are zeros */
+			Stmt *z = new_stmt(S_EXPR, (Pos){0});
+			Expr *za[] = { expr_copy(dptr), ex_int(bytes) };
+			z->value = ex_call("T.cuda.zero_bytes", 2, za);
+			vpush(g->orelse, g->norelse, z);
+		}
+		copy = g;
+	}
 	body[n++] = copy;
 	body[0]->pos = o->stmt->pos; /* the user's line, for the next pass */
 	if (outer == 1) {

@@ -50,6 +50,7 @@ typedef struct TDim {
 	Expr *coord;
 	int64_t loop;      /* boxes along it (1: none) */
 	int64_t sstep;     /* shared elements between two of them */
+	int64_t dynk;      /* its size is m x dynk, m the global buffer's symbolic extent (0: constant) */
 } TDim;
 
 typedef struct Tma {
@@ -229,12 +230,14 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 		TDim *in = r > ncovered ? &t->d[r - 1] : NULL;
 		if (in && in->stride * in->size == gstr[d] * t->esize) {
 			in->coord = ex_add(ex_mul(g->starts[d], ex_int(in->size)), in->coord);
+			if (d == 0 && gb->dyn)
+				in->dynk = in->size;
 			in->size *= gb->shape[d];
 			continue;
 		}
 		if (r == TMAP_MAX_RANK)
 			goto too_many;
-		t->d[r++] = (TDim){ gb->shape[d], gstr[d] * t->esize, 1, g->starts[d], 1, 0 };
+		t->d[r++] = (TDim){ gb->shape[d], gstr[d] * t->esize, 1, g->starts[d], 1, 0, d == 0 && gb->dyn ? 1 : 0 };
 	}
 	/* the covered dimensions' sizes and coordinates */
 	for (int d = 0; d < gb->ndim; d++) {
@@ -274,6 +277,12 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 					return xprintf("dimension %d of '%s' (%lld elements) does not split in steps of %lld", d,
 					               gb->name, (long long)gb->shape[d], (long long)m);
 				td->size = gb->shape[d] / m;
+				if (d == 0 && gb->dyn && m != 1)
+					return xprintf("dimension 0 of '%s', whose extent '%s' is symbolic, is copied in steps of %lld "
+					               "elements; a tensor map's dimension is then '%s' / %lld, which txc does not "
+					               "encode", gb->name, gb->dyn->name, (long long)m, gb->dyn->name, (long long)m);
+				if (d == 0 && gb->dyn)
+					td->dynk = 1;
 			}
 			if (k == 1)
 				td->coord = c;
@@ -449,7 +458,11 @@ static const char *tensormap(Lower *L, OpSite *o, const Tma *t)
 		dims[i] = t->d[i].size, box[i] = t->d[i].box, strides[i] = i + 1 < t->rank ? t->d[i + 1].stride : 0;
 	Expr *buf = ex_name(t->gb->name);
 	Expr *call = ex_call("T.tensormap", 1, &buf);
-	call_add_kw(call, "dims", list(dims, t->rank), (Pos){0});
+	Expr *dl = list(dims, t->rank);
+	for (int i = 0; i < t->rank; i++) /* a buffer's symbolic extent m: m x k, encoded at the launch */
+		if (t->d[i].dynk)
+			dl->args[i] = ex_mul(ex_name(t->gb->dyn->name), ex_int(t->d[i].dynk));
+	call_add_kw(call, "dims", dl, (Pos){0});
 	if (t->rank > 1)
 		call_add_kw(call, "strides", list(strides, t->rank - 1), (Pos){0});
 	call_add_kw(call, "box", list(box, t->rank), (Pos){0});
