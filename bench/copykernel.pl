@@ -19,14 +19,17 @@
 # hints on the global loads, words joined by '+': nc (cache="nc"),
 # noalloc / first / last (l1_evict="L1::no_allocate" / "L1::evict_first" /
 # "L1::evict_last"), pf256 / pf128 (prefetch_size=); for tma, first /
-# last (cache_hint="evict_first" / "evict_last" on loads and stores).
+# last (cache_hint="evict_first" / "evict_last" on loads and stores),
+# DYN [0]: 1 makes the row count a scalar parameter m (T.match_buffer(A_ptr,
+# (m, COLS)) under T.assume(m <= ROWS)): the grid still covers ROWS rows,
+# and the accesses past row m are guarded (txc-run --arg m=M).
 use strict;
 use warnings;
 
 my ($variant, $rows, $cols, @kv) = @ARGV;
 die "usage: $0 gmem_smem|reg|ldgsts|tma ROWS COLS [TR= TC= THREADS= L= S= DTYPE=]\n"
   unless defined $cols && $variant =~ /^(gmem_smem|reg|ldgsts|tma)$/;
-my %k = (TR => 128, TC => 64, THREADS => 128, L => 1, S => 2, DTYPE => 'float16', HINT => 'none');
+my %k = (TR => 128, TC => 64, THREADS => 128, L => 1, S => 2, DTYPE => 'float16', HINT => 'none', DYN => 0);
 for (@kv) {
   my ($key, $v) = /^(\w+)=([\w+]+)$/ or die "$0: not KEY=VALUE: $_\n";
   die "$0: unknown key $key\n" unless exists $k{$key};
@@ -66,11 +69,12 @@ from tvm.script import tirx as Tx
 from tvm.tirx.layout import S, TileLayout, tx
 
 END
+my ($mparam, $assume, $mrows) = $k{DYN} ? (', m: T.int32', "    T.assume(m <= $rows)\n", 'm') : ('', '', $rows);
 my $sig = <<"END";
 \@T.prim_func
-def copy(A_ptr: T.handle, B_ptr: T.handle):
-    A = T.match_buffer(A_ptr, ($rows, $cols), "$dt")
-    B = T.match_buffer(B_ptr, ($rows, $cols), "$dt")
+def copy(A_ptr: T.handle, B_ptr: T.handle$mparam):
+${assume}    A = T.match_buffer(A_ptr, ($mrows, $cols), "$dt")
+    B = T.match_buffer(B_ptr, ($mrows, $cols), "$dt")
     T.device_entry()
     bx = T.cta_id([$grid])
     tid = T.thread_id([$NT])

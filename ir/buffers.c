@@ -337,6 +337,11 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 				return NULL;
 			}
 			b->base = v->buffer;
+			if (buffer_root(b->base)->dyn) {
+				error_at(S->d, data->pos, "not supported yet: a buffer over the storage of '%s', whose extent '%s' "
+				         "is symbolic", b->base->name, buffer_root(b->base)->dyn->name);
+				return NULL;
+			}
 			if (!b->scope || ((scopes[b->scope].flags & SCF_SHARED) && (scopes[b->base->scope].flags & SCF_SHARED)))
 				b->scope = b->base->scope; /* shared and shared.dyn are one memory */
 			if (b->scope != b->base->scope) {
@@ -363,6 +368,11 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 	}
 	if (!S->in_device && id != IN_MATCH_BUFFER && id != IN_ALLOC_BUFFER && id != IN_ALLOC_SHARED && id != IN_ALLOC_LOCAL) {
 		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
+		return NULL;
+	}
+	if (b->dyn && kwarg(&a, "layout")) {
+		error_at(S->d, kwarg(&a, "layout")->value->pos, "not supported yet: a layout for '%s', whose extent '%s' is "
+		         "symbolic; such a buffer is row-major", b->name, b->dyn->name);
 		return NULL;
 	}
 	if (!set_layout(S, b, kwarg(&a, "layout")))
@@ -456,6 +466,11 @@ Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base)
 		}
 	if (call->nargs == 0) {
 		error_at(S->d, call->pos, "view() needs the new shape");
+		return NULL;
+	}
+	if (buffer_root(base)->dyn) {
+		error_at(S->d, call->pos, "not supported yet: a view of '%s', whose extent '%s' is symbolic; copy regions of "
+		         "it directly", base->name, buffer_root(base)->dyn->name);
 		return NULL;
 	}
 	Value *first = eval(S, call->args[0]);

@@ -25,7 +25,7 @@ static int vectorize_op(OpSite *o, void *ctx)
 		int va = variant_lookup(call->intrin, p->variant);
 		if (p->why || p->vec || !p->src || !p->dst || va < 0 || !families[variants[va].family]->vectorize)
 			continue;
-		p->why = families[variants[va].family]->vectorize(p, &variants[va], dst, threads);
+		p->why = families[variants[va].family]->vectorize(p, &variants[va], dst, call->args[1]->val, threads);
 	}
 	if (n)
 		write_plans(call, plans, n);

@@ -85,6 +85,28 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	Stmt *st = new_stmt(S_ASSIGN, (Pos){0});
 	vpush(st->targets, st->ntargets, ex_index(ex_name(dst->buffer->name), dst->ndim, di));
 	st->value = ex_index(ex_name(src->buffer->name), src->ndim, si);
+	/* a buffer of symbolic extent m: rows from m on are not there; a
+	 * read there gives zero, a write there is not made */
+	for (int s = 1; s >= 0; s--) {
+		const Buffer *b = sides[s]->buffer;
+		if (!b->dyn)
+			continue;
+		Stmt *g = new_stmt(S_IF, (Pos){0});
+		Expr *c = new_expr(E_CMP, (Pos){0});
+		c->op = OP_LT;
+		c->a = expr_copy(idx[s][0]);
+		c->b = ex_name(b->dyn->name);
+		g->value = c;
+		vpush(g->body, g->nbody, st);
+		if (s == 1) {
+			Stmt *z = new_stmt(S_ASSIGN, (Pos){0});
+			vpush(z->targets, z->ntargets, ex_index(ex_name(dst->buffer->name), dst->ndim, di));
+			Expr *ca[] = { ex_int(0), ex_str(dtypes[dst->buffer->dtype].name) };
+			z->value = ex_call("T.cast", 2, ca);
+			vpush(g->orelse, g->norelse, z);
+		}
+		st = g;
+	}
 	for (int k = nl - 1; k >= 0; k--) {
 		st = lower_loop(var[k], ext[k], st);
 	}

@@ -17,7 +17,7 @@ typedef struct Family {
 	bool (*align)(Plan *p, const Variant *va, const Value *dst, const Value *src, const char **why);
 	/* txc-vectorize: sets p->vec to the widest legal access, or says why
 	 * none is (threads: the scope's). */
-	const char *(*vectorize)(Plan *p, const Variant *va, const Value *dst, int64_t threads);
+	const char *(*vectorize)(Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads);
 	/* txc-partition: sets p->threads and p->outer, or says why not. */
 	const char *(*partition)(Plan *p, const Value *dst, int64_t threads);
 	/* dispatch's plan predicate: NULL when plan p is complete and covers
@@ -83,12 +83,17 @@ int plan_paired(const Plan *p);
  * elements elements; else why not. A vector runs along iters the two
  * layouts pair (plan_paired); a thread that holds one element takes
  * vec 1. */
-const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements);
+const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements,
+                         int64_t grain);
+/* What every vector of a copy between dst and src must divide: where a
+ * buffer of symbolic extent m ends, m x the elements of a row (a multiple
+ * of those times m's known divisor); 0 when neither side has one. */
+int64_t plan_grain(const Value *dst, const Value *src);
 /* Sets p->vec to the widest of the variant's widths (whole elements; then
  * one element when its narrowest width is 8 bits) that plan_vec_why
  * allows, or says why none is. */
 const char *plan_widest(Plan *p, const Variant *va, const Layout *reg, int elem_bits, int64_t threads,
-                        int64_t elements);
+                        int64_t elements, int64_t grain);
 /* NULL when plan p of variant va, as written, is true of the operands:
  * aligned again from the buffers (sort as plan_align's), its layouts reach
  * what the buffers' layouts reach from the same starts, pairing the same

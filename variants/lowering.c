@@ -182,6 +182,12 @@ Expr *lower_inside(const Buffer *b, Expr *addr)
 	c->op = OP_LT;
 	c->a = expr_copy(addr);
 	c->b = ex_mul(ex_name(r->dyn->name), ex_int(inner));
+	if (r->dyn->dtype != DT_INT32 || r->dyn_bound * inner > INT32_MAX) {
+		/* in 64 bits: m x the row's elements may pass 2^31 */
+		Expr *a[] = { c->a, ex_str("int64") }, *b[] = { ex_name(r->dyn->name), ex_str("int64") };
+		c->a = ex_call("T.cast", 2, a);
+		c->b = ex_mul(ex_call("T.cast", 2, b), ex_int(inner));
+	}
 	return c;
 }
 

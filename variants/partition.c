@@ -15,13 +15,13 @@ static bool align(Plan *p, const Variant *va, const Value *dst, const Value *src
 	return plan_align(p, dst, src, true, dst_global, why);
 }
 
-static const char *vectorize(Plan *p, const Variant *va, const Value *dst, int64_t threads)
+static const char *vectorize(Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads)
 {
 	int64_t elements = region_elements(dst);
 	if (elements % threads)
 		return xprintf("the region has %lld elements, not a multiple of the %lld threads of the scope",
 		               (long long)elements, (long long)threads);
-	return plan_widest(p, va, NULL, dtypes[dst->buffer->dtype].bits, threads, elements);
+	return plan_widest(p, va, NULL, dtypes[dst->buffer->dtype].bits, threads, elements, plan_grain(dst, src));
 }
 
 /* Whether the iteration space (mixed radix, outermost first) has a

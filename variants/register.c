@@ -50,10 +50,10 @@ static bool align(Plan *p, const Variant *va, const Value *dst, const Value *src
 	return false;
 }
 
-static const char *vectorize(Plan *p, const Variant *va, const Value *dst, int64_t threads)
+static const char *vectorize(Plan *p, const Variant *va, const Value *dst, const Value *src, int64_t threads)
 {
 	return plan_widest(p, va, plan_registers(p, dst), dtypes[dst->buffer->dtype].bits, threads,
-	                   region_elements(dst));
+	                   region_elements(dst), plan_grain(dst, src));
 }
 
 static const char *partition(Plan *p, const Value *dst, int64_t threads)

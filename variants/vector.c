@@ -49,7 +49,36 @@ static int innermost(const Layout *reg)
 	return -1;
 }
 
-const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements)
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+int64_t plan_grain(const Value *dst, const Value *src)
+{
+	int64_t g = 0;
+	const Value *v[2] = { dst, src };
+	for (int i = 0; i < 2; i++) {
+		const Buffer *b = v[i] && v[i]->buffer ? buffer_root(v[i]->buffer) : NULL;
+		if (!b || !b->dyn)
+			continue;
+		int64_t inner = 1; /* at most 2^40: the buffer's size is checked */
+		for (int d = 1; d < b->ndim; d++)
+			inner *= b->shape[d];
+		/* a vector is at most 256 elements: the factors of 1024 are enough */
+		int64_t k = gcd(inner, 1024) * gcd(b->dyn->mult ? b->dyn->mult : 1, 1024);
+		g = g ? gcd(g, k) : k;
+	}
+	return g;
+}
+
+const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t threads, int64_t elements,
+                         int64_t grain)
 {
 	const Layout *d = p->dst, *s = p->src;
 	/* the iters from the innermost that the two sides pair; a register
@@ -76,6 +105,10 @@ const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t 
 			return "an offset is not provably a multiple of the vector";
 		if (!swizzle_ok(d, vec) || !swizzle_ok(s, vec))
 			return "the vector would cross a swizzle chunk";
+		if (grain && grain % vec)
+			return xprintf("the vector could cross the end of a buffer of symbolic extent (its rows of elements "
+			               "times the extent are a known multiple of only %lld; T.assume(m %% K == 0) tells more)",
+			               (long long)grain);
 		if (reg) {
 			/* every thread's memory-side start aligned: its thread strides
 			 * (an unpaired thread iter reaches the memory side through
@@ -102,7 +135,7 @@ const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t 
 
 
 const char *plan_widest(Plan *p, const Variant *va, const Layout *reg, int elem_bits, int64_t threads,
-                        int64_t elements)
+                        int64_t elements, int64_t grain)
 {
 	/* the variant's widths, widest first; then one element, if the
 	 * variant takes accesses that narrow (its smallest width is 8 bits) */
@@ -111,10 +144,10 @@ const char *plan_widest(Plan *p, const Variant *va, const Layout *reg, int elem_
 		int bitsw = 8 << k;
 		if (!(va->widths & (1u << k)) || bitsw % elem_bits || bitsw < elem_bits)
 			continue;
-		if (!(why = plan_vec_why(p, reg, bitsw / elem_bits, threads, elements)))
+		if (!(why = plan_vec_why(p, reg, bitsw / elem_bits, threads, elements, grain)))
 			p->vec = bitsw / elem_bits;
 	}
-	if (!p->vec && (va->widths & W_8) && (why = plan_vec_why(p, reg, 1, threads, elements)) == NULL)
+	if (!p->vec && (va->widths & W_8) && (why = plan_vec_why(p, reg, 1, threads, elements, grain)) == NULL)
 		p->vec = 1;
 	return p->vec ? NULL : xprintf("%s (widths of %s bits)", why, variant_widths(va));
 }
