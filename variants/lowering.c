@@ -165,6 +165,23 @@ static const char *ptr_name(const Buffer *b)
 	return sc == SC_GLOBAL ? "g_ptr" : sc == SC_LOCAL ? "r_ptr" : "s_ptr";
 }
 
+/* e's sums and products computed in 64 bits: their other operands cast
+ * to int64 (a name, or a quotient or remainder of small values, which
+ * keep their 32-bit ranges). */
+static Expr *widen(const Expr *e)
+{
+	if (e->kind == E_INT)
+		return expr_copy(e);
+	if (e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
+		Expr *w = expr_copy(e);
+		w->a = widen(e->a);
+		w->b = widen(e->b);
+		return w;
+	}
+	Expr *a[] = { expr_copy(e), ex_str("int64") };
+	return ex_call("T.cast", 2, a);
+}
+
 /* An access at element `addr` of a buffer whose outermost extent is a
  * scalar parameter m (Buffer.dyn) lies inside it when addr < m x (the
  * elements of a row): the condition, or NULL for a buffer of constant
@@ -183,9 +200,10 @@ Expr *lower_inside(const Buffer *b, Expr *addr)
 	c->a = expr_copy(addr);
 	c->b = ex_mul(ex_name(r->dyn->name), ex_int(inner));
 	if (r->dyn->dtype != DT_INT32 || r->dyn_bound * inner > INT32_MAX) {
-		/* in 64 bits: m x the row's elements may pass 2^31 */
-		Expr *a[] = { c->a, ex_str("int64") }, *b[] = { ex_name(r->dyn->name), ex_str("int64") };
-		c->a = ex_call("T.cast", 2, a);
+		/* in 64 bits: m x the row's elements, and the address, may pass
+		 * 2^31 (the address as the backends compute a pointer offset) */
+		Expr *b[] = { ex_name(r->dyn->name), ex_str("int64") };
+		c->a = widen(addr);
 		c->b = ex_mul(ex_call("T.cast", 2, b), ex_int(inner));
 	}
 	return c;

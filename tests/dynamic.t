@@ -1,0 +1,172 @@
+#!/usr/bin/env perl
+# Symbolic extents: T.match_buffer(h, (m, ...)) whose outermost extent is
+# a scalar parameter m, bounded by T.assume. One kernel for every m up to
+# the bound: each access to such a buffer is guarded by its row against m
+# (a load past the end gives zeros: copy_bytes then T.cuda.zero_bytes,
+# cp.async's predicate, TMA's out-of-bounds fill; a store there is not
+# made), vectors never cross the end, and the emulator and txc-run give
+# the buffer m rows. The kernels are in tests/dynamic/.
+#
+# For each kernel and several m (the bound, m in the middle of a tile, one
+# row): the source program (the emulator's tile-level copies) and the
+# lowered one give the same buffers; C, of the bound's rows, holds A's rows
+# below m, then zeros: to the end of the bound where every CTA copies its
+# tile, to the end of the tile that straddles m where (sync.tx) the CTAs
+# past m copy nothing, and C's own data after that; B (m rows) equals A. Both backends' code goes
+# through ptxas; on a GPU, txc-run checks each against the emulator.
+use strict;
+use warnings;
+require "./tests/tap.pl";
+
+my ($top, $bin, $tmp) = txc_paths();
+my $dir = "$top/tests/dynamic";
+my $ptxas = -x "/usr/local/cuda/bin/ptxas" || !system("command -v ptxas >/dev/null 2>&1");
+my $nvcc = have_nvcc();
+
+sub run { my ($cmd) = @_; my $rc = system("$cmd >'$tmp/out' 2>'$tmp/err'") >> 8; return $rc }
+
+# the raw bytes of a .npy file's data
+sub npy {
+    my ($f) = @_;
+    my $b = slurp($f);
+    return '' unless length($b) >= 10 && substr($b, 0, 6) eq "\x93NUMPY";
+    my $h = unpack("v", substr($b, 8, 2));
+    return substr($b, 10 + $h);
+}
+
+# kernel, scalar name, bound, row bytes, tile rows of the CTAs that copy
+# only below m (0: every CTA copies; undef: no C), m values
+my @kernels = (
+    ['sync', 'm', 4096, 512, 16, [4096, 1000, 17, 1]],
+    ['reg', 'm', 1024, 1024, 0, [1024, 1021, 5]],
+    ['ldgsts', 'm', 512, 512, 0, [512, 300, 1]],
+    ['tma', 'm', 1024, 256, 0, [1024, 1000, 1]],
+    ['fallback', 'm', 100, 24, 0, [100, 37, 1]],
+    ['vec', 'n', 65536, 2, undef, [65536, 1001, 3]],
+    ['vec4', 'n', 65536, 2, undef, [65536, 1000, 4]],
+);
+
+for my $k (@kernels) {
+    my ($name, $p, $bound, $rowb, $tile, $ms) = @$k;
+    my ($src, $ir) = ("$dir/$name.tx", "$tmp/$name.ir");
+    ok(run("'$bin/txc' --emit=ir '$src' -o '$ir'") == 0, "$name: lowers", slurp("$tmp/err")) or next;
+    my $low = slurp($ir);
+    if ($name eq 'ldgsts') {
+        ok($low =~ /T\.ptx\.cp_async\([^\n]*, -1, [^\n]* < m \* 128\)/, "$name: cp.async's predicate is the row guard");
+    } elsif ($name eq 'tma') {
+        ok($low =~ /T\.tensormap\(A, dims=\[128, m\]/ && $low =~ /T\.tensormap\(B, dims=\[128, m\]/,
+           "$name: the tensor maps' outer dimension is m");
+    } elsif ($name eq 'fallback') {
+        ok($low =~ /if bx \* 4 \+ i0 < m:\n\s+C\[[^\n]*\] = A\[[^\n]*\n\s+else:\n\s+C\[[^\n]*\] = T\.cast\(0, "float32"\)/,
+           "$name: a read past row m gives zero", $low);
+    } else {
+        my $inner = $rowb / ($name eq 'vec' || $name eq 'vec4' ? 2 : $name eq 'ldgsts' ? 4 : 2);
+        my $w = $name eq 'vec' ? 2 : $name eq 'vec4' ? 8 : 16;
+        my $lim = $inner == 1 ? "$p" : "$p \\* $inner";
+        ok($low =~ /if [^\n]* < $lim:\n\s+T\.cuda\.copy_bytes\([sr]_ptr, g_ptr, $w\)\n\s+else:\n\s+T\.cuda\.zero_bytes\([sr]_ptr, $w\)/,
+           "$name: loads of $w bytes guarded, zeros past the end", $low);
+        ok($low =~ /if [^\n]* < $lim:\n\s+T\.cuda\.copy_bytes\(g_ptr, [sr]_ptr, $w\)\n(?!\s+else)/,
+           "$name: stores of $w bytes guarded");
+    }
+    for my $m (@$ms) {
+        my @sum;
+        for my $f ($src, $ir) {
+            my $rc = run("'$bin/txc-emu' '$f' --arg $p=$m --out A='$tmp/A.npy' --out B='$tmp/B.npy'" .
+                         (defined $tile ? " --out C='$tmp/C.npy'" : ""));
+            push @sum, $rc ? "exit $rc: " . slurp("$tmp/err") : slurp("$tmp/out");
+        }
+        ok($sum[0] eq $sum[1] && $sum[0] !~ /^exit/, "$name, $p=$m: the source and the lowered program agree",
+           "source: $sum[0]", "lowered: $sum[1]");
+        my ($a, $b) = (npy("$tmp/A.npy"), npy("$tmp/B.npy"));
+        ok(length($a) == $m * $rowb && $a eq $b, "$name, $p=$m: A has m rows and B equals it",
+           "A " . length($a) . " bytes, want " . $m * $rowb);
+        next unless defined $tile;
+        my $c = npy("$tmp/C.npy");
+        my $end = $tile ? int(($m + $tile - 1) / $tile) * $tile : $bound;
+        my $zeros = substr($c, $m * $rowb, ($end - $m) * $rowb);
+        my $rest = substr($c, $end * $rowb);
+        ok(length($c) == $bound * $rowb && substr($c, 0, $m * $rowb) eq $a && $zeros !~ /[^\0]/ &&
+           ($rest eq '' || unpack("%32C*", $rest) != 0),
+           "$name, $p=$m: C holds A's rows, then zeros to row $end, then its own data",
+           sprintf("C %d bytes (want %d), rows below m %s, tail %s", length($c), $bound * $rowb,
+                   substr($c, 0, $m * $rowb) eq $a ? "equal" : "differ", $zeros =~ /[^\0]/ ? "not zero" : "zero"));
+    }
+}
+
+# ---- ptxas: both backends' code for sm_90a ----
+for my $name (qw(sync reg ldgsts tma fallback vec wide)) {
+    my $src = "$dir/$name.tx";
+    if (!$ptxas) {
+        skip("$name: txc-ptx's cubin", "no ptxas");
+    } else {
+        ok(run("'$bin/txc' --emit=cubin '$src' -o '$tmp/$name.cubin'") == 0, "$name: txc-ptx + ptxas", slurp("$tmp/err"));
+    }
+    if (!$nvcc) {
+        skip("$name: txc-cuda's cubin", "no nvcc");
+    } else {
+        ok(run("'$bin/txc' --backend=cuda --emit=cubin '$src' -o '$tmp/$name.cu.cubin'") == 0, "$name: txc-cuda + nvcc",
+           slurp("$tmp/err"));
+    }
+}
+my $wide = `'$bin/txc' --emit=cu '$dir/wide.tx' 2>&1`;
+ok($wide =~ /if \(\(int64_t\)r \* 16384 \+ \(int64_t\)c \+ [^\n]* < m \* 16384\)/,
+   "wide: the guard computes the row's address in 64 bits, as the pointer's", $wide);
+
+# ---- on the GPU: each cubin against the emulator, at two values of m ----
+for my $k (@kernels) {
+    my ($name, $p, $bound, undef, undef, $ms) = @$k;
+    next if $name eq 'vec4';
+    for my $be (['', 'txc-ptx'], ['--backend=cuda', 'txc-cuda']) {
+        my $cubin = "$tmp/$name$be->[0].cubin";
+        if (run("'$bin/txc' $be->[0] --emit=cubin '$dir/$name.tx' -o '$cubin'")) {
+            skip("$name, $be->[1]: runs on the GPU", "no " . ($be->[0] ? "nvcc" : "ptxas"));
+            next;
+        }
+        for my $m ($ms->[0], $ms->[1]) {
+            my $rc = run("'$bin/txc-run' '$tmp/$name.ir' --ref '$dir/$name.tx' --cubin '$cubin' --arg $p=$m");
+            if ($rc == 3) {
+                skip("$name, $be->[1], $p=$m: passes on the GPU", "no GPU");
+            } else {
+                ok($rc == 0 && slurp("$tmp/out") =~ /^PASS kernel/, "$name, $be->[1], $p=$m: passes on the GPU",
+                   "exit $rc", slurp("$tmp/out"), slurp("$tmp/err"));
+            }
+        }
+    }
+}
+
+# ---- refused, each at its token ----
+my $base = slurp("$dir/sync.tx");
+my @bad = (
+    ['no bound', sub { $_[0] =~ s/    T\.assume\(m <= 4096\)\n//r },
+     qr/:10:32: error: the extent 'm' of 'A' needs an upper bound: write T\.assume\(m <= K\) before T\.match_buffer/],
+    ['an inner extent', sub { $_[0] =~ s/\(m, 256\), "float16"\)\n    B/(256, m), "float16")\n    B/r },
+     qr/:11:37: error: not supported yet: a symbolic extent in dimension 1 of 'A'/],
+    ['a bound below one row', sub { $_[0] =~ s/m <= 4096/m <= 0/r }, qr/:11:32: error: the extent 'm' of 'A' is at most 0/],
+    ['a layout', sub { $_[0] =~ s/\(m, 256\), "float16"\)\n    B/(m, 256), "float16", layout=T.TileLayout(T.S[(4096, 256) : (256, 1)]))\n    B/r },
+     qr/:11:59: error: not supported yet: a layout for 'A', whose extent 'm' is symbolic/],
+    ['a view', sub { $_[0] =~ s/(    T\.device_entry\(\)\n)/$1    V = A.view(4096, 256)\n/r },
+     qr/:15:9: error: not supported yet: a view of 'A', whose extent 'm' is symbolic/],
+    ['a region past the bound', sub { $_[0] =~ s/A\[bx \* 16 : bx \* 16 \+ 16, :\]/A[bx * 16 + 16 : bx * 16 + 32, :]/r },
+     qr/:19:35: error: region of dimension 0 of 'A' starts in \[16, 4096\] with extent 16, out of bounds \(extent 4096\)/],
+    ['a tensor map over another extent', sub {
+        $_[0] =~ s/(    T\.device_entry\(\)\n)/    M = T.tensormap(C, dims=[256, m], strides=[512], box=[64, 16])\n$1/r },
+     qr/:14:35: error: dims= entry 1 is the scalar parameter 'm'; a tensor map's dimension may be symbolic only where/],
+);
+for my $b (@bad) {
+    my ($what, $edit, $want) = @$b;
+    spit("$tmp/bad.tx", $edit->($base));
+    my $rc = run("'$bin/txc' --emit=ir '$tmp/bad.tx' -o '$tmp/bad.ir'");
+    my $err = slurp("$tmp/err");
+    ok($rc == 1 && $err =~ $want && !-e "$tmp/bad.ir", "refused: $what", "exit $rc", $err);
+}
+
+# ---- a value of m outside the bound: txc-emu and txc-run stop before running ----
+ok(run("'$bin/txc-emu' '$dir/sync.tx' --arg m=4097") == 2 &&
+   slurp("$tmp/err") =~ /m = 4097: the extent of 'A' must be 0 to 4096/, "txc-emu: m past the bound", slurp("$tmp/err"));
+ok(run("'$bin/txc-emu' '$dir/sync.tx' --arg m=-1") == 2, "txc-emu: a negative m");
+ok(run("'$bin/txc-emu' '$dir/tma.tx' --arg m=0") == 0 && run("'$bin/txc-emu' '$tmp/tma.ir' --arg m=0") == 2 &&
+   slurp("$tmp/err") =~ /m = 0: tensor map 'A_map' over 'A' needs at least one row/,
+   "m = 0: the tile-level program runs; a tensor map cannot encode it", slurp("$tmp/err"));
+ok(run("'$bin/txc-emu' '$dir/sync.tx' --arg m=0") == 0 && run("'$bin/txc-emu' '$tmp/sync.ir' --arg m=0") == 0,
+   "m = 0: no row, nothing copied");
+done();
