@@ -66,7 +66,9 @@ for gib in $SIZES; do
       printf '%s\t%s\tCOMPILE-FAIL\t-\t-\t-\t-\n' "$name" "$gib" >>"$ROWS"
       continue
     fi
-    bin/txc-run "$k.ir" --cubin "$k.cubin" --expect B=A --time "$REPS" >"$k.out" 2>&1
+    # a kernel of symbolic row count (copykernel.pl's DYN=1) copies all of them
+    args=; case " $keys " in *" DYN=1 "*) args="--arg m=$rows" ;; esac
+    bin/txc-run "$k.ir" --cubin "$k.cubin" --expect B=A $args --time "$REPS" >"$k.out" 2>&1
     rc=$?
     cat "$k.out" >>"$LOG"
     check=$(case $rc in 0) echo PASS ;; 1) echo FAIL ;; 3) echo NO-GPU ;; *) echo "ERROR($rc)" ;; esac)
