@@ -114,3 +114,16 @@ bool low_fits32(const Expr *e)
 		return false;
 	return e->kind == E_BIN ? low_fits32(e->a) && low_fits32(e->b) : e->kind == E_UN ? low_fits32(e->a) : true;
 }
+
+const char *low_grid_str(const Func *f)
+{
+	Buf b = {0};
+	for (int d = 0; d < 3; d++) {
+		if (f->grid_dyn[d])
+			bprintf(&b, "%s%s <= %lld", d ? ", " : "(", expr_str(f->grid_dyn[d]), (long long)f->grid[d]);
+		else
+			bprintf(&b, "%s%lld", d ? ", " : "(", (long long)f->grid[d]);
+	}
+	bputs(&b, ")");
+	return b.s;
+}

@@ -37,3 +37,7 @@ static inline int low_concrete(int dt)
 	return dt == DT_COUNT ? DT_INT32 : dt == DT_COUNT + 1 ? DT_FLOAT32 : dt < DT_COUNT ? dt : DT_NONE;
 }
 static inline bool low_known(int dt) { return dt > DT_NONE && dt < DT_COUNT; }
+
+/* The grid for a file's comment: "(4096, 1, 1)", a run-time extent as
+ * its expression and largest value: "((m + 15) // 16 <= 512, 1, 1)". */
+const char *low_grid_str(const Func *f);

@@ -1440,8 +1440,8 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		if (g->d->errors)
 			return;
 	}
-	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", cname(f->name),
-	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
+	bprintf(out, "\n// %s: grid %s, block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", cname(f->name),
+	        low_grid_str(f), (long long)f->threads, (long long)bytes);
 	/* the cluster shape is compiled in: cuLaunchKernel launches such a
 	 * kernel in clusters of that shape (runtime/txc-run.c) */
 	const char *cluster = !f->has_cluster ? "" :

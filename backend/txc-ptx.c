@@ -2072,8 +2072,8 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 			return;
 		ins(g, "ret;");
 	}
-	bprintf(out, "\n// %s: grid (%lld, %lld, %lld), block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", name,
-	        (long long)f->grid[0], (long long)f->grid[1], (long long)f->grid[2], (long long)f->threads, (long long)bytes);
+	bprintf(out, "\n// %s: grid %s, block (%lld, 1, 1), %lld bytes of dynamic shared memory\n", name,
+	        low_grid_str(f), (long long)f->threads, (long long)bytes);
 	bprintf(out, ".visible .entry %s(\n%s\n)\n", name, params.s ? params.s : "");
 	bprintf(out, ".maxntid %lld, 1, 1\n", (long long)f->threads);
 	if (f->has_cluster)

@@ -534,11 +534,88 @@ Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base)
 
 /* ---- launch ids ------------------------------------------------------------------- */
 
+/* Whether every name of e is a scalar parameter. */
+static bool over_params(const Expr *e)
+{
+	if (!e)
+		return true;
+	if (e->kind == E_NAME) /* a scalar parameter, or a constant of the module */
+		return (e->var && e->var->param) || (e->val && e->val->kind == V_INT);
+	if (e->kind == E_CALL) { /* T.ceildiv(m, 16), T.min(...): the operands */
+		for (int i = 0; i < e->nargs; i++)
+			if (!over_params(e->args[i]))
+				return false;
+		return true;
+	}
+	return over_params(e->a) && over_params(e->b) && over_params(e->c);
+}
+
+/* T.cta_id([(m + 15) // 16, ...]): an extent over scalar parameters is
+ * checked as its largest value, the range T.assume gives them; the
+ * list is checked with those values in place, then put back as written. */
+static bool dyn_grid(Sema *S, Expr *call, Expr **orig, Expr *dyn[3])
+{
+	*orig = NULL;
+	Expr *l = call->nargs ? call->args[0] : NULL;
+	if (!l || (l->kind != E_LIST && l->kind != E_TUPLE))
+		return true;
+	for (int i = 0; i < l->nargs && i < 3; i++) {
+		Expr *e = l->args[i];
+		Value *v = eval(S, e);
+		if (IS_ERR(v))
+			return false;
+		if (v && v->kind == V_INT)
+			continue;
+		int dt = scalar(S, e);
+		if (dt == DT_ERROR)
+			return false;
+		int64_t lo, hi;
+		if (dtypes[dt].kind != DK_INT && dtypes[dt].kind != DK_UINT) {
+			error_at(S->d, e->pos, "a grid extent is an integer, not %s", dtypes[dt].name);
+			return false;
+		}
+		if (!over_params(e)) {
+			error_at(S->d, expr_start(e), "a grid extent is a constant or an expression of scalar parameters, not "
+			         "'%s'", expr_str(e));
+			return false;
+		}
+		if (!expr_range(e, &lo, &hi) || hi > INT32_MAX) {
+			error_at(S->d, expr_start(e), "the grid extent '%s' needs a bound: T.assume() on its scalar parameters "
+			         "(the launch ids' ranges, which the proofs use, come from it)", expr_str(e));
+			return false;
+		}
+		if (hi < 1) {
+			error_at(S->d, expr_start(e), "the grid extent '%s' is at most %lld; a grid has at least one CTA",
+			         expr_str(e), (long long)hi);
+			return false;
+		}
+		if (!*orig) {
+			*orig = l;
+			Expr *c = new_expr(l->kind, l->pos);
+			for (int j = 0; j < l->nargs; j++)
+				vpush(c->args, c->nargs, l->args[j]);
+			call->args[0] = c;
+		}
+		call->args[0]->args[i] = ex_int(hi);
+		call->args[0]->args[i]->pos = e->pos;
+		dyn[i] = e;
+	}
+	return true;
+}
+
 Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 {
 	Args a;
-	if (!check_args(S, call, id, &a))
+	Expr *orig = NULL, *dyn[3] = { NULL, NULL, NULL };
+	if (id == IN_CTA_ID && S->in_device && !dyn_grid(S, call, &orig, dyn))
 		return NULL;
+	bool ok = check_args(S, call, id, &a);
+	if (orig) /* as written, for the printed IR */
+		call->args[0] = orig;
+	if (!ok)
+		return NULL;
+	for (int i = 0; i < 3; i++)
+		S->func->grid_dyn[i] = dyn[i] ? dyn[i] : S->func->grid_dyn[i];
 	if (!S->in_device) {
 		error_at(S->d, call->pos, "%s() before T.device_entry()", fn_name(call));
 		return NULL;

@@ -1208,6 +1208,10 @@ struct Func {
 	Buffer **bufs;      /* every buffer of the kernel, parameters included */
 	int nbufs;
 	int64_t grid[3];
+	/* T.cta_id([(m + 15) // 16]): an extent over scalar parameters, NULL
+	 * when constant; grid[] then holds its largest value, and the run time
+	 * puts this run's there (emu_bind_extents) */
+	Expr *grid_dyn[3];
 	int64_t cluster[3]; /* the CTAs of a cluster in each dimension (1, 1, 1 without one) */
 	bool has_cluster;   /* T.cta_id_in_cluster or T.cluster_id: launched in clusters */
 	int64_t threads;    /* per CTA */

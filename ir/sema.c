@@ -1476,6 +1476,11 @@ static void check_grid(Sema *S, Func *f)
 	              *of = S->launch_dims[IN_CLUSTER_ID];
 	bool has_cta = cta[0] > 0, has_in = in[0] > 0, has_of = of[0] > 0;
 	f->has_cluster = has_in || has_of;
+	if (f->has_cluster && (f->grid_dyn[0] || f->grid_dyn[1] || f->grid_dyn[2])) {
+		error_at(S->d, S->launch_list[IN_CTA_ID], "not supported yet: a grid of clusters whose extent is a run-time "
+		         "value; the grid holds whole clusters, which txc checks on constant extents");
+		return;
+	}
 	for (int d = 0; d < 3; d++) {
 		char dim = "xyz"[d];
 		int64_t k = has_in ? in[d] : 1, c = has_of ? of[d] : 1, lim = d == 0 ? INT32_MAX : 65535;

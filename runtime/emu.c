@@ -1025,8 +1025,35 @@ const char *emu_scalar_args(const Func *f, char *const *args, int n, int64_t *ou
 	return NULL;
 }
 
+typedef struct ScalarEnv { const Func *f; const int64_t *vals; } ScalarEnv;
+
+static int scalar_name(IntEnv *env, const Expr *e, int64_t *out)
+{
+	const ScalarEnv *se = env->ctx;
+	for (int k = 0; e->var && k < se->f->nscalars; k++)
+		if (se->f->scalars[k] == e->var) {
+			*out = se->vals[k];
+			return IV_KNOWN;
+		}
+	return IV_UNKNOWN;
+}
+
 const char *emu_bind_extents(Func *f, const int64_t *scalars)
 {
+	ScalarEnv se = { f, scalars };
+	for (int d = 0; d < 3; d++) {
+		if (!f->grid_dyn[d])
+			continue;
+		IntEnv ie = { scalar_name, 100000, &se };
+		int64_t v;
+		if (int_eval(f->grid_dyn[d], &ie, &v) != IV_KNOWN)
+			return xprintf("the grid extent '%s' cannot be computed from the scalar parameters' values",
+			               expr_str(f->grid_dyn[d]));
+		if (v < 0 || v > f->grid[d])
+			return xprintf("the grid extent '%s' is %lld for the values given; it must be 0 to %lld (its largest "
+			               "value under T.assume)", expr_str(f->grid_dyn[d]), (long long)v, (long long)f->grid[d]);
+		f->grid[d] = v;
+	}
 	for (int i = 0; i < f->nparams; i++) {
 		Buffer *b = f->params[i];
 		if (!b->dyn)

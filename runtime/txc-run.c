@@ -497,7 +497,9 @@ static bool size_args(Func *f, Arg *args)
 		a->numel = n;
 		a->nstore = buffer_storage(b);
 		a->esize = (size_t)dtype_bytes(b->dtype);
-		if (b->ndim > 64 || n <= 0 || a->nstore <= 0 || bytes <= 0 || bytes > ((int64_t)1 << 40)) {
+		bool empty = b->dyn && n == 0; /* m = 0 this run */
+		if (b->ndim > 64 || (n <= 0 && !empty) || (a->nstore <= 0 && !empty) || bytes < 0 || (!bytes && !empty) ||
+		    bytes > ((int64_t)1 << 40)) {
 			error("buffer '%s' of kernel '%s' (%s) has no storage txc-run can allocate", b->name, f->name,
 			      buffer_type(b));
 			return false;
@@ -699,6 +701,8 @@ typedef struct Launch {
  * cuLaunchKernel. */
 static void launch(const Launch *l)
 {
+	if (!l->grid[0] || !l->grid[1] || !l->grid[2]) /* a run-time grid extent of 0: no CTA runs */
+		return;
 	if (!l->cluster[0]) {
 		CU(cuLaunchKernel, (l->fn, l->grid[0], l->grid[1], l->grid[2], l->threads, 1, 1, l->smem, NULL,
 		                    l->params, NULL));
@@ -757,25 +761,26 @@ static void time_kernel(const Launch *l, const char *name, Arg *args, int nargs,
 	CU(cuEventCreate, (&gpu.ev[0], CU_EVENT_DEFAULT));
 	CU(cuEventCreate, (&gpu.ev[1], CU_EVENT_DEFAULT));
 	CUdeviceptr copy[2] = { 0, big->dev };
-	if (nargs) {
+	bool copies = nargs && big->bytes; /* (no byte: buffers of symbolic extent 0) */
+	if (copies) {
 		CU(cuMemAlloc_v2, (&gpu.scratch, big->bytes));
 		copy[0] = gpu.scratch;
 		CU(cuMemsetD8_v2, (gpu.scratch, 0, big->bytes));
 	}
 	for (int i = 0; i < WARMUP; i++) {
 		launch(l);
-		if (nargs)
+		if (copies)
 			CU(cuMemcpyDtoD_v2, (copy[0], copy[1], big->bytes));
 	}
 	CU(cuCtxSynchronize, ());
 	for (int i = 0; i < reps; i++) {
 		t[i] = timed(l, NULL, 0);
-		if (nargs)
+		if (copies)
 			tc[i] = timed(NULL, copy, big->bytes);
 	}
 	CU(cuCtxSynchronize, ());
 	double us = 1e3 * median(t, reps);
-	if (nargs == 0) {
+	if (!copies) {
 		printf("time kernel %s: median %.*f us over %d launches\n", name, us < 10 ? 2 : 1, us, reps);
 		return;
 	}
@@ -932,7 +937,7 @@ int main(int argc, char **argv)
 	Launch l = { .threads = (unsigned)f->threads };
 	int64_t smem = smem_bytes(f);
 	for (int d = 0; d < 3; d++) {
-		if (f->grid[d] < 1 || f->grid[d] > (d == 0 ? INT32_MAX : 65535)) {
+		if (f->grid[d] < !f->grid_dyn[d] || f->grid[d] > (d == 0 ? INT32_MAX : 65535)) {
 			error("kernel '%s': grid dimension %d is %" PRId64 ", more than CUDA launches", f->name, d,
 			      f->grid[d]);
 			fail(1);
@@ -1074,9 +1079,10 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (int i = 0; i < f->nparams; i++) {
-		CU(cuMemAlloc_v2, (&args[i].dev, args[i].bytes));
-		CU(cuMemcpyHtoD_v2, (args[i].dev, args[i].init, args[i].bytes));
+	for (int i = 0; i < f->nparams; i++) { /* (a buffer of symbolic extent may have no byte this run) */
+		CU(cuMemAlloc_v2, (&args[i].dev, args[i].bytes ? args[i].bytes : 1));
+		if (args[i].bytes)
+			CU(cuMemcpyHtoD_v2, (args[i].dev, args[i].init, args[i].bytes));
 	}
 	/* the tensor maps, over the buffers' device addresses */
 	if (f->ntmaps) {
@@ -1108,7 +1114,8 @@ int main(int argc, char **argv)
 	launch(&l);
 	CU(cuCtxSynchronize, ());
 	for (int i = 0; i < f->nparams; i++)
-		CU(cuMemcpyDtoH_v2, (args[i].got, args[i].dev, args[i].bytes));
+		if (args[i].bytes)
+			CU(cuMemcpyDtoH_v2, (args[i].got, args[i].dev, args[i].bytes));
 
 	int status = 0;
 	if (no_check) {

@@ -134,6 +134,52 @@ for my $k (@kernels) {
     }
 }
 
+# ---- a grid computed from m: examples/copy_dynamic.tx ----
+my $ex = "$top/examples/copy_dynamic.tx";
+ok(run("'$bin/txc' --emit=ir '$ex' -o '$tmp/cd.ir'") == 0 && slurp("$tmp/cd.ir") =~ /T\.cta_id\(\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]\)/,
+   "copy_dynamic: the grid extent stays an expression of m", slurp("$tmp/err"));
+ok(run("'$bin/txc' --emit=cu '$ex' -o '$tmp/cd.cu'") == 0 &&
+   slurp("$tmp/cd.cu") =~ m{// copy_dynamic: grid \(\(m \+ TR - 1\) // TR \* ACROSS <= 4096, 1, 1\)},
+   "copy_dynamic: the CUDA file names the grid's expression and its largest value (8192 / 16 x 8)");
+for my $m (8192, 1000, 17, 1, 0) {
+    my @sum;
+    for my $f ($ex, "$tmp/cd.ir") {
+        my $rc = run("'$bin/txc-emu' '$f' --arg m=$m --out A='$tmp/A.npy' --out B='$tmp/B.npy'");
+        push @sum, $rc ? "exit $rc: " . slurp("$tmp/err") : slurp("$tmp/out");
+    }
+    my ($a, $b) = (npy("$tmp/A.npy"), npy("$tmp/B.npy"));
+    ok($sum[0] eq $sum[1] && $sum[0] !~ /^exit/ && length($a) == $m * 8192 && $a eq $b,
+       "copy_dynamic, m=$m: (m + 15) // 16 x 8 CTAs copy A's m rows into B", @sum);
+}
+for my $be (['', 'txc-ptx'], ['--backend=cuda', 'txc-cuda']) {
+    my $cubin = "$tmp/cd$be->[0].cubin";
+    if (run("'$bin/txc' $be->[0] --emit=cubin '$ex' -o '$cubin'")) {
+        skip("copy_dynamic, $be->[1]: runs on the GPU", "no " . ($be->[0] ? "nvcc" : "ptxas"));
+        next;
+    }
+    for my $m (8192, 999, 0) {
+        my $rc = run("'$bin/txc-run' '$tmp/cd.ir' --ref '$ex' --cubin '$cubin' --arg m=$m");
+        if ($rc == 3) {
+            skip("copy_dynamic, $be->[1], m=$m: passes on the GPU", "no GPU");
+        } else {
+            ok($rc == 0 && slurp("$tmp/out") =~ /^PASS kernel/, "copy_dynamic, $be->[1], m=$m: passes on the GPU" .
+               ($m ? "" : " (a grid of no CTA: nothing launched)"), "exit $rc", slurp("$tmp/out"), slurp("$tmp/err"));
+        }
+    }
+}
+my $exsrc = slurp($ex);
+for my $g (['a bound-less grid', sub { $_[0] =~ s/    T\.assume\(m <= MAXROWS\)\n//r =~ s/\(m, COLS\)/(8192, COLS)/gr },
+            qr/:26:21: error: the grid extent '\(m \+ TR - 1\) \/\/ TR \* ACROSS' needs a bound: T\.assume\(\)/],
+           ['a grid over a buffer', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[A[0, 0]]/r },
+            qr/:27:20: error: a grid extent is a constant or an expression of scalar parameters, not 'A\[0, 0\]'|:27:20: error: a grid extent is an integer/],
+           ['a grid of clusters', sub { $_[0] =~ s/(    T\.thread_id)/    T.cta_id_in_cluster([2])\n$1/r },
+            qr/:27:19: error: not supported yet: a grid of clusters whose extent is a run-time value/]) {
+    my ($what, $edit, $want) = @$g;
+    spit("$tmp/badg.tx", $edit->($exsrc));
+    my $rc = run("'$bin/txc' --emit=ir '$tmp/badg.tx' -o '$tmp/badg.ir'");
+    ok($rc == 1 && slurp("$tmp/err") =~ $want && !-e "$tmp/badg.ir", "refused: $what", "exit $rc", slurp("$tmp/err"));
+}
+
 # ---- refused, each at its token ----
 my $base = slurp("$dir/sync.tx");
 my @bad = (
