@@ -197,13 +197,44 @@ static Var *shape_param(Sema *S, Expr *e)
 	       sym->val->var : NULL;
 }
 
-/* T.match_buffer's shape: integers, or (m, 4096, ...) whose outermost
- * extent is a scalar parameter m. Then shape[0] is the largest value
- * m may take, which T.assume(m <= K) before it gives: every static check
- * holds for K rows, and the lowering guards each access with its row
- * against m. Only the outermost extent may be symbolic: the strides stay
- * constants. */
-static bool match_shape(Sema *S, Buffer *b, Expr *e)
+/* The bound of b's symbolic extent m (Buffer.dyn): the largest value
+ * T.assume gives m, in shape[0]; `how` says where the assumption goes. */
+bool dyn_bound(Sema *S, Buffer *b, const char *how)
+{
+	Var *m = b->dyn;
+	Pos at = b->dyn_at;
+	const DType *t = &dtypes[m->dtype];
+	int64_t top = t->bits >= 63 ? INT64_MAX : ((int64_t)1 << (t->bits - (t->kind != DK_UINT))), n;
+	if (m->hi <= m->lo || m->hi >= top) {
+		error_at(S->d, at, "the extent '%s' of '%s' needs an upper bound: write T.assume(%s <= K) %s (the static "
+		         "checks and the width of the offsets are proven for K rows; the kernel checks the promise when it "
+		         "starts)", m->name, b->name, m->name, how);
+		return false;
+	}
+	if (m->hi - 1 < 1) {
+		error_at(S->d, at, "the extent '%s' of '%s' is at most %lld by T.assume; a buffer has at least one row",
+		         m->name, b->name, (long long)(m->hi - 1));
+		return false;
+	}
+	if (m->lo < 0) /* an extent is not negative */
+		m->lo = 0;
+	n = m->hi - 1;
+	for (int d = 1; d < b->ndim; d++)
+		if (!mul_ok(n, b->shape[d], &n) || n > ((int64_t)1 << 40)) {
+			error_at(S->d, at, "buffer '%s' is too large at the bound of '%s' (more than 2^40 elements)", b->name,
+			         m->name);
+			return false;
+		}
+	b->shape[0] = b->dyn_bound = m->hi - 1;
+	return true;
+}
+
+/* A buffer's shape: integers, or (m, 4096, ...) whose outermost extent
+ * is a scalar parameter m. Then b->dyn is m and shape[0] waits for m's
+ * bound (dyn_bound): every static check holds for that many rows, and
+ * the lowering guards each access with its row against m. Only the
+ * outermost extent may be symbolic: the strides stay constants. */
+bool buffer_shape(Sema *S, Buffer *b, Expr *e)
 {
 	bool tuple = e->kind == E_TUPLE || e->kind == E_LIST;
 	Var *m = tuple && e->nargs ? shape_param(S, e->args[0]) : shape_param(S, e);
@@ -221,39 +252,20 @@ static bool match_shape(Sema *S, Buffer *b, Expr *e)
 		         dtypes[m->dtype].name);
 		return false;
 	}
-	const DType *t = &dtypes[m->dtype];
-	int64_t top = t->bits >= 63 ? INT64_MAX : ((int64_t)1 << (t->bits - (t->kind != DK_UINT)));
-	if (m->hi <= m->lo || m->hi >= top) {
-		error_at(S->d, at->pos, "the extent '%s' of '%s' needs an upper bound: write T.assume(%s <= K) before "
-		         "T.match_buffer (the static checks and the width of the offsets are proven for K rows; the kernel "
-		         "checks the promise when it starts)", m->name, b->name, m->name);
-		return false;
-	}
-	if (m->hi - 1 < 1) {
-		error_at(S->d, at->pos, "the extent '%s' of '%s' is at most %lld by T.assume; a buffer has at least one row",
-		         m->name, b->name, (long long)(m->hi - 1));
-		return false;
-	}
-	if (m->lo < 0) /* an extent is not negative */
-		m->lo = 0;
-	int64_t *shape;
-	int ndim;
 	if (tuple) {
 		Expr *rest = new_expr(E_TUPLE, e->pos);
 		for (int i = 0; i < e->nargs; i++)
-			vpush(rest->args, rest->nargs, i ? e->args[i] : ex_int(m->hi - 1));
+			vpush(rest->args, rest->nargs, i ? e->args[i] : ex_int(1));
 		rest->args[0]->pos = at->pos;
-		if (!eval_shape(S, rest, &shape, &ndim))
+		if (!eval_shape(S, rest, &b->shape, &b->ndim))
 			return false;
 	} else {
-		shape = xalloc(sizeof *shape);
-		shape[0] = m->hi - 1;
-		ndim = 1;
+		b->shape = xalloc(sizeof *b->shape);
+		b->shape[0] = 1;
+		b->ndim = 1;
 	}
-	b->shape = shape;
-	b->ndim = ndim;
 	b->dyn = m;
-	b->dyn_bound = shape[0];
+	b->dyn_at = at->pos;
 	return true;
 }
 
@@ -265,7 +277,8 @@ Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id)
 		return NULL;
 	Buffer *b = new_buffer(name, pos, call);
 	int shape_arg = id == IN_MATCH_BUFFER ? 1 : 0;
-	if (id == IN_MATCH_BUFFER ? !match_shape(S, b, call->args[shape_arg]) :
+	if (id == IN_MATCH_BUFFER ? !buffer_shape(S, b, call->args[shape_arg]) ||
+	                            (b->dyn && !dyn_bound(S, b, "before T.match_buffer")) :
 	    !eval_shape(S, call->args[shape_arg], &b->shape, &b->ndim))
 		return NULL;
 	/* the dtype: an operand, or TVM's dtype= (default float32, as TVM's) */

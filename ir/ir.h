@@ -1067,6 +1067,7 @@ struct Buffer {
 	 * access to the buffer with its row against m. */
 	Var *dyn;
 	int64_t dyn_bound;
+	Pos dyn_at;          /* where the shape names m */
 };
 
 struct Var {

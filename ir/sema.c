@@ -1270,6 +1270,48 @@ static bool desugar_stmt(Sema *S, Stmt *s)
 	}
 }
 
+/* TVM's `m = T.int32()` before T.device_entry(): a size that TVM reads
+ * from a tensor's shape (T.match_buffer(a, (m, 256))). txc's kernel
+ * takes it as a scalar parameter after the declared ones (txc-run
+ * --arg m=...). */
+static bool implicit_param(Sema *S, Stmt *s)
+{
+	Expr *v = s->value;
+	if (!S->func || S->in_device || s->ntargets != 1 || s->targets[0]->kind != E_NAME || !v || v->kind != E_CALL ||
+	    v->nargs || v->nkws)
+		return false;
+	Value *fn = eval(S, v->a);
+	if (!fn || IS_ERR(fn) || fn->kind != V_DTYPE)
+		return false;
+	const char *name = s->targets[0]->str;
+	int k = dtypes[fn->dtype].kind;
+	if (k != DK_INT && k != DK_UINT) {
+		error_at(S->d, v->pos, "not supported yet: a %s size variable; the sizes a kernel takes are integers",
+		         dtypes[fn->dtype].name);
+		define(S, name, &verr, s->targets[0]->pos);
+		return true;
+	}
+	if (S->env->up && !S->env->up->module) {
+		error_at(S->d, v->pos, "%s = %s() declares a size of the kernel: write it in the kernel's body, before "
+		         "T.device_entry()", name, fn_name(v));
+		define(S, name, &verr, s->targets[0]->pos);
+		return true;
+	}
+	if (kernel_lookup(S, name)) {
+		error_at(S->d, s->targets[0]->pos, "'%s' is already defined", name);
+		return true;
+	}
+	Var *var = new_var(name, s->targets[0]->pos, fn->dtype);
+	s->targets[0]->var = var; /* (a declaration: the emulator does nothing for it) */
+	var->param = true;
+	var->set = true;
+	vpush(S->func->scalars, S->func->nscalars, var);
+	Value *val = vnew(V_VAR);
+	val->var = var;
+	define(S, name, val, s->targets[0]->pos);
+	return true;
+}
+
 static void stmt(Sema *S, Stmt *s)
 {
 	if (!desugar_stmt(S, s)) {
@@ -1290,6 +1332,8 @@ static void stmt(Sema *S, Stmt *s)
 		call_stmt(S, s->value, s);
 		return;
 	case S_ASSIGN:
+		if (implicit_param(S, s))
+			return;
 		assign(S, s);
 		return;
 	case S_DECL:
@@ -1373,6 +1417,22 @@ static int meta_dict(Sema *S, Stmt *s)
 	return 1;
 }
 
+static bool is_assume(const Stmt *s)
+{
+	const Expr *e = s->kind == S_EXPR ? s->value : NULL;
+	if (!e || e->kind != E_CALL || e->a->kind != E_ATTR || strcmp(e->a->str, "assume") != 0)
+		return false;
+	return e->a->a->kind == E_NAME && strcmp(e->a->a->str, "T") == 0;
+}
+
+/* The T.Buffer parameters of symbolic extent get their bounds. */
+static void bound_pending(Sema *S)
+{
+	for (int i = 0; i < S->npending; i++)
+		dyn_bound(S, S->pending[i], "at the top of the kernel's body");
+	S->npending = 0;
+}
+
 static void stmts(Sema *S, Stmt ***v, int *n)
 {
 	for (int i = 0; i < *n; i++) {
@@ -1386,6 +1446,8 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 			continue;
 		if (S->func && !S->in_device && tvm_host_tensormap(S, v, n, i) < 0)
 			continue;
+		if (S->npending && !is_assume((*v)[i]))
+			bound_pending(S);
 		int r = S->func ? meta_dict(S, (*v)[i]) : 0;
 		if (r) { /* bound, or refused: the statement goes */
 			memmove(&(*v)[i], &(*v)[i + 1], sizeof(Stmt *) * (size_t)(*n - i - 1));
@@ -1398,6 +1460,15 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 }
 
 /* ---- kernels and the module ---------------------------------------------------------- */
+
+/* Whether a parameter is declared with a dtype (n: T.int32). */
+static bool scalar_param(Sema *S, Param *p)
+{
+	if (!p->type || p->type->kind == E_CALL)
+		return false;
+	Value *tv = eval(S, p->type);
+	return tv && !IS_ERR(tv) && tv->kind == V_DTYPE;
+}
 
 static void param(Sema *S, Param *p)
 {
@@ -1416,8 +1487,15 @@ static void param(Sema *S, Param *p)
 			if (!check_args(S, t, IN_BUFFER_T, &a))
 				return;
 			Buffer *b = new_buffer(p->name, p->pos, t);
-			if (!eval_shape(S, t->args[0], &b->shape, &b->ndim))
+			if (!buffer_shape(S, b, t->args[0]))
 				return;
+			if (b->dyn && kwarg(&a, "layout")) {
+				error_at(S->d, kwarg(&a, "layout")->value->pos, "not supported yet: a layout for '%s', whose extent "
+				         "'%s' is symbolic; such a buffer is row-major", b->name, b->dyn->name);
+				return;
+			}
+			if (b->dyn) /* its bound: from the T.assume statements that open the body */
+				vpush(S->pending, S->npending, b);
 			b->dtype = a.pos[1] ? a.pos[1]->dtype : DT_FLOAT32; /* TVM's default */
 			b->scope = SC_GLOBAL;
 			Kw *sc = kwarg(&a, "scope");
@@ -1612,11 +1690,18 @@ static void kernel(Sema *S, Stmt *s)
 	for (int i = 0; i < s->nparams; i++)
 		names_bind(&pre, s->params[i].name, &prescan_fixed);
 	prescan(&pre, s->body, s->nbody);
+	S->npending = 0;
+	/* the scalar parameters first: a T.Buffer's shape may name one */
+	bool *typed = xalloc(sizeof(bool) * (size_t)(s->nparams + 1));
 	for (int i = 0; i < s->nparams; i++)
-		if (!s->params[i].type || desugar(S, &s->params[i].type))
-			param(S, &s->params[i]);
+		typed[i] = !s->params[i].type || desugar(S, &s->params[i].type);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < s->nparams; i++)
+			if (typed[i] && scalar_param(S, &s->params[i]) == !pass)
+				param(S, &s->params[i]);
 	int errors = S->d->errors;
 	stmts(S, &s->body, &s->nbody);
+	bound_pending(S);
 	/* handles without a shape (unless a failed match_buffer explains it) */
 	for (int i = 0; i < s->nparams && S->d->errors == errors; i++) {
 		Sym *sym = env_find(S->env, s->params[i].name);
@@ -1632,8 +1717,8 @@ static void kernel(Sema *S, Stmt *s)
 	/* the launch parameters, in signature order */
 	Buffer **params = NULL;
 	int nparams = 0;
-	f->sig = xalloc((size_t)(s->nparams + f->ntmaps) + 1);
-	f->sig_at = xalloc(sizeof(int) * (size_t)(s->nparams + f->ntmaps + 1));
+	f->sig = xalloc((size_t)(s->nparams + f->nscalars + f->ntmaps) + 1);
+	f->sig_at = xalloc(sizeof(int) * (size_t)(s->nparams + f->nscalars + f->ntmaps + 1));
 	for (int i = 0; i < s->nparams; i++) {
 		Sym *sym = env_find(S->env, s->params[i].name);
 		for (int k = 0; sym && k < f->nparams; k++)
@@ -1651,6 +1736,15 @@ static void kernel(Sema *S, Stmt *s)
 	}
 	f->params = params;
 	f->nparams = nparams;
+	for (int k = 0; k < f->nscalars; k++) { /* m = T.int32(): after the declared parameters */
+		bool in = false;
+		for (int i = 0; i < f->nsig; i++)
+			in |= f->sig[i] == 's' && f->sig_at[i] == k;
+		if (!in) {
+			f->sig[f->nsig] = 's';
+			f->sig_at[f->nsig++] = k;
+		}
+	}
 	for (int k = 0; k < f->ntmaps; k++) {
 		f->sig[f->nsig] = 't';
 		f->sig_at[f->nsig++] = k;

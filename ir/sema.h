@@ -33,6 +33,10 @@ typedef struct Sema {
 	bool oob_ok;     /* a copy_async with oob_fill=: its global region may hang past the tensor's edge */
 	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
 	int nbufs;
+	/* T.Buffer parameters of symbolic extent, whose bound the T.assume
+	 * statements that open the body give (dyn_bound) */
+	Buffer **pending;
+	int npending;
 	Var *launch[IN_COUNT]; /* the launch ids declared, by intrinsic */
 	int64_t launch_ext[IN_COUNT];
 	Pos launch_pos[IN_COUNT];
@@ -149,6 +153,10 @@ void check_cta_mask(Sema *S, const Kw *kw);
 /* buffers.c: buffers and launch ids */
 Buffer *new_buffer(const char *name, Pos pos, Expr *call);
 bool set_layout(Sema *S, Buffer *b, Kw *kw);
+/* A buffer's shape, whose outermost extent may be a scalar parameter
+ * (Buffer.dyn); then dyn_bound gives shape[0] the parameter's bound. */
+bool buffer_shape(Sema *S, Buffer *b, Expr *e);
+bool dyn_bound(Sema *S, Buffer *b, const char *how);
 Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id);
 Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base);
 Value *launch(Sema *S, Expr *call, int id, Stmt *s);

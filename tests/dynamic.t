@@ -42,6 +42,8 @@ my @kernels = (
     ['ldgsts', 'm', 512, 512, 0, [512, 300, 1]],
     ['tma', 'm', 1024, 256, 0, [1024, 1000, 1]],
     ['fallback', 'm', 100, 24, 0, [100, 37, 1]],
+    ['tvm_buffer', 'm', 512, 128, undef, [512, 100, 1, 0]],
+    ['tvm_int32', 'm', 1024, 512, undef, [1024, 100, 1, 0]],
     ['vec', 'n', 65536, 2, undef, [65536, 1001, 3]],
     ['vec4', 'n', 65536, 2, undef, [65536, 1000, 4]],
 );
@@ -60,7 +62,7 @@ for my $k (@kernels) {
         ok($low =~ /if bx \* 4 \+ i0 < m:\n\s+C\[[^\n]*\] = A\[[^\n]*\n\s+else:\n\s+C\[[^\n]*\] = T\.cast\(0, "float32"\)/,
            "$name: a read past row m gives zero", $low);
     } else {
-        my $inner = $rowb / ($name eq 'vec' || $name eq 'vec4' ? 2 : $name eq 'ldgsts' ? 4 : 2);
+        my $inner = $rowb / ($name =~ /^(ldgsts|tvm_int32)$/ ? 4 : 2);
         my $w = $name eq 'vec' ? 2 : $name eq 'vec4' ? 8 : 16;
         my $lim = $inner == 1 ? "$p" : "$p \\* $inner";
         ok($low =~ /if [^\n]* < $lim:\n\s+T\.cuda\.copy_bytes\([sr]_ptr, g_ptr, $w\)\n\s+else:\n\s+T\.cuda\.zero_bytes\([sr]_ptr, $w\)/,
@@ -94,7 +96,7 @@ for my $k (@kernels) {
 }
 
 # ---- ptxas: both backends' code for sm_90a ----
-for my $name (qw(sync reg ldgsts tma fallback vec wide)) {
+for my $name (qw(sync reg ldgsts tma fallback tvm_buffer tvm_int32 vec wide)) {
     my $src = "$dir/$name.tx";
     if (!$ptxas) {
         skip("$name: txc-ptx's cubin", "no ptxas");
@@ -179,6 +181,21 @@ for my $g (['a bound-less grid', sub { $_[0] =~ s/    T\.assume\(m <= MAXROWS\)\
     my $rc = run("'$bin/txc' --emit=ir '$tmp/badg.tx' -o '$tmp/badg.ir'");
     ok($rc == 1 && slurp("$tmp/err") =~ $want && !-e "$tmp/badg.ir", "refused: $what", "exit $rc", slurp("$tmp/err"));
 }
+
+# ---- TVM's spellings: the signatures ----
+ok(`'$bin/txc' --emit=cu '$dir/tvm_int32.tx' 2>&1` =~ /__global__ void __launch_bounds__\(128\) tvm_int32\(float\* __restrict__ A, float\* __restrict__ B, int m\)/,
+   "tvm_int32: m = T.int32() is a scalar parameter after the buffers");
+ok(`'$bin/txc' --emit=cu '$dir/tvm_buffer.tx' 2>&1` =~ /tvm_buffer\(half\* __restrict__ A, half\* __restrict__ B, int m\)/,
+   "tvm_buffer: the parameters in the signature's order");
+my $tb = slurp("$dir/tvm_buffer.tx");
+spit("$tmp/tb.tx", $tb =~ s/    T\.assume\(m <= 512\)\n//r);
+ok(run("'$bin/txc' --emit=ir '$tmp/tb.tx' -o '$tmp/tb.ir'") == 1 &&
+   slurp("$tmp/err") =~ /:9:20: error: the extent 'm' of 'A' needs an upper bound: write T\.assume\(m <= K\) at the top of the kernel's body/,
+   "refused: a T.Buffer of symbolic extent without a bound", slurp("$tmp/err"));
+spit("$tmp/ti.tx", slurp("$dir/tvm_int32.tx") =~ s/    m = T\.int32\(\)/    m = T.float32()/r);
+ok(run("'$bin/txc' --emit=ir '$tmp/ti.tx' -o '$tmp/ti.ir'") == 1 &&
+   slurp("$tmp/err") =~ /:11:9: error: not supported yet: a float32 size variable/, "refused: a float size variable",
+   slurp("$tmp/err"));
 
 # ---- refused, each at its token ----
 my $base = slurp("$dir/sync.tx");
