@@ -46,6 +46,7 @@ my @kernels = (
     ['tvm_int32', 'm', 1024, 512, undef, [1024, 100, 1, 0]],
     ['vec', 'n', 65536, 2, undef, [65536, 1001, 3]],
     ['vec4', 'n', 65536, 2, undef, [65536, 1000, 4]],
+    ['vasync', 'n', 65536, 2, 0, [65536, 1001, 3]],
 );
 
 for my $k (@kernels) {
@@ -53,7 +54,12 @@ for my $k (@kernels) {
     my ($src, $ir) = ("$dir/$name.tx", "$tmp/$name.ir");
     ok(run("'$bin/txc' --emit=ir '$src' -o '$ir'") == 0, "$name: lowers", slurp("$tmp/err")) or next;
     my $low = slurp($ir);
-    if ($name eq 'ldgsts') {
+    if ($name eq 'vasync') {
+        ok($low =~ /T\.ptx\.cp_async\([^\n]*, 16, 0, 0, T\.min\(T\.max\(\(n - \([^\n]*\)\) \* 2, 0\), 16\)\)/,
+           "$name: 16-byte cp.async whose source size stops at the end", $low);
+        ok($low =~ /T\.cuda\.copy_bytes\(g_ptr, s_ptr, 2\)/ && $low =~ /T\.cuda\.copy_bytes\(g_ptr, s_ptr, 16\)/,
+           "$name: stores of 2 bytes to B, of 16 to C");
+    } elsif ($name eq 'ldgsts') {
         ok($low =~ /T\.ptx\.cp_async\([^\n]*, -1, [^\n]* < m \* 128\)/, "$name: cp.async's predicate is the row guard");
     } elsif ($name eq 'tma') {
         ok($low =~ /T\.tensormap\(A, dims=\[128, m\]/ && $low =~ /T\.tensormap\(B, dims=\[128, m\]/,
@@ -96,7 +102,7 @@ for my $k (@kernels) {
 }
 
 # ---- ptxas: both backends' code for sm_90a ----
-for my $name (qw(sync reg ldgsts tma fallback tvm_buffer tvm_int32 vec wide)) {
+for my $name (qw(sync reg ldgsts tma fallback tvm_buffer tvm_int32 vec vasync wide)) {
     my $src = "$dir/$name.tx";
     if (!$ptxas) {
         skip("$name: txc-ptx's cubin", "no ptxas");

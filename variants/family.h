@@ -89,6 +89,10 @@ const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t 
  * buffer of symbolic extent m ends, m x the elements of a row (a multiple
  * of those times m's known divisor); 0 when neither side has one. */
 int64_t plan_grain(const Value *dst, const Value *src);
+/* The same for one buffer (0: its extent is constant). cp.async does
+ * without it: its source size stops a vector at the end (lower_emit_loop),
+ * the rest zero-filled. */
+int64_t buffer_grain(const Buffer *b);
 /* Sets p->vec to the widest of the variant's widths (whole elements; then
  * one element when its narrowest width is 8 bits) that plan_vec_why
  * allows, or says why none is. */

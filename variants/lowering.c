@@ -219,6 +219,32 @@ static Expr *both(Expr *a, Expr *b)
 	return e;
 }
 
+/* cp.async's source size for a vector of `bytes` at element addr of a
+ * buffer of symbolic extent m: the bytes of it before the end, clamped
+ * to 0 .. bytes: min(max((m x row - addr) x esize, 0), bytes). */
+static Expr *src_size(const Buffer *b, Expr *addr, int64_t esize, int64_t bytes)
+{
+	const Buffer *r = buffer_root((Buffer *)b);
+	int64_t inner = 1;
+	for (int d = 1; d < r->ndim; d++)
+		inner *= r->shape[d];
+	bool wide = r->dyn->dtype != DT_INT32 || r->dyn_bound * inner * esize > INT32_MAX;
+	Expr *m = ex_name(r->dyn->name);
+	if (wide) {
+		Expr *ca[] = { m, ex_str("int64") };
+		m = ex_call("T.cast", 2, ca);
+	}
+	Expr *left = ex_op(OP_SUB, ex_mul(m, ex_int(inner)), wide ? widen(addr) : expr_copy(addr));
+	Expr *mx[] = { ex_mul(left, ex_int(esize)), ex_int(0) };
+	Expr *mn[] = { ex_call("T.max", 2, mx), ex_int(bytes) };
+	Expr *n = ex_call("T.min", 2, mn);
+	if (wide) { /* at most `bytes`: back to 32 bits */
+		Expr *ca[] = { n, ex_str("int32") };
+		n = ex_call("T.cast", 2, ca);
+	}
+	return n;
+}
+
 /* for f in range(outer): dst_ptr = ..., src_ptr = ..., copy_bytes; or the
  * body alone when outer is 1. Accesses to a buffer of symbolic extent
  * are guarded: a load from past its end zero-fills its destination (as
@@ -265,12 +291,19 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		args[3] = ex_str(xprintf("%s%s%s%s%s", nc ? "nc" : "", nc && (l1 || lpf) ? "." : "", l1 ? l1->value->val->s : "",
 		                         l1 && lpf ? "." : "", pfs));
 	}
-	if (va->access == IN_CP_ASYNC && load_ok) { /* its predicate: false reads nothing, zero-fills */
+	int64_t esize = dtype_bytes(buffer_root((Buffer *)sb)->dtype), grain = buffer_grain(sb);
+	if (va->access == IN_CP_ASYNC && load_ok && grain % (bytes / esize)) {
+		/* a vector that may cross the end: its source size, the bytes
+		 * before the end (0 to all), the rest zero-filled */
+		args[5] = src_size(sb, sa, esize, bytes);
+		load_ok = NULL;
+	} else if (va->access == IN_CP_ASYNC && load_ok) { /* its predicate: false reads nothing, zero-fills */
 		args[6] = both(load_ok, args[6] ? expr_copy(args[6]) : NULL);
 		load_ok = NULL;
 	}
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	copy->value = ex_call(intrins[va->access].path, args[6] ? 7 : pf ? 5 : nc || l1 || lpf ? 4 : 3, args);
+	bool sized = args[5]->kind != E_INT; /* a source size (else -1: all) */
+	copy->value = ex_call(intrins[va->access].path, args[6] ? 7 : sized ? 6 : pf ? 5 : nc || l1 || lpf ? 4 : 3, args);
 	for (int side = 0; side < 2; side++) {
 		Expr *ok = side ? store_ok : load_ok;
 		if (!ok)

@@ -21,7 +21,8 @@ static const char *vectorize(Plan *p, const Variant *va, const Value *dst, const
 	if (elements % threads)
 		return xprintf("the region has %lld elements, not a multiple of the %lld threads of the scope",
 		               (long long)elements, (long long)threads);
-	return plan_widest(p, va, NULL, dtypes[dst->buffer->dtype].bits, threads, elements, plan_grain(dst, src));
+	return plan_widest(p, va, NULL, dtypes[dst->buffer->dtype].bits, threads, elements,
+	                   va->access == IN_CP_ASYNC ? 0 : plan_grain(dst, src));
 }
 
 /* Whether the iteration space (mixed radix, outermost first) has a

@@ -227,7 +227,8 @@ const char *plan_prove_pair(const Plan *p, const Variant *va, const Value *dst, 
 		return xprintf("its vec %lld (%lld bits) is not an access width of %s (%s bits)", (long long)p->vec,
 		               (long long)(p->vec * (int64_t)bits), va->name, variant_widths(va));
 	const Layout *reg = registers ? plan_registers(p, dst) : NULL;
-	if ((why = plan_vec_why(p, reg, p->vec, threads, region_elements(dst), plan_grain(dst, src))))
+	if ((why = plan_vec_why(p, reg, p->vec, threads, region_elements(dst),
+	                        va->access == IN_CP_ASYNC ? 0 : plan_grain(dst, src))))
 		return xprintf("its vec %lld is not legal: %s", (long long)p->vec, why);
 	return NULL;
 }

@@ -59,20 +59,26 @@ static int64_t gcd(int64_t a, int64_t b)
 	return a;
 }
 
+int64_t buffer_grain(const Buffer *buf)
+{
+	const Buffer *b = buffer_root((Buffer *)buf);
+	if (!b->dyn)
+		return 0;
+	int64_t inner = 1; /* at most 2^40: the buffer's size is checked */
+	for (int d = 1; d < b->ndim; d++)
+		inner *= b->shape[d];
+	/* a vector is at most 256 elements: the factors of 1024 are enough */
+	return gcd(inner, 1024) * gcd(b->dyn->mult ? b->dyn->mult : 1, 1024);
+}
+
 int64_t plan_grain(const Value *dst, const Value *src)
 {
 	int64_t g = 0;
 	const Value *v[2] = { dst, src };
 	for (int i = 0; i < 2; i++) {
-		const Buffer *b = v[i] && v[i]->buffer ? buffer_root(v[i]->buffer) : NULL;
-		if (!b || !b->dyn)
-			continue;
-		int64_t inner = 1; /* at most 2^40: the buffer's size is checked */
-		for (int d = 1; d < b->ndim; d++)
-			inner *= b->shape[d];
-		/* a vector is at most 256 elements: the factors of 1024 are enough */
-		int64_t k = gcd(inner, 1024) * gcd(b->dyn->mult ? b->dyn->mult : 1, 1024);
-		g = g ? gcd(g, k) : k;
+		int64_t k = v[i] && v[i]->buffer ? buffer_grain(v[i]->buffer) : 0;
+		if (k)
+			g = g ? gcd(g, k) : k;
 	}
 	return g;
 }
@@ -107,8 +113,8 @@ const char *plan_vec_why(const Plan *p, const Layout *reg, int64_t vec, int64_t 
 			return "the vector would cross a swizzle chunk";
 		if (grain && grain % vec)
 			return xprintf("the vector could cross the end of a buffer of symbolic extent (its rows of elements "
-			               "times the extent are a known multiple of only %lld; T.assume(m %% K == 0) tells more)",
-			               (long long)grain);
+			               "times the extent are a known multiple of only %lld; T.assume(P %% K == 0) on the "
+			               "extent P tells more)", (long long)grain);
 		if (reg) {
 			/* every thread's memory-side start aligned: its thread strides
 			 * (an unpaired thread iter reaches the memory side through
