@@ -187,8 +187,8 @@ static int scope_kw(Sema *S, Args *a, int dflt)
 	return sc;
 }
 
-/* The scalar parameter a shape's element names, or NULL. */
-static Var *shape_param(Sema *S, Expr *e)
+/* The scalar parameter that name e names, or NULL. */
+Var *shape_param(Sema *S, const Expr *e)
 {
 	if (e->kind != E_NAME)
 		return NULL;

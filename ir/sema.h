@@ -156,6 +156,7 @@ bool set_layout(Sema *S, Buffer *b, Kw *kw);
 /* A buffer's shape, whose outermost extent may be a scalar parameter
  * (Buffer.dyn); then dyn_bound gives shape[0] the parameter's bound. */
 bool buffer_shape(Sema *S, Buffer *b, Expr *e);
+Var *shape_param(Sema *S, const Expr *e); /* the scalar parameter name e names, or NULL */
 bool dyn_bound(Sema *S, Buffer *b, const char *how);
 Buffer *make_buffer(Sema *S, const char *name, Pos pos, Expr *call, int id);
 Buffer *make_view(Sema *S, const char *name, Pos pos, Expr *call, Buffer *base);

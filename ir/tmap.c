@@ -290,11 +290,7 @@ static Var *dyn_entry(Sema *S, Expr *e, int64_t *k)
 		*k = v->i;
 		e = p;
 	}
-	if (e->kind != E_NAME)
-		return NULL;
-	Sym *sym = env_find(S->env, e->str);
-	return sym && sym->val && !IS_ERR(sym->val) && sym->val->kind == V_VAR && sym->val->var->param ?
-	       sym->val->var : NULL;
+	return shape_param(S, e);
 }
 
 /* dims= over a buffer of symbolic extent m (T.match_buffer(h, (m, ...))):
