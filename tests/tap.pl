@@ -1,5 +1,8 @@
 # tap.pl: the TAP helpers of the Perl tests (tma.t, im2col.t, tcgen05.t).
-#   ok(GOOD, NAME, DIAG...)  one test; the diagnostics print when it fails
+#   ok(GOOD, NAME, DIAG...)  one test; the diagnostics print when it fails.
+#                            GOOD is taken in scalar context (the prototype):
+#                            load this file in BEGIN, so that a failed match
+#                            (an empty list) cannot shift NAME into GOOD
 #   skip(NAME, WHY)          one test skipped
 #   done()                   the plan, at the end
 #   slurp(FILE), spit(FILE, TEXT)
@@ -21,7 +24,7 @@ use File::Temp qw(tempdir);
 
 my $tap_n = 0;
 
-sub ok {
+sub ok ($$@) {
     my ($good, $name, @diag) = @_;
     $tap_n++;
     print(($good ? "ok" : "not ok") . " $tap_n - $name\n");

@@ -27,7 +27,7 @@
 use strict;
 use warnings;
 use FindBin;
-require "$FindBin::Bin/tap.pl";
+BEGIN { require "$FindBin::Bin/tap.pl" }
 
 my ($top, $bin, $tmp) = txc_paths();
 require "$top/tests/emu/npy.pl";

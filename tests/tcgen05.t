@@ -17,7 +17,7 @@
 use strict;
 use warnings;
 use FindBin;
-require "$FindBin::Bin/tap.pl";
+BEGIN { require "$FindBin::Bin/tap.pl" }
 
 my ($top, $bin, $tmp) = txc_paths();
 my $nvcc = -x '/usr/local/cuda/bin/nvcc' || grep { -x "$_/nvcc" } split /:/, $ENV{PATH} // '';

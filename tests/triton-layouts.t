@@ -34,7 +34,7 @@
 use strict;
 use warnings;
 use FindBin;
-require "$FindBin::Bin/tap.pl";
+BEGIN { require "$FindBin::Bin/tap.pl" }
 
 my ($top, $bin, $tmp) = txc_paths();
 my %bits = (uint8 => 8, float16 => 16, float32 => 32, float64 => 64);
