@@ -460,7 +460,12 @@ bool emu_tcgen05(Emu *E, const CStmt *s, const int *act, int nact)
 			                op_name(s->op), j - i, w);
 		bool ok;
 		switch (s->op) {
-		case IN_TC_ALLOC: ok = do_alloc(E, s, act, i); break;
+		case IN_TC_ALLOC:
+			/* .sync.aligned: the warp's lanes read the address it wrote
+			 * with no barrier of their own (doc/txc-run.md, races) */
+			ok = do_alloc(E, s, act, i);
+			emu_race_join(E, act + i, 32);
+			break;
 		case IN_TC_DEALLOC: ok = do_dealloc(E, s, act, i); break;
 		case IN_TC_RELINQ: tmem(E)->relinquished = true; ok = true; break;
 		default: ok = do_ldst(E, s, act, i); break;
