@@ -1,0 +1,120 @@
+#!/usr/bin/env perl
+# The emulator's shared-memory race checker (runtime/emu-race.c) on planted
+# bugs (tests/race/race.tx): each racy kernel's first report, written here
+# from the kernel (which thread runs first in lockstep, which line wrote
+# and which one reads, the element and its byte address), and its fixed
+# twin, which runs clean. Then --no-race-check, and the schedules
+# (--schedule=reverse / random:SEED), whose results are derived here from
+# what kernel `shift` does in each order.
+use strict;
+use warnings;
+use FindBin;
+require "$FindBin::Bin/tap.pl";
+
+my ($top, $bin, $tmp) = txc_paths();
+require "$top/tests/emu/npy.pl";
+my $f = "tests/race/race.tx";
+chdir $top or die "$top: $!";
+
+sub race {
+    my ($pos, $t, $what, $addr, $u, $uverb, $uline, $verb, $line) = @_;
+    return "$f:$pos: error: thread (cta 0, thread $t): shared-memory race on $what (shared address $addr): "
+         . "$u $uverb it at line $uline, thread $t $verb it at line $line with no barrier between";
+}
+# S is each kernel's only shared buffer (offset 0); float32, so element
+# (r, c) of a (R, 32) S is at byte 4 * (32 r + c).
+emu_errors($bin, $tmp, $f,
+    # lockstep: line 19 runs for every thread, then line 21, where thread 0
+    # reads S[127, 0], thread 127's (byte 4 * 32 * 127 = 16256 = 0x3f80)
+    [ copy_no_sync => race("21:21", 0, "S[127, 0]", "0x3f80", "thread 127", "wrote", 19, "reads", 21) ],
+    # warps 0-2 meet at bar.sync(1, 96) (line 49); thread 64, the first of
+    # warp 2, reads S[96, 0], which thread 96 of warp 3 wrote at line 46
+    # (byte 4 * 32 * 96 = 12288 = 0x3000)
+    [ named_partial => race("50:25", 64, "S[96, 0]", "0x3000", "thread 96", "wrote", 46, "reads", 50) ],
+    # line 80: thread 127 read row 0; line 82, thread 0 rewrites S[0, 0]
+    [ second_tile => race("82:9", 0, "S[0, 0]", "0x0", "thread 127", "read", 80, "writes", 82) ],
+    # each thread's wait_group (line 119) lands its own copies (issued at
+    # line 117); thread 0 then reads row 127, thread 127's copy
+    [ cp_async_no_sync => race("121:21", 0, "S[127, 0]", "0x3f80", "thread 127", "wrote", 117, "reads", 121) ],
+    # threads 0 and 32 both write S[0, 0] at line 148 (j = 0 first)
+    [ two_warps => race("148:13", 32, "S[0, 0]", "0x0", "thread 0", "wrote", 148, "writes", 148) ],
+    # lane 0 reads S[1], which lane 1 wrote at line 180: no __syncwarp
+    [ lanes => race("181:17", 0, "S[1]", "0x4", "thread 1", "wrote", 180, "reads", 181) ],
+    # warp 0 writes S and arrives; warps 1-2 wait on the phase, warp 3 does
+    # not: thread 96, its first, reads S[0, 0], thread 0's (line 210)
+    [ mbar_skip => race("216:25", 96, "S[0, 0]", "0x0", "thread 0", "wrote", 210, "reads", 216) ],
+    # one statement reads the neighbour's element and writes its own:
+    # thread 1 writes S[1], which thread 0 read in the same statement
+    [ shift => race("250:5", 1, "S[1]", "0x4", "thread 0", "read", 250, "writes", 250) ],
+);
+
+my @kernels = qw(copy_no_sync named_partial second_tile cp_async_no_sync two_warps lanes mbar_skip);
+for my $k (map { "${_}_ok" } @kernels) {
+    my $rc = system("'$bin/txc-emu' --kernel $k '$f' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    ok($rc == 0, "fixed: $k runs clean", slurp("$tmp/err"));
+}
+for my $k (@kernels) {
+    my $rc = system("'$bin/txc-emu' --kernel $k --no-race-check '$f' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    ok($rc == 0, "$k: runs with --no-race-check", slurp("$tmp/err"));
+}
+
+# Lowered by the passes, with #@ lines back to race.tx (--locations): the
+# same reports, for the user's lines.
+my $chain = join(" | ", "'$bin/txc-parse' --locations '$f'",
+                 map { "'$bin/$_' --locations" } qw(txc-align txc-vectorize txc-partition txc-dispatch txc-lower));
+my $low = system("$chain >'$tmp/low.tx' 2>'$tmp/err'") == 0;
+ok($low, "race.tx lowers", slurp("$tmp/err"));
+for my $c ([copy_no_sync => race("21:21", 0, "S[127, 0]", "0x3f80", "thread 127", "wrote", 19, "reads", 21)],
+           [cp_async_no_sync => race("121:21", 0, "S[127, 0]", "0x3f80", "thread 127", "wrote", 117, "reads", 121)]) {
+    last unless $low;
+    my ($k, $want) = @$c;
+    my $rc = system("'$bin/txc-emu' --kernel $k '$tmp/low.tx' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    my ($first) = split /\n/, slurp("$tmp/err");
+    $first //= '';
+    ok($rc == 1 && $first eq $want, "$k lowered: the same report", "got (exit $rc): $first");
+}
+
+# ---- schedules -------------------------------------------------------------------
+# A: A[r, c] = r + 1 (column 0 matters); B starts as zeros.
+npy_put("$tmp/a.npy", "<f4", [128, 32], pack("f<*", map { int($_ / 32) + 1 } 0 .. 4095));
+npy_put("$tmp/b0.npy", "<f4", [128, 32], pack("f<*", (0) x 4096));
+sub shift_b {
+    my ($sched) = @_;
+    my $rc = system("'$bin/txc-emu' --kernel shift --no-race-check --schedule=$sched --in A=$tmp/a.npy "
+                    . "--in B=$tmp/b0.npy --out B=$tmp/b.npy '$f' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    return undef if $rc;
+    my (undef, $d) = npy_get("$tmp/b.npy");
+    my @v = unpack("f<*", $d);
+    return [map { $v[32 * $_] } 0 .. 127];
+}
+# lockstep, thread order: thread t < 127 reads S[t + 1] before thread t + 1
+# rewrites it (A[t + 1, 0] + 1 = t + 3); thread 127 reads S[0], which
+# thread 0 already made A[1, 0] + 1 = 3: B[127, 0] = 4.
+my @lock = ((map { $_ + 3 } 0 .. 126), 4);
+# reverse: thread 127 first reads S[0] = 1 (B = 2); then each thread t
+# reads S[t + 1], already rewritten: B[t] = B[t + 1] + 1 = 2 + 127 - t.
+my @rev = map { 2 + 127 - $_ } 0 .. 127;
+for ([lockstep => \@lock], [reverse => \@rev]) {
+    my ($s, $want) = @$_;
+    my $got = shift_b($s);
+    ok($got && "@$got" eq "@$want", "shift, --schedule=$s: B[:, 0] as that order gives",
+       $got ? "got @$got[0 .. 3] ... $got->[127]" : slurp("$tmp/err"));
+}
+my ($r1, $r2, $r3) = (shift_b("random:7"), shift_b("random:7"), shift_b("random:8"));
+ok($r1 && $r2 && "@$r1" eq "@$r2", "shift, --schedule=random:7 twice: the same result");
+# a random order gives lockstep's result only if every thread t < 127
+# runs before t + 1 and thread 0 before 127: thread order itself, one
+# order in 128!
+ok($r1 && $r3 && ("@$r1" ne "@lock" || "@$r3" ne "@lock"), "shift, random orders: a result lockstep does not give");
+# a race-free kernel gives the same result in every order
+my %h;
+for my $s (qw(lockstep reverse random random:3)) {
+    my $rc = system("'$bin/txc-emu' --kernel second_tile_ok --schedule=$s '$f' >'$tmp/out' 2>'$tmp/err'") >> 8;
+    $h{$s} = $rc ? "exit $rc" : slurp("$tmp/out");
+}
+ok(keys(%{{ map { $_ => 1 } values %h }}) == 1 && $h{lockstep} =~ /^B /m,
+   "second_tile_ok: the same hashes in every schedule", map { "$_: $h{$_}" } sort keys %h);
+my $rc = system("'$bin/txc-emu' --schedule=sideways '$f' >'$tmp/out' 2>'$tmp/err'") >> 8;
+ok($rc == 2 && slurp("$tmp/err") =~ /--schedule takes lockstep, reverse, random or random:SEED, not 'sideways'/,
+   "--schedule=sideways: a usage error", slurp("$tmp/err"));
+done();
