@@ -40,7 +40,7 @@
  * generation: cta_sync starts a new one, and a cell of an older one is
  * empty (everything in it is ordered before everything after the
  * barrier), so the barrier clears nothing. Memory: sizeof(Cell) per byte
- * of shared memory (56: 12.5 MiB for 228 KiB) and nthreads^2 clocks
+ * of shared memory (68: 15 MiB for 228 KiB) and nthreads^2 clocks
  * (4 MiB for 1024 threads), per CTA of a cluster.
  *
  * Not checked: accesses of another CTA's shared memory (distributed shared
