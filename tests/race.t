@@ -117,4 +117,46 @@ ok(keys(%{{ map { $_ => 1 } values %h }}) == 1 && $h{lockstep} =~ /^B /m,
 my $rc = system("'$bin/txc-emu' --schedule=sideways '$f' >'$tmp/out' 2>'$tmp/err'") >> 8;
 ok($rc == 2 && slurp("$tmp/err") =~ /--schedule takes lockstep, reverse, random or random:SEED, not 'sideways'/,
    "--schedule=sideways: a usage error", slurp("$tmp/err"));
+
+# ---- txc-run's reference run (a fake CUDA driver, tests/run/fakecuda.c) ----------
+# Its "copy" kernel copies A into B, which is what `copy` below computes,
+# through a race: each thread writes its row of S, then copies row tid + 1
+# with no barrier (thread 0 reads S[1, 0], byte 4 * 32 = 0x80, thread 1's).
+spit("$tmp/copy.tx", <<'TX');
+from tvm.script import tir as T
+@T.prim_func
+def copy(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128, 32), "float32")
+    B = T.match_buffer(B_ptr, (128, 32), "float32")
+    T.device_entry()
+    tid = T.thread_id([128])
+    S = T.alloc_shared((128, 32), "float32")
+    for j in range(32):
+        S[tid, j] = A[tid, j]
+    for j in range(32):
+        B[(tid + 1) % 128, j] = S[(tid + 1) % 128, j]
+TX
+spit("$tmp/fake.cubin", "\177ELF fake\ncopy copy\n");
+mkdir "$tmp/fake";
+my $cc = $ENV{CC} // 'cc';
+if (system("$cc -std=c11 -shared -fPIC -o '$tmp/fake/libcuda.so.1' '$top/tests/run/fakecuda.c' 2>'$tmp/cc'") != 0) {
+    ok(0, "the fake driver builds", slurp("$tmp/cc"));
+} else {
+    local $ENV{LD_LIBRARY_PATH} = "$tmp/fake";
+    local $ENV{FAKECUDA_LOG} = "$tmp/log";
+    sub trun { return system("'$bin/txc-run' '$tmp/copy.tx' --cubin '$tmp/fake.cubin' @_ >'$tmp/out' 2>'$tmp/err'") >> 8 }
+    my $rc = trun();
+    my $want = "$tmp/copy.tx:12:33: error: thread (cta 0, thread 0): shared-memory race on S[1, 0] (shared address "
+             . "0x80): thread 1 wrote it at line 10, thread 0 reads it at line 12 with no barrier between";
+    ok($rc == 1 && index(slurp("$tmp/err"), $want) == 0, "txc-run: the reference run reports the race",
+       "want: $want", "got (exit $rc): " . slurp("$tmp/err"));
+    $rc = trun("--no-race-check");
+    ok($rc == 0 && slurp("$tmp/out") =~ /^PASS kernel copy: /, "txc-run --no-race-check: PASS", slurp("$tmp/out"),
+       slurp("$tmp/err"));
+    $rc = trun("--no-race-check", "--schedule", "random:5");
+    ok($rc == 0 && slurp("$tmp/out") =~ /^PASS kernel copy: /, "txc-run --schedule random:5: PASS", slurp("$tmp/err"));
+    $rc = trun("--schedule=upside-down");
+    ok($rc == 2 && slurp("$tmp/err") =~ /--schedule takes lockstep, reverse, random or random:SEED, not 'upside-down'/,
+       "txc-run --schedule=upside-down: a usage error", slurp("$tmp/err"));
+}
 done();
