@@ -29,6 +29,9 @@
  *   thread's clock as its complete_tx joined it into the phase: ordered
  *   for every thread that waited on that phase, for no other.
  *
+ * - tcgen05.alloc, warp-collective and .sync.aligned, orders the warp's
+ *   lanes among themselves (they read the address it wrote).
+ *
  * Nothing else orders: not the lockstep of a warp's lanes running one
  * statement (two lanes writing one word, or a lane reading what another
  * wrote, without __syncwarp, race on the GPU), not fences, not elect.
@@ -268,8 +271,8 @@ static const char *element(Emu *E, int64_t off)
 		int64_t es = dtype_bytes(b->dtype), k = (off - m->base) / (es > 0 ? es : 1);
 		int64_t total = 1;
 		for (int d = 0; d < b->ndim; d++)
-			total *= b->shape[d];
-		if (b->layout || b->ndim < 1 || total * es != m->size)
+			total = total > 0 && b->shape[d] > 0 && total <= INT64_MAX / b->shape[d] ? total * b->shape[d] : -1;
+		if (b->layout || b->ndim < 1 || total < 1 || total * es != m->size)
 			return xprintf("%s storage element %lld", b->name, (long long)k);
 		int64_t idx[EMU_MAX_DIMS];
 		for (int d = b->ndim - 1; d >= 0; d--) {
