@@ -490,6 +490,10 @@ void emu_race_async(Emu *E, const uint8_t *p, int64_t n);
  * an error when an access of another thread that is not ordered before
  * this one conflicts with it. */
 bool emu_race_access(Emu *E, int64_t off, int64_t n, bool write, Pos pos, int t);
+/* The same for n cells of tensor memory from lane, col: a warp-collective
+ * access (warp: tcgen05.ld / st, the tile op) is its warp's, stamped with
+ * the warp's first thread; an MMA or tcgen05.cp, thread t's, its issuer. */
+bool emu_race_tmem(Emu *E, int lane, int col, int n, bool write, Pos pos, int t, bool warp);
 /* The threads act in the order of E->sched (buf: room for nact, at most
  * EMU_MAX_THREADS); and whether an if runs its else-branch first. */
 #define EMU_MAX_THREADS 1024

@@ -1,5 +1,6 @@
-/* Races in shared memory: two threads of a CTA touch the same byte, at
- * least one of them writes it, and nothing orders the two accesses.
+/* Races in shared memory (and tensor memory): two threads of a CTA touch
+ * the same byte (cell), at least one of them writes it, and nothing orders
+ * the two accesses.
  *
  * Lockstep emulation runs a racy program in one legal order and may give
  * the right answer where the GPU does not (a copy into shared memory read
@@ -50,7 +51,13 @@
  * memory; a multicast copy into this CTA lands unstamped), the async
  * proxy's reads of shared memory except those emu_pend_check sees
  * (tcgen05.mma / tcgen05.cp operands are stamped as reads of the issuing
- * thread), tensor memory. */
+ * thread).
+ *
+ * Tensor memory: the same per 32-bit cell (lane * 512 + column), made at
+ * the first access: a warp-collective tcgen05.ld / st (and the tile op) is
+ * the warp's, stamped with its first thread; an MMA or tcgen05.cp, its
+ * issuing thread's at the issue (ordered for a reader through the mbarrier
+ * that tcgen05.commit arrives on). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +88,7 @@ struct Race {
 	int n;               /* threads */
 	uint32_t *vc;        /* n x n: vc[t * n + u] */
 	Cell *cell;          /* per byte of shared memory */
+	Cell *tcell;         /* per 32-bit cell of tensor memory (lane * 512 + column), made at its first access */
 	int64_t bytes;
 	uint32_t gen;
 	MbarClk **mb;        /* per 8 bytes of shared memory, or NULL */
@@ -123,6 +131,7 @@ void emu_race_free(Emu *E)
 	free(R->mb);
 	free(R->vc);
 	free(R->cell);
+	free(R->tcell);
 	free(R);
 	E->race = NULL;
 }
@@ -289,36 +298,71 @@ static const char *element(Emu *E, int64_t off)
 	return xprintf("shared byte %lld", (long long)off);
 }
 
-/* "thread 7", or "threads 0-127 (one collective copy)" */
-static const char *who(int t, int n)
+/* "thread 7", "threads 0-127 (one collective copy)", or in tensor
+ * memory "warp 2 (threads 64-95)" */
+static const char *who(int t, int n, bool tm)
 {
+	if (tm && n == 32)
+		return xprintf("warp %d (threads %d-%d)", t / 32, t, t + 31);
 	return n > 1 ? xprintf("threads %d-%d (one collective copy)", t, t + n - 1) : xprintf("thread %d", t);
 }
 
-static bool report(Emu *E, int64_t off, Pos pos, int t, int tn, bool write, int u, int un, bool uwrote, int uline)
+/* tm: off is a cell of tensor memory (lane * 512 + column), else a byte
+ * of shared memory */
+static bool report(Emu *E, bool tm, int64_t off, Pos pos, int t, int tn, bool write, int u, int un, bool uwrote,
+                   int uline)
 {
-	return emu_fail(E, pos, t, "shared-memory race on %s (shared address 0x%llx): %s %s it at line %d, %s %s it at "
-	                "line %d with no barrier between", element(E, off), (unsigned long long)off, who(u, un),
-	                uwrote ? "wrote" : "read", uline, who(t, tn), write ? "writes" : "reads", pos.line);
+	const char *what = tm ? xprintf("tensor-memory race on lane %lld, column %lld (address 0x%llx)",
+	                                (long long)(off / 512), (long long)(off % 512),
+	                                (unsigned long long)((off / 512) << 16 | off % 512))
+	                      : xprintf("shared-memory race on %s (shared address 0x%llx)", element(E, off),
+	                                (unsigned long long)off);
+	return emu_fail(E, pos, t, "%s: %s %s it at line %d, %s %s it at line %d with no barrier between", what,
+	                who(u, un, tm), uwrote ? "wrote" : "read", uline, who(t, tn, tm), write ? "writes" : "reads", pos.line);
 }
+
+static bool check(Emu *E, bool tm, int64_t off, int64_t n, bool write, Pos pos, int t, int gn);
 
 bool emu_race_access(Emu *E, int64_t off, int64_t n, bool write, Pos pos, int t)
 {
-	Race *R = E->race;
-	if (off < 0 || off + n > R->bytes)
+	if (off < 0 || off + n > E->race->bytes)
 		return true;
+	return check(E, false, off, n, write, pos, t, E->race_thr >= 0 ? 1 : E->race_gn);
+}
+
+bool emu_race_tmem(Emu *E, int lane, int col, int n, bool write, Pos pos, int t, bool warp)
+{
+	Race *R = E->race;
+	if (!R || lane < 0 || lane >= 128 || col < 0 || col + n > 512 || t < 0 || t >= R->n)
+		return true;
+	if (!R->tcell && !(R->tcell = calloc(128 * 512, sizeof(Cell))))
+		return true; /* not checked */
+	if (warp) /* the warp's access, stamped with its first thread */
+		t -= t % 32;
+	return check(E, true, (int64_t)lane * 512 + col, n, write, pos, t, warp ? 32 : 1);
+}
+
+static bool check(Emu *E, bool tm, int64_t off, int64_t n, bool write, Pos pos, int t, int gn)
+{
+	Race *R = E->race;
 	const uint32_t *v = vc(R, t);
 	uint32_t now = v[t];
-	int gn = E->race_thr >= 0 ? 1 : E->race_gn;
+	Cell *base = tm ? R->tcell : R->cell;
 	for (int64_t k = 0; k < n; k++) {
-		Cell *c = cell(R, off + k);
+		Cell *c = &base[off + k];
+		if (c->gen != R->gen) {
+			c->gen = R->gen;
+			c->wt = 0;
+			c->nr = 0;
+			c->rnext = 0;
+		}
 		int w = c->wt - 1;
 		if (w >= 0 && w != t && c->wclk > v[w])
-			return report(E, off + k, pos, t, gn, write, w, c->wn, true, c->wline);
+			return report(E, tm, off + k, pos, t, gn, write, w, c->wn, true, c->wline);
 		if (write) {
 			for (int i = 0; i < c->nr; i++)
 				if (c->rt[i] != t && c->rclk[i] > v[c->rt[i]])
-					return report(E, off + k, pos, t, gn, true, c->rt[i], c->rn[i], false, c->rline[i]);
+					return report(E, tm, off + k, pos, t, gn, true, c->rt[i], c->rn[i], false, c->rline[i]);
 			c->wt = (uint16_t)(t + 1);
 			c->wn = (uint16_t)gn;
 			c->wclk = now;

@@ -79,6 +79,20 @@ for my $c ([copy_no_sync => race("21:21", 0, "S[127, 0]", "0x3f80", "thread 127"
     ok($rc == 1 && $first eq $want, "$k lowered: the same report", "got (exit $rc): $first");
 }
 
+# Tensor memory (sm_100a): warps 0 and 4 share lane quarter 0; warp 0's
+# tcgen05.st (line 23) writes lane 0, column 0 (address lane << 16 | column
+# = 0x0) for its thread 0, and warp 4's tcgen05.ld (line 26), first, reads
+# it; a warp-collective access is the warp's, named by its first thread.
+emu_errors($bin, $tmp, "tests/race/tmem.tx",
+    [ tmem_two_warps => "tests/race/tmem.tx:26:9: error: thread (cta 0, thread 128): tensor-memory race on lane 0, "
+      . "column 0 (address 0x0): warp 0 (threads 0-31) wrote it at line 23, warp 4 (threads 128-159) reads it at "
+      . "line 26 with no barrier between" ],
+);
+{
+    my $rc = system("'$bin/txc-emu' --kernel tmem_two_warps_ok tests/race/tmem.tx >'$tmp/out' 2>'$tmp/err'") >> 8;
+    ok($rc == 0, "fixed: tmem_two_warps_ok runs clean", slurp("$tmp/err"));
+}
+
 # ---- schedules -------------------------------------------------------------------
 # A: A[r, c] = r + 1 (column 0 matters); B starts as zeros.
 npy_put("$tmp/a.npy", "<f4", [128, 32], pack("f<*", map { int($_ / 32) + 1 } 0 .. 4095));
