@@ -110,7 +110,7 @@ Func *find_kernel(const char *prog, const Module *m, const char *name)
 		fprintf(stderr, "%s: error: '%s' has no kernel: write one with @T.prim_func\n", prog, m->src->name);
 	else
 		fprintf(stderr, "%s: error: '%s' has no kernel named '%s'%s%s%s\n", prog, m->src->name, name,
-		        names.n ? " (it has: " : "", names.s, names.n ? ")" : "");
+		        names.n ? " (it has: " : "", names.n ? names.s : "", names.n ? ")" : "");
 	return NULL;
 }
 

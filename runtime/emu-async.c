@@ -59,6 +59,9 @@ typedef struct Async {
 	int64_t *ds, *ss;
 	/* A_TMA: a bulk tensor load, store or reduction */
 	TmaOp tma;
+	/* the race checker's stamp: the line of the issue, and for a copy
+	 * completing on an mbarrier the issuing thread and its CTA's rank */
+	int rline, rt, rrank;
 	int64_t starts[];
 } Async;
 
@@ -289,10 +292,27 @@ static bool perform(Emu *E, Async *a)
 		if (a->nsrc)
 			memmove(a->dst, a->src, (size_t)a->nsrc);
 		memset(a->dst + a->nsrc, 0, (size_t)(a->n - a->nsrc));
+		emu_race_async(E, a->dst, a->n);
 		emu_pend_clear(E, a->dst, a->n);
 		emu_proxy_clear(E, a->dst, a->n);
 	}
 	E->performing = was;
+	return ok;
+}
+
+/* perform, the writes stamped (thread wt, clock wc; wt -1: not stamped)
+ * for the race checker. */
+static bool perform_as(Emu *E, Async *a, int wt, uint32_t wc)
+{
+	int pt = E->race_wt, pl = E->race_wline;
+	uint32_t pc = E->race_wc;
+	E->race_wt = wt;
+	E->race_wc = wc;
+	E->race_wline = a->rline;
+	bool ok = perform(E, a);
+	E->race_wt = pt;
+	E->race_wc = pc;
+	E->race_wline = pl;
 	return ok;
 }
 
@@ -350,6 +370,7 @@ bool emu_cp_async(Emu *E, const CStmt *s, int t)
 	a->src = size ? src.mem->data + src.i : NULL;
 	a->n = (int)n;
 	a->nsrc = (int)size;
+	a->rline = s->pos.line;
 	memset(a->dst, EMU_POISON, (size_t)n);
 	emu_pend_mark(E, a->dst, n, s->pos, t, PEND_CP);
 	if (!push(E, s->pos, t, a, false)) {
@@ -388,7 +409,8 @@ bool emu_cp_wait(Emu *E, const CStmt *s, int t)
 		for (int i = 0; i < k; i++) {
 			Async *a = q->item[q->head++];
 			q->committed--;
-			bool ok = perform(E, a);
+			/* the copies land as the waiting thread's writes */
+			bool ok = perform_as(E, a, t, emu_race_clock(E, t));
 			drop(a);
 			if (!ok)
 				return false;
@@ -412,6 +434,9 @@ static bool track(Emu *E, Pos p, int t, Async *a, const uint8_t *bar, int parity
 {
 	Emu *I = E;
 	E = emu_owner(E, bar); /* the load waits in the CTA of its mbarrier */
+	a->rt = t;
+	a->rrank = I->rank;
+	a->rline = p.line;
 	void *v = E->txl;
 	int head = 0;
 	bool ok = room(&v, &head, &E->ntxl, &E->captxl, sizeof(TxLoad));
@@ -426,6 +451,7 @@ static bool track(Emu *E, Pos p, int t, Async *a, const uint8_t *bar, int parity
 void emu_mbar_flipped(Emu *E, const uint8_t *bar)
 {
 	E = emu_owner(E, bar);
+	emu_race_flip(E, bar);
 	for (int i = 0; i < E->ntxl; i++)
 		if (E->txl[i].bar == bar && E->txl[i].flips < 2)
 			E->txl[i].flips++;
@@ -441,8 +467,12 @@ bool emu_mbar_waited(Emu *E, const uint8_t *bar, int parity)
 	for (int i = 0; i < E->ntxl; i++) {
 		TxLoad *l = &E->txl[i];
 		if (l->bar == bar && (l->flips >= 2 || (l->flips == 1 && l->parity == parity))) {
+			/* the copy's writes: its issuing thread's, at the clock its
+			 * complete_tx gave the phase (ordered for the phase's waiters) */
+			Async *a = l->a;
+			bool mine = a->rrank == E->rank;
 			if (ok)
-				ok = perform(E, l->a);
+				ok = perform_as(E, a, mine ? a->rt : -1, mine ? emu_race_phase_clock(E, bar, l->parity, a->rt) : 0);
 			drop(l->a);
 		} else {
 			E->txl[k++] = *l;
@@ -488,6 +518,7 @@ static bool async_tile(Emu *I, Emu *E, const CStmt *s, int first, int n, int tf,
 	a->first = first;
 	a->nthr = n;
 	a->tf = tf;
+	a->rline = s->pos.line;
 	a->ds = a->starts;
 	a->ss = a->starts + nd;
 	memcpy(a->ds, ds, sizeof(int64_t) * (size_t)nd);
@@ -544,6 +575,7 @@ static Async *tma_item(Emu *E, const TmaOp *o)
 	}
 	a->kind = A_TMA;
 	a->tma = *o;
+	a->rline = o->s->pos.line;
 	return a;
 }
 
@@ -578,7 +610,7 @@ static bool end_queues(Emu *E, AsyncQueue *qs, bool perform_them, bool ok)
 		AsyncQueue *q = &qs[t];
 		for (int i = q->head; i < q->n; i++) {
 			if (perform_them && ok)
-				ok = perform(E, q->item[i]);
+				ok = perform_as(E, q->item[i], -1, 0);
 			drop(q->item[i]);
 		}
 		q->head = q->n = q->ghead = q->ng = q->committed = 0;
@@ -593,7 +625,7 @@ bool emu_async_end(Emu *E, bool perform_them)
 	bool ok = true;
 	for (int i = 0; i < E->ntxl; i++) {
 		if (perform_them && ok)
-			ok = perform(E, E->txl[i].a);
+			ok = perform_as(E, E->txl[i].a, -1, 0);
 		drop(E->txl[i].a);
 	}
 	E->ntxl = 0;

@@ -71,11 +71,6 @@ overflow:
 	return -1;
 }
 
-static int places(Emu *E, const Side *s, int first, int n, int64_t r, int tf, uint8_t **out, int max)
-{
-	return places_who(E, s, first, n, r, tf, out, NULL, max);
-}
-
 int emu_places(Emu *E, const Region *r, const int64_t *idx, int first, int n, int64_t rep, int tf, uint8_t **out,
                int *who, int max)
 {
@@ -121,6 +116,7 @@ static bool move(Emu *E, const CStmt *s, const Acc *da, const Acc *sa, uint8_t *
 		if (fill == EMU_POISON)
 			emu_pend_mark(E, dst, da->esize, s->pos, tf, s->done == DONE_MBAR_TX ? PEND_MBAR : PEND_CP);
 		else if (E->performing) {
+			emu_race_async(E, dst, da->esize);
 			emu_pend_clear(E, dst, da->esize);
 			emu_proxy_clear(E, dst, da->esize);
 		}
@@ -129,6 +125,7 @@ static bool move(Emu *E, const CStmt *s, const Acc *da, const Acc *sa, uint8_t *
 		return true;
 	}
 	if (E->performing) {
+		emu_race_async(E, dst, da->esize);
 		emu_pend_clear(E, dst, da->esize);
 		emu_pend_clear(E, src, sa->esize);
 		emu_proxy_clear(E, dst, da->esize);
@@ -147,9 +144,10 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 {
 	const Acc *da = D->r->acc, *sa = S->r->acc;
 	uint8_t *src = NULL, *dst[1024];
+	int swho = -1, dwho[1024];
 	bool reads = fill < 0 || fill == EMU_MARK_SRC;
 	for (int64_t r = 0; r < sa->nrep && !src && reads; r++) {
-		int k = places(E, S, first, n, r, tf, &src, 1);
+		int k = places_who(E, S, first, n, r, tf, &src, &swho, 1);
 		if (k < 0)
 			return false;
 	}
@@ -161,12 +159,20 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 	}
 	int written = 0;
 	for (int64_t r = 0; r < da->nrep; r++) {
-		int k = places(E, D, first, n, r, tf, dst, 1024);
+		int k = places_who(E, D, first, n, r, tf, dst, dwho, 1024);
 		if (k < 0)
 			return false;
-		for (int i = 0; i < k; i++)
-			if (!move(E, s, da, sa, dst[i], src, fill, tf))
+		for (int i = 0; i < k; i++) {
+			/* registers <-> shared memory: the thread holding the
+			 * registers is the one that touches the shared bytes */
+			int pt = E->race_thr, reg = dwho[i] >= 0 ? dwho[i] : swho;
+			if (reg >= 0)
+				E->race_thr = reg;
+			bool ok = move(E, s, da, sa, dst[i], src, fill, tf);
+			E->race_thr = pt;
+			if (!ok)
 				return false;
+		}
 		written += k;
 	}
 	if (!written)
@@ -217,8 +223,26 @@ bool emu_regions_check(Emu *E, const CStmt *s, int tf, const int64_t *ds, const 
 	return in_bounds(E, &s->dst, ds, tf) && src_in_bounds(E, s, ss, tf);
 }
 
+static bool copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
+                        int fill);
+
+/* For the race checker, a collective copy's accesses of shared memory are
+ * the group's (stamped with its first thread tf and its size), except
+ * where registers say which thread moves the element (copy_element). */
 bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                      int fill)
+{
+	int pg = E->race_gn, pt = E->race_thr;
+	E->race_gn = n > 1 ? n : 1;
+	E->race_thr = -1;
+	bool ok = copy_region(E, s, first, n, tf, ds, ss, fill);
+	E->race_gn = pg;
+	E->race_thr = pt;
+	return ok;
+}
+
+static bool copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
+                        int fill)
 {
 	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
 	if (!in_bounds(E, D.r, ds, tf) || !src_in_bounds(E, s, ss, tf))

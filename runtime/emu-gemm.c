@@ -118,6 +118,8 @@ static bool scales(Emu *E, const CStmt *s, int t, const Region *r, const CExpr *
 					                (long long)col, lane < 0 || lane >= 128 || col < 0 || col >= 512 ?
 					                "outside tensor memory" : xprintf("not allocated (allocated: %s)",
 					                emu_tmem_allocs_str(E)));
+				if (!emu_race_tmem(E, (int)lane, (int)col, 1, false, s->pos, t, false))
+					return false;
 				unsigned w = *emu_tmem_cell(E, (int)lane, (int)col) >> (8 * (c[AX_TCOL] & 3)) & 0xFF;
 				if (q && w != v)
 					return emu_fail(E, s->pos, t, "%s: %s's element (%lld, %lld) is 0x%02x in lane %lld but 0x%02x in "
@@ -174,6 +176,10 @@ static bool gemm(Emu *E, const CStmt *s, int t)
 				break;
 			}
 			cell[m * N + n] = lane * 512 + col;
+			if (!emu_race_tmem(E, (int)lane, (int)col, 1, true, s->pos, t, false)) {
+				ok = false;
+				break;
+			}
 			float acc = 0.0f;
 			if (en)
 				memcpy(&acc, emu_tmem_cell(E, (int)lane, (int)col), 4);

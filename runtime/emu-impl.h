@@ -307,6 +307,17 @@ typedef struct Emu {
 	uint32_t *tmem_out; /* EmuOptions's */
 	bool *tmem_taken;
 	Fibers *fb;         /* the branches running beside each other (emu-fiber.c), or NULL */
+	/* The race checker (emu-race.c): NULL when off (EmuOptions.no_race_check). */
+	bool race_on;
+	struct Race *race;
+	uint32_t *race_tmp; /* nthreads clocks of scratch */
+	int race_wt;        /* the stamp of the asynchronous writes being performed: */
+	uint32_t race_wc;   /* thread (-1: none) and clock, and line */
+	int race_wline;
+	int race_thr;       /* >= 0: the thread the next shared access is checked for (a register's owner) */
+	int race_gn;        /* the threads of the group making it (a collective copy's; 1: one thread) */
+	int sched;          /* EMU_SCHED_*: the order of the threads within a statement */
+	uint64_t rng;
 } Emu;
 
 /* The CTAs of one cluster (more than one CTA) run together: each in an OS
@@ -452,14 +463,56 @@ void emu_proxy_clear(Emu *E, const uint8_t *p, int64_t n);
  * error at pos when one of them was written by a generic store that its
  * thread has not fenced since (fence.proxy.async). */
 bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const char *op, const char *what);
+/* ---- races in shared memory, and schedules (emu-race.c) ---------------------------- */
+
+typedef struct Race Race;
+/* The checker's state for CTA E (when E->race_on); false: no memory. */
+bool emu_race_init(Emu *E);
+void emu_race_free(Emu *E);
+/* A barrier of every thread of the CTA (cta_sync, cluster_sync, a new CTA). */
+void emu_race_barrier(Emu *E);
+/* A barrier of the n threads thr (bar.sync, __syncwarp). */
+void emu_race_join(Emu *E, const int *thr, int n);
+/* Thread t's own clock now. */
+uint32_t emu_race_clock(Emu *E, int t);
+/* mbarriers: init; thread t arrives (or its copy's complete_tx counts);
+ * the phase in progress completed (after the word at bar changed); thread
+ * t's wait for parity saw that phase complete; the clock of thread t in
+ * the last completed phase of that parity. */
+void emu_race_mbar_init(Emu *E, const uint8_t *bar);
+void emu_race_arrive(Emu *E, const uint8_t *bar, int t);
+void emu_race_flip(Emu *E, const uint8_t *bar);
+void emu_race_wait(Emu *E, const uint8_t *bar, int parity, int t);
+uint32_t emu_race_phase_clock(Emu *E, const uint8_t *bar, int parity, int t);
+/* n bytes at p (this CTA's shared memory) written by an asynchronous copy,
+ * stamped E->race_wt, race_wc, race_wline. */
+void emu_race_async(Emu *E, const uint8_t *p, int64_t n);
+/* Thread t reads or writes n bytes at shared offset off (statement at pos):
+ * an error when an access of another thread that is not ordered before
+ * this one conflicts with it. */
+bool emu_race_access(Emu *E, int64_t off, int64_t n, bool write, Pos pos, int t);
+/* The same for n cells of tensor memory from lane, col: a warp-collective
+ * access (warp: tcgen05.ld / st, the tile op) is its warp's, stamped with
+ * the warp's first thread; an MMA or tcgen05.cp, thread t's, its issuer. */
+bool emu_race_tmem(Emu *E, int lane, int col, int n, bool write, Pos pos, int t, bool warp);
+/* The threads act in the order of E->sched (buf: room for nact, at most
+ * EMU_MAX_THREADS); and whether an if runs its else-branch first. */
+#define EMU_MAX_THREADS 1024
+const int *emu_sched(Emu *E, const int *act, int nact, int *buf);
+bool emu_sched_swap(Emu *E);
+
 /* Every load and store asks: nothing to look at, at once, when no copy
  * owns any of this CTA's shared memory (the usual case) and the access is
  * to it, or when the CTA has no cluster and no tensor memory. */
 static inline bool emu_pend_check(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t)
 {
-	if (E->performing || E->unchecked_async)
+	if (E->performing)
 		return true;
 	bool own = E->sdata && p >= E->sdata && p < E->sdata + E->p->smem_bytes;
+	if (E->race && own && !emu_race_access(E, p - E->sdata, n, write, pos, E->race_thr >= 0 ? E->race_thr : t))
+		return false;
+	if (E->unchecked_async)
+		return true;
 	if (write && own)
 		emu_proxy_wrote(E, p - E->sdata, n, E, t);
 	if (!E->tm && ((own && !E->npending) || (!own && !E->cl)))

@@ -106,6 +106,10 @@ static bool mma(Emu *E, const CStmt *s, int t)
 		int lane = M == 128 ? m : lane0 + 32 * (m / 16) + m % 16;
 		for (int n = 0; n < N; n++) {
 			uint32_t *cell = emu_tmem_cell(E, lane, c0 + n);
+			if (!emu_race_tmem(E, lane, c0 + n, 1, true, s->pos, t, false)) {
+				free(A);
+				return false;
+			}
 			float acc = 0.0f;
 			if (en)
 				memcpy(&acc, cell, 4);

@@ -120,6 +120,9 @@ static bool scales(Emu *E, const CStmt *s, int t, const char *what, int c, int r
 	for (int r = 0; r < rows; r++) {
 		int col = c + r / 32;
 		unsigned v = *emu_tmem_cell(E, r % 32, col) >> (8 * id) & 0xFF;
+		for (int q = 0; q < 4; q++)
+			if (!emu_race_tmem(E, 32 * q + r % 32, col, 1, false, s->pos, t, false))
+				return false;
 		for (int q = 1; q < 4; q++) {
 			unsigned w = *emu_tmem_cell(E, 32 * q + r % 32, col) >> (8 * id) & 0xFF;
 			if (w != v)
@@ -191,6 +194,10 @@ static bool mmas(Emu *E, const CStmt *s, int t)
 	for (int m = 0; m < M; m++) {
 		for (int n = 0; n < N; n++) {
 			uint32_t *cell = emu_tmem_cell(E, m, c0 + n);
+			if (!emu_race_tmem(E, m, c0 + n, 1, true, s->pos, t, false)) {
+				free(A);
+				return false;
+			}
 			double scale = SA[m] * SB[n];
 			float acc = 0.0f;
 			if (en)

@@ -86,6 +86,7 @@ bool emu_mbar_complete_tx(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, in
 	*parity = (int)(w >> 63);
 	if (!*init_flag(E, bar))
 		return emu_fail(E, x->at, t, "%s: the mbarrier is not initialized", op);
+	emu_race_arrive(E, bar, t); /* the copy's writes are ordered before the phase's waiters */
 	if (!update(E, x, p, t, &w, 0, -bytes, op, flipped))
 		return false;
 	memcpy(bar, &w, 8);
@@ -101,6 +102,7 @@ bool emu_mbar_arrive(Emu *E, const CExpr *x, Pos p, int t, uint8_t *bar, const c
 	memcpy(&w, bar, 8);
 	if (!*init_flag(E, bar))
 		return emu_fail(E, x->at, t, "%s: the mbarrier is not initialized", op);
+	emu_race_arrive(E, bar, t);
 	if (!update(E, x, p, t, &w, 1, 0, op, &flipped))
 		return false;
 	memcpy(bar, &w, 8);
@@ -142,12 +144,14 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 			                (long long)(FIELD / 2 - 1), (long long)n);
 		w = put(put(0, 0, (uint64_t)n), 1, (uint64_t)n);
 		*init_flag(E, p) = 1;
+		emu_race_mbar_init(E, p);
 		break;
 	case IN_MBAR_INVAL:
 		w = 0;
 		*init_flag(E, p) = 0;
 		break;
 	case IN_MBAR_ARRIVE: case IN_MBAR_EXPECT:
+		emu_race_arrive(E, p, t);
 		if (!update(E, s->a, s->n ? s->n->at : s->pos, t, &w, 1, n, name(s->op), &flipped))
 			return false;
 		break;
@@ -188,6 +192,7 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 			                "arrive before this wait is run", name(s->op), (long long)(n & 1), (long long)v.i,
 			                emu_mem_str(v.mem), (long long)get(w, 0), (long long)get(w, 1), (long long)tx_of(w));
 		}
+		emu_race_wait(E, p, (int)(n & 1), t);
 		return emu_mbar_waited(E, p, (int)(n & 1));
 	case IN_MBAR_TRY_PARITY:
 		/* in a cluster a try that fails lets the other CTAs run once (a
@@ -207,6 +212,8 @@ bool emu_mbarrier(Emu *E, const CStmt *s, int t)
 			memcpy(&w, p, 8);
 		}
 		/* a TMA load's data arrives with the first wait that sees its phase done */
+		if (done(w, n))
+			emu_race_wait(E, p, (int)(n & 1), t);
 		if (done(w, n) && !emu_mbar_waited(E, p, (int)(n & 1)))
 			return false;
 		return write_element(E, s->b, t, DT_INT32, (EVal){ done(w, n), NULL }, name(s->op));
@@ -258,6 +265,7 @@ bool emu_named_barrier(Emu *E, const CStmt *s, const int *act, int nact)
 		return emu_fail(E, s->pos, act[0], "%s: barrier %lld counts %lld threads, but %d reach it together; the "
 		                "emulator runs a named barrier only as a barrier of the threads that reach it", name(s->op),
 		                (long long)id, (long long)count, nact);
+	emu_race_join(E, act, nact); /* orders exactly the threads that took part */
 	return true;
 }
 

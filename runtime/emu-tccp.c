@@ -194,8 +194,11 @@ static bool cp(Emu *E, const CStmt *s, int t)
 			memcpy(&data[r * 8 + 4 * k], E->sdata + a, 16); /* little-endian hosts, as emu_load */
 		}
 	for (int r = 0; r < sh->rows; r++)
-		for (int j = 0; j < sh->replicas; j++)
+		for (int j = 0; j < sh->replicas; j++) {
+			if (!emu_race_tmem(E, lane0 + tccp_lane(sh, r, j), c0, words, true, s->pos, t, false))
+				return false;
 			memcpy(emu_tmem_cell(E, lane0 + tccp_lane(sh, r, j), c0), &data[r * 8], 4 * (size_t)words);
+		}
 	return true;
 }
 
@@ -279,6 +282,8 @@ static bool tile(Emu *E, const CStmt *s, int t)
 				                "%lld, which is %s", (long long)lane, (long long)col,
 				                lane < 0 || lane >= 128 || col < 0 || col >= 512 ? "outside tensor memory" :
 				                xprintf("not allocated (allocated: %s)", emu_tmem_allocs_str(E)));
+			if (!emu_race_tmem(E, (int)lane, (int)col, 1, true, s->pos, t, false))
+				return false;
 			memcpy((uint8_t *)emu_tmem_cell(E, (int)lane, (int)col) + (tc % epw) * esz, E->sdata + a, (size_t)esz);
 		}
 	}

@@ -192,8 +192,10 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 			emu_pend_mark(E, sp, es, s->pos, o->t, PEND_STORE_SRC);
 		} else {
 			emu_pend_clear(E, sp, es);
-			if (mode == W_LOAD)
+			if (mode == W_LOAD) {
 				emu_proxy_clear(E, sp, es);
+				emu_race_async(E, sp, es);
+			}
 			bool in = true;
 			int64_t off = o->gbase;
 			for (int i = 0; i < m->rank; i++) {

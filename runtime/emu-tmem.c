@@ -387,6 +387,8 @@ static bool do_ldst(Emu *E, const CStmt *s, const int *act, int i)
 			int lane = lane0 + dl, c = c0 + (s->tc_pack ? 2 * dc : dc);
 			uint32_t *cw = &m->w[lane * TM_COLS + c];
 			int32_t *sp = &m->stpend[lane * TM_COLS + c];
+			if (!emu_race_tmem(E, lane, c, 1 + s->tc_pack, !ld, s->pos, t, true))
+				return false;
 			if (ld) {
 				for (int h = 0; h <= s->tc_pack; h++)
 					if (sp[h])
@@ -460,7 +462,12 @@ bool emu_tcgen05(Emu *E, const CStmt *s, const int *act, int nact)
 			                op_name(s->op), j - i, w);
 		bool ok;
 		switch (s->op) {
-		case IN_TC_ALLOC: ok = do_alloc(E, s, act, i); break;
+		case IN_TC_ALLOC:
+			/* .sync.aligned: the warp's lanes read the address it wrote
+			 * with no barrier of their own (doc/txc-run.md, races) */
+			ok = do_alloc(E, s, act, i);
+			emu_race_join(E, act + i, 32);
+			break;
 		case IN_TC_DEALLOC: ok = do_dealloc(E, s, act, i); break;
 		case IN_TC_RELINQ: tmem(E)->relinquished = true; ok = true; break;
 		default: ok = do_ldst(E, s, act, i); break;
@@ -598,6 +605,8 @@ bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64
 		}
 		uint8_t *cell = (uint8_t *)&m->w[lane * TM_COLS + col] + byte % 4; /* little-endian, as emu_store */
 		int32_t *sp = &m->stpend[lane * TM_COLS + col];
+		if (!emu_race_tmem(E, (int)lane, (int)col, 1, !ld, s->pos, who[0], true))
+			return false;
 		if (ld) {
 			if (*sp)
 				return emu_fail(E, s->pos, tf, "%s reads tensor-memory lane %lld column %lld, which the st at %s (thread "

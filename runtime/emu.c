@@ -6,7 +6,8 @@
  * a loop runs while any thread has iterations left, each thread its own
  * count; a barrier must be reached by every thread of the CTA (or of the
  * warp) at once. Program-order lockstep is a legal schedule of a race-free
- * program; races are not detected.
+ * program; races in shared memory are detected (emu-race.c), and
+ * EmuOptions.schedule runs each statement's threads in another order.
  *
  * Shared memory (one block per CTA, placed by smem_plan) and registers
  * (one block per thread) start filled with 0xAB bytes, so that reading what
@@ -404,6 +405,13 @@ static bool warp_sync(Emu *E, const CStmt *s, const int *act, int nact)
 	if (w >= 0)
 		return emu_fail(E, s->pos, first, "warp barrier in divergent code: %d of the %d threads of warp %d reach it",
 		                have, need, w);
+	for (int i = 0; E->race && i < nact;) { /* each warp's threads are ordered */
+		int j = i;
+		while (j < nact && act[j] / ES_WARP_SIZE == act[i] / ES_WARP_SIZE)
+			j++;
+		emu_race_join(E, act + i, j - i);
+		i = j;
+	}
 	return true;
 }
 
@@ -505,6 +513,7 @@ static bool cluster_sync(Emu *E, const CStmt *s, const int *act, int nact)
 	if (nact != E->nthreads)
 		return emu_fail(E, s->pos, act[0], "%s in divergent code: %d of the CTA's %d threads reach it",
 		                cl ? "cluster barrier" : "barrier", nact, E->nthreads);
+	emu_race_barrier(E);
 	if (!cl)
 		return true;
 	int64_t gen = cl->gen;
@@ -584,22 +593,25 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return false;
 	if (E->trace && s->text)
 		trace(E, s, act, nact);
+	/* the order the threads run a per-thread statement in (E->sched) */
+	int buf[EMU_MAX_THREADS];
+	const int *ord = E->sched && s->kind != C_IF && s->kind != C_FOR ? emu_sched(E, act, nact, buf) : act;
 	switch (s->kind) {
 	case C_NOP:
 		return true;
 	case C_LET:
 		for (int i = 0; i < nact; i++) {
 			EVal v;
-			if (!emu_eval(E, s->value, act[i], &v))
+			if (!emu_eval(E, s->value, ord[i], &v))
 				return false;
 			if (s->slot >= 0)
-				E->slots[(size_t)act[i] * (size_t)E->p->nslots + (size_t)s->slot] =
+				E->slots[(size_t)ord[i] * (size_t)E->p->nslots + (size_t)s->slot] =
 					emu_conv(v, s->value->dtype, s->dtype);
 		}
 		return true;
 	case C_STORE:
 		for (int i = 0; i < nact; i++)
-			if (!store(E, s, act[i]))
+			if (!store(E, s, ord[i]))
 				return false;
 		return true;
 	case C_IF: {
@@ -615,6 +627,9 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		}
 		if (s->fork && ny && nn && s->norelse && !E->cl)
 			return emu_fork_if(E, s, yes, ny, no, nn, depth);
+		if (ny && nn && emu_sched_swap(E)) /* another schedule: the else-branch first */
+			return exec_block(E, s->orelse, s->norelse, no, nn, depth + 1) &&
+			       exec_block(E, s->body, s->nbody, yes, ny, depth + 1);
 		return (!ny || exec_block(E, s->body, s->nbody, yes, ny, depth + 1)) &&
 		       (!nn || exec_block(E, s->orelse, s->norelse, no, nn, depth + 1));
 	}
@@ -624,6 +639,7 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		if (nact != E->nthreads)
 			return emu_fail(E, s->pos, act[0], "barrier in divergent code: %d of the CTA's %d threads reach it", nact,
 			                E->nthreads);
+		emu_race_barrier(E);
 		return true;
 	case C_CLUSTER_SYNC:
 		return cluster_sync(E, s, act, nact);
@@ -638,19 +654,19 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return emu_copy(E, s, act, nact);
 	case C_CP_ASYNC: case C_CP_COMMIT: case C_CP_WAIT: case C_BULK_COMMIT: case C_BULK_WAIT: case C_TMA:
 		for (int i = 0; i < nact; i++)
-			if (!(s->kind == C_CP_ASYNC ? emu_cp_async(E, s, act[i]) :
-			      s->kind == C_TMA ? emu_tma(E, s, act[i]) :
-			      s->kind == C_CP_COMMIT || s->kind == C_BULK_COMMIT ? emu_cp_commit(E, s, act[i]) :
-			      emu_cp_wait(E, s, act[i])))
+			if (!(s->kind == C_CP_ASYNC ? emu_cp_async(E, s, ord[i]) :
+			      s->kind == C_TMA ? emu_tma(E, s, ord[i]) :
+			      s->kind == C_CP_COMMIT || s->kind == C_BULK_COMMIT ? emu_cp_commit(E, s, ord[i]) :
+			      emu_cp_wait(E, s, ord[i])))
 				return false;
 		return true;
 	case C_COPY_BYTES: case C_ZERO_BYTES: case C_MBAR: case C_VEC_SHARED:
 		E->act = act;
 		E->nact = nact;
 		for (int i = 0; i < nact; i++)
-			if (!(s->kind == C_COPY_BYTES ? emu_copy_bytes(E, s, act[i]) :
-			      s->kind == C_ZERO_BYTES ? emu_zero_bytes(E, s, act[i]) :
-			      s->kind == C_MBAR ? emu_mbarrier(E, s, act[i]) : emu_vec_shared(E, s, act[i])))
+			if (!(s->kind == C_COPY_BYTES ? emu_copy_bytes(E, s, ord[i]) :
+			      s->kind == C_ZERO_BYTES ? emu_zero_bytes(E, s, ord[i]) :
+			      s->kind == C_MBAR ? emu_mbarrier(E, s, ord[i]) : emu_vec_shared(E, s, ord[i])))
 				return false;
 		return true;
 	case C_NAMED_BAR:
@@ -713,6 +729,7 @@ static void start_cta(Emu *E)
 	E->npend = 0;
 	memset(E->nacq, 0, (size_t)n * sizeof(int)); /* a CTA's threads start with no map acquired */
 	memset(E->ldata, 0xAB, (size_t)n * (size_t)p->local_bytes);
+	emu_race_barrier(E); /* a new CTA: nothing of the last one is unordered */
 	for (int i = 0; i < p->nlaunch; i++) {
 		const LaunchVar *l = &p->launch[i];
 		for (int t = 0; t < n; t++) {
@@ -844,8 +861,12 @@ static bool cta_alloc(Emu *E)
 	E->acq_mem = alloc(E, n * EMU_TMACQ * sizeof(Mem *), &ok);
 	E->acq_off = alloc(E, n * EMU_TMACQ * sizeof(int64_t), &ok);
 	E->nacq = alloc(E, n * sizeof(int), &ok);
+	E->race_tmp = alloc(E, n * sizeof(uint32_t), &ok);
 	if (!ok)
 		return false;
+	if (!emu_race_init(E))
+		return emu_fail(E, E->f->stmt->pos, -1, "cannot allocate the race checker's memory to emulate kernel '%s' "
+		                "(--no-race-check runs without it)", E->f->name);
 	for (int i = 0; i < p->nshared; i++) {
 		Buffer *b = p->shared[i];
 		E->smem[i] = (Mem){ E->sdata + b->smem_off, buffer_storage(b) * dtype_bytes(b->dtype), b->smem_off, SP_SHARED,
@@ -865,6 +886,8 @@ static void cta_free(Emu *E)
 {
 	emu_async_free(E);
 	emu_tmem_free(E);
+	emu_race_free(E);
+	free(E->race_tmp);
 	free(E->slots);
 	free(E->gmem);
 	free(E->smem);
@@ -901,6 +924,12 @@ bool emu_run(Module *m, Func *f, void **params, Diag *d, const EmuOptions *opt)
 	E.tmem_out = o.tmem_out;
 	E.tmem_taken = o.tmem_taken;
 	E.tout = o.trace_out ? o.trace_out : stderr;
+	E.race_on = !o.no_race_check;
+	E.sched = o.schedule;
+	E.rng = o.sched_seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+	E.race_wt = -1;
+	E.race_thr = -1;
+	E.race_gn = 1;
 	Prog *p = E.p = emu_compile(m, f, o.trace);
 	if (p->fail)
 		return emu_fail(&E, f->stmt->pos, -1, "%s", p->fail);
@@ -1079,4 +1108,26 @@ const char *emu_bind_extents(Func *f, const int64_t *scalars)
 			               "1 to 2^32 elements)", t->dyn->name, t->name, t->buf->name);
 	}
 	return NULL;
+}
+
+bool emu_sched_parse(const char *s, int *sched, uint64_t *seed)
+{
+	*seed = 1;
+	if (!strcmp(s, "lockstep"))
+		*sched = EMU_SCHED_LOCKSTEP;
+	else if (!strcmp(s, "reverse"))
+		*sched = EMU_SCHED_REVERSE;
+	else if (!strcmp(s, "random"))
+		*sched = EMU_SCHED_RANDOM;
+	else if (!strncmp(s, "random:", 7) && s[7] >= '0' && s[7] <= '9') {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(s + 7, &end, 10);
+		if (*end || errno)
+			return false;
+		*sched = EMU_SCHED_RANDOM;
+		*seed = v;
+	} else
+		return false;
+	return true;
 }

@@ -18,7 +18,8 @@
  * in lockstep no other thread can arrive before it.
  *
  * Lockstep in program order is one legal schedule of a race-free program;
- * races between threads are not detected. */
+ * races between threads in shared memory are detected with vector clocks
+ * (emu-race.c) and reported as errors naming both threads and lines. */
 #ifndef TXC_EMU_H
 #define TXC_EMU_H
 
@@ -40,7 +41,18 @@ typedef struct EmuOptions {
 	                         * last such dealloc); columns never freed keep
 	                         * what the caller put there */
 	bool *tmem_taken;       /* with tmem_out: set when a dealloc of CTA 0 took a snapshot */
+	bool no_race_check;     /* no shared-memory race checking (emu-race.c) */
+	int schedule;           /* EMU_SCHED_*: the order of the threads running one statement */
+	uint64_t sched_seed;    /* EMU_SCHED_RANDOM's seed */
 } EmuOptions;
+
+/* Schedules: lockstep in thread order (the default), each statement's
+ * threads in reverse order, or in a random order from a seed (and the
+ * two sides of an if in either order). */
+enum { EMU_SCHED_LOCKSTEP, EMU_SCHED_REVERSE, EMU_SCHED_RANDOM };
+/* "lockstep", "reverse", "random" or "random:SEED" into *sched, *seed;
+ * false when it is none of these. */
+bool emu_sched_parse(const char *s, int *sched, uint64_t *seed);
 
 /* Runs kernel f of module m (after verify_module) over its whole grid.
  * params[i] is the storage of f->params[i]: emu_param_bytes(f->params[i])

@@ -217,8 +217,8 @@ static int run(Cli *c, Args *a, const char *kernel, uint64_t seed, bool dump, Em
 
 int main(int argc, char **argv)
 {
-	const char *kernel = NULL, *seed_s = NULL, *steps_s = NULL, *unused = NULL, *tmem_out = NULL;
-	bool dump = false, trace = false, unchecked = false;
+	const char *kernel = NULL, *seed_s = NULL, *steps_s = NULL, *unused = NULL, *tmem_out = NULL, *sched_s = NULL;
+	bool dump = false, trace = false, unchecked = false, no_race = false;
 	Opt opts[] = {
 		{ "--kernel", "NAME", "run kernel NAME (default: the first kernel of the file)", &kernel, NULL },
 		{ "--seed", "N", "seed of the random parameter data (default 1)", &seed_s, NULL },
@@ -235,6 +235,11 @@ int main(int argc, char **argv)
 		  "(a missing wait), a write of memory one still owns, or a tcgen05.cp / mma read of a store not fenced (a "
 		  "missing fence.proxy.async): run on, the destination holding poison (0xAB)",
 		  NULL, &unchecked },
+		{ "--no-race-check", NULL, "do not check shared memory for races (two threads' conflicting accesses that "
+		  "no barrier, mbarrier phase or wait orders; on by default)", NULL, &no_race },
+		{ "--schedule", "ORDER", "the order of the threads running each statement: lockstep (thread order, the "
+		  "default), reverse, or random[:SEED] (and an if's else-branch may run first): results that depend on "
+		  "lockstep then differ", &sched_s, NULL },
 		{ "--tmem-out", "FILE", "write the tensor memory of CTA 0 to a .npy file (uint32, 128 lanes x 512 columns): "
 		  "each column as the last tcgen05.dealloc that freed it found it (zero where none did)", &tmem_out, NULL },
 		{ 0 },
@@ -249,6 +254,9 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "--seed takes a non-negative integer, not '%s'", seed_s);
 	if (steps_s && (!parse_u64(steps_s, &steps) || steps == 0 || steps > INT64_MAX))
 		cli_usage_error(&c, "--max-steps takes a positive integer, not '%s'", steps_s);
-	EmuOptions opt = { .trace = trace, .max_steps = (int64_t)steps, .trace_out = stderr, .unchecked_async = unchecked };
+	EmuOptions opt = { .trace = trace, .max_steps = (int64_t)steps, .trace_out = stderr, .unchecked_async = unchecked,
+		           .no_race_check = no_race };
+	if (sched_s && !emu_sched_parse(sched_s, &opt.schedule, &opt.sched_seed))
+		cli_usage_error(&c, "--schedule takes lockstep, reverse, random or random:SEED, not '%s'", sched_s);
 	return run(&c, &a, kernel, seed, dump, &opt, tmem_out);
 }

@@ -856,8 +856,8 @@ static int take_options(Cli *c, int argc, char **argv, Pair **pairs, int *npairs
 
 int main(int argc, char **argv)
 {
-	const char *cubin = NULL, *kernel = NULL, *ref_file = NULL, *seed_arg = NULL, *unused = NULL;
-	bool no_check = false, unused_flag = false;
+	const char *cubin = NULL, *kernel = NULL, *ref_file = NULL, *seed_arg = NULL, *unused = NULL, *sched_s = NULL;
+	bool no_check = false, unused_flag = false, no_race = false;
 	Opt opts[] = {
 		{ "--cubin", "FILE", "the compiled kernel: a cubin (or fatbin, or PTX) holding extern \"C\" NAME", &cubin, NULL },
 		{ "--kernel", "NAME", "the kernel of FILE to run (default: the first)", &kernel, NULL },
@@ -871,6 +871,10 @@ int main(int argc, char **argv)
 		  "and every other buffer with its own; no emulator (repeatable; for copies too large to emulate)",
 		  &unused, NULL },
 		{ "--no-check", NULL, "skip the reference: run the kernel without checking it", NULL, &no_check },
+		{ "--no-race-check", NULL, "the reference emulator run does not check shared memory for races", NULL,
+		  &no_race },
+		{ "--schedule", "ORDER", "the reference emulator run's thread order: lockstep (default), reverse or "
+		  "random[:SEED] (txc-emu --help)", &sched_s, NULL },
 		{ "--time", NULL, "then time N launches (--time N or --time=N; default 50) against cuMemcpyDtoD",
 		  NULL, &unused_flag },
 		{ 0 },
@@ -898,6 +902,10 @@ int main(int argc, char **argv)
 			cli_usage_error(&c, "--seed takes a non-negative integer, not '%s'", seed_arg);
 	}
 	const char *file = c.input ? c.input : "<stdin>";
+	int sched = EMU_SCHED_LOCKSTEP;
+	uint64_t sched_seed = 1;
+	if (sched_s && !emu_sched_parse(sched_s, &sched, &sched_seed))
+		cli_usage_error(&c, "--schedule takes lockstep, reverse, random or random:SEED, not '%s'", sched_s);
 
 	/* everything that needs no GPU first, so bad input fails without one */
 	Src image;
@@ -1072,7 +1080,8 @@ int main(int argc, char **argv)
 		}
 		Diag d;
 		diag_init(&d, stderr);
-		EmuOptions eo = { .scalars = ref_scalars };
+		EmuOptions eo = { .scalars = ref_scalars, .no_race_check = no_race, .schedule = sched,
+		                  .sched_seed = sched_seed };
 		if (!emu_run(rm, rf, ref, &d, &eo)) {
 			error("the emulator failed on kernel '%s' of '%s'", rf->name, ref_file ? ref_file : file);
 			fail(1);

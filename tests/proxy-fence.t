@@ -44,7 +44,9 @@ emu_errors($bin, $tmp, $f,
     # thread 0 fenced; byte 4 is word 1, thread 1's
     [ mma_fence_t0 => miss("$f:98:9", "tcgen05.mma", "A", 4, "S", 1) ],
     # thread 5 wrote word 1 (bytes 4..7) after its fence
-    [ mma_store_after => miss("$f:129:9", "tcgen05.mma", "A", 4, "S", 5) ],
+    # (thread 5's store races with thread 1's, which wrote S[1] in the loop:
+    # the fence is the point here, so without the race checker)
+    [ "mma_store_after --no-race-check" => miss("$f:129:9", "tcgen05.mma", "A", 4, "S", 5) ],
     # thread 3 wrote word 2051: byte 4 * 2051 = 8204, inside B (from 8192)
     [ mma_b_after => miss("$f:160:9", "tcgen05.mma", "B", 8204, "S", 3) ],
     [ cp_nofence => miss("$f:247:9", "tcgen05.cp", "the source", 0, "S", 0) ],
@@ -53,7 +55,9 @@ emu_errors($bin, $tmp, $f,
     [ tma_clears_half => miss("$f:348:9", "tcgen05.mma", "B", 8192, "S", 0) ],
 );
 for my $k (qw(mma_fenced mma_refenced mma_fence_global cp_fenced tma_clears)) {
-    my $rc = system("'$bin/txc-emu' --kernel $k --seed 1 $f >'$tmp/out' 2>'$tmp/err'") >> 8;
+    # mma_refenced's thread 5 rewrites S[1] as mma_store_after's does
+    my $opt = $k eq 'mma_refenced' ? '--no-race-check' : '';
+    my $rc = system("'$bin/txc-emu' --kernel $k $opt --seed 1 $f >'$tmp/out' 2>'$tmp/err'") >> 8;
     ok($rc == 0, "$k: runs clean", slurp("$tmp/err"));
 }
 
