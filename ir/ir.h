@@ -101,7 +101,9 @@ void warn_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf,
 void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap);
 
 /* Reading a whole file (NULL name or "-": stdin); returns false and prints
- * `prog: error: cannot read ...` on failure. */
+ * `prog: error: cannot read ...` on failure, or when it is larger than
+ * MAX_INPUT bytes. */
+#define MAX_INPUT (256 << 20)
 bool read_file(const char *prog, const char *name, Src *src);
 
 /* ---- output.c: writing output files --------------------------------------- */

@@ -479,7 +479,6 @@ void warn_at(Diag *d, Pos p, const char *fmt, ...)
 	va_end(ap);
 }
 
-#define MAX_INPUT (256 << 20)
 
 bool read_file(const char *prog, const char *name, Src *src)
 {
