@@ -1001,15 +1001,18 @@ srcname(const Module *m)
  * next one's input, a dump) is printed only where it is wanted: the
  * dumps, and the last stage's output.
  *
- * Verification: txc-parse's verifies the program; txc-lower's output is
- * verified again (verifying puts the statements it made in canonical form
- * and annotates them), with prove_accesses set when a backend follows, as
+ * Verification: the parse verifies the program (what txc-parse does).
+ * The passes before lower change only the plans= and dispatch= keywords of
+ * tile ops; the next pass reads them back (read_plans, call_kw) from the
+ * expressions and the values that write_plans attaches to them, the values
+ * verification would give them, and verifying rewrites nothing in them. So
+ * their output is not verified again. txc-lower's output is: verifying
+ * puts the statements it made in canonical form, binds their names and
+ * annotates them, which the backend and the printer read; with
+ * prove_accesses set and the backend's target when a backend follows, as
  * the backend's own reading would (it proves every access in bounds and
- * aligned). The passes before lower change only the plans= and dispatch=
- * keywords of tile ops, which the next pass reads back through
- * read_plans/call_kw and which verification checks but does not rewrite;
- * their output is verified only under --verify-each (TXC_VERIFY=1, the
- * tests), where a failure is an internal error, as in the programs.
+ * aligned). Under --verify-each (TXC_VERIFY=1, the tests) every pass's
+ * output is verified, a failure an internal error, as in the programs.
  *
  * Returns the exit status, or -1 when the pipeline must run instead: the
  * input could not be read, or a stage failed or had something to say
@@ -1078,7 +1081,7 @@ inprocess(void)
 			prove_accesses = false;
 		}
 		ok = ok && !d.errors;
-		if (ok && !emits && strcmp(pass, "lower") && strcmp(pass, "parse") && !verify_module(m, &d))
+		if (ok && verifyeach && !emits && strcmp(pass, "lower") && strcmp(pass, "parse") && !verify_module(m, &d))
 			die("%s produced IR that does not verify", stages[i].prog);
 		fflush(msgs);
 		ok = ok && nsaid == 0;

@@ -70,6 +70,9 @@ typedef struct Buf { char *s; size_t n, cap; } Buf;
 void bputc(Buf *b, int c);
 void bputs(Buf *b, const char *s);
 void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vbprintf(Buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* n bytes of s, which holds no NUL among them */
+void bputn(Buf *b, const char *s, size_t n);
 /* A shape as Python writes the tuple: (128, 64), (8,). */
 const char *shape_tuple(const int64_t *shape, int ndim);
 

@@ -293,7 +293,7 @@ void bputc(Buf *b, int c)
 }
 
 /* Appends n bytes of s (no NUL among them): one growth and one copy. */
-static void bputn(Buf *b, const char *s, size_t n)
+void bputn(Buf *b, const char *s, size_t n)
 {
 	if (!n)
 		return;
@@ -314,35 +314,40 @@ void bputs(Buf *b, const char *s)
 	bputn(b, s, strlen(s));
 }
 
-void bprintf(Buf *b, const char *fmt, ...)
+void vbprintf(Buf *b, const char *fmt, va_list ap)
 {
 	char small[256];  /* most text: formatted here, not in the arena */
-	va_list ap;
+	va_list aq;
 	if (plain_format(fmt)) {
 		Piece pc[MAX_PIECES];
 		char num[MAX_PIECES][24];
-		va_start(ap, fmt);
-		int k = plain_pieces(fmt, ap, pc, num, MAX_PIECES);
-		va_end(ap);
+		va_copy(aq, ap);
+		int k = plain_pieces(fmt, aq, pc, num, MAX_PIECES);
+		va_end(aq);
 		if (k >= 0) {
 			for (int i = 0; i < k; i++)
 				bputn(b, pc[i].s, pc[i].n);
 			return;
 		}
 	}
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, aq);
+	va_end(aq);
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof small) {
 		bputs(b, small);  /* up to a %c of 0, as before */
 		return;
 	}
+	bputs(b, vxprintf(fmt, ap));
+}
+
+void bprintf(Buf *b, const char *fmt, ...)
+{
+	va_list ap;
 	va_start(ap, fmt);
-	char *p = vxprintf(fmt, ap);
+	vbprintf(b, fmt, ap);
 	va_end(ap);
-	bputs(b, p);
 }
 
 void diag_init(Diag *d, FILE *out)

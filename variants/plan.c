@@ -155,12 +155,19 @@ void write_plans(Expr *call, const Plan *v, int n)
 			Expr *x = NULL;
 			if (p->family >= 0 && !(fields[f].fams & (1u << p->family)))
 				continue;
-			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot)
+			/* with the value verification would give them (check_args),
+			 * which the next pass reads (read_plans): in one process
+			 * (txc's chain) it reads them without verifying again */
+			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot) {
 				x = layout_expr(*(Layout *const *)slot);
-			else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST)
+				x->val = vnew(V_LAYOUT);
+				x->val->layout = *(Layout *const *)slot;
+			} else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST) {
 				x = *(Expr *const *)slot;
-			else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot)
+			} else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot) {
 				x = ex_int(*(const int64_t *)slot);
+				x->val = vint(*(const int64_t *)slot);
+			}
 			if (x)
 				call_add_kw(c, fields[f].name, x, (Pos){0});
 		}
