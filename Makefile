@@ -28,7 +28,7 @@ BUILD   := build
 BIN     := bin
 endif
 
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Iir -Ivariants -Ifrontend -I$(BUILD)/gen
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -Iir -Ivariants -Ifrontend -Ipasses -I$(BUILD)/gen
 
 LIB_SRC := $(wildcard ir/*.c variants/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/parse.o $(BUILD)/gen/lex.o
@@ -42,6 +42,11 @@ MAYBE   := $(if $(wildcard tools/txc-layout.c),$(BIN)/txc-layout) \
            $(if $(wildcard runtime/txc-emu.c),$(BIN)/txc-emu) \
            $(if $(wildcard runtime/txc-run.c),$(BIN)/txc-run)
 PROGS   := $(BIN)/txc-parse $(BIN)/txc $(BIN)/txc-unittest $(PASSES) $(MAYBE)
+
+# The passes and backends again, without their main (-DTXC_CHAIN), for the
+# driver's in-process chain (passes/chain.h).
+CHAIN_OBJ := $(patsubst %.c,$(BUILD)/chain/%.o,$(wildcard passes/txc-*.c) \
+             $(wildcard backend/txc-cuda.c backend/txc-ptx.c)) $(BUILD)/backend/lowered.o
 
 # The runtime library (emulator, .npy files) that txc-emu and txc-run share.
 RT_SRC  := $(filter-out runtime/txc-%.c,$(wildcard runtime/*.c))
@@ -70,9 +75,13 @@ $(BUILD)/gen/lex.o: $(BUILD)/gen/lex.c $(BUILD)/gen/parse.h frontend/lexer.h ir/
 $(BUILD)/gen/parse.o: $(BUILD)/gen/parse.c frontend/lexer.h ir/ir.h
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.c $(wildcard ir/*.h ir/*.def variants/*.h runtime/*.h frontend/*.h backend/*.h backend/*.def) $(BUILD)/gen/parse.h
+$(BUILD)/%.o: %.c $(wildcard ir/*.h ir/*.def variants/*.h runtime/*.h frontend/*.h backend/*.h backend/*.def passes/*.h) $(BUILD)/gen/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/chain/%.o: %.c $(wildcard ir/*.h ir/*.def variants/*.h frontend/*.h backend/*.h backend/*.def passes/*.h) $(BUILD)/gen/parse.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CPPFLAGS) -DTXC_CHAIN $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/runtime/txc-run.o: runtime/txc-run.c ir/ir.h $(wildcard runtime/*.h) $(BUILD)/gen/parse.h
 	@mkdir -p $(@D)
@@ -114,7 +123,7 @@ $(BIN)/txc-run: $(BUILD)/runtime/txc-run.o $(RT) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl -lm -lpthread
 
-$(BIN)/txc: $(BUILD)/driver/txc.o $(LIB)
+$(BIN)/txc: $(BUILD)/driver/txc.o $(CHAIN_OBJ) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 

@@ -15,6 +15,7 @@
 
 #include "ir.h"
 #include "lowered.h"
+#include "chain.h"
 
 #ifndef TXC_VERSION
 #define TXC_VERSION "0.1"
@@ -1512,6 +1513,17 @@ static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
 	return true;
 }
 
+bool txc_cuda_emit(Module *m, int tg, const char *arch, const char *from, Diag *d, Buf *out)
+{
+	(void)tg; /* the module's target (load_module's) */
+	if (!find_kernel("txc-cuda", m, NULL))
+		return false;
+	Gen g = { .m = m, .d = d };
+	g.low = (Low){ m, &g, low_name, "txc-cuda" };
+	return emit(&g, out, from, arch);
+}
+
+#ifndef TXC_CHAIN
 int main(int argc, char **argv)
 {
 	const char *arch = "sm_90a";
@@ -1528,14 +1540,13 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
 	prove_accesses = true;
 	Module *m = load_module(c.prog, c.input, tg, true);
-	if (!m || !find_kernel(c.prog, m, NULL))
+	if (!m)
 		return 1;
 	Diag d;
 	diag_init(&d, stderr);
-	Gen g = { .m = m, .d = &d };
-	g.low = (Low){ m, &g, low_name, "txc-cuda" };
 	Buf out = {0};
-	if (!emit(&g, &out, m->src->name, arch))
+	if (!txc_cuda_emit(m, tg, arch, m->src->name, &d, &out))
 		return 1;
 	return write_file(c.prog, c.output, out.s, out.n) ? 0 : 1;
 }
+#endif

@@ -22,6 +22,7 @@
 
 #include "ir.h"
 #include "lowered.h"
+#include "chain.h"
 
 #ifndef TXC_VERSION
 #define TXC_VERSION "0.1"
@@ -78,6 +79,7 @@ typedef struct Gen {
 	bool smem;       /* the module declares smem_raw */
 	Val smem_base;
 	Buf locals;      /* .local declarations of the kernel */
+	Buf key;         /* pure()'s instruction text, the key of cse */
 	Pos at;          /* the statement being emitted, for errors without an expression */
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
@@ -146,22 +148,11 @@ static Val imm(int64_t v, int dt) { return (Val){ .s = xprintf("%lld", (long lon
 static void ins(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ins(Gen *g, const char *fmt, ...)
 {
-	va_list ap, aq;
-	char small[512];
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die("txc-ptx: cannot format an instruction");
-	char *text = small;
-	if (n >= (int)sizeof small) { /* a long one: a tcgen05.ld/st's 128 registers */
-		text = xalloc((size_t)n + 1);
-		vsnprintf(text, (size_t)n + 1, fmt, aq);
-	}
-	va_end(aq);
 	bputc(g->out, '\t');
-	bputs(g->out, text);
+	vbprintf(g->out, fmt, ap);  /* a tcgen05.ld/st's 128 registers too */
+	va_end(ap);
 	bputc(g->out, '\n');
 }
 
@@ -187,25 +178,25 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((for
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 {
 	va_list ap;
-	char key[1024];
 	va_start(ap, fmt);
-	int n = vsnprintf(key, sizeof key, fmt, ap);
+	g->key.n = 0;  /* one buffer for every key: most are found */
+	vbprintf(&g->key, fmt, ap);
 	va_end(ap);
-	if (n < 0 || n >= (int)sizeof key)
-		die("txc-ptx: an instruction longer than %zu bytes", sizeof key);
-	const char *r = map_get(&g->cse, key);
+	const char *key = g->key.s, *r = map_get(&g->cse, key);
 	if (!r && g->cse.n >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
 		forget(g);
 	if (!r) {
 		r = newreg(g, sp == SP_SHARED ? R_R : reg_class(dt));
-		Buf b = {0};
-		for (const char *p = key; *p; p++)
-			if (*p == '\001')
-				bputs(&b, r);
-			else
-				bputc(&b, *p);
-		ins(g, "%s", b.s);
-		map_put(&g->cse, xstrdup(key), (void *)r);
+		bputc(g->out, '\t');
+		for (const char *p = key, *q; *p; p = q) {
+			for (q = p; *q && *q != '\001'; q++)
+				;
+			bputn(g->out, p, (size_t)(q - p));
+			if (*q)
+				bputs(g->out, r), q++;
+		}
+		bputc(g->out, '\n');
+		map_put(&g->cse, xstrndup(key, g->key.n), (void *)r);
 	}
 	return (Val){ .s = r, .dt = dt, .sp = sp };
 }
@@ -2111,6 +2102,16 @@ static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
 	return true;
 }
 
+bool txc_ptx_emit(Module *m, int tg, const char *arch, const char *from, Diag *d, Buf *out)
+{
+	if (!find_kernel("txc-ptx", m, NULL))
+		return false;
+	Gen g = { .m = m, .d = d, .target = tg };
+	g.low = (Low){ m, &g, low_name, "txc-ptx" };
+	return emit(&g, out, from, arch);
+}
+
+#ifndef TXC_CHAIN
 int main(int argc, char **argv)
 {
 	const char *arch = "sm_90a";
@@ -2127,14 +2128,13 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "unknown architecture '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", arch);
 	prove_accesses = true;
 	Module *m = load_module(c.prog, c.input, tg, true);
-	if (!m || !find_kernel(c.prog, m, NULL))
+	if (!m)
 		return 1;
 	Diag d;
 	diag_init(&d, stderr);
-	Gen g = { .m = m, .d = &d, .target = tg };
-	g.low = (Low){ m, &g, low_name, "txc-ptx" };
 	Buf out = {0};
-	if (!emit(&g, &out, m->src->name, arch))
+	if (!txc_ptx_emit(m, tg, arch, m->src->name, &d, &out))
 		return 1;
 	return write_file(c.prog, c.output, out.s, out.n) ? 0 : 1;
 }
+#endif

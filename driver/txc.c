@@ -1,4 +1,9 @@
-/* txc: runs the pass programs as a pipeline of processes joined by pipes. */
+/* txc: runs the passes on a program: by default in one process (the pass
+ * and backend functions linked in, passes/chain.h: the program parsed
+ * once, the Module handed from pass to pass), with --pipe as the pass
+ * programs joined by pipes. Both give the same bytes; a run whose passes
+ * have anything to say (an error, a warning, --explain) is run as the
+ * pipeline, whose messages point at the IR text each pass read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -16,6 +21,7 @@
 #include <unistd.h>
 
 #include "ir.h"
+#include "chain.h"
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXSTAGES 16
@@ -71,6 +77,12 @@ static Output outfile, objfile;
 static int outfd = 1;
 static bool verbose;
 static bool timepasses;
+/* --pipe: the pipeline of processes; --verify-each (or TXC_VERIFY=1): in
+ * one process, verify the IR after every pass, as the programs do. */
+static bool pipemode, verifyeach;
+/* The in-process chain ran (and its times are in itimes). */
+static bool inproc;
+static double itimes[MAXSTAGES][2];
 static double nvccwall = -1, nvcccpu, t0; /* --time-passes: nvcc's or ptxas's */
 static double now(void);
 static double childcpu(void);
@@ -131,6 +143,10 @@ usage(void)
 	       "  --dump-dir=DIR     also write the output of each pass to DIR/NN-PASS.tx\n"
 	       "  -v                 print the equivalent shell pipeline to standard error\n"
 	       "  --time-passes      print each stage's wall and CPU time to standard error\n"
+	       "  --pipe             run the pass programs as processes joined by pipes (the\n"
+	       "                     default runs them in this process; the output is the same)\n"
+	       "  --verify-each      in one process, verify the IR after every pass (an internal\n"
+	       "                     error if it does not verify; TXC_VERIFY=1 does the same)\n"
 	       "  --help             print this help\n\n"
 	       "passes:\n");
 	for (size_t i = 0; i < nstages; ++i)
@@ -138,7 +154,8 @@ usage(void)
 	printf("\nenvironment:\n"
 	       "  TXC_BIN       directory of the pass programs (default: that of txc)\n"
 	       "  TXC_PIPELINE  PASS=PROGRAM,... replaces the passes above, for\n"
-	       "                testing and debugging\n");
+	       "                testing and debugging (implies --pipe)\n"
+	       "  TXC_VERIFY    1: as --verify-each\n");
 }
 
 static void
@@ -216,6 +233,10 @@ parseargs(int argc, char *argv[])
 			verbose = true;
 		} else if (strcmp(arg, "--time-passes") == 0) {
 			timepasses = true;
+		} else if (strcmp(arg, "--pipe") == 0) {
+			pipemode = true;
+		} else if (strcmp(arg, "--verify-each") == 0) {
+			verifyeach = true;
 		} else if ((val = optval(argv, &i, "-o"))) {
 			outpath = strcmp(val, "-") == 0 ? NULL : val;
 		} else if ((val = optval(argv, &i, "--stop-after"))) {
@@ -438,9 +459,11 @@ printpipeline(void)
 	fputc('\n', stderr);
 }
 
-/* Finds the programs and opens the dump and output files. */
+static bool openfiles(void);
+
+/* Where the programs and the dumps are. */
 static bool
-prepare(void)
+setpaths(void)
 {
 	const char *bindir = getenv("TXC_BIN");
 	char exe[4096];
@@ -459,6 +482,15 @@ prepare(void)
 		paths[i] = strfmt("%s/%s", bindir, stages[i].prog);
 		if (dumpdir)
 			dumps[i] = strfmt("%s/%02zu-%s.tx", dumpdir, i + 1, stages[i].pass);
+	}
+	return true;
+}
+
+/* Checks the programs and opens the dump and output files. */
+static bool
+prepare(void)
+{
+	for (size_t i = 0; i < nrun; ++i) {
 		if (access(paths[i], X_OK) < 0) {
 			errf("cannot run '%s': %s", paths[i], strerror(errno));
 			return false;
@@ -474,6 +506,14 @@ prepare(void)
 		unlink(name);
 		fcntl(errfds[i], F_SETFD, FD_CLOEXEC);
 	}
+	return openfiles();
+}
+
+/* The output files, opened for the pipeline or for the in-process chain's
+ * text: nvcc's or ptxas's, each dump, the output. */
+static bool
+openfiles(void)
+{
 	if (finalpath && !output_open(&objfile, finalpath)) {
 		errf("%s", objfile.err);
 		return false;
@@ -618,8 +658,16 @@ printtimes(void)
 {
 	double cpu = 0;
 
-	fprintf(stderr, "txc: time per stage in ms (the passes run at once, joined by pipes: wall is each one's "
-	        "start to exit)\n  %-12s %9s %9s\n", "stage", "wall", "cpu");
+	if (inproc)
+		fprintf(stderr, "txc: time per stage in ms (the passes in this process, one after another)\n"
+		        "  %-12s %9s %9s\n", "stage", "wall", "cpu");
+	else
+		fprintf(stderr, "txc: time per stage in ms (the passes run at once, joined by pipes: wall is each one's "
+		        "start to exit)\n  %-12s %9s %9s\n", "stage", "wall", "cpu");
+	for (size_t i = 0; inproc && i < nrun; ++i) {
+		fprintf(stderr, "  %-12s %9.2f %9.2f\n", stages[i].pass, itimes[i][0] * 1e3, itimes[i][1] * 1e3);
+		cpu += itimes[i][1];
+	}
 	for (size_t i = 0; i < nprocs; ++i) {
 		const struct proc *p = &procs[i];
 		if (p->copier)
@@ -839,7 +887,9 @@ finish(int rc)
 {
 	size_t nkeep = 0;
 
-	while (dumpdir && 2 * nkeep + 1 < nprocs && !failed(&procs[2 * nkeep]) &&
+	if (inproc)
+		nkeep = ndumps;
+	while (!inproc && dumpdir && 2 * nkeep + 1 < nprocs && !failed(&procs[2 * nkeep]) &&
 	       exitedok(procs[2 * nkeep + 1].status))
 		++nkeep;
 	for (size_t i = 0; i < ndumps; ++i) {
@@ -857,6 +907,217 @@ finish(int rc)
 	return rc;
 }
 
+/* ---- the chain in one process -------------------------------------------- */
+
+/* The input's text. Standard input is kept in an unlinked file put back as
+ * fd 0, so that the pipeline can read it again when the chain falls back
+ * to it. False: nothing read (the pipeline says why). */
+static bool
+readinput(Src *src)
+{
+	bool std = !infile || strcmp(infile, "-") == 0;
+	int fd = std ? 0 : open(infile, O_RDONLY | O_CLOEXEC);
+	Buf b = {0};
+	char chunk[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0 && b.n <= MAX_INPUT) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (b.n + (size_t)n + 1 > b.cap) {
+			size_t cap = b.cap ? b.cap : sizeof(chunk);
+			while (cap < b.n + (size_t)n + 1)
+				cap *= 2;
+			b.s = xrealloc(b.s, b.n, cap);
+			b.cap = cap;
+		}
+		memcpy(b.s + b.n, chunk, (size_t)n);
+		b.n += (size_t)n;
+	}
+	if (!std)
+		close(fd);
+	if (std) {
+		char name[] = "/tmp/txc-stdin.XXXXXX";
+		int keep = mkstemp(name);
+		if (keep < 0)
+			return errf("cannot create a temporary file: %s", strerror(errno)), exit(1), false;
+		unlink(name);
+		if ((b.n && !writeall(keep, b.s, b.n)) || lseek(keep, 0, SEEK_SET) < 0 || dup2(keep, 0) < 0)
+			return errf("cannot keep the standard input: %s", strerror(errno)), exit(1), false;
+		close(keep);
+	}
+	if (n != 0 || b.n > MAX_INPUT)
+		return false;
+	if (!b.s)
+		b.s = xalloc(1);
+	b.s[b.n] = 0;
+	src->name = std ? "<stdin>" : infile;
+	src->text = b.s;
+	src->len = b.n;
+	return true;
+}
+
+static double
+selfcpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+static bool
+haskernel(const Module *m)
+{
+	for (int i = 0; i < m->nbody; i++)
+		if (m->body[i]->kind == S_FUNC && m->body[i]->func)
+			return true;
+	return false;
+}
+
+/* The source a backend's text names when it reads the pipeline's IR:
+ * the file of the last location comment before a module-level statement,
+ * as the pass before it prints them. */
+static const char *
+srcname(const Module *m)
+{
+	const char *name = "<stdin>";
+
+	for (int i = 0; i < m->nbody; i++) {
+		const Stmt *s = m->body[i];
+		if (s->pos.line > 0 && s->pos.src)
+			name = s->pos.file ? s->pos.file : s->pos.src->name;
+	}
+	return name;
+}
+
+/* Runs the stages in this process: parse once, then each pass's function
+ * on the Module, then the backend's. What each stage would print (the
+ * next one's input, a dump) is printed only where it is wanted: the
+ * dumps, and the last stage's output.
+ *
+ * Verification: the parse verifies the program (what txc-parse does).
+ * The passes before lower change only the plans= and dispatch= keywords of
+ * tile ops; the next pass reads them back (read_plans, call_kw) from the
+ * expressions and the values that write_plans attaches to them, the values
+ * verification would give them, and verifying rewrites nothing in them. So
+ * their output is not verified again. txc-lower's output is: verifying
+ * puts the statements it made in canonical form, binds their names and
+ * annotates them, which the backend and the printer read; with
+ * prove_accesses set and the backend's target when a backend follows, as
+ * the backend's own reading would (it proves every access in bounds and
+ * aligned). Under --verify-each (TXC_VERIFY=1, the tests) every pass's
+ * output is verified, a failure an internal error, as in the programs.
+ *
+ * Returns the exit status, or -1 when the pipeline must run instead: the
+ * input could not be read, or a stage failed or had something to say
+ * (its messages are the pipeline's, whose positions are in the IR text
+ * each program read). Writes nothing before it knows. */
+static int
+inprocess(void)
+{
+	static Buf text[MAXSTAGES];
+	int tg = target_lookup(arch);
+	bool backend_runs = false;
+	char *said = NULL;
+	size_t nsaid = 0;
+	FILE *msgs = open_memstream(&said, &nsaid);
+	Src *src = xalloc(sizeof *src);
+	Module *m = NULL;
+	bool ok = msgs && readinput(src);
+
+	for (size_t i = 0; ok && i < nrun; ++i)
+		backend_runs |= !strcmp(stages[i].pass, "cuda") || !strcmp(stages[i].pass, "ptx");
+	for (size_t i = 0; ok && i < nrun && !interrupted; ++i) {
+		const char *pass = stages[i].pass;
+		bool last = i + 1 == nrun, emits = false;
+		double w0 = now(), c0 = selfcpu();
+		Diag d;
+
+		diag_init(&d, msgs);
+		progname = stages[i].prog;
+		if (!strcmp(pass, "parse")) {
+			m = parse_module(src, &d);
+			if (m) {
+				m->target = tg;
+				ok = verify_module(m, &d);
+				/* the passes read the IR for any target (TG_ANY),
+				 * the backend for its own */
+				m->target = TG_ANY;
+			}
+			ok = ok && m;
+		} else if (!strcmp(pass, "align")) {
+			ok = txc_align(m, &d);
+		} else if (!strcmp(pass, "vectorize")) {
+			ok = txc_vectorize(m, &d);
+		} else if (!strcmp(pass, "partition")) {
+			ok = txc_partition(m, &d);
+		} else if (!strcmp(pass, "dispatch")) {
+			ok = txc_dispatch(m, &d, false);
+		} else if (!strcmp(pass, "lower")) {
+			ok = txc_lower(m, &d) && !d.errors;
+			if (ok && verifyeach) {
+				/* as txc-lower run alone checks its output */
+				if (!verify_module(m, &d))
+					die("txc-lower produced IR that does not verify");
+			}
+			prove_accesses = backend_runs;
+			m->target = backend_runs ? tg : TG_ANY;
+			ok = ok && verify_module(m, &d);
+			prove_accesses = false;
+		} else {
+			/* the backend: the program would reject a module without a kernel */
+			emits = true;
+			prove_accesses = true;
+			if (verifyeach && !verify_module(m, &d))
+				die("%s was given IR that does not verify", stages[i].prog);
+			ok = haskernel(m) && !d.errors &&
+			     (!strcmp(pass, "cuda") ? txc_cuda_emit : txc_ptx_emit)(m, tg, arch, srcname(m), &d, &text[i]);
+			prove_accesses = false;
+		}
+		ok = ok && !d.errors;
+		if (ok && verifyeach && !emits && strcmp(pass, "lower") && strcmp(pass, "parse") && !verify_module(m, &d))
+			die("%s produced IR that does not verify", stages[i].prog);
+		fflush(msgs);
+		ok = ok && nsaid == 0;
+		/* what the program would print: with locations for the next pass */
+		if (ok && !emits && (last || dumpdir)) {
+			if (last)
+				print_module(&text[i], m);
+			else
+				print_module_locations(&text[i], m);
+		}
+		itimes[i][0] = now() - w0;
+		itimes[i][1] = selfcpu() - c0;
+	}
+	progname = "txc";
+	if (msgs)
+		fclose(msgs);
+	free(said);
+	if (!ok || interrupted)
+		return interrupted ? 1 : -1;
+	inproc = true;
+	if (!openfiles())
+		return 1;
+	int rc = 0;
+	for (size_t i = 0; i < ndumps && rc == 0; ++i)
+		if (!output_write(&dumpfiles[i], text[i].s ? text[i].s : "", text[i].n)) {
+			errf("%s", dumpfiles[i].err);
+			rc = 1;
+		}
+	const Buf *out = &text[nrun - 1];
+	if (rc == 0 && out->n && !writeall(outfd, out->s, out->n)) {
+		errf("cannot write '%s': %s", outpath ? outpath : "standard output", strerror(errno));
+		rc = 1;
+	}
+	return interrupted ? 1 : rc;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -866,7 +1127,13 @@ main(int argc, char *argv[])
 	loadpipeline();
 	parseargs(argc, argv);
 	catchsignals();
-	rc = finish(prepare() ? run() : 1);
+	verifyeach |= getenv("TXC_VERIFY") && !strcmp(getenv("TXC_VERIFY"), "1");
+	rc = -1;
+	if (!setpaths())
+		rc = 1;
+	else if (!pipemode && !explain && !(getenv("TXC_PIPELINE") && *getenv("TXC_PIPELINE")))
+		rc = inprocess();
+	rc = rc >= 0 ? finish(rc) : finish(prepare() ? run() : 1);
 	if (rc == 0 && finalpath && !interrupted)
 		rc = runnvcc();
 	if (objfile.name)

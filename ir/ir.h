@@ -70,6 +70,9 @@ typedef struct Buf { char *s; size_t n, cap; } Buf;
 void bputc(Buf *b, int c);
 void bputs(Buf *b, const char *s);
 void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vbprintf(Buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* n bytes of s, which holds no NUL among them */
+void bputn(Buf *b, const char *s, size_t n);
 /* A shape as Python writes the tuple: (128, 64), (8,). */
 const char *shape_tuple(const int64_t *shape, int ndim);
 
@@ -101,7 +104,9 @@ void warn_at(Diag *d, Pos p, const char *fmt, ...) __attribute__((format(printf,
 void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap);
 
 /* Reading a whole file (NULL name or "-": stdin); returns false and prints
- * `prog: error: cannot read ...` on failure. */
+ * `prog: error: cannot read ...` on failure, or when it is larger than
+ * MAX_INPUT bytes. */
+#define MAX_INPUT (256 << 20)
 bool read_file(const char *prog, const char *name, Src *src);
 
 /* ---- output.c: writing output files --------------------------------------- */

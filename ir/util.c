@@ -95,23 +95,10 @@ char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
  * alone: formatted by hand, without vsnprintf's machinery (7% of
  * txc-partition's instructions went to it). Exactly as printf writes them, a null
  * %s as "(null)" (glibc's). */
-static bool plain_format(const char *fmt)
-{
-	for (const char *f = fmt; *f; f++) {
-		if (*f != '%')
-			continue;
-		f++;
-		if (*f == 'l' && f[1] == 'l' && f[2] == 'd')
-			f += 2;
-		else if (*f != 's' && *f != 'd' && *f != '%')
-			return false;
-	}
-	return true;
-}
-
-/* The pieces of a plain format (plain_format) with its arguments: literal
+/* The pieces of a plain format with its arguments: literal
  * runs, strings and numbers (the digits in num); their count, or -1 when
- * there are more than max. */
+ * there are more than max or a conversion is not one of those (ap is then
+ * partly read: a copy). */
 typedef struct Piece { const char *s; size_t n; } Piece;
 enum { MAX_PIECES = 32 };
 
@@ -144,9 +131,11 @@ static int plain_pieces(const char *fmt, va_list ap, Piece *pc, char (*num)[24],
 		if (*f == 'd') {
 			v = va_arg(ap, int);
 			f++;
-		} else {
+		} else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd') {
 			v = va_arg(ap, long long);
 			f += 3;
+		} else {
+			return -1;  /* not a plain format: before taking its argument */
 		}
 		if (nums == max)
 			return -1;
@@ -165,7 +154,7 @@ static int plain_pieces(const char *fmt, va_list ap, Piece *pc, char (*num)[24],
 
 static char *vxprintf(const char *fmt, va_list ap)
 {
-	if (plain_format(fmt)) {
+	{
 		Piece pc[MAX_PIECES];
 		char num[MAX_PIECES][24];
 		va_list aq;
@@ -293,7 +282,7 @@ void bputc(Buf *b, int c)
 }
 
 /* Appends n bytes of s (no NUL among them): one growth and one copy. */
-static void bputn(Buf *b, const char *s, size_t n)
+void bputn(Buf *b, const char *s, size_t n)
 {
 	if (!n)
 		return;
@@ -314,35 +303,55 @@ void bputs(Buf *b, const char *s)
 	bputn(b, s, strlen(s));
 }
 
-void bprintf(Buf *b, const char *fmt, ...)
+void vbprintf(Buf *b, const char *fmt, va_list ap)
 {
 	char small[256];  /* most text: formatted here, not in the arena */
-	va_list ap;
-	if (plain_format(fmt)) {
+	va_list aq;
+	{
 		Piece pc[MAX_PIECES];
 		char num[MAX_PIECES][24];
-		va_start(ap, fmt);
-		int k = plain_pieces(fmt, ap, pc, num, MAX_PIECES);
-		va_end(ap);
+		va_copy(aq, ap);
+		int k = plain_pieces(fmt, aq, pc, num, MAX_PIECES);
+		va_end(aq);
 		if (k >= 0) {
+			size_t n = 0;
 			for (int i = 0; i < k; i++)
-				bputn(b, pc[i].s, pc[i].n);
+				n += pc[i].n;
+			if (!n)
+				return;
+			if (b->n + n >= b->cap) {  /* one growth, as bputn's, then the pieces */
+				size_t cap = b->cap ? 2 * b->cap : 256;
+				while (b->n + n >= cap)
+					cap *= 2;
+				b->s = xrealloc(b->s, b->cap, cap);
+				b->cap = cap;
+			}
+			for (int i = 0; i < k; i++) {
+				memcpy(b->s + b->n, pc[i].s, pc[i].n);
+				b->n += pc[i].n;
+			}
+			b->s[b->n] = 0;
 			return;
 		}
 	}
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, aq);
+	va_end(aq);
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof small) {
 		bputs(b, small);  /* up to a %c of 0, as before */
 		return;
 	}
+	bputs(b, vxprintf(fmt, ap));
+}
+
+void bprintf(Buf *b, const char *fmt, ...)
+{
+	va_list ap;
 	va_start(ap, fmt);
-	char *p = vxprintf(fmt, ap);
+	vbprintf(b, fmt, ap);
 	va_end(ap);
-	bputs(b, p);
 }
 
 void diag_init(Diag *d, FILE *out)
@@ -479,7 +488,6 @@ void warn_at(Diag *d, Pos p, const char *fmt, ...)
 	va_end(ap);
 }
 
-#define MAX_INPUT (256 << 20)
 
 bool read_file(const char *prog, const char *name, Src *src)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "family.h"
+#include "chain.h"
 
 static int align_op(OpSite *o, void *ctx)
 {
@@ -46,17 +47,19 @@ static int align_op(OpSite *o, void *ctx)
 	return 1;
 }
 
-static bool pass(Module *m, Diag *d)
+bool txc_align(Module *m, Diag *d)
 {
 	(void)d;
 	return walk_tile_ops(m, align_op, NULL);
 }
 
+#ifndef TXC_CHAIN
 int main(int argc, char **argv)
 {
 	Cli c = { .prog = "txc-align",
 	          .summary = "Aligns the operands of every tile op: for each candidate variant that needs one, "
 	                     "records both operands as layouts over one iteration space (plans=[T.plan(...)])." };
 	cli_parse(&c, argc, argv);
-	return run_pass(&c, TG_ANY, pass);
+	return run_pass(&c, TG_ANY, txc_align);
 }
+#endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "family.h"
+#include "chain.h"
 
 /* ---- the pass --------------------------------------------------------------------- */
 
@@ -116,17 +117,19 @@ static int dispatch_op(OpSite *o, void *vctx)
 	return 1;
 }
 
-static Ctx ctx;
-
-static bool pass(Module *m, Diag *d)
+bool txc_dispatch(Module *m, Diag *d, bool explain)
 {
-	ctx.d = d;
+	Ctx ctx = { d, explain };
 	return walk_tile_ops(m, dispatch_op, &ctx);
 }
 
+#ifndef TXC_CHAIN
+static bool explain;
+
+static bool pass(Module *m, Diag *d) { return txc_dispatch(m, d, explain); }
+
 int main(int argc, char **argv)
 {
-	bool explain = false;
 	Opt opts[] = {
 		{ "--explain", NULL, "print every candidate variant of every tile op and its verdict (to stderr)", NULL, &explain },
 		{ 0 },
@@ -134,6 +137,6 @@ int main(int argc, char **argv)
 	Cli c = { .prog = "txc-dispatch", .opts = opts,
 	          .summary = "Chooses the variant of every tile op (dispatch=) from the table ir/variant.def." };
 	cli_parse(&c, argc, argv);
-	ctx.explain = explain;
 	return run_pass(&c, TG_ANY, pass);
 }
+#endif

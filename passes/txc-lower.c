@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "family.h"
+#include "chain.h"
 
 /* Whether `word` is one of the space-separated words of `list`. */
 static bool word_in(const char *list, const char *word)
@@ -74,7 +75,7 @@ static int count_op(OpSite *o, void *ctx)
 }
 
 /* Kernel by kernel: name the thread index, then lower the tile ops. */
-static bool pass(Module *m, Diag *d)
+bool txc_lower(Module *m, Diag *d)
 {
 	lower.d = d;
 	bool ok = true;
@@ -107,6 +108,7 @@ static bool pass(Module *m, Diag *d)
 	return ok;
 }
 
+#ifndef TXC_CHAIN
 int main(int argc, char **argv)
 {
 	Opt opts[] = {
@@ -117,9 +119,10 @@ int main(int argc, char **argv)
 	Cli c = { .prog = "txc-lower", .opts = opts, .new_stmts = true,
 	          .summary = "Replaces every dispatched tile op by per-thread code: loops, T.pointer_offset, T.cuda.copy_bytes." };
 	cli_parse(&c, argc, argv);
-	int rc = run_pass(&c, TG_ANY, pass);
+	int rc = run_pass(&c, TG_ANY, txc_lower);
 	if (rc == 0 && lower.verify)
 		fprintf(stderr, "txc-lower: verified %d copies, %lld element accesses\n", lower.verified,
 		        (long long)lower.accesses);
 	return rc;
 }
+#endif

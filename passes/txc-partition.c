@@ -8,6 +8,7 @@
  * outer=; a plan that already has them is kept. The rules are the
  * family's (variants/, its partition hook). */
 #include "family.h"
+#include "chain.h"
 
 static int partition_op(OpSite *o, void *ctx)
 {
@@ -29,16 +30,18 @@ static int partition_op(OpSite *o, void *ctx)
 	return 1;
 }
 
-static bool pass(Module *m, Diag *d)
+bool txc_partition(Module *m, Diag *d)
 {
 	(void)d;
 	return walk_tile_ops(m, partition_op, NULL);
 }
 
+#ifndef TXC_CHAIN
 int main(int argc, char **argv)
 {
 	Cli c = { .prog = "txc-partition",
 	          .summary = "Splits the iteration space of each plan into [outer, threads, vec]: records threads= and outer=." };
 	cli_parse(&c, argc, argv);
-	return run_pass(&c, TG_ANY, pass);
+	return run_pass(&c, TG_ANY, txc_partition);
 }
+#endif

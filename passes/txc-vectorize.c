@@ -11,6 +11,7 @@
  * plan with vec= already set is kept. The rules are the family's
  * (variants/, its vectorize hook). */
 #include "family.h"
+#include "chain.h"
 
 static int vectorize_op(OpSite *o, void *ctx)
 {
@@ -32,16 +33,18 @@ static int vectorize_op(OpSite *o, void *ctx)
 	return 1;
 }
 
-static bool pass(Module *m, Diag *d)
+bool txc_vectorize(Module *m, Diag *d)
 {
 	(void)d;
 	return walk_tile_ops(m, vectorize_op, NULL);
 }
 
+#ifndef TXC_CHAIN
 int main(int argc, char **argv)
 {
 	Cli c = { .prog = "txc-vectorize",
 	          .summary = "Chooses for each plan of each tile op the widest legal vector (vec=), in elements." };
 	cli_parse(&c, argc, argv);
-	return run_pass(&c, TG_ANY, pass);
+	return run_pass(&c, TG_ANY, txc_vectorize);
 }
+#endif

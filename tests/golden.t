@@ -7,7 +7,9 @@
 # run says nothing on stderr. ARCH is sm_90a for every example, and also
 # sm_100a for those that use tcgen05 (Blackwell). UPDATE=1 rewrites the
 # golden files from the output, to be reviewed as a diff (git diff
-# tests/golden/passes).
+# tests/golden/passes). The driver runs the pass programs (--pipe), so
+# that a change in one program is a failure at its pass; the chain in one
+# process must then write the same dumps, output and messages.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 PASSES="01-parse 02-align 03-vectorize 04-partition 05-dispatch 06-lower 07-cuda"
@@ -20,7 +22,13 @@ for f in examples/*.tx; do
   for arch in $archs; do
     g=tests/golden/passes/$arch/$name d=$TMP/$arch.$name
     mkdir -p "$d"
-    "$TXC_BIN/txc" --arch=$arch --dump-dir="$d" "$f" -o "$TMP/out.cu" 2>"$TMP/err"; rc=$?
+    rm -rf "$d.one"
+    "$TXC_BIN/txc" --arch=$arch --dump-dir="$d.one" "$f" -o "$TMP/one.cu" 2>"$TMP/one.err"; rc1=$?
+    "$TXC_BIN/txc" --pipe --arch=$arch --dump-dir="$d" "$f" -o "$TMP/out.cu" 2>"$TMP/err"; rc=$?
+    check "$arch/$name: in one process, the same dumps, output, messages and status as --pipe" \
+      eval '[ $rc1 = $rc ] && diff -r "$d.one" "$d" >/dev/null && cmp -s "$TMP/one.err" "$TMP/err" &&
+            { [ ! -e "$TMP/out.cu" ] || cmp -s "$TMP/one.cu" "$TMP/out.cu"; }'
+    rm -f "$TMP/one.cu"
     # the pass that failed: the first one without a dump
     last=
     for p in $PASSES; do

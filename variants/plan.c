@@ -143,9 +143,34 @@ static Expr *str_expr(const char *s)
 	return e;
 }
 
+/* The layout expression that write_plans made for field `field` of the
+ * variant's plan in the call's plans= now, if it stands for l itself: made
+ * by write_plans (no position: not parsed), with l as its value. A pass
+ * that keeps a plan's layouts (vectorize, partition, dispatch) then gives
+ * back the same expression instead of a new one, in one process (txc's
+ * chain); read from text, every expression has a position. */
+static Expr *kept_layout(Kw *old, const char *variant, const char *field, const Layout *l)
+{
+	if (!old || old->value->kind != E_LIST)
+		return NULL;
+	for (int i = 0; i < old->value->nargs; i++) {
+		Expr *c = old->value->args[i];
+		if (c->kind != E_CALL || !c->nargs || c->args[0]->kind != E_STR || strcmp(c->args[0]->str, variant))
+			continue;
+		for (int k = 0; k < c->nkws; k++) {
+			Expr *x = c->kws[k].value;
+			if (!strcmp(c->kws[k].name, field) && !x->pos.src && x->val && x->val->kind == V_LAYOUT &&
+			    x->val->layout == l)
+				return x;
+		}
+	}
+	return NULL;
+}
+
 void write_plans(Expr *call, const Plan *v, int n)
 {
 	Expr *list = new_expr(E_LIST, (Pos){0});
+	Kw *old = call_kw(call, "plans");
 	for (int i = 0; i < n; i++) {
 		const Plan *p = &v[i];
 		Expr *name = str_expr(p->variant);
@@ -155,12 +180,22 @@ void write_plans(Expr *call, const Plan *v, int n)
 			Expr *x = NULL;
 			if (p->family >= 0 && !(fields[f].fams & (1u << p->family)))
 				continue;
-			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot)
+			/* with the value verification would give them (check_args),
+			 * which the next pass reads (read_plans): in one process
+			 * (txc's chain) it reads them without verifying again */
+			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot &&
+			    (x = kept_layout(old, p->variant, fields[f].name, *(Layout *const *)slot))) {
+				;
+			} else if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot) {
 				x = layout_expr(*(Layout *const *)slot);
-			else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST)
+				x->val = vnew(V_LAYOUT);
+				x->val->layout = *(Layout *const *)slot;
+			} else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST) {
 				x = *(Expr *const *)slot;
-			else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot)
+			} else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot) {
 				x = ex_int(*(const int64_t *)slot);
+				x->val = vint(*(const int64_t *)slot);
+			}
 			if (x)
 				call_add_kw(c, fields[f].name, x, (Pos){0});
 		}
