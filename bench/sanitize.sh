@@ -69,8 +69,9 @@ sanitize() {
   timeout "$LIMIT" "$SAN" --tool "$tool" --print-limit 10 bin/txc-run "$ir" --kernel "$k" --cubin "$cubin" \
     --no-check "$@" >"$out" 2>&1
   { echo "---- $tool $f $k"; tail -30 "$out"; } >>"$LOG"
-  if [ "$tool" = racecheck ]; then
-    n=$(sed -n 's/.*RACECHECK SUMMARY: \([0-9]*\) hazard.*/\1/p' "$out" | head -1)
+  if [ "$tool" = racecheck ]; then # the hazards found, errors and warnings (not only those displayed)
+    n=$(sed -n 's/.*RACECHECK SUMMARY: [0-9]* hazards* displayed (\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$out" |
+        head -1 | awk '{ print $1 + $2 }')
   else
     n=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$out" | head -1)
   fi
