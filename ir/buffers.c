@@ -583,8 +583,10 @@ static bool dyn_grid(Sema *S, Expr *call, Expr **orig, Expr *dyn[3])
 		if (dt == DT_ERROR)
 			return false;
 		int64_t lo, hi;
-		if (dtypes[dt].kind != DK_INT && dtypes[dt].kind != DK_UINT) {
-			error_at(S->d, e->pos, "a grid extent is an integer, not %s", dtypes[dt].name);
+		/* (a literal: DT_WEAK_INT or DT_WEAK_FLOAT) */
+		int kind = dt == DT_WEAK_INT ? DK_INT : dt < DT_COUNT ? dtypes[dt].kind : DK_FLOAT;
+		if (kind != DK_INT && kind != DK_UINT) {
+			error_at(S->d, e->pos, "a grid extent is an integer, not %s", dt < DT_COUNT ? dtypes[dt].name : "a float");
 			return false;
 		}
 		if (!over_params(e)) {
