@@ -181,6 +181,10 @@ for my $g (['a bound-less grid', sub { $_[0] =~ s/    T\.assume\(m <= MAXROWS\)\
             qr/:26:21: error: the grid extent '\(m \+ TR - 1\) \/\/ TR \* ACROSS' needs a bound: T\.assume\(\)/],
            ['a grid over a buffer', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[A[0, 0]]/r },
             qr/:27:20: error: a grid extent is a constant or an expression of scalar parameters, not 'A\[0, 0\]'|:27:20: error: a grid extent is an integer/],
+           ['a float grid extent', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[m \/\/ 2 + 0.5]/r },
+            qr/:27:27: error: operands of '\+' have different dtypes, int32 and float/],
+           ['a float literal as a grid extent', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[2.5]/r },
+            qr/:27:20: error: a grid extent is an integer, not a float/],
            ['a grid of clusters', sub { $_[0] =~ s/(    T\.thread_id)/    T.cta_id_in_cluster([2])\n$1/r },
             qr/:27:19: error: not supported yet: a grid of clusters whose extent is a run-time value/]) {
     my ($what, $edit, $want) = @$g;
