@@ -108,9 +108,10 @@ emu_errors($bin, $tmp, $m,
       . "fenced since: $fence") ],
     # 7. the 32 columns warp 0 allocated at line 115 (the first allocation:
     # columns 0..31) are live when the kernel ends; reported at the kernel
-    # (its name on line 105), by no one thread
+    # (its name on line 105), naming the warp that allocated them
     [ tmem_leak => "$m:" . at($m, 105, "tmem_leak") . ": error: tensor memory not freed at exit: columns 0..31 "
-      . "allocated at $m:115 (free them with T.ptx.tcgen05.dealloc before the kernel ends)" ],
+      . "allocated by warp 0 (threads 0-31) at $m:115 (free them with T.ptx.tcgen05.dealloc before the kernel "
+      . "ends)" ],
     # 8. warp 0 (thread 0 first) stores at row 32: lanes 32..63, past its
     # quarter 0..31; the address warp 0 got is 0 (lane 0, column 0)
     [ quarter => err($m, at($m, 164, "T.ptx.tcgen05.st"), 0, "tcgen05.st: warp 0 accesses tensor-memory lanes "
