@@ -245,7 +245,10 @@ void emu_proxy_clear(Emu *E, const uint8_t *p, int64_t n)
 		memset(O->gw + off, 0, (size_t)n * sizeof(uint16_t));
 }
 
-bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const char *op, const char *what)
+_Atomic uint32_t emu_fence_seq;
+
+bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const char *op, const char *what,
+                     bool by_issuer)
 {
 	int64_t off;
 	Emu *O;
@@ -257,7 +260,7 @@ bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const 
 			continue;
 		int wr = (id - 1) / 1024, wt = (id - 1) % 1024;
 		const Emu *W = O->cl && wr < O->cl->n ? &O->cl->cta[wr] : O;
-		if (W->fences[wt] != O->gep[off + k])
+		if (W->fences[wt] > O->gep[off + k] || (by_issuer && E->fences[t] > O->gep[off + k]))
 			continue; /* fenced since */
 		const Mem *m = NULL;
 		for (int b = 0; b < O->p->nshared; b++)

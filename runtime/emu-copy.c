@@ -154,6 +154,9 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 	if (!src && reads)
 		return unheld(E, S, s->scope, first, tf);
 	if (fill == EMU_MARK_SRC) { /* a TMA store's issue: its source is now read asynchronously */
+		/* by the async proxy: generic stores into it need their fence */
+		if (!emu_proxy_check(E, src, sa->esize, s->pos, tf, "copy_async (a TMA store)", "the source", true))
+			return false;
 		emu_pend_mark(E, src, sa->esize, s->pos, tf, PEND_STORE_SRC);
 		return true;
 	}

@@ -56,7 +56,7 @@ static bool element(Emu *E, const CStmt *s, int t, const Region *r, const int64_
 		                emu_mem_str(m), what);
 	*out = m->base + off * a->esize;
 	return emu_pend_check(E, E->sdata + *out, a->esize, false, s->pos, t) &&
-	       emu_proxy_check(E, E->sdata + *out, a->esize, s->pos, t, op, what);
+	       emu_proxy_check(E, E->sdata + *out, a->esize, s->pos, t, op, what, false);
 }
 
 static bool operand(Emu *E, const CStmt *s, int t, const Region *r, bool trans, int64_t rows, int64_t K,

@@ -11,6 +11,8 @@
 #ifndef TXC_EMU_IMPL_H
 #define TXC_EMU_IMPL_H
 
+#include <stdatomic.h>
+
 #include "emu.h"
 #include "ir.h"
 
@@ -295,12 +297,12 @@ typedef struct Emu {
 	/* Shared memory the generic proxy wrote and its writer has not fenced
 	 * for the async proxy (emu-async.c, emu_proxy_*): per byte, 0 or 1 +
 	 * 1024 * rank + t of the thread that last wrote it with a generic
-	 * store (rank: its CTA in the cluster), and gep, that thread's count of
-	 * fence.proxy.async (fences) at the write: the byte is unfenced while
-	 * the count has not moved. An async-proxy write clears it. */
+	 * store (rank: its CTA in the cluster), and gep, emu_fence_seq at the
+	 * write: the byte is unfenced while its writer's last fence.proxy.async
+	 * (fences) is not later. An async-proxy write clears it. */
 	uint16_t *gw;
 	uint32_t *gep;
-	uint32_t *fences;   /* per thread: the fence.proxy.async it executed */
+	uint32_t *fences;   /* per thread: emu_fence_seq at its last fence.proxy.async (0: none) */
 	bool performing;    /* an asynchronous copy is being done: its own accesses */
 	bool unchecked_async; /* EmuOptions's: no pend errors */
 	struct Tmem *tm;    /* tensor memory (emu-tmem.c), made at the first tcgen05 builtin */
@@ -444,12 +446,16 @@ enum { PEND_CP = 1, PEND_MBAR, PEND_STORE_SRC };
 void emu_pend_mark(Emu *E, const uint8_t *p, int64_t n, Pos at, int t, int kind);
 void emu_pend_clear(Emu *E, const uint8_t *p, int64_t n);
 bool emu_pend_check_slow(Emu *E, const uint8_t *p, int64_t n, bool write, Pos pos, int t);
+/* The fence.proxy.async statements run so far, by every CTA: a fence
+ * (of thread t, fences[t]) with a greater number than a write's (gep) is
+ * later than the write. */
+extern _Atomic uint32_t emu_fence_seq;
 /* n bytes at off in O's shared memory written by thread t of CTA W with a
  * generic store: not fenced for the async proxy yet. */
 static inline void emu_proxy_wrote(Emu *O, int64_t off, int64_t n, const Emu *W, int t)
 {
 	uint16_t id = (uint16_t)(1 + 1024 * W->rank + t);
-	uint32_t ep = W->fences[t];
+	uint32_t ep = atomic_load_explicit(&emu_fence_seq, memory_order_relaxed);
 	for (int64_t k = 0; k < n; k++) {
 		O->gw[off + k] = id;
 		O->gep[off + k] = ep;
@@ -458,11 +464,13 @@ static inline void emu_proxy_wrote(Emu *O, int64_t off, int64_t n, const Emu *W,
 /* The n shared bytes at p written by the async proxy (a TMA load, an
  * asynchronous copy performed): no generic write of them to fence. */
 void emu_proxy_clear(Emu *E, const uint8_t *p, int64_t n);
-/* The async proxy's op (tcgen05.cp, tcgen05.mma) reads the n
+/* The async proxy's op (tcgen05.cp, tcgen05.mma, a TMA store) reads the n
  * shared bytes at p (what: the operand, in the error) for thread t: an
  * error at pos when one of them was written by a generic store that its
- * thread has not fenced since (fence.proxy.async). */
-bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const char *op, const char *what);
+ * thread has not fenced since (fence.proxy.async); with by_issuer (the TMA
+ * stores), a fence of thread t itself after the write also counts. */
+bool emu_proxy_check(Emu *E, const uint8_t *p, int64_t n, Pos pos, int t, const char *op, const char *what,
+                     bool by_issuer);
 /* ---- races in shared memory, and schedules (emu-race.c) ---------------------------- */
 
 typedef struct Race Race;

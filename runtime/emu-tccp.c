@@ -121,7 +121,7 @@ static bool chunk_check(Emu *E, Pos pos, int t, const char *op, const char *what
 		                xprintf("row %d, 16-byte chunk %d of %s", r, k, what), (unsigned long long)sd->d,
 		                (long long)E->p->smem_bytes);
 	return emu_pend_check(E, E->sdata + a, 16, false, pos, t) &&
-	       emu_proxy_check(E, E->sdata + a, 16, pos, t, op, what);
+	       emu_proxy_check(E, E->sdata + a, 16, pos, t, op, what, false);
 }
 
 bool emu_smem_desc_chunk(Emu *E, Pos pos, int t, const char *op, const char *what, const SmemDesc *sd, int r, int k,
@@ -268,7 +268,7 @@ static bool tile(Emu *E, const CStmt *s, int t)
 			return emu_fail(E, s->pos, t, "copy_async through tcgen05_cp reads byte %lld of %s, outside it",
 			                (long long)(off * esz), emu_mem_str(mem));
 		if (!emu_pend_check(E, E->sdata + a, esz, false, s->pos, t) ||
-		    !emu_proxy_check(E, E->sdata + a, esz, s->pos, t, "copy_async through tcgen05_cp", "the source"))
+		    !emu_proxy_check(E, E->sdata + a, esz, s->pos, t, "copy_async through tcgen05_cp", "the source", false))
 			return false;
 		/* the element's TCol counts elements: slot TCol % epw of 32-bit column TCol / epw */
 		for (int64_t r = 0; r < nrep; r++) {

@@ -189,6 +189,9 @@ static bool walk(Emu *E, const TmaOp *o, int mode)
 			memset(sp, EMU_POISON, (size_t)es);
 			emu_pend_mark(E, sp, es, s->pos, o->t, PEND_MBAR);
 		} else if (mode == W_MARK) { /* a store's issue: its source is read until it is done */
+			/* by the async proxy: generic stores into it need their fence */
+			if (!emu_proxy_check(E, sp, es, s->pos, o->t, name(s->op), "the source", true))
+				return false;
 			emu_pend_mark(E, sp, es, s->pos, o->t, PEND_STORE_SRC);
 		} else {
 			emu_pend_clear(E, sp, es);

@@ -66,6 +66,7 @@ enum { TM_LANES = 128, TM_COLS = 512, TM_WORDS = TM_LANES * TM_COLS };
 typedef struct TmAlloc {
 	int col, n;
 	Pos at, freed;   /* where it was allocated, and freed (line 0: live) */
+	int warp;        /* the warp that allocated it */
 	bool live;
 } TmAlloc;
 
@@ -146,9 +147,10 @@ bool emu_tmem_end(Emu *E, bool ok)
 	for (int i = 0; ok && good && i < m->nal; i++)
 		if (m->al[i].live)
 			good = emu_fail(E, E->f->stmt->pos, -1,
-			                "tensor memory not freed at exit: columns %d..%d allocated at %s (free them with "
-			                "T.ptx.tcgen05.dealloc before the kernel ends)",
-			                m->al[i].col, m->al[i].col + m->al[i].n - 1, pos_str(m->al[i].at));
+			                "tensor memory not freed at exit: columns %d..%d allocated by warp %d (threads %d-%d) "
+			                "at %s (free them with T.ptx.tcgen05.dealloc before the kernel ends)",
+			                m->al[i].col, m->al[i].col + m->al[i].n - 1, m->al[i].warp, 32 * m->al[i].warp,
+			                32 * m->al[i].warp + 31, pos_str(m->al[i].at));
 	emu_tmem_free(E); /* the next CTA starts afresh */
 	return good;
 }
@@ -269,7 +271,7 @@ static bool do_alloc(Emu *E, const CStmt *s, const int *act, int i)
 	if (!al)
 		return emu_fail(E, s->pos, t, "cannot allocate memory to emulate tensor memory");
 	m->al = al;
-	m->al[m->nal++] = (TmAlloc){ .col = c, .n = (int)n, .at = s->pos, .live = true };
+	m->al[m->nal++] = (TmAlloc){ .col = c, .n = (int)n, .at = s->pos, .warp = t / 32, .live = true };
 	for (int k = 0; k < (int)n; k++)
 		m->owner[c + k] = m->nal;
 	emu_store(p, DT_UINT32, (EVal){ c, NULL });

@@ -692,8 +692,11 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return true;
 	}
 	case C_FENCE_ASYNC:
-		for (int i = 0; i < nact; i++)
-			E->fences[act[i]]++;
+		{
+			uint32_t q = atomic_fetch_add_explicit(&emu_fence_seq, 1, memory_order_relaxed) + 1;
+			for (int i = 0; i < nact; i++)
+				E->fences[act[i]] = q;
+		}
 		return true;
 	default:
 		return emu_fail(E, s->pos, act[0], "%s", s->msg ? s->msg : "cannot emulate this statement");

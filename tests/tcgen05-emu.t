@@ -166,8 +166,8 @@ my @errors = (
       . "(at $bad:53) has 64 columns" ],
     [ not_allocated => "$bad:67:9: error: $at 0): tcgen05.dealloc of address 0x00000020 (lane 0, column 32): no "
       . "allocation starts there" ],
-    [ leak => "$bad:71:5: error: tensor memory not freed at exit: columns 0..31 allocated at $bad:81 (free them "
-      . "with T.ptx.tcgen05.dealloc before the kernel ends)" ],
+    [ leak => "$bad:71:5: error: tensor memory not freed at exit: columns 0..31 allocated by warp 1 (threads 32-63) "
+      . "at $bad:81 (free them with T.ptx.tcgen05.dealloc before the kernel ends)" ],
     [ outside => "$bad:105:5: error: $at 0): tcgen05.st: warp 0 accesses tensor-memory columns 30..33, but column 32 "
       . "is not allocated (allocated: columns 0..31)" ],
     [ over_alloc => "$bad:125:9: error: $at 0): tcgen05.alloc of 256 columns: 256 of the 512 columns are free, no "
