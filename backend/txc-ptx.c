@@ -84,6 +84,8 @@ typedef struct Gen {
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
 	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
+	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
+	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 } Gen;
 
@@ -143,7 +145,39 @@ static const char *mem_ty(int dt)
 
 static const char *newreg(Gen *g, int cls) { return xprintf("%s%d", reg_prefix[cls], ++g->nreg[cls]); }
 static Val reg(Gen *g, int dt) { return (Val){ .s = newreg(g, reg_class(dt)), .dt = dt }; }
-static Val imm(int64_t v, int dt) { return (Val){ .s = xprintf("%lld", (long long)v), .dt = dt, .imm = true, .i = v }; }
+
+/* An immediate's text, one string per value (the same operand is the same
+ * address, which pure()'s first look-up keys on); the arena keeps them. */
+struct ImmText { int64_t v; const char *s; };
+
+static const char *imm_text(int64_t v)
+{
+	static struct ImmText *t;
+	static int n, cap;
+	if (2 * (n + 1) > cap) {
+		int ncap = cap ? 2 * cap : 256;
+		struct ImmText *nt = xalloc(sizeof *nt * (size_t)ncap);
+		for (int i = 0; i < cap; i++)
+			if (t[i].s) {
+				unsigned j = (unsigned)(((uint64_t)t[i].v * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(ncap - 1);
+				while (nt[j].s)
+					j = (j + 1) & (unsigned)(ncap - 1);
+				nt[j] = t[i];
+			}
+		t = nt, cap = ncap;
+	}
+	unsigned j = (unsigned)(((uint64_t)v * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
+	while (t[j].s && t[j].v != v)
+		j = (j + 1) & (unsigned)(cap - 1);
+	if (!t[j].s) {
+		t[j].v = v;
+		t[j].s = xprintf("%lld", (long long)v);
+		n++;
+	}
+	return t[j].s;
+}
+
+static Val imm(int64_t v, int dt) { return (Val){ .s = imm_text(v), .dt = dt, .imm = true, .i = v }; }
 
 static void ins(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ins(Gen *g, const char *fmt, ...)
@@ -159,7 +193,11 @@ static void ins(Gen *g, const char *fmt, ...)
 static const char *label(Gen *g) { return xprintf("$L__%d", ++g->nlabel); }
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable). */
-static void forget(Gen *g) { g->cse = (Map){0}; }
+static void forget(Gen *g)
+{
+	g->cse = (Map){0};
+	g->pre = NULL, g->npre = g->precap = 0;
+}
 
 static void put_label(Gen *g, const char *l)
 {
@@ -175,9 +213,79 @@ static void put_label(Gen *g, const char *l)
  * same operands since the last label gives the same register instead. The
  * format's destination operand is D. */
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* pure()'s first look-up, before any text is made: the format and its
+ * operands as passed (strings by address: every operand is a literal or
+ * an arena string, never rewritten, so the same address is the same text)
+ * -> the register cse gave that text. Emptied with cse: an entry stands for
+ * one of cse's, which stays until then. Most of a copy's address arithmetic
+ * is found here; different addresses of one text go on to cse. */
+enum { PRE_ARGS = 6 };
+struct PreSlot {
+	const char *fmt, *r;
+	uint64_t h;
+	int n;
+	uint64_t w[PRE_ARGS];
+};
+
+static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
+{
+	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(cap - 1);
+	for (; t[i].fmt; i = (i + 1) & (unsigned)(cap - 1))
+		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n &&
+		    memcmp(t[i].w, k->w, sizeof k->w[0] * (size_t)k->n) == 0)
+			break;
+	return &t[i];
+}
+
+static void pre_put(Gen *g, const struct PreSlot *k)
+{
+	if (2 * (g->npre + 1) > g->precap) {
+		int cap = g->precap ? 2 * g->precap : 64;
+		struct PreSlot *t = xalloc(sizeof *t * (size_t)cap);
+		for (int i = 0; i < g->precap; i++)
+			if (g->pre[i].fmt)
+				*pre_slot(t, cap, &g->pre[i]) = g->pre[i];
+		g->pre = t, g->precap = cap;
+	}
+	struct PreSlot *s = pre_slot(g->pre, g->precap, k);
+	if (!s->fmt)
+		g->npre++;
+	*s = *k;
+}
+
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 {
 	va_list ap;
+	struct PreSlot k = { .fmt = fmt };
+	va_start(ap, fmt);
+	for (const char *f = fmt; *f && k.n >= 0; f++) {
+		if (*f != '%')
+			continue;
+		if (*++f == '%')
+			continue;
+		if (k.n == PRE_ARGS)
+			k.n = -1;
+		else if (*f == 's')
+			k.w[k.n++] = (uint64_t)(uintptr_t)va_arg(ap, const char *);
+		else if (*f == 'd')
+			k.w[k.n++] = (uint64_t)(int64_t)va_arg(ap, int);
+		else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd')
+			k.w[k.n++] = (uint64_t)va_arg(ap, long long), f += 2;
+		else
+			k.n = -1;  /* not a format this table reads: the text alone */
+	}
+	va_end(ap);
+	if (k.n >= 0) {
+		uint64_t h = (uint64_t)(uintptr_t)fmt * 0x9E3779B97F4A7C15u;
+		for (int i = 0; i < k.n; i++)
+			h = (h ^ k.w[i]) * 0x9E3779B97F4A7C15u;
+		k.h = h ^ (h >> 29);
+		if (g->precap) {
+			const struct PreSlot *s = pre_slot(g->pre, g->precap, &k);
+			if (s->fmt)
+				return (Val){ .s = s->r, .dt = dt, .sp = sp };
+		}
+	}
 	va_start(ap, fmt);
 	g->key.n = 0;  /* one buffer for every key: most are found */
 	vbprintf(&g->key, fmt, ap);
@@ -197,6 +305,10 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 		}
 		bputc(g->out, '\n');
 		map_put(&g->cse, xstrndup(key, g->key.n), (void *)r);
+	}
+	if (k.n >= 0) {
+		k.r = r;
+		pre_put(g, &k);
 	}
 	return (Val){ .s = r, .dt = dt, .sp = sp };
 }
