@@ -86,6 +86,8 @@ typedef struct Gen {
 	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
+	struct FitSlot { const Expr *e; bool fits; } *fit; /* low_fits32 of the program's offsets (a loop unrolled asks again) */
+	int nfit, fitcap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 } Gen;
 
@@ -258,9 +260,7 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 	va_list ap;
 	struct PreSlot k = { .fmt = fmt };
 	va_start(ap, fmt);
-	for (const char *f = fmt; *f && k.n >= 0; f++) {
-		if (*f != '%')
-			continue;
+	for (const char *f = strchr(fmt, '%'); f && k.n >= 0; f = strchr(f + 1, '%')) {
 		if (*++f == '%')
 			continue;
 		if (k.n == PRE_ARGS)
@@ -678,12 +678,41 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 	return imm(v, hint == DT_UINT64 && v > 0 ? DT_UINT64 : DT_INT64);
 }
 
+static struct FitSlot *fit_slot(struct FitSlot *t, int cap, const Expr *e)
+{
+	unsigned i = (unsigned)(((uint64_t)(uintptr_t)e * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
+	while (t[i].e && t[i].e != e)
+		i = (i + 1) & (unsigned)(cap - 1);
+	return &t[i];
+}
+
+/* low_fits32 of an expression of the program (not one made for this
+ * access: its address is never seen again), asked once: it depends only
+ * on the expression and its names' ranges, which emission does not change. */
+static bool fits32(Gen *g, const Expr *e)
+{
+	if (2 * (g->nfit + 1) > g->fitcap) {
+		int cap = g->fitcap ? 2 * g->fitcap : 256;
+		struct FitSlot *t = xalloc(sizeof *t * (size_t)cap);
+		for (int i = 0; i < g->fitcap; i++)
+			if (g->fit[i].e)
+				*fit_slot(t, cap, g->fit[i].e) = g->fit[i];
+		g->fit = t, g->fitcap = cap;
+	}
+	struct FitSlot *s = fit_slot(g->fit, g->fitcap, e);
+	if (!s->e) {
+		*s = (struct FitSlot){ e, low_fits32(e) };
+		g->nfit++;
+	}
+	return s->fits;
+}
+
 /* An offset in elements, in 32 bits where it fits (txc-cuda's offset_str),
- * as a 64-bit value. */
-static Val offset64(Gen *g, const Expr *off)
+ * as a 64-bit value; program: off is the program's expression. */
+static Val offset64(Gen *g, const Expr *off, bool program)
 {
 	bool was = g->wide;
-	g->wide = was || !low_fits32(off);
+	g->wide = was || !(program ? fits32(g, off) : low_fits32(off));
 	Val v = ev(g, off, DT_NONE);
 	g->wide = was;
 	return conv(g, v, DT_INT64);
@@ -733,7 +762,7 @@ static Val element_addr(Gen *g, const Expr *e, Buffer **bp)
 	Val base = buffer_base(g, b, e);
 	if (!base.s || g->d->errors)
 		return imm(0, DT_HANDLE);
-	return addr_plus(g, base, offset64(g, off), bits(b->dtype) / 8);
+	return addr_plus(g, base, offset64(g, off, false), bits(b->dtype) / 8);
 }
 
 static const char *space_name(int sp) { return sp == SP_SHARED ? "shared" : sp == SP_GLOBAL ? "global" : "local"; }
@@ -807,7 +836,7 @@ static Val call_expr(Gen *g, const Expr *e)
 		Val base = buffer_base(g, b, e);
 		if (!base.s || g->d->errors)
 			return imm(0, DT_HANDLE);
-		Val r = addr_plus(g, base, offset64(g, e->args[1]), bits(b->dtype) / 8);
+		Val r = addr_plus(g, base, offset64(g, e->args[1], true), bits(b->dtype) / 8);
 		r.i = (int64_t)(intptr_t)b; /* the buffer it points into (addr_buffer) */
 		return r;
 	}
