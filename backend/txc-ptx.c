@@ -145,7 +145,21 @@ static const char *mem_ty(int dt)
 	}
 }
 
-static const char *newreg(Gen *g, int cls) { return xprintf("%s%d", reg_prefix[cls], ++g->nreg[cls]); }
+/* "%r12": the class's prefix and the next number (by hand: a register is
+ * made for most instructions) */
+static const char *newreg(Gen *g, int cls)
+{
+	char d[12], *q = d + sizeof d;
+	unsigned n = (unsigned)++g->nreg[cls];
+	do
+		*--q = (char)('0' + n % 10);
+	while (n /= 10);
+	size_t pl = strlen(reg_prefix[cls]), dl = (size_t)(d + sizeof d - q);
+	char *r = xalloc(pl + dl + 1); /* zeroed: the NUL is there */
+	memcpy(r, reg_prefix[cls], pl);
+	memcpy(r + pl, q, dl);
+	return r;
+}
 static Val reg(Gen *g, int dt) { return (Val){ .s = newreg(g, reg_class(dt)), .dt = dt }; }
 
 /* An immediate's text, one string per value (the same operand is the same
@@ -255,25 +269,42 @@ static void pre_put(Gen *g, const struct PreSlot *k)
 	*s = *k;
 }
 
+/* The conversions of one of pure()'s formats (each a literal of this file:
+ * its address is the format), read once: 's', 'd' or 'L' (%lld) each;
+ * n -1 when it has others or more than PRE_ARGS. */
+struct FmtSig { const char *fmt; int n; char kind[PRE_ARGS]; };
+
+static const struct FmtSig *fmt_sig(const char *fmt)
+{
+	static struct FmtSig sig[64];
+	struct FmtSig *x = &sig[((uintptr_t)fmt >> 3) & 63];
+	if (x->fmt == fmt)
+		return x;
+	*x = (struct FmtSig){ .fmt = fmt };
+	for (const char *f = strchr(fmt, '%'); f && x->n >= 0; f = strchr(f + 1, '%')) {
+		if (*++f == '%')
+			continue;
+		if (x->n == PRE_ARGS)
+			x->n = -1;
+		else if (*f == 's' || *f == 'd')
+			x->kind[x->n++] = *f;
+		else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd')
+			x->kind[x->n++] = 'L', f += 2;
+		else
+			x->n = -1;  /* not a format this table reads: the text alone */
+	}
+	return x;
+}
+
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 {
 	va_list ap;
-	struct PreSlot k = { .fmt = fmt };
+	const struct FmtSig *sig = fmt_sig(fmt);
+	struct PreSlot k = { .fmt = fmt, .n = sig->n };
 	va_start(ap, fmt);
-	for (const char *f = strchr(fmt, '%'); f && k.n >= 0; f = strchr(f + 1, '%')) {
-		if (*++f == '%')
-			continue;
-		if (k.n == PRE_ARGS)
-			k.n = -1;
-		else if (*f == 's')
-			k.w[k.n++] = (uint64_t)(uintptr_t)va_arg(ap, const char *);
-		else if (*f == 'd')
-			k.w[k.n++] = (uint64_t)(int64_t)va_arg(ap, int);
-		else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd')
-			k.w[k.n++] = (uint64_t)va_arg(ap, long long), f += 2;
-		else
-			k.n = -1;  /* not a format this table reads: the text alone */
-	}
+	for (int i = 0; i < k.n; i++)
+		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
+		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
 	va_end(ap);
 	if (k.n >= 0) {
 		uint64_t h = (uint64_t)(uintptr_t)fmt * 0x9E3779B97F4A7C15u;
@@ -1179,12 +1210,18 @@ static void copy_bytes(Gen *g, const Expr *e)
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
 	const char *regs[4];
 	Buf list = {0};
+	if (nv > 1)
+		bputc(&list, '{');
 	for (int i = 0; i < nv; i++) {
 		regs[i] = newreg(g, R_R);
-		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+		if (i)
+			bputs(&list, ", ");
+		bputs(&list, regs[i]);
 	}
+	if (nv > 1)
+		bputc(&list, '}');
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
-	const char *ops = nv == 1 ? list.s : xprintf("{%s}", list.s);
+	const char *ops = list.s;
 	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL)
 		ins(g, "ld.global.%s%s.%s %s, [%s];", quals, v, t, ops, s.s);
 	else
