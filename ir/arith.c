@@ -6,12 +6,15 @@
 
 #include "ir.h"
 
+static inline __attribute__((always_inline)) bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi);
+
 /* Inclusive bounds of an integer expression from the ranges of launch ids
  * and loop variables; false when unknown. The operands' bounds first (only
  * those expr_range_step reads), then the step. */
 bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 {
-	Range r[2] = { { 0, 0, false }, { 0, 0, false } };
+	static const Range none[2];
+	Range r[2];
 	const Expr *x = NULL, *y = NULL;
 	switch (e->kind) {
 	case E_COND: x = e->b, y = e->c; break;
@@ -21,19 +24,23 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 		if ((e->intrin == IN_MIN || e->intrin == IN_MAX) && e->nargs == 2)
 			x = e->args[0], y = e->args[1];
 		break;
-	default: break;
+	default: return range_step(e, none, lo, hi); /* a leaf */
 	}
+	r[0] = r[1] = none[0];
 	if (x && !(r[0].ok = expr_range(x, &r[0].lo, &r[0].hi)))
 		return false;
 	if (y && !(r[1].ok = expr_range(y, &r[1].lo, &r[1].hi)))
 		return false;
-	return expr_range_step(e, r, lo, hi);
+	return range_step(e, r, lo, hi);
 }
 
 /* One node of expr_range: e's bounds from its operands' bounds r[0], r[1]
  * (E_BIN a and b, E_UN a, E_COND b and c, E_CALL its two arguments), so
  * that a caller that wants every node's bounds computes each once. */
-bool expr_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi)
+bool expr_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi) { return range_step(e, r, lo, hi); }
+
+/* (inlined into expr_range, which sema asks at every access) */
+static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi)
 {
 	int64_t a0 = r[0].lo, a1 = r[0].hi, b0 = r[1].lo, b1 = r[1].hi;
 	switch (e->kind) {
