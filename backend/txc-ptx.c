@@ -207,12 +207,26 @@ static void ins(Gen *g, const char *fmt, ...)
 }
 
 static const char *label(Gen *g) { return xprintf("$L__%d", ++g->nlabel); }
+
+/* An entry of pure()'s first look-up (below). */
+enum { PRE_ARGS = 6 };
+struct PreSlot {
+	const char *fmt, *r;
+	uint64_t h;
+	int n;
+	uint64_t w[PRE_ARGS];
+};
+
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable). */
 static void forget(Gen *g)
 {
 	g->cse = (Map){0};
-	g->pre = NULL, g->npre = g->precap = 0;
+	if (g->npre && g->precap <= 64) /* a small table is kept (a label every few instructions) */
+		memset(g->pre, 0, sizeof *g->pre * (size_t)g->precap);
+	else if (g->npre)
+		g->pre = NULL, g->precap = 0;
+	g->npre = 0;
 }
 
 static void put_label(Gen *g, const char *l)
@@ -235,13 +249,6 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((for
  * -> the register cse gave that text. Emptied with cse: an entry stands for
  * one of cse's, which stays until then. Most of a copy's address arithmetic
  * is found here; different addresses of one text go on to cse. */
-enum { PRE_ARGS = 6 };
-struct PreSlot {
-	const char *fmt, *r;
-	uint64_t h;
-	int n;
-	uint64_t w[PRE_ARGS];
-};
 
 static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
 {
@@ -256,7 +263,7 @@ static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot
 static void pre_put(Gen *g, const struct PreSlot *k)
 {
 	if (2 * (g->npre + 1) > g->precap) {
-		int cap = g->precap ? 2 * g->precap : 64;
+		int cap = g->precap ? 2 * g->precap : 16;
 		struct PreSlot *t = xalloc(sizeof *t * (size_t)cap);
 		for (int i = 0; i < g->precap; i++)
 			if (g->pre[i].fmt)
