@@ -85,12 +85,12 @@ int low_call_id(const Expr *e)
 	return e->kind == E_CALL ? call_builtin(e, NULL, &dt) : -1;
 }
 
-bool low_range(const Expr *e, int64_t *lo, int64_t *hi)
+/* low_range's step at a binary node whose expr_range is unknown: shifts and
+ * bitwise operations of non-negative operands, from their low_range. */
+static bool low_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi)
 {
-	int64_t a0, a1, b0, b1;
-	if (expr_range(e, lo, hi))
-		return true;
-	if (e->kind != E_BIN || !low_range(e->a, &a0, &a1) || !low_range(e->b, &b0, &b1) || a0 < 0 || b0 < 0)
+	int64_t a0 = r[0].lo, a1 = r[0].hi, b0 = r[1].lo, b1 = r[1].hi;
+	if (e->kind != E_BIN || !r[0].ok || !r[1].ok || a0 < 0 || b0 < 0)
 		return false;
 	switch (e->op) {
 	case OP_SHR: *lo = b1 > 62 ? 0 : a0 >> b1; *hi = b0 > 62 ? 0 : a1 >> b0; return true;
@@ -107,13 +107,41 @@ bool low_range(const Expr *e, int64_t *lo, int64_t *hi)
 	return false;
 }
 
-bool low_fits32(const Expr *e)
+/* What low_range and low_fits32 know of e, every node visited once (asking
+ * expr_range again at each node of an offset was work of its size times
+ * its depth): er its expr_range, lr its low_range, fits its low_fits32. */
+typedef struct LowFacts { Range er, lr; bool fits; } LowFacts;
+
+static LowFacts low_facts(const Expr *e)
 {
-	int64_t lo, hi;
-	if (!low_range(e, &lo, &hi) || lo < INT32_MIN || hi > INT32_MAX)
-		return false;
-	return e->kind == E_BIN ? low_fits32(e->a) && low_fits32(e->b) : e->kind == E_UN ? low_fits32(e->a) : true;
+	LowFacts f = { { 0, 0, false }, { 0, 0, false }, false };
+	if (e->kind == E_BIN || (e->kind == E_UN && e->op == OP_NEG)) {
+		LowFacts a = low_facts(e->a), b = f;
+		if (e->kind == E_BIN)
+			b = low_facts(e->b);
+		Range er[2] = { a.er, b.er }, lr[2] = { a.lr, b.lr };
+		f.er.ok = expr_range_step(e, er, &f.er.lo, &f.er.hi);
+		f.lr = f.er;
+		if (!f.lr.ok)
+			f.lr.ok = low_range_step(e, lr, &f.lr.lo, &f.lr.hi);
+		f.fits = a.fits && (e->kind != E_BIN || b.fits);
+	} else {
+		f.er.ok = expr_range(e, &f.er.lo, &f.er.hi);
+		f.lr = f.er;
+		f.fits = true;  /* a leaf, or bounds expr_range_step does not read below it */
+	}
+	f.fits = f.fits && f.lr.ok && f.lr.lo >= INT32_MIN && f.lr.hi <= INT32_MAX;
+	return f;
 }
+
+bool low_range(const Expr *e, int64_t *lo, int64_t *hi)
+{
+	LowFacts f = low_facts(e);
+	*lo = f.lr.lo, *hi = f.lr.hi;
+	return f.lr.ok;
+}
+
+bool low_fits32(const Expr *e) { return low_facts(e).fits; }
 
 const char *low_grid_str(const Func *f)
 {

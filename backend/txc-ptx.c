@@ -84,6 +84,10 @@ typedef struct Gen {
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
 	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
+	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
+	int npre, precap;
+	struct FitSlot { const Expr *e; bool fits; } *fit; /* low_fits32 of the program's offsets (a loop unrolled asks again) */
+	int nfit, fitcap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 } Gen;
 
@@ -141,9 +145,55 @@ static const char *mem_ty(int dt)
 	}
 }
 
-static const char *newreg(Gen *g, int cls) { return xprintf("%s%d", reg_prefix[cls], ++g->nreg[cls]); }
+/* "%r12": the class's prefix and the next number (by hand: a register is
+ * made for most instructions) */
+static const char *newreg(Gen *g, int cls)
+{
+	char d[12], *q = d + sizeof d;
+	unsigned n = (unsigned)++g->nreg[cls];
+	do
+		*--q = (char)('0' + n % 10);
+	while (n /= 10);
+	size_t pl = strlen(reg_prefix[cls]), dl = (size_t)(d + sizeof d - q);
+	char *r = xalloc(pl + dl + 1); /* zeroed: the NUL is there */
+	memcpy(r, reg_prefix[cls], pl);
+	memcpy(r + pl, q, dl);
+	return r;
+}
 static Val reg(Gen *g, int dt) { return (Val){ .s = newreg(g, reg_class(dt)), .dt = dt }; }
-static Val imm(int64_t v, int dt) { return (Val){ .s = xprintf("%lld", (long long)v), .dt = dt, .imm = true, .i = v }; }
+
+/* An immediate's text, one string per value (the same operand is the same
+ * address, which pure()'s first look-up keys on); the arena keeps them. */
+struct ImmText { int64_t v; const char *s; };
+
+static const char *imm_text(int64_t v)
+{
+	static struct ImmText *t;
+	static int n, cap;
+	if (2 * (n + 1) > cap) {
+		int ncap = cap ? 2 * cap : 256;
+		struct ImmText *nt = xalloc(sizeof *nt * (size_t)ncap);
+		for (int i = 0; i < cap; i++)
+			if (t[i].s) {
+				unsigned j = (unsigned)(((uint64_t)t[i].v * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(ncap - 1);
+				while (nt[j].s)
+					j = (j + 1) & (unsigned)(ncap - 1);
+				nt[j] = t[i];
+			}
+		t = nt, cap = ncap;
+	}
+	unsigned j = (unsigned)(((uint64_t)v * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
+	while (t[j].s && t[j].v != v)
+		j = (j + 1) & (unsigned)(cap - 1);
+	if (!t[j].s) {
+		t[j].v = v;
+		t[j].s = xprintf("%lld", (long long)v);
+		n++;
+	}
+	return t[j].s;
+}
+
+static Val imm(int64_t v, int dt) { return (Val){ .s = imm_text(v), .dt = dt, .imm = true, .i = v }; }
 
 static void ins(Gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ins(Gen *g, const char *fmt, ...)
@@ -157,9 +207,27 @@ static void ins(Gen *g, const char *fmt, ...)
 }
 
 static const char *label(Gen *g) { return xprintf("$L__%d", ++g->nlabel); }
+
+/* An entry of pure()'s first look-up (below). */
+enum { PRE_ARGS = 6 };
+struct PreSlot {
+	const char *fmt, *r;
+	uint64_t h;
+	int n;
+	uint64_t w[PRE_ARGS];
+};
+
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable). */
-static void forget(Gen *g) { g->cse = (Map){0}; }
+static void forget(Gen *g)
+{
+	g->cse = (Map){0};
+	if (g->npre && g->precap <= 64) /* a small table is kept (a label every few instructions) */
+		memset(g->pre, 0, sizeof *g->pre * (size_t)g->precap);
+	else if (g->npre)
+		g->pre = NULL, g->precap = 0;
+	g->npre = 0;
+}
 
 static void put_label(Gen *g, const char *l)
 {
@@ -175,9 +243,87 @@ static void put_label(Gen *g, const char *l)
  * same operands since the last label gives the same register instead. The
  * format's destination operand is D. */
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* pure()'s first look-up, before any text is made: the format and its
+ * operands as passed (strings by address: every operand is a literal or
+ * an arena string, never rewritten, so the same address is the same text)
+ * -> the register cse gave that text. Emptied with cse: an entry stands for
+ * one of cse's, which stays until then. Most of a copy's address arithmetic
+ * is found here; different addresses of one text go on to cse. */
+
+static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
+{
+	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(cap - 1);
+	for (; t[i].fmt; i = (i + 1) & (unsigned)(cap - 1))
+		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n &&
+		    memcmp(t[i].w, k->w, sizeof k->w[0] * (size_t)k->n) == 0)
+			break;
+	return &t[i];
+}
+
+static void pre_put(Gen *g, const struct PreSlot *k)
+{
+	if (2 * (g->npre + 1) > g->precap) {
+		int cap = g->precap ? 2 * g->precap : 16;
+		struct PreSlot *t = xalloc(sizeof *t * (size_t)cap);
+		for (int i = 0; i < g->precap; i++)
+			if (g->pre[i].fmt)
+				*pre_slot(t, cap, &g->pre[i]) = g->pre[i];
+		g->pre = t, g->precap = cap;
+	}
+	struct PreSlot *s = pre_slot(g->pre, g->precap, k);
+	if (!s->fmt)
+		g->npre++;
+	*s = *k;
+}
+
+/* The conversions of one of pure()'s formats (each a literal of this file:
+ * its address is the format), read once: 's', 'd' or 'L' (%lld) each;
+ * n -1 when it has others or more than PRE_ARGS. */
+struct FmtSig { const char *fmt; int n; char kind[PRE_ARGS]; };
+
+static const struct FmtSig *fmt_sig(const char *fmt)
+{
+	static struct FmtSig sig[64];
+	struct FmtSig *x = &sig[((uintptr_t)fmt >> 3) & 63];
+	if (x->fmt == fmt)
+		return x;
+	*x = (struct FmtSig){ .fmt = fmt };
+	for (const char *f = strchr(fmt, '%'); f && x->n >= 0; f = strchr(f + 1, '%')) {
+		if (*++f == '%')
+			continue;
+		if (x->n == PRE_ARGS)
+			x->n = -1;
+		else if (*f == 's' || *f == 'd')
+			x->kind[x->n++] = *f;
+		else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd')
+			x->kind[x->n++] = 'L', f += 2;
+		else
+			x->n = -1;  /* not a format this table reads: the text alone */
+	}
+	return x;
+}
+
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 {
 	va_list ap;
+	const struct FmtSig *sig = fmt_sig(fmt);
+	struct PreSlot k = { .fmt = fmt, .n = sig->n };
+	va_start(ap, fmt);
+	for (int i = 0; i < k.n; i++)
+		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
+		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
+	va_end(ap);
+	if (k.n >= 0) {
+		uint64_t h = (uint64_t)(uintptr_t)fmt * 0x9E3779B97F4A7C15u;
+		for (int i = 0; i < k.n; i++)
+			h = (h ^ k.w[i]) * 0x9E3779B97F4A7C15u;
+		k.h = h ^ (h >> 29);
+		if (g->precap) {
+			const struct PreSlot *s = pre_slot(g->pre, g->precap, &k);
+			if (s->fmt)
+				return (Val){ .s = s->r, .dt = dt, .sp = sp };
+		}
+	}
 	va_start(ap, fmt);
 	g->key.n = 0;  /* one buffer for every key: most are found */
 	vbprintf(&g->key, fmt, ap);
@@ -197,6 +343,10 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 		}
 		bputc(g->out, '\n');
 		map_put(&g->cse, xstrndup(key, g->key.n), (void *)r);
+	}
+	if (k.n >= 0) {
+		k.r = r;
+		pre_put(g, &k);
 	}
 	return (Val){ .s = r, .dt = dt, .sp = sp };
 }
@@ -566,12 +716,41 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 	return imm(v, hint == DT_UINT64 && v > 0 ? DT_UINT64 : DT_INT64);
 }
 
+static struct FitSlot *fit_slot(struct FitSlot *t, int cap, const Expr *e)
+{
+	unsigned i = (unsigned)(((uint64_t)(uintptr_t)e * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
+	while (t[i].e && t[i].e != e)
+		i = (i + 1) & (unsigned)(cap - 1);
+	return &t[i];
+}
+
+/* low_fits32 of an expression of the program (not one made for this
+ * access: its address is never seen again), asked once: it depends only
+ * on the expression and its names' ranges, which emission does not change. */
+static bool fits32(Gen *g, const Expr *e)
+{
+	if (2 * (g->nfit + 1) > g->fitcap) {
+		int cap = g->fitcap ? 2 * g->fitcap : 256;
+		struct FitSlot *t = xalloc(sizeof *t * (size_t)cap);
+		for (int i = 0; i < g->fitcap; i++)
+			if (g->fit[i].e)
+				*fit_slot(t, cap, g->fit[i].e) = g->fit[i];
+		g->fit = t, g->fitcap = cap;
+	}
+	struct FitSlot *s = fit_slot(g->fit, g->fitcap, e);
+	if (!s->e) {
+		*s = (struct FitSlot){ e, low_fits32(e) };
+		g->nfit++;
+	}
+	return s->fits;
+}
+
 /* An offset in elements, in 32 bits where it fits (txc-cuda's offset_str),
- * as a 64-bit value. */
-static Val offset64(Gen *g, const Expr *off)
+ * as a 64-bit value; program: off is the program's expression. */
+static Val offset64(Gen *g, const Expr *off, bool program)
 {
 	bool was = g->wide;
-	g->wide = was || !low_fits32(off);
+	g->wide = was || !(program ? fits32(g, off) : low_fits32(off));
 	Val v = ev(g, off, DT_NONE);
 	g->wide = was;
 	return conv(g, v, DT_INT64);
@@ -621,7 +800,7 @@ static Val element_addr(Gen *g, const Expr *e, Buffer **bp)
 	Val base = buffer_base(g, b, e);
 	if (!base.s || g->d->errors)
 		return imm(0, DT_HANDLE);
-	return addr_plus(g, base, offset64(g, off), bits(b->dtype) / 8);
+	return addr_plus(g, base, offset64(g, off, false), bits(b->dtype) / 8);
 }
 
 static const char *space_name(int sp) { return sp == SP_SHARED ? "shared" : sp == SP_GLOBAL ? "global" : "local"; }
@@ -695,7 +874,7 @@ static Val call_expr(Gen *g, const Expr *e)
 		Val base = buffer_base(g, b, e);
 		if (!base.s || g->d->errors)
 			return imm(0, DT_HANDLE);
-		Val r = addr_plus(g, base, offset64(g, e->args[1]), bits(b->dtype) / 8);
+		Val r = addr_plus(g, base, offset64(g, e->args[1], true), bits(b->dtype) / 8);
 		r.i = (int64_t)(intptr_t)b; /* the buffer it points into (addr_buffer) */
 		return r;
 	}
@@ -1038,12 +1217,18 @@ static void copy_bytes(Gen *g, const Expr *e)
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
 	const char *regs[4];
 	Buf list = {0};
+	if (nv > 1)
+		bputc(&list, '{');
 	for (int i = 0; i < nv; i++) {
 		regs[i] = newreg(g, R_R);
-		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+		if (i)
+			bputs(&list, ", ");
+		bputs(&list, regs[i]);
 	}
+	if (nv > 1)
+		bputc(&list, '}');
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
-	const char *ops = nv == 1 ? list.s : xprintf("{%s}", list.s);
+	const char *ops = list.s;
 	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL)
 		ins(g, "ld.global.%s%s.%s %s, [%s];", quals, v, t, ops, s.s);
 	else

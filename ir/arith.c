@@ -6,11 +6,43 @@
 
 #include "ir.h"
 
+static inline __attribute__((always_inline)) bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi);
+
 /* Inclusive bounds of an integer expression from the ranges of launch ids
- * and loop variables; false when unknown. */
+ * and loop variables; false when unknown. The operands' bounds first (only
+ * those expr_range_step reads), then the step. */
 bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 {
-	int64_t a0, a1, b0, b1;
+	static const Range none[2];
+	Range r[2];
+	const Expr *x = NULL, *y = NULL;
+	switch (e->kind) {
+	case E_COND: x = e->b, y = e->c; break;
+	case E_UN: if (e->op == OP_NEG) x = e->a; break;
+	case E_BIN: x = e->a, y = e->b; break;
+	case E_CALL:
+		if ((e->intrin == IN_MIN || e->intrin == IN_MAX) && e->nargs == 2)
+			x = e->args[0], y = e->args[1];
+		break;
+	default: return range_step(e, none, lo, hi); /* a leaf */
+	}
+	r[0] = r[1] = none[0];
+	if (x && !(r[0].ok = expr_range(x, &r[0].lo, &r[0].hi)))
+		return false;
+	if (y && !(r[1].ok = expr_range(y, &r[1].lo, &r[1].hi)))
+		return false;
+	return range_step(e, r, lo, hi);
+}
+
+/* One node of expr_range: e's bounds from its operands' bounds r[0], r[1]
+ * (E_BIN a and b, E_UN a, E_COND b and c, E_CALL its two arguments), so
+ * that a caller that wants every node's bounds computes each once. */
+bool expr_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi) { return range_step(e, r, lo, hi); }
+
+/* (inlined into expr_range, which sema asks at every access) */
+static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi)
+{
+	int64_t a0 = r[0].lo, a1 = r[0].hi, b0 = r[1].lo, b1 = r[1].hi;
 	switch (e->kind) {
 	case E_INT:
 		*lo = *hi = e->ival;
@@ -27,19 +59,19 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 		}
 		return false;
 	case E_COND: /* b if a else c: either */
-		if (!expr_range(e->b, &a0, &a1) || !expr_range(e->c, &b0, &b1))
+		if (!r[0].ok || !r[1].ok)
 			return false;
 		*lo = a0 < b0 ? a0 : b0;
 		*hi = a1 > b1 ? a1 : b1;
 		return true;
 	case E_UN:
-		if (e->op != OP_NEG || !expr_range(e->a, &a0, &a1) || a0 == INT64_MIN)
+		if (e->op != OP_NEG || !r[0].ok || a0 == INT64_MIN)
 			return false;
 		*lo = -a1;
 		*hi = -a0;
 		return true;
 	case E_BIN:
-		if (!expr_range(e->a, &a0, &a1) || !expr_range(e->b, &b0, &b1))
+		if (!r[0].ok || !r[1].ok)
 			return false;
 		switch (e->op) {
 		case OP_ADD:
@@ -110,8 +142,7 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 		}
 		return false;
 	case E_CALL: /* T.min, T.max */
-		if ((e->intrin != IN_MIN && e->intrin != IN_MAX) || e->nargs != 2 || !expr_range(e->args[0], &a0, &a1) ||
-		    !expr_range(e->args[1], &b0, &b1))
+		if ((e->intrin != IN_MIN && e->intrin != IN_MAX) || e->nargs != 2 || !r[0].ok || !r[1].ok)
 			return false;
 		*lo = (e->intrin == IN_MIN) == (a0 < b0) ? a0 : b0;
 		*hi = (e->intrin == IN_MIN) == (a1 < b1) ? a1 : b1;

@@ -810,6 +810,8 @@ bool add_ok(int64_t a, int64_t b, int64_t *r);
 
 /* Inclusive bounds from the ranges of launch ids and loop variables. */
 bool expr_range(const Expr *e, int64_t *lo, int64_t *hi);
+typedef struct Range { int64_t lo, hi; bool ok; } Range;
+bool expr_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi); /* one node, from its operands' */
 /* hi - lo, when it is a constant (polynomial cancellation). */
 bool expr_const_diff(const Expr *hi, const Expr *lo, int64_t *out);
 /* A number that provably divides e (0: e is 0; 1: nothing known). */
