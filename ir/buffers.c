@@ -554,12 +554,8 @@ static bool over_params(const Expr *e)
 		return true;
 	if (e->kind == E_NAME) /* a scalar parameter, or a constant of the module */
 		return (e->var && e->var->param) || (e->val && e->val->kind == V_INT);
-	if (e->kind == E_CALL) { /* T.ceildiv(m, 16), T.min(...): the operands */
-		for (int i = 0; i < e->nargs; i++)
-			if (!over_params(e->args[i]))
-				return false;
-		return true;
-	}
+	if (e->kind != E_BIN && e->kind != E_UN && e->kind != E_INT)
+		return false; /* (a call: the launcher computes arithmetic only) */
 	return over_params(e->a) && over_params(e->b) && over_params(e->c);
 }
 
@@ -590,13 +586,14 @@ static bool dyn_grid(Sema *S, Expr *call, Expr **orig, Expr *dyn[3])
 			return false;
 		}
 		if (!over_params(e)) {
-			error_at(S->d, expr_start(e), "a grid extent is a constant or an expression of scalar parameters, not "
-			         "'%s'", expr_str(e));
+			error_at(S->d, expr_start(e), "a grid extent is a constant, or arithmetic (+, -, *, //, %%) on scalar "
+			         "parameters and constants, not '%s'", expr_str(e));
 			return false;
 		}
 		if (!expr_range(e, &lo, &hi) || hi > INT32_MAX) {
-			error_at(S->d, expr_start(e), "the grid extent '%s' needs a bound: T.assume() on its scalar parameters "
-			         "(the launch ids' ranges, which the proofs use, come from it)", expr_str(e));
+			error_at(S->d, expr_start(e), "txc cannot bound the grid extent '%s' by 2^31 from its scalar parameters' "
+			         "ranges: bound them with T.assume() (the launch ids' ranges, which the proofs use, come from it), "
+			         "and write the extent with +, *, // and %% of non-negative terms, as (m + 15) // 16", expr_str(e));
 			return false;
 		}
 		if (hi < 1) {

@@ -178,9 +178,11 @@ for my $be (['', 'txc-ptx'], ['--backend=cuda', 'txc-cuda']) {
 }
 my $exsrc = slurp($ex);
 for my $g (['a bound-less grid', sub { $_[0] =~ s/    T\.assume\(m <= MAXROWS\)\n//r =~ s/\(m, COLS\)/(8192, COLS)/gr },
-            qr/:26:21: error: the grid extent '\(m \+ TR - 1\) \/\/ TR \* ACROSS' needs a bound: T\.assume\(\)/],
+            qr/:26:21: error: txc cannot bound the grid extent '\(m \+ TR - 1\) \/\/ TR \* ACROSS' by 2\^31 from its scalar parameters' ranges: bound them with T\.assume\(\)/],
            ['a grid over a buffer', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[A[0, 0]]/r },
-            qr/:27:20: error: a grid extent is a constant or an expression of scalar parameters, not 'A\[0, 0\]'|:27:20: error: a grid extent is an integer/],
+            qr/:27:20: error: a grid extent is an integer, not float16/],
+           ['a call in a grid extent', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[T.min(m, 4096) \/\/ TR * ACROSS]/r },
+            qr/:27:20: error: a grid extent is a constant, or arithmetic \(\+, -, \*, \/\/, %\) on scalar parameters and constants, not 'T\.min\(m, 4096\) \/\/ TR \* ACROSS'/],
            ['a float grid extent', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[m \/\/ 2 + 0.5]/r },
             qr/:27:27: error: operands of '\+' have different dtypes, int32 and float/],
            ['a float literal as a grid extent', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[2.5]/r },
