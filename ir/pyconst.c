@@ -1330,12 +1330,54 @@ static bool desugar_list(Sema *S, Expr **v, int n)
  * it means: splats spread, getattr(X, "n") as X.n, builtins over
  * constants, comprehensions and f-strings as their values. False after
  * an error. */
+/* TVM's T.ceildiv(a, b), b a positive constant: (a + b - 1) // b, the
+ * arithmetic the proofs and the launcher already follow. */
+static bool ceildiv(Sema *S, Expr **slot)
+{
+	Expr *e = *slot;
+	if (e->nargs != 2 || e->nkws) {
+		fail(S, e->pos, "T.ceildiv() takes two operands, a and b: (a + b - 1) // b");
+		return false;
+	}
+	if (!desugar(S, &e->args[0]) || !desugar(S, &e->args[1]))
+		return false;
+	Value *b = eval_const(S, e->args[1], "the divisor of T.ceildiv()");
+	if (IS_ERR(b))
+		return false;
+	if (b->kind != V_INT || b->i <= 0) {
+		fail(S, e->args[1]->pos, "not supported yet: T.ceildiv() with a divisor that is not a positive integer "
+		     "constant (%s); txc writes it (a + b - 1) // b", b->kind == V_INT ? xprintf("%lld", (long long)b->i) :
+		     value_kind_name(b));
+		return false;
+	}
+	Expr *sum = new_expr(E_BIN, e->pos), *div = new_expr(E_BIN, e->pos);
+	sum->op = OP_ADD;
+	sum->a = e->args[0];
+	sum->b = ex_int(b->i - 1);
+	sum->b->pos = e->args[1]->pos;
+	div->op = OP_FLOORDIV;
+	div->a = sum;
+	div->b = e->args[1];
+	*slot = div;
+	return true;
+}
+
+static bool is_ceildiv(Sema *S, const Expr *e)
+{
+	if (e->a->kind != E_ATTR || strcmp(e->a->str, "ceildiv") != 0 || e->a->a->kind != E_NAME)
+		return false;
+	Sym *t = lookup(S, e->a->a->str);
+	return t && t->val && !IS_ERR(t->val) && t->val->kind == V_NAMESPACE && strcmp(t->val->s, "T") == 0;
+}
+
 bool desugar(Sema *S, Expr **slot)
 {
 	Expr *e = *slot;
 	Value *v;
 	switch (e->kind) {
 	case E_CALL:
+		if (is_ceildiv(S, e))
+			return ceildiv(S, slot);
 		if (!desugar(S, &e->a))
 			return false;
 		if (!spread(S, &e->args, &e->nargs, false) || !desugar_list(S, e->args, e->nargs))

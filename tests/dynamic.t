@@ -177,6 +177,20 @@ for my $be (['', 'txc-ptx'], ['--backend=cuda', 'txc-cuda']) {
     }
 }
 my $exsrc = slurp($ex);
+# TVM's T.ceildiv(m, TR): (m + TR - 1) // TR, the same kernel
+spit("$tmp/ceil.tx", $exsrc =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[T.ceildiv(m, TR) * ACROSS]/r);
+ok(run("'$bin/txc' --emit=ir '$tmp/ceil.tx' -o '$tmp/ceil.ir'") == 0 &&
+   slurp("$tmp/ceil.ir") =~ /T\.cta_id\(\[\(m \+ 15\) \/\/ TR \* ACROSS\]\)/ || 0,
+   "T.ceildiv(m, TR) is (m + 15) // TR", slurp("$tmp/err"), slurp("$tmp/ceil.ir"));
+for my $m (1000, 0) {
+    my @sum = map { run("'$bin/txc-emu' '$_' --arg m=$m") ? "exit: " . slurp("$tmp/err") : slurp("$tmp/out") }
+              ("$tmp/ceil.tx", "$tmp/ceil.ir", $ex);
+    ok($sum[0] eq $sum[1] && $sum[1] eq $sum[2] && $sum[0] !~ /^exit/, "T.ceildiv's kernel, m=$m: as copy_dynamic", @sum);
+}
+spit("$tmp/ceil0.tx", $exsrc =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[T.ceildiv(m, m) * ACROSS]/r);
+ok(run("'$bin/txc' --emit=ir '$tmp/ceil0.tx' -o '$tmp/ceil0.ir'") == 1 &&
+   slurp("$tmp/err") =~ /:27:33: error: the divisor of T\.ceildiv\(\) must be a compile-time constant/ || 0,
+   "refused: T.ceildiv by a run-time value", slurp("$tmp/err"));
 for my $g (['a bound-less grid', sub { $_[0] =~ s/    T\.assume\(m <= MAXROWS\)\n//r =~ s/\(m, COLS\)/(8192, COLS)/gr },
             qr/:26:21: error: txc cannot bound the grid extent '\(m \+ TR - 1\) \/\/ TR \* ACROSS' by 2\^31 from its scalar parameters' ranges: bound them with T\.assume\(\)/],
            ['a grid over a buffer', sub { $_[0] =~ s/\[\(m \+ TR - 1\) \/\/ TR \* ACROSS\]/[A[0, 0]]/r },
