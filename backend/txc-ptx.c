@@ -89,6 +89,15 @@ typedef struct Gen {
 	struct FitSlot { const Expr *e; bool fits; } *fit; /* low_fits32 of the program's offsets (a loop unrolled asks again) */
 	int nfit, fitcap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
+	struct SumSlot *sum;     /* offset_addr's terms of the program's offsets */
+	int nsum, sumcap;
+	struct FitSlot *divs;    /* binary()'s // and %: whether both operands are known >= 0 (> 0 the right) */
+	int ndivs, divscap;
+	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
+	unsigned nimpure;        /* instructions and registers made other than by pure() */
+	bool noting;             /* lookup() notes the names it finds in deps */
+	struct Dep { const char *name; Bind *x; const char *vs; int64_t ival; } *deps;
+	int ndeps;
 } Gen;
 
 /* ---- dtypes and registers ----------------------------------------------------------- */
@@ -147,7 +156,7 @@ static const char *mem_ty(int dt)
 
 /* "%r12": the class's prefix and the next number (by hand: a register is
  * made for most instructions) */
-static const char *newreg(Gen *g, int cls)
+static const char *newreg_pure(Gen *g, int cls)
 {
 	char d[12], *q = d + sizeof d;
 	unsigned n = (unsigned)++g->nreg[cls];
@@ -159,6 +168,13 @@ static const char *newreg(Gen *g, int cls)
 	memcpy(r, reg_prefix[cls], pl);
 	memcpy(r + pl, q, dl);
 	return r;
+}
+/* A register of an instruction other than pure()'s (offset_addr keeps no
+ * term that made one) */
+static const char *newreg(Gen *g, int cls)
+{
+	g->nimpure++;
+	return newreg_pure(g, cls);
 }
 static Val reg(Gen *g, int dt) { return (Val){ .s = newreg(g, reg_class(dt)), .dt = dt }; }
 
@@ -200,13 +216,14 @@ static void ins(Gen *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	g->nimpure++;
 	bputc(g->out, '\t');
 	vbprintf(g->out, fmt, ap);  /* a tcgen05.ld/st's 128 registers too */
 	va_end(ap);
 	bputc(g->out, '\n');
 }
 
-static const char *label(Gen *g) { return xprintf("$L__%d", ++g->nlabel); }
+static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
 /* An entry of pure()'s first look-up (below). */
 enum { PRE_ARGS = 6 };
@@ -221,6 +238,7 @@ struct PreSlot {
  * control flow) and where a register is assigned again (a mutable variable). */
 static void forget(Gen *g)
 {
+	g->epoch++;
 	g->cse = (Map){0};
 	if (g->npre && g->precap <= 64) /* a small table is kept (a label every few instructions) */
 		memset(g->pre, 0, sizeof *g->pre * (size_t)g->precap);
@@ -332,7 +350,7 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 	if (!r && g->cse.n >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
 		forget(g);
 	if (!r) {
-		r = newreg(g, sp == SP_SHARED ? R_R : reg_class(dt));
+		r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
 		bputc(g->out, '\t');
 		for (const char *p = key, *q; *p; p = q) {
 			for (q = p; *q && *q != '\001'; q++)
@@ -402,7 +420,17 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 
 /* ---- names -------------------------------------------------------------------------- */
 
-static Bind *lookup(Gen *g, const char *name) { return names_lookup(&g->binds, name); }
+/* A name's binding (while offset_addr evaluates a term, noted as a name its
+ * value depends on). */
+static Bind *lookup(Gen *g, const char *name)
+{
+	Bind *x = names_lookup(&g->binds, name);
+	if (g->noting && x) {
+		struct Dep dep = { name, x, x->v.s, x->ival };
+		vpush(g->deps, g->ndeps, dep);
+	}
+	return x;
+}
 
 /* lowered.h's view of the names this program has bound */
 static int low_name(void *gp, const char *name, int64_t *iv, const char **sv)
@@ -716,6 +744,33 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 	return imm(v, hint == DT_UINT64 && v > 0 ? DT_UINT64 : DT_INT64);
 }
 
+enum { MAX_TERMS = 16, MEMO_DEPS = 4 };
+struct Term { const Expr *e; int sign, hint; };
+/* A term's register as offset_addr last found it: valid while pure()'s
+ * epoch lasts and each name it read has the binding it had. */
+struct TermMemo { bool ok; unsigned epoch; Val v; int ndeps; struct Dep dep[MEMO_DEPS]; };
+struct SumSlot {
+	const Expr *e;
+	bool wide;
+	int n;                   /* terms, or -1: not summed by terms */
+	struct Term *t;
+	struct TermMemo *memo;   /* per term */
+	/* the address of the register terms last made: its terms' registers and
+	 * signs, the base, the epoch */
+	unsigned aepoch;
+	const char *abase, **aregs;
+	int naregs, *asigns;
+	Val addr;
+};
+
+static struct SumSlot *sum_slot(struct SumSlot *t, int cap, const Expr *e, bool wide)
+{
+	unsigned i = (unsigned)(((uint64_t)(uintptr_t)e * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
+	while (t[i].e && !(t[i].e == e && t[i].wide == wide))
+		i = (i + 1) & (unsigned)(cap - 1);
+	return &t[i];
+}
+
 static struct FitSlot *fit_slot(struct FitSlot *t, int cap, const Expr *e)
 {
 	unsigned i = (unsigned)(((uint64_t)(uintptr_t)e * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
@@ -745,15 +800,25 @@ static bool fits32(Gen *g, const Expr *e)
 	return s->fits;
 }
 
-/* An offset in elements, in 32 bits where it fits (txc-cuda's offset_str),
- * as a 64-bit value; program: off is the program's expression. */
-static Val offset64(Gen *g, const Expr *off, bool program)
+/* e's operands, a // b or a % b: a >= 0 and b > 0 (C's division is
+ * Python's then), asked once per expression as fits32. */
+static bool nonneg_div(Gen *g, const Expr *e)
 {
-	bool was = g->wide;
-	g->wide = was || !(program ? fits32(g, off) : low_fits32(off));
-	Val v = ev(g, off, DT_NONE);
-	g->wide = was;
-	return conv(g, v, DT_INT64);
+	if (2 * (g->ndivs + 1) > g->divscap) {
+		int cap = g->divscap ? 2 * g->divscap : 256;
+		struct FitSlot *t = xalloc(sizeof *t * (size_t)cap);
+		for (int i = 0; i < g->divscap; i++)
+			if (g->divs[i].e)
+				*fit_slot(t, cap, g->divs[i].e) = g->divs[i];
+		g->divs = t, g->divscap = cap;
+	}
+	struct FitSlot *s = fit_slot(g->divs, g->divscap, e);
+	if (!s->e) {
+		int64_t lo, hi, lo2, hi2;
+		*s = (struct FitSlot){ e, low_range(e->a, &lo, &hi) && lo >= 0 && low_range(e->b, &lo2, &hi2) && lo2 > 0 };
+		g->ndivs++;
+	}
+	return s->fits;
 }
 
 /* base + off * esize, in base's state space. */
@@ -772,6 +837,215 @@ static Val addr_plus(Gen *g, Val base, Val off64, int64_t esize)
 	if (off64.imm)
 		return pure(g, DT_HANDLE, base.sp, "add.s64 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
 	return pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, off64.s, (long long)esize, base.s);
+}
+
+/* An offset as a sum of terms (the lowering writes a tile access's offset
+ * as a + f * 1024 + tid % 8 * 8 + tid // 8 * 64, f an unrolled loop's
+ * counter): the terms that are constants where the access is emitted (f
+ * bound to a trip's value) are added up here, the others summed in
+ * registers, the same on every trip, which pure() finds again; an address
+ * is then the registers' address plus one constant, one instruction a
+ * trip instead of the whole sum again. The value is the same: the sum's
+ * terms are reordered only where every order computes it exactly (32-bit
+ * terms whose ranges' sum fits 32 bits, or 64-bit arithmetic).
+ *
+ * The terms of off's chain of + and -, each with its sign and the hint
+ * binary() would give it; 0 when it is not one this function sums: a node
+ * of another dtype (a wrap below 32 bits, unsigned or mixed arithmetic),
+ * or, in 32 bits, a term whose range is not known to fit. */
+static bool int_literal(const Expr *e)
+{
+	return (e->val && e->val->kind == V_INT) || e->kind == E_INT;
+}
+
+static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
+{
+	if (n < 0)
+		return n;
+	if (!int_literal(e) && e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB)) {
+		if (e->dtype != DT_INT32 && e->dtype != DT_INT64)
+			return -1;
+		int it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
+		n = flatten(e->a, sign, it, t, n);
+		return flatten(e->b, e->op == OP_SUB ? -sign : sign, it, t, n);
+	}
+	if (n == MAX_TERMS)
+		return -1;
+	t[n] = (struct Term){ e, sign, hint };
+	return n + 1;
+}
+
+static int sum_terms(const Expr *off, bool wide, struct Term *t)
+{
+	int n = flatten(off, 1, DT_NONE, t, 0);
+	int64_t lo = 0, hi = 0;
+	for (int i = 0; i < n && !wide; i++) {
+		int64_t a, b;
+		if (int_literal(t[i].e))
+			continue;
+		if (t[i].e->dtype != DT_INT32 || !low_range(t[i].e, &a, &b))
+			return -1;
+		if (t[i].sign < 0) {
+			int64_t x = a;
+			a = -b, b = -x;
+		}
+		lo += a, hi += b;  /* each within 32 bits: no overflow of 64 */
+		if (lo < INT32_MIN || hi > INT32_MAX)
+			return -1;
+	}
+	return n;
+}
+
+/* The program's offset off's slot (its address a key), its terms found once. */
+static struct SumSlot *program_terms(Gen *g, const Expr *off, bool wide)
+{
+	if (2 * (g->nsum + 1) > g->sumcap) {
+		int cap = g->sumcap ? 2 * g->sumcap : 256;
+		struct SumSlot *tab = xalloc(sizeof *tab * (size_t)cap);
+		for (int i = 0; i < g->sumcap; i++)
+			if (g->sum[i].e)
+				*sum_slot(tab, cap, g->sum[i].e, g->sum[i].wide) = g->sum[i];
+		g->sum = tab, g->sumcap = cap;
+	}
+	struct SumSlot *s = sum_slot(g->sum, g->sumcap, off, wide);
+	if (!s->e) {
+		struct Term t[MAX_TERMS];
+		*s = (struct SumSlot){ .e = off, .wide = wide };
+		s->n = sum_terms(off, wide, t);
+		if (s->n > 0) {
+			s->t = xalloc(sizeof *s->t * (size_t)s->n);
+			memcpy(s->t, t, sizeof *t * (size_t)s->n);
+			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
+		}
+		g->nsum++;
+	}
+	return s;
+}
+
+static bool memo_valid(Gen *g, const struct TermMemo *m)
+{
+	if (!m->ok || m->epoch != g->epoch)
+		return false;
+	for (int i = 0; i < m->ndeps; i++) {
+		const struct Dep *d = &m->dep[i];
+		Bind *x = names_lookup(&g->binds, d->name);
+		if (x != d->x || x->v.s != d->vs || x->ival != d->ival)
+			return false;
+	}
+	return true;
+}
+
+/* A term's value as offset_addr sums it: an integer immediate, or a register
+ * of dtype rt. With a memo (a term of the program's offset), a register
+ * found before is given again: evaluating the term again would find the
+ * same pure() instructions and write nothing, so the output is the same. */
+static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
+{
+	if (g->noting) /* within a term being noted: its memo would not see this one's names */
+		g->nimpure++, m = NULL;
+	if (m && memo_valid(g, m))
+		return m->v;
+	unsigned epoch = g->epoch, nimpure = g->nimpure;
+	int errors = g->d->errors, d0 = g->ndeps;
+	bool noting = g->noting;
+	g->noting = m != NULL;
+	Val v = ev(g, t->e, t->hint);
+	if (!(v.imm && is_int(v.dt)))
+		v = in_reg(g, conv(g, v, rt));
+	g->noting = noting;
+	if (m) {
+		m->ok = !v.imm && epoch == g->epoch && nimpure == g->nimpure && errors == g->d->errors;
+		m->ndeps = 0;
+		for (int i = d0; i < g->ndeps && m->ok; i++) {
+			int j = 0;
+			while (j < m->ndeps && m->dep[j].x != g->deps[i].x)
+				j++;
+			if (j < m->ndeps)
+				continue;
+			if (m->ndeps == MEMO_DEPS)
+				m->ok = false;  /* too many names to check: evaluated again */
+			else
+				m->dep[m->ndeps++] = g->deps[i];
+		}
+		m->epoch = epoch;
+		m->v = v;
+	}
+	g->ndeps = d0;
+	return v;
+}
+
+/* base + off * esize (off an element offset: program says the program's
+ * expression, else one made for this access), in base's state space. */
+static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t esize)
+{
+	bool wide = !(program ? fits32(g, off) : low_fits32(off));
+	struct Term tl[MAX_TERMS];
+	struct SumSlot *slot = program ? program_terms(g, off, wide) : NULL;
+	int n = slot ? slot->n : sum_terms(off, wide, tl);
+	const struct Term *t = slot ? slot->t : tl;
+	if (n <= 0) {
+		bool was = g->wide;
+		g->wide = was || wide;
+		Val v = ev(g, off, DT_NONE);
+		g->wide = was;
+		return addr_plus(g, base, conv(g, v, DT_INT64), esize);
+	}
+	int rt = wide ? DT_INT64 : DT_INT32;
+	const char *T = wide ? "s64" : "s32";
+	int64_t c = 0, cb;
+	const char *regs[MAX_TERMS];
+	int signs[MAX_TERMS], nregs = 0;
+	bool was = g->wide;
+	g->wide = was || wide;
+	for (int i = 0; i < n && !g->d->errors; i++) {
+		Val v = term_val(g, &t[i], rt, slot ? &slot->memo[i] : NULL);
+		if (v.imm) {
+			if (t[i].sign > 0 ? __builtin_add_overflow(c, v.i, &c) : __builtin_sub_overflow(c, v.i, &c))
+				return fail(g, off, "an offset's constant part overflows 64 bits");
+		} else {
+			regs[nregs] = v.s, signs[nregs++] = t[i].sign;
+		}
+	}
+	g->wide = was;
+	if (g->d->errors)
+		return imm(0, DT_HANDLE);
+	if (__builtin_mul_overflow(c, esize, &cb))
+		return fail(g, off, "an offset's constant part overflows 64 bits");
+	if (!nregs)
+		return addr_plus(g, base, imm(c, DT_INT64), esize);
+	Val a;
+	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs &&
+	    memcmp(slot->aregs, regs, sizeof *regs * (size_t)nregs) == 0 &&
+	    memcmp(slot->asigns, signs, sizeof *signs * (size_t)nregs) == 0) {
+		a = slot->addr; /* the same instructions again would be found, and write nothing */
+	} else {
+		Val r = { .s = regs[0], .dt = rt };
+		if (signs[0] < 0)
+			r = pure(g, rt, 0, "neg.%s %s, %s;", T, D, r.s);
+		for (int i = 1; i < nregs; i++)
+			r = pure(g, rt, 0, "%s.%s %s, %s, %s;", signs[i] > 0 ? "add" : "sub", T, D, r.s, regs[i]);
+		if (base.sp == SP_SHARED) {
+			/* 32-bit shared addresses: the low 32 bits of the sum, as addr_plus */
+			Val o = wide ? pure(g, DT_UINT32, 0, "cvt.u32.u64 %s, %s;", D, r.s) : r;
+			a = pure(g, DT_HANDLE, SP_SHARED, "mad.lo.s32 %s, %s, %lld, %s;", D, o.s, (long long)esize, base.s);
+		} else {
+			r = conv(g, r, DT_INT64);
+			a = pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, r.s, (long long)esize, base.s);
+		}
+		if (slot) {
+			if (!slot->aregs) {
+				slot->aregs = xalloc(sizeof *regs * (size_t)n);
+				slot->asigns = xalloc(sizeof *signs * (size_t)n);
+			}
+			memcpy(slot->aregs, regs, sizeof *regs * (size_t)nregs);
+			memcpy(slot->asigns, signs, sizeof *signs * (size_t)nregs);
+			slot->naregs = nregs, slot->aepoch = g->epoch, slot->abase = base.s, slot->addr = a;
+		}
+	}
+	if (cb)
+		a = pure(g, DT_HANDLE, a.sp, base.sp == SP_SHARED ? "add.s32 %s, %s, %lld;" : "add.s64 %s, %s, %lld;", D, a.s,
+		         (long long)cb);
+	return a;
 }
 
 static Val buffer_base(Gen *g, Buffer *b, const Expr *at)
@@ -800,7 +1074,7 @@ static Val element_addr(Gen *g, const Expr *e, Buffer **bp)
 	Val base = buffer_base(g, b, e);
 	if (!base.s || g->d->errors)
 		return imm(0, DT_HANDLE);
-	return addr_plus(g, base, offset64(g, off, false), bits(b->dtype) / 8);
+	return offset_addr(g, base, off, false, bits(b->dtype) / 8);
 }
 
 static const char *space_name(int sp) { return sp == SP_SHARED ? "shared" : sp == SP_GLOBAL ? "global" : "local"; }
@@ -874,7 +1148,7 @@ static Val call_expr(Gen *g, const Expr *e)
 		Val base = buffer_base(g, b, e);
 		if (!base.s || g->d->errors)
 			return imm(0, DT_HANDLE);
-		Val r = addr_plus(g, base, offset64(g, e->args[1], true), bits(b->dtype) / 8);
+		Val r = offset_addr(g, base, e->args[1], true, bits(b->dtype) / 8);
 		r.i = (int64_t)(intptr_t)b; /* the buffer it points into (addr_buffer) */
 		return r;
 	}
@@ -945,7 +1219,6 @@ static Val floor_divmod(Gen *g, int t, Val a, Val b, bool mod)
 static Val binary(Gen *g, const Expr *e, int hint)
 {
 	int op = e->op, it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
-	int64_t lo, hi, lo2, hi2;
 	if (low_is_fp8(it))
 		return fail(g, e, "arithmetic on float8 values; convert them with T.cast to float32 first");
 	if (op == OP_MATMUL || op == OP_POW || op >= OP_COUNT)
@@ -1027,8 +1300,7 @@ static Val binary(Gen *g, const Expr *e, int hint)
 			r = pure(g, t, 0, "div.rn.%s %s, %s, %s;", T, D, a.s, b.s);
 			break;
 		}
-		if (op != OP_DIV && !is_uint(t) &&
-		    !(low_range(e->a, &lo, &hi) && lo >= 0 && low_range(e->b, &lo2, &hi2) && lo2 > 0))
+		if (op != OP_DIV && !is_uint(t) && !nonneg_div(g, e))
 			return floor_divmod(g, t, a, b, op == OP_MOD);
 		r = pure(g, t, 0, "%s.%s %s, %s, %s;", op == OP_MOD ? "rem" : "div", T, D, a.s, b.s);
 		break;
