@@ -16,8 +16,8 @@ const char *pred_all_threads_active(const Try *t)
 {
 	OpSite *o = t->site;
 	int64_t n = o->func->threads, group = scope_threads(o->func, t->call->es);
-	if (group == 1)
-		return NULL;
+	if (group == 1 || (o->nconds == 0 && n > 0 && n % group == 0))
+		return NULL; /* every thread, in whole groups */
 	bool *on = xalloc((size_t)n);
 	for (int64_t tid = 0; tid < n; tid++) {
 		on[tid] = true;

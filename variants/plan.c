@@ -101,6 +101,7 @@ int read_plans(const Expr *call, Plan **out)
 		Plan *p = &v[i];
 		p->variant = c->nargs ? c->args[0]->str : "";
 		p->family = plan_family(call, p->variant);
+		size_t next = 0; /* write_plans writes the fields in order: the next one is tried first */
 		for (int k = 0; k < c->nkws; k++) {
 			const char *n = c->kws[k].name;
 			Expr *x = c->kws[k].value;
@@ -109,9 +110,11 @@ int read_plans(const Expr *call, Plan **out)
 				p->why = x->str;
 				continue;
 			}
-			for (size_t f = 0; f < NFIELDS; f++) {
+			for (size_t i = 0; i < NFIELDS; i++) {
+				size_t f = (next + i) % NFIELDS;
 				if (strcmp(n, fields[f].name) != 0)
 					continue;
+				next = f + 1;
 				char *slot = (char *)p + fields[f].off;
 				if (fields[f].kind == PK_LAYOUT)
 					*(Layout **)slot = val && val->kind == V_LAYOUT ? val->layout : NULL;
@@ -121,6 +124,7 @@ int read_plans(const Expr *call, Plan **out)
 					*(Expr **)slot = x->kind == E_LIST ? x : NULL;
 				else if (val && val->kind == V_INT)
 					*(int64_t *)slot = val->i;
+				break;
 			}
 		}
 	}
