@@ -939,8 +939,36 @@ static bool memo_valid(Gen *g, const struct TermMemo *m)
  * of dtype rt. With a memo (a term of the program's offset), a register
  * found before is given again: evaluating the term again would find the
  * same pure() instructions and write nothing, so the output is the same. */
+/* A term made of integer literals and names bound to integers (an unrolled
+ * loop's counter: f * 1024) as ev() folds it, when every step fits 32 bits
+ * and every operand is an integer (ev()'s own folding, in the dtype of its
+ * operands, is then exact). */
+static bool trip_const(Gen *g, const Expr *e, int64_t *v)
+{
+	if (int_literal(e)) {
+		*v = e->val ? e->val->i : e->ival;
+	} else if (e->kind == E_NAME && !e->val) {
+		Bind *x = lookup(g, e->str);
+		if (!x || !x->is_int)
+			return false;
+		*v = x->ival;
+	} else if (e->kind == E_BIN && !e->val && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
+	           !(low_known(e->a->dtype) && !is_int(e->a->dtype)) && !(low_known(e->b->dtype) && !is_int(e->b->dtype))) {
+		int64_t a, b;
+		if (!trip_const(g, e->a, &a) || !trip_const(g, e->b, &b))
+			return false;
+		*v = e->op == OP_ADD ? a + b : e->op == OP_SUB ? a - b : a * b; /* 32-bit operands: no overflow */
+	} else {
+		return false;
+	}
+	return *v >= INT32_MIN && *v <= INT32_MAX;
+}
+
 static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 {
+	int64_t k;
+	if (t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
+		return imm(k, DT_INT32);
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
 		g->nimpure++, m = NULL;
 	if (m && memo_valid(g, m))
