@@ -928,15 +928,7 @@ readinput(Src *src)
 			continue;
 		if (n < 0)
 			break;
-		if (b.n + (size_t)n + 1 > b.cap) {
-			size_t cap = b.cap ? b.cap : sizeof(chunk);
-			while (cap < b.n + (size_t)n + 1)
-				cap *= 2;
-			b.s = xrealloc(b.s, b.n, cap);
-			b.cap = cap;
-		}
-		memcpy(b.s + b.n, chunk, (size_t)n);
-		b.n += (size_t)n;
+		bputn(&b, chunk, (size_t)n);
 	}
 	if (!std)
 		close(fd);
@@ -952,12 +944,7 @@ readinput(Src *src)
 	}
 	if (n != 0 || b.n > MAX_INPUT)
 		return false;
-	if (!b.s)
-		b.s = xalloc(1);
-	b.s[b.n] = 0;
-	src->name = std ? "<stdin>" : infile;
-	src->text = b.s;
-	src->len = b.n;
+	src_set(src, &b, std ? "<stdin>" : infile);
 	return true;
 }
 

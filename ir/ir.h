@@ -108,6 +108,9 @@ void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap);
  * MAX_INPUT bytes. */
 #define MAX_INPUT (256 << 20)
 bool read_file(const char *prog, const char *name, Src *src);
+/* src as the text read into `text` (NUL-terminated, as bputn keeps it),
+ * named `name`; the arena keeps the text. */
+void src_set(Src *src, Buf *text, const char *name);
 
 /* ---- output.c: writing output files --------------------------------------- */
 

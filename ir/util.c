@@ -191,6 +191,24 @@ static int plain_pieces(const char *fmt, va_list ap, Piece *pc, char (*num)[24],
 	return k;
 }
 
+static size_t pieces_len(const Piece *pc, int k)
+{
+	size_t n = 0;
+	for (int i = 0; i < k; i++)
+		n += pc[i].n;
+	return n;
+}
+
+/* The pieces one after another from q; returns the end. */
+static char *pieces_copy(char *q, const Piece *pc, int k)
+{
+	for (int i = 0; i < k; i++) {
+		memcpy(q, pc[i].s, pc[i].n);
+		q += pc[i].n;
+	}
+	return q;
+}
+
 static char *vxprintf(const char *fmt, va_list ap)
 {
 	{
@@ -201,14 +219,8 @@ static char *vxprintf(const char *fmt, va_list ap)
 		int k = plain_pieces(fmt, aq, pc, num, MAX_PIECES);
 		va_end(aq);
 		if (k >= 0) {
-			size_t n = 0;
-			for (int i = 0; i < k; i++)
-				n += pc[i].n;
-			char *p = xalloc(n + 1), *q = p;  /* zeroed: the NUL is there */
-			for (int i = 0; i < k; i++) {
-				memcpy(q, pc[i].s, pc[i].n);
-				q += pc[i].n;
-			}
+			char *p = xalloc(pieces_len(pc, k) + 1);  /* zeroed: the NUL is there */
+			pieces_copy(p, pc, k);
 			return p;
 		}
 	}
@@ -321,10 +333,9 @@ void bputc(Buf *b, int c)
 }
 
 /* Appends n bytes of s (no NUL among them): one growth and one copy. */
-void bputn(Buf *b, const char *s, size_t n)
+/* Room in b for n more bytes and the NUL. */
+static void bgrow(Buf *b, size_t n)
 {
-	if (!n)
-		return;
 	if (b->n + n >= b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 256;
 		while (b->n + n >= cap)
@@ -332,6 +343,13 @@ void bputn(Buf *b, const char *s, size_t n)
 		b->s = xrealloc(b->s, b->cap, cap);
 		b->cap = cap;
 	}
+}
+
+void bputn(Buf *b, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	bgrow(b, n);
 	memcpy(b->s + b->n, s, n);
 	b->n += n;
 	b->s[b->n] = 0;
@@ -353,22 +371,11 @@ void vbprintf(Buf *b, const char *fmt, va_list ap)
 		int k = plain_pieces(fmt, aq, pc, num, MAX_PIECES);
 		va_end(aq);
 		if (k >= 0) {
-			size_t n = 0;
-			for (int i = 0; i < k; i++)
-				n += pc[i].n;
+			size_t n = pieces_len(pc, k);
 			if (!n)
 				return;
-			if (b->n + n >= b->cap) {  /* one growth, as bputn's, then the pieces */
-				size_t cap = b->cap ? 2 * b->cap : 256;
-				while (b->n + n >= cap)
-					cap *= 2;
-				b->s = xrealloc(b->s, b->cap, cap);
-				b->cap = cap;
-			}
-			for (int i = 0; i < k; i++) {
-				memcpy(b->s + b->n, pc[i].s, pc[i].n);
-				b->n += pc[i].n;
-			}
+			bgrow(b, n);  /* one growth, then the pieces */
+			b->n = (size_t)(pieces_copy(b->s + b->n, pc, k) - b->s);
 			b->s[b->n] = 0;
 			return;
 		}
@@ -540,15 +547,7 @@ bool read_file(const char *prog, const char *name, Src *src)
 	char chunk[65536];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (b.n + n + 1 > b.cap) {
-			size_t cap = b.cap ? b.cap : 65536;
-			while (cap < b.n + n + 1)
-				cap *= 2;
-			b.s = xrealloc(b.s, b.n, cap);
-			b.cap = cap;
-		}
-		memcpy(b.s + b.n, chunk, n);
-		b.n += n;
+		bputn(&b, chunk, n);
 		if (b.n > MAX_INPUT) {
 			fprintf(stderr, "%s: error: '%s' is larger than %d MiB; txc reads programs, not data\n",
 			        prog, std ? "<stdin>" : name, MAX_INPUT >> 20);
@@ -565,11 +564,15 @@ bool read_file(const char *prog, const char *name, Src *src)
 		        std ? "<stdin>" : name, strerror(errno));
 		return false;
 	}
-	if (!b.s)
-		b.s = xalloc(1);
-	b.s[b.n] = 0;
-	src->name = std ? "<stdin>" : name;
-	src->text = b.s;
-	src->len = b.n;
+	src_set(src, &b, std ? "<stdin>" : name);
 	return true;
+}
+
+void src_set(Src *src, Buf *text, const char *name)
+{
+	if (!text->s)
+		text->s = xalloc(1); /* zeroed: the empty text */
+	src->name = name;
+	src->text = text->s;
+	src->len = text->n;
 }
