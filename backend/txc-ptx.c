@@ -2404,7 +2404,7 @@ static void stmt(Gen *g, Stmt *s)
 		call_stmt(g, s->value);
 		return;
 	case S_ASSIGN:
-		if (s->ntargets == 1 && s->targets[0]->var && s->targets[0]->var->param)
+		if (stmt_names_param(s))
 			return; /* m = T.int32(): a scalar parameter */
 		assign(g, s);
 		return;

@@ -143,3 +143,8 @@ bool evaluated_value(const Expr *x)
 	int dt, id = call_builtin(x, NULL, &dt);
 	return dt != DT_NONE || id == IN_CAST || id == IN_MIN || id == IN_MAX;
 }
+
+bool stmt_names_param(const Stmt *s)
+{
+	return s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->var && s->targets[0]->var->param;
+}

@@ -590,6 +590,9 @@ Expr *new_expr(enum ExprKind kind, Pos pos);
 /* A fresh copy of a syntax tree, as the parser made it (nothing sema sets). */
 Expr *expr_copy(const Expr *e);
 Stmt *new_stmt(enum StmtKind kind, Pos pos);
+/* TVM's `m = T.int32()` in a verified kernel: it only names a scalar
+ * parameter (sema made m one), and code is made for nothing in it. */
+bool stmt_names_param(const Stmt *s);
 Expr *new_int(Pos pos, int64_t v);
 Expr *new_name(Pos pos, const char *name);
 Expr *new_call(Pos pos, Expr *fn);

@@ -1300,7 +1300,7 @@ static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 		break;
 	case S_ASSIGN:
 		c->pos = expr_start(s->targets[0]);
-		if (s->ntargets == 1 && s->targets[0]->var && s->targets[0]->var->param)
+		if (stmt_names_param(s))
 			break; /* m = T.int32(): a scalar parameter, its value given */
 		cassign(C, c, s);
 		break;
