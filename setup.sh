@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what the build needs (flex, bison, make, a C compiler, Perl's
 # prove) where it is missing, builds txc, and runs it on an example.
-# Usage: ./setup.sh [EXAMPLE]   (default: examples/ldgsts_load.tx)
+# Usage: ./setup.sh [EXAMPLE]   (default: examples/reg_roundtrip.tx)
 set -e
 cd "$(dirname "$0")"
 need=""
