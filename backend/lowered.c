@@ -112,13 +112,17 @@ static bool low_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *
  * its depth): er its expr_range, lr its low_range, fits its low_fits32. */
 typedef struct LowFacts { Range er, lr; bool fits; } LowFacts;
 
-static LowFacts low_facts(const Expr *e)
+/* low_facts, also noting the low_range of each of the n nodes at[] met on
+ * the way (out[i]; untouched for one not met). */
+typedef struct Noting { const Expr *const *at; int n; Range *out; } Noting;
+
+static LowFacts low_facts_noting(const Expr *e, const Noting *nt)
 {
 	LowFacts f = { { 0, 0, false }, { 0, 0, false }, false };
 	if (e->kind == E_BIN || (e->kind == E_UN && e->op == OP_NEG)) {
-		LowFacts a = low_facts(e->a), b = f;
+		LowFacts a = low_facts_noting(e->a, nt), b = f;
 		if (e->kind == E_BIN)
-			b = low_facts(e->b);
+			b = low_facts_noting(e->b, nt);
 		Range er[2] = { a.er, b.er }, lr[2] = { a.lr, b.lr };
 		f.er.ok = expr_range_step(e, er, &f.er.lo, &f.er.hi);
 		f.lr = f.er;
@@ -131,8 +135,13 @@ static LowFacts low_facts(const Expr *e)
 		f.fits = true;  /* a leaf, or bounds expr_range_step does not read below it */
 	}
 	f.fits = f.fits && f.lr.ok && f.lr.lo >= INT32_MIN && f.lr.hi <= INT32_MAX;
+	for (int i = 0; nt && i < nt->n; i++)
+		if (nt->at[i] == e)
+			nt->out[i] = f.lr;
 	return f;
 }
+
+static LowFacts low_facts(const Expr *e) { return low_facts_noting(e, NULL); }
 
 bool low_range(const Expr *e, int64_t *lo, int64_t *hi)
 {
@@ -142,6 +151,12 @@ bool low_range(const Expr *e, int64_t *lo, int64_t *hi)
 }
 
 bool low_fits32(const Expr *e) { return low_facts(e).fits; }
+
+bool low_fits32_noting(const Expr *e, const Expr *const *at, int n, Range *out)
+{
+	Noting nt = { at, n, out };
+	return low_facts_noting(e, &nt).fits;
+}
 
 const char *low_grid_str(const Func *f)
 {

@@ -28,6 +28,9 @@ int low_call_id(const Expr *e);
 bool low_range(const Expr *e, int64_t *lo, int64_t *hi);
 /* Whether e and every subexpression stay within 32 bits. */
 bool low_fits32(const Expr *e);
+/* low_fits32 of e, in the same walk the low_range of each of the n nodes
+ * at[] below e (out[i]: ok false where unknown). */
+bool low_fits32_noting(const Expr *e, const Expr *const *at, int n, Range *out);
 
 static inline bool low_is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
 static inline bool low_is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }

@@ -86,12 +86,10 @@ typedef struct Gen {
 	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
-	struct FitSlot { const Expr *e; bool fits; } *fit; /* low_fits32 of the program's offsets (a loop unrolled asks again) */
-	int nfit, fitcap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 	struct SumSlot *sum;     /* offset_addr's terms of the program's offsets */
 	int nsum, sumcap;
-	struct FitSlot *divs;    /* binary()'s // and %: whether both operands are known >= 0 (> 0 the right) */
+	struct FitSlot { const Expr *e; bool fits; } *divs; /* binary()'s // and %: both operands known >= 0 (> 0 the right) */
 	int ndivs, divscap;
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
@@ -763,10 +761,10 @@ struct SumSlot {
 	Val addr;
 };
 
-static struct SumSlot *sum_slot(struct SumSlot *t, int cap, const Expr *e, bool wide)
+static struct SumSlot *sum_slot(struct SumSlot *t, int cap, const Expr *e)
 {
 	unsigned i = (unsigned)(((uint64_t)(uintptr_t)e * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
-	while (t[i].e && !(t[i].e == e && t[i].wide == wide))
+	while (t[i].e && t[i].e != e)
 		i = (i + 1) & (unsigned)(cap - 1);
 	return &t[i];
 }
@@ -779,29 +777,8 @@ static struct FitSlot *fit_slot(struct FitSlot *t, int cap, const Expr *e)
 	return &t[i];
 }
 
-/* low_fits32 of an expression of the program (not one made for this
- * access: its address is never seen again), asked once: it depends only
- * on the expression and its names' ranges, which emission does not change. */
-static bool fits32(Gen *g, const Expr *e)
-{
-	if (2 * (g->nfit + 1) > g->fitcap) {
-		int cap = g->fitcap ? 2 * g->fitcap : 256;
-		struct FitSlot *t = xalloc(sizeof *t * (size_t)cap);
-		for (int i = 0; i < g->fitcap; i++)
-			if (g->fit[i].e)
-				*fit_slot(t, cap, g->fit[i].e) = g->fit[i];
-		g->fit = t, g->fitcap = cap;
-	}
-	struct FitSlot *s = fit_slot(g->fit, g->fitcap, e);
-	if (!s->e) {
-		*s = (struct FitSlot){ e, low_fits32(e) };
-		g->nfit++;
-	}
-	return s->fits;
-}
-
 /* e's operands, a // b or a % b: a >= 0 and b > 0 (C's division is
- * Python's then), asked once per expression as fits32. */
+ * Python's then), asked once per expression (its operands' ranges do not change). */
 static bool nonneg_div(Gen *g, const Expr *e)
 {
 	if (2 * (g->ndivs + 1) > g->divscap) {
@@ -875,43 +852,50 @@ static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
 	return n + 1;
 }
 
-static int sum_terms(const Expr *off, bool wide, struct Term *t)
+static int sum_terms(const Expr *off, bool *wide, struct Term *t)
 {
+	const Expr *at[MAX_TERMS] = { 0 };
+	Range r[MAX_TERMS];
 	int n = flatten(off, 1, DT_NONE, t, 0);
+	for (int i = 0; i < n; i++)
+		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
+	*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
 	int64_t lo = 0, hi = 0;
-	for (int i = 0; i < n && !wide; i++) {
-		int64_t a, b;
+	for (int i = 0; i < n && !*wide; i++) {
+		int64_t x = r[i].lo, y = r[i].hi;
 		if (int_literal(t[i].e))
 			continue;
-		if (t[i].e->dtype != DT_INT32 || !low_range(t[i].e, &a, &b))
+		if (t[i].e->dtype != DT_INT32 || !r[i].ok)
 			return -1;
 		if (t[i].sign < 0) {
-			int64_t x = a;
-			a = -b, b = -x;
+			int64_t z = x;
+			x = -y, y = -z;
 		}
-		lo += a, hi += b;  /* each within 32 bits: no overflow of 64 */
+		lo += x, hi += y;  /* each within 32 bits: no overflow of 64 */
 		if (lo < INT32_MIN || hi > INT32_MAX)
 			return -1;
 	}
 	return n;
 }
 
-/* The program's offset off's slot (its address a key), its terms found once. */
-static struct SumSlot *program_terms(Gen *g, const Expr *off, bool wide)
+/* The program's offset off's slot (its address a key), its terms and width
+ * found once: they depend only on the expression and its names' ranges,
+ * which emission does not change. */
+static struct SumSlot *program_terms(Gen *g, const Expr *off)
 {
 	if (2 * (g->nsum + 1) > g->sumcap) {
 		int cap = g->sumcap ? 2 * g->sumcap : 256;
 		struct SumSlot *tab = xalloc(sizeof *tab * (size_t)cap);
 		for (int i = 0; i < g->sumcap; i++)
 			if (g->sum[i].e)
-				*sum_slot(tab, cap, g->sum[i].e, g->sum[i].wide) = g->sum[i];
+				*sum_slot(tab, cap, g->sum[i].e) = g->sum[i];
 		g->sum = tab, g->sumcap = cap;
 	}
-	struct SumSlot *s = sum_slot(g->sum, g->sumcap, off, wide);
+	struct SumSlot *s = sum_slot(g->sum, g->sumcap, off);
 	if (!s->e) {
 		struct Term t[MAX_TERMS];
-		*s = (struct SumSlot){ .e = off, .wide = wide };
-		s->n = sum_terms(off, wide, t);
+		*s = (struct SumSlot){ .e = off };
+		s->n = sum_terms(off, &s->wide, t);
 		if (s->n > 0) {
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
@@ -1006,10 +990,10 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
  * expression, else one made for this access), in base's state space. */
 static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t esize)
 {
-	bool wide = !(program ? fits32(g, off) : low_fits32(off));
+	bool wide;
 	struct Term tl[MAX_TERMS];
-	struct SumSlot *slot = program ? program_terms(g, off, wide) : NULL;
-	int n = slot ? slot->n : sum_terms(off, wide, tl);
+	struct SumSlot *slot = program ? program_terms(g, off) : NULL;
+	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl);
 	const struct Term *t = slot ? slot->t : tl;
 	if (n <= 0) {
 		bool was = g->wide;
@@ -1515,20 +1499,21 @@ static void copy_bytes(Gen *g, const Expr *e)
 		nc = true;
 	const char *t = n == 1 ? "u8" : n == 2 ? "u16" : "u32";
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
-	const char *regs[4];
-	Buf list = {0};
+	char ops[4 * 16 + 8], *o = ops; /* {%r1, %r2, %r3, %r4}: the registers, made here */
 	if (nv > 1)
-		bputc(&list, '{');
+		*o++ = '{';
 	for (int i = 0; i < nv; i++) {
-		regs[i] = newreg(g, R_R);
+		const char *r = newreg(g, R_R);
+		size_t k = strlen(r);
 		if (i)
-			bputs(&list, ", ");
-		bputs(&list, regs[i]);
+			*o++ = ',', *o++ = ' ';
+		memcpy(o, r, k);
+		o += k;
 	}
 	if (nv > 1)
-		bputc(&list, '}');
+		*o++ = '}';
+	*o = 0;
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
-	const char *ops = list.s;
 	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL)
 		ins(g, "ld.global.%s%s.%s %s, [%s];", quals, v, t, ops, s.s);
 	else
