@@ -19,27 +19,30 @@ void push_env(Sema *S, bool module)
 
 void pop_env(Sema *S) { S->env = S->env->up; }
 
-Sym *env_find(Env *e, const char *name)
+Sym *env_find_hashed(const Env *e, const char *name, unsigned hash)
 {
 	if (!e->cap)
 		return NULL;
-	for (Sym *s = e->tab[str_hash(name) & (unsigned)(e->cap - 1)]; s; s = s->next)
-		if (strcmp(s->name, name) == 0)
+	for (Sym *s = e->tab[hash & (unsigned)(e->cap - 1)]; s; s = s->next)
+		if (s->hash == hash && strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
 }
 
+Sym *env_find(Env *e, const char *name) { return env_find_hashed(e, name, str_hash(name)); }
+
 Sym *lookup(Sema *S, const char *name)
 {
+	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *s = env_find(e, name);
+		Sym *s = env_find_hashed(e, name, h);
 		if (s)
 			return s;
 	}
 	return NULL;
 }
 
-static void insert(Env *e, Sym *s)
+static void insert(Env *e, Sym *s, unsigned hash)
 {
 	if (2 * (e->n + 1) > e->cap) {
 		int cap = e->cap ? 2 * e->cap : 16;
@@ -47,14 +50,15 @@ static void insert(Env *e, Sym *s)
 		for (int i = 0; i < e->cap; i++)
 			for (Sym *x = e->tab[i], *next; x; x = next) {
 				next = x->next;
-				unsigned h = str_hash(x->name) & (unsigned)(cap - 1);
+				unsigned h = x->hash & (unsigned)(cap - 1);
 				x->next = tab[h];
 				tab[h] = x;
 			}
 		e->tab = tab;
 		e->cap = cap;
 	}
-	unsigned h = str_hash(s->name) & (unsigned)(e->cap - 1);
+	s->hash = hash;
+	unsigned h = hash & (unsigned)(e->cap - 1);
 	s->next = e->tab[h];
 	e->tab[h] = s;
 	e->n++;
@@ -64,8 +68,9 @@ static void insert(Env *e, Sym *s)
  * enclosing block of the same kernel (module names may be hidden). */
 void define(Sema *S, const char *name, Value *v, Pos pos)
 {
+	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *old = env_find(e, name);
+		Sym *old = env_find_hashed(e, name, h);
 		if (old && old->pos.src) {
 			error_at(S->d, pos, "'%s' is already defined (line %d); names are bound once", name, old->pos.line);
 			return;
@@ -77,7 +82,7 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 	s->name = name;
 	s->val = v;
 	s->pos = pos;
-	insert(S->env, s);
+	insert(S->env, s, h);
 	if (S->env->module) {
 		vpush(S->m->names, S->m->nnames, ((struct Binding){ name, v }));
 		map_put(&S->m->byname, name, v);
@@ -90,7 +95,7 @@ void bind_name(Sema *S, const char *name, Value *v, Pos pos)
 	s->name = name;
 	s->val = v;
 	s->pos = pos;
-	insert(S->env, s);
+	insert(S->env, s, str_hash(name));
 }
 
 Value *module_value(const Module *m, const char *name)
@@ -103,7 +108,7 @@ static void predefine(Sema *S, const char *name, Value *v)
 	Sym *s = xalloc(sizeof *s);
 	s->name = name;
 	s->val = v;
-	insert(S->env, s);
+	insert(S->env, s, str_hash(name));
 }
 
 static Value *meaning(const char *path)

@@ -8,6 +8,7 @@
 
 typedef struct Sym {
 	const char *name;
+	unsigned hash;     /* str_hash(name): compared before the name, and no rehash when the table grows */
 	Value *val;
 	Pos pos;
 	struct Sym *next;
@@ -20,6 +21,19 @@ typedef struct Env {
 	int cap, n;
 	bool module;
 } Env;
+
+/* eval.c's memo of namespace members (T.cuda, T.cuda.copy_bytes, Tx.cta):
+ * by the namespace's path, its execution scope and the member's name. */
+typedef struct MemberMemo {
+	struct MemberSlot {
+		const char *ns;   /* the namespace Value's s: its pointer, never changed once made */
+		int64_t scope;    /* its i (the execution scope + 1, or 0) */
+		const char *name;
+		unsigned hash;
+		Value *v;         /* member()'s answer; NULL: an empty slot */
+	} *slots;
+	int n, cap;
+} MemberMemo;
 
 typedef struct Sema {
 	Module *m;
@@ -47,6 +61,7 @@ typedef struct Sema {
 	int64_t cta_group;   /* of the kernel's first tcgen05 instruction that has one; 0: none yet */
 	Pos cta_group_at;
 	const char *cta_group_how; /* " (the default)" when the keyword is absent */
+	MemberMemo members;
 } Sema;
 
 /* The value that says: an error was reported already. */
@@ -56,6 +71,9 @@ extern Value verr;
 /* names */
 Sym *lookup(Sema *S, const char *name);
 Sym *env_find(Env *e, const char *name);
+/* env_find with the name's str_hash already computed: a walk over several
+ * blocks hashes the name once. */
+Sym *env_find_hashed(const Env *e, const char *name, unsigned hash);
 void define(Sema *S, const char *name, Value *v, Pos pos);
 void push_env(Sema *S, bool module);
 void pop_env(Sema *S);

@@ -10,8 +10,9 @@
 /* A name bound in the kernel's blocks (not at module level), or NULL. */
 Sym *kernel_lookup(Sema *S, const char *name)
 {
+	unsigned h = str_hash(name);
 	for (Env *e = S->env; e && !e->module; e = e->up) {
-		Sym *s = env_find(e, name);
+		Sym *s = env_find_hashed(e, name, h);
 		if (s)
 			return s;
 	}
