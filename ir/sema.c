@@ -19,7 +19,8 @@ void push_env(Sema *S, bool module)
 
 void pop_env(Sema *S) { S->env = S->env->up; }
 
-Sym *env_find_hashed(const Env *e, const char *name, unsigned hash)
+/* (inlined into lookup, which every name read goes through) */
+static inline Sym *find(const Env *e, const char *name, unsigned hash)
 {
 	if (!e->cap)
 		return NULL;
@@ -29,13 +30,15 @@ Sym *env_find_hashed(const Env *e, const char *name, unsigned hash)
 	return NULL;
 }
 
-Sym *env_find(Env *e, const char *name) { return env_find_hashed(e, name, str_hash(name)); }
+Sym *env_find_hashed(const Env *e, const char *name, unsigned hash) { return find(e, name, hash); }
+
+Sym *env_find(Env *e, const char *name) { return find(e, name, str_hash(name)); }
 
 Sym *lookup(Sema *S, const char *name)
 {
 	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *s = env_find_hashed(e, name, h);
+		Sym *s = find(e, name, h);
 		if (s)
 			return s;
 	}
@@ -70,7 +73,7 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 {
 	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *old = env_find_hashed(e, name, h);
+		Sym *old = find(e, name, h);
 		if (old && old->pos.src) {
 			error_at(S->d, pos, "'%s' is already defined (line %d); names are bound once", name, old->pos.line);
 			return;
@@ -598,9 +601,11 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		error_at(S->d, e->pos, "this expression does nothing; a statement is a call, an assignment, if or for");
 		return;
 	}
-	if (!ptx_rewrite(S, e))
+	Value *fn;
+	if (!ptx_rewrite(S, e, &fn))
 		return;
-	Value *fn = eval(S, e->a);
+	if (!fn)
+		fn = eval(S, e->a);
 	if (IS_ERR(fn))
 		return;
 	if (e->a->kind == E_ATTR && strcmp(e->a->str, "view") == 0 && fn == NULL) {
@@ -1818,8 +1823,9 @@ static void kernel(Sema *S, Stmt *s)
 
 /* A name from a module txc does not know, or that txc knows but not the
  * name: an error only where it is used (opaque_use). */
-static Value *opaque(const char *module, const char *name, bool known)
+static Value *opaque(Sema *S, const char *module, const char *name, bool known)
 {
+	S->opaque_bound = true;
 	Value *v = vnew(V_OPAQUE);
 	v->s = module;
 	v->name = name;
@@ -1858,7 +1864,7 @@ static void import(Sema *S, Stmt *s)
 		bool known;
 		const char *dot = strrchr(module, '.');
 		const char *path = dot ? import_lookup(xstrndup(module, (size_t)(dot - module)), dot + 1, &known) : NULL;
-		Value *v = path && strcmp(path, "T") == 0 ? meaning(path) : opaque(module, NULL, false);
+		Value *v = path && strcmp(path, "T") == 0 ? meaning(path) : opaque(S, module, NULL, false);
 		bind_import(S, s->name ? s->name : module, v, s->pos);
 		return;
 	}
@@ -1866,7 +1872,7 @@ static void import(Sema *S, Stmt *s)
 		Alias *a = &s->aliases[i];
 		bool known;
 		const char *path = import_lookup(s->module, a->name, &known);
-		bind_import(S, a->as ? a->as : a->name, path ? meaning(path) : opaque(s->module, a->name, known), a->pos);
+		bind_import(S, a->as ? a->as : a->name, path ? meaning(path) : opaque(S, s->module, a->name, known), a->pos);
 	}
 }
 

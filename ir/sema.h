@@ -62,6 +62,7 @@ typedef struct Sema {
 	Pos cta_group_at;
 	const char *cta_group_how; /* " (the default)" when the keyword is absent */
 	MemberMemo members;
+	bool opaque_bound; /* an import bound a name of a module txc does not know (V_OPAQUE; only imports make them) */
 } Sema;
 
 /* The value that says: an error was reported already. */
@@ -150,8 +151,10 @@ bool l2_prefetch_size(int64_t n); /* cp.async's .L2::64B, 128B, 256B */
 
 /* ptx.c: a call of T.ptx.<chain>(...), T.ptx["..."](...) or a TVM alias
  * (ptx.def) rewritten in place into the txc builtin it means; a call of
- * anything else is left alone. False after an error. */
-bool ptx_rewrite(Sema *S, Expr *call);
+ * anything else is left alone. False after an error. *fn: the value of
+ * the callee, a name or a chain of attributes left as it was, when it
+ * was evaluated (what eval(S, call->a) gives again), else NULL. */
+bool ptx_rewrite(Sema *S, Expr *call, Value **fn);
 
 /* pool.c: TVM's T.SMEMPool() and MBarrier(pool, n), rewritten into txc's text */
 bool pool_new(Sema *S, Expr *call);               /* T.SMEMPool() -> T.alloc_buffer(...) */
