@@ -1696,10 +1696,7 @@ static void kernel(Sema *S, Stmt *s)
 	memset(S->launch_dims, 0, sizeof S->launch_dims);
 	S->cta_group = 0;
 	push_env(S, false);
-	Names pre = {0};
-	for (int i = 0; i < s->nparams; i++)
-		names_bind(&pre, s->params[i].name, &prescan_fixed);
-	prescan(&pre, s->body, s->nbody);
+	prescan(s);
 	S->npending = 0;
 	/* the scalar parameters first: a T.Buffer's shape may name one */
 	bool *typed = xalloc(sizeof(bool) * (size_t)(s->nparams + 1));

@@ -117,7 +117,7 @@ bool assign1(Sema *S, Stmt *s);  /* false after an error, the names unbound */
 extern Expr prescan_fixed;  /* prescan's mark of a parameter or loop variable */
 /* A name bound in the kernel's blocks (not at module level), or NULL. */
 Sym *kernel_lookup(Sema *S, const char *name);
-void prescan(Names *n, Stmt **v, int nv);
+void prescan(const Stmt *f); /* a kernel: its parameters are fixed, its body's names scanned */
 Value *scalar_var(Expr *t, Expr *value, int dt, bool mut);
 int literal_dtype(Expr *value, int dt);
 void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op);
