@@ -149,6 +149,7 @@ static Value *member1(Sema *S, Value *base, Expr *e)
 	return fail(S, e->pos, "'%s' has no member '%s'", user, e->str);
 }
 
+/* The memo's hash of (base, name): the name's, the path's pointer's and the scope's. */
 static unsigned member_hash(const Value *base, const char *name)
 {
 	uintptr_t p = (uintptr_t)base->s;
@@ -184,8 +185,9 @@ static Value *member(Sema *S, Value *base, Expr *e)
 	Value *v = member1(S, base, e);
 	if (IS_ERR(v))
 		return v;
-	if (2 * (m->n + 1) > m->cap) {
-		MemberMemo g = { xalloc(sizeof *g.slots * (size_t)(m->cap ? 2 * m->cap : 64)), m->n, m->cap ? 2 * m->cap : 64 };
+	if (2 * (m->n + 1) > m->cap) { /* at most half full */
+		int cap = m->cap ? 2 * m->cap : 64;
+		MemberMemo g = { xalloc(sizeof *g.slots * (size_t)cap), m->n, cap };
 		for (int i = 0; i < m->cap; i++)
 			if (m->slots[i].v) {
 				Value key = { .s = m->slots[i].ns, .i = m->slots[i].scope };
@@ -622,8 +624,13 @@ static Value *operands(Sema *S, Expr *e, Value **a, Value **b)
  * eval reports it). Not a name of a module txc does not know. */
 static Value *attr(Sema *S, Expr *e, const Sym *root)
 {
-	Value *a = e->a->kind == E_ATTR && root ? attr(S, e->a, root) : e->a->kind == E_NAME && root ? root->val :
-	           eval(S, e->a), *v;
+	Value *a, *v;
+	if (root && e->a->kind == E_ATTR)
+		a = attr(S, e->a, root);
+	else if (root && e->a->kind == E_NAME)
+		a = root->val; /* the root itself */
+	else
+		a = eval(S, e->a);
 	if (!a && e->a->kind == E_CALL && tvm_refused_member(S, e))
 		return &verr; /* X.view(...).permute(...) */
 	if (!a || IS_ERR(a))
