@@ -8,9 +8,29 @@
 
 static inline __attribute__((always_inline)) bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi);
 
+/* The bounds of a literal or a name (a leaf). */
+static inline bool leaf_range(const Expr *e, int64_t *lo, int64_t *hi)
+{
+	if (e->kind == E_INT) {
+		*lo = *hi = e->ival;
+		return true;
+	}
+	if (e->val && e->val->kind == V_INT) {
+		*lo = *hi = e->val->i;
+		return true;
+	}
+	if (e->var && e->var->hi > e->var->lo) {
+		*lo = e->var->lo;
+		*hi = e->var->hi - 1;
+		return true;
+	}
+	return false;
+}
+
 /* Inclusive bounds of an integer expression from the ranges of launch ids
  * and loop variables; false when unknown. The operands' bounds first (only
- * those expr_range_step reads), then the step. */
+ * those expr_range_step reads), then the step; an operand that is a leaf
+ * is read here, without a call (most are). */
 bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 {
 	static const Range none[2];
@@ -27,9 +47,11 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 	default: return range_step(e, none, lo, hi); /* a leaf */
 	}
 	r[0] = r[1] = none[0];
-	if (x && !(r[0].ok = expr_range(x, &r[0].lo, &r[0].hi)))
+	if (x && !(r[0].ok = x->kind == E_INT || x->kind == E_NAME ? leaf_range(x, &r[0].lo, &r[0].hi) :
+	                     expr_range(x, &r[0].lo, &r[0].hi)))
 		return false;
-	if (y && !(r[1].ok = expr_range(y, &r[1].lo, &r[1].hi)))
+	if (y && !(r[1].ok = y->kind == E_INT || y->kind == E_NAME ? leaf_range(y, &r[1].lo, &r[1].hi) :
+	                     expr_range(y, &r[1].lo, &r[1].hi)))
 		return false;
 	return range_step(e, r, lo, hi);
 }
@@ -44,20 +66,8 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 {
 	int64_t a0 = r[0].lo, a1 = r[0].hi, b0 = r[1].lo, b1 = r[1].hi;
 	switch (e->kind) {
-	case E_INT:
-		*lo = *hi = e->ival;
-		return true;
-	case E_NAME:
-		if (e->val && e->val->kind == V_INT) {
-			*lo = *hi = e->val->i;
-			return true;
-		}
-		if (e->var && e->var->hi > e->var->lo) {
-			*lo = e->var->lo;
-			*hi = e->var->hi - 1;
-			return true;
-		}
-		return false;
+	case E_INT: case E_NAME:
+		return leaf_range(e, lo, hi);
 	case E_COND: /* b if a else c: either */
 		if (!r[0].ok || !r[1].ok)
 			return false;
@@ -75,13 +85,13 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 			return false;
 		switch (e->op) {
 		case OP_ADD:
-			return add_ok(a0, b0, lo) && add_ok(a1, b1, hi);
+			return !__builtin_add_overflow(a0, b0, lo) && !__builtin_add_overflow(a1, b1, hi);
 		case OP_SUB:
 			return !__builtin_sub_overflow(a0, b1, lo) && !__builtin_sub_overflow(a1, b0, hi);
 		case OP_MUL: {
 			int64_t c[4];
-			if (!mul_ok(a0, b0, &c[0]) || !mul_ok(a0, b1, &c[1]) || !mul_ok(a1, b0, &c[2]) ||
-			    !mul_ok(a1, b1, &c[3]))
+			if (__builtin_mul_overflow(a0, b0, &c[0]) || __builtin_mul_overflow(a0, b1, &c[1]) ||
+			    __builtin_mul_overflow(a1, b0, &c[2]) || __builtin_mul_overflow(a1, b1, &c[3]))
 				return false;
 			*lo = *hi = c[0];
 			for (int i = 1; i < 4; i++) {
@@ -217,8 +227,24 @@ static Poly poly(const Expr *e)
 	return p;
 }
 
+/* The value of a constant, as poly reads it. */
+static bool poly_const(const Expr *e, int64_t *c)
+{
+	if (e->kind != E_INT && !(e->val && e->val->kind == V_INT))
+		return false;
+	*c = e->kind == E_INT ? e->ival : e->val->i;
+	return true;
+}
+
 bool expr_const_diff(const Expr *hi, const Expr *lo, int64_t *out)
 {
+	int64_t h, l, d;
+	if (poly_const(hi, &h) && poly_const(lo, &l) && l != INT64_MIN) { /* two constants (most slices) */
+		if (__builtin_add_overflow(h, -l, &d))
+			return false;
+		*out = d;
+		return true;
+	}
 	Poly a = poly(hi), b = poly(lo);
 	for (int i = 0; i < b.n; i++)
 		poly_add_term(&a, -b.t[i].coef, b.t[i].key);

@@ -288,6 +288,12 @@ Buffer *address_buffer(Sema *S, Expr *x, const char **why)
 	return address(S, x, &off, why, 0);
 }
 
+/* "f() writes" or "f() reads": how check_access's messages begin. */
+static const char *access_what(Expr *call, int k)
+{
+	return xprintf("%s() %s", fn_name(call), k == 0 ? "writes" : "reads");
+}
+
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred)
 {
 	Expr *x = call->args[k], *off = NULL;
@@ -295,10 +301,9 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 	if (S->dead) /* in a loop that never runs: no access is made */
 		return;
 	Buffer *b = address(S, x, &off, &why, 0);
-	const char *what = xprintf("%s() %s", fn_name(call), k == 0 ? "writes" : "reads");
 	if (!b) {
-		error_at(S->d, x->pos, "%s %lld bytes at '%s', whose bounds txc cannot check: %s", what, (long long)bytes,
-		         expr_str(x), why);
+		error_at(S->d, x->pos, "%s %lld bytes at '%s', whose bounds txc cannot check: %s", access_what(call, k),
+		         (long long)bytes, expr_str(x), why);
 		return;
 	}
 	if (b->scope == SC_TMEM)
@@ -306,8 +311,8 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 	int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), lo, hi, bmult;
 	if (mult < 0 || !mul_ok(mult, eb, &bmult) || (bmult % bytes && mult != 0)) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s' (%lld-byte elements), which is not provably "
-		         "a multiple of %lld bytes", what, (long long)bytes, expr_str(off), b->name, (long long)eb,
-		         (long long)bytes);
+		         "a multiple of %lld bytes", access_what(call, k), (long long)bytes, expr_str(off), b->name,
+		         (long long)eb, (long long)bytes);
 		return;
 	}
 	/* cp.async's source: a predicate may mask the read, a source size
@@ -327,14 +332,14 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 	int64_t size = buffer_storage(b), last;
 	if (!expr_range(off, &lo, &hi)) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound (a name without a "
-		         "known range)", what, (long long)bytes, expr_str(off), b->name);
+		         "known range)", access_what(call, k), (long long)bytes, expr_str(off), b->name);
 		return;
 	}
 	if (mult > 0 && hi >= 0)
 		hi -= hi % mult; /* a multiple of mult */
 	if (lo < 0 || !mul_ok(hi, eb, &last) || !add_ok(last, bytes, &last) || last > size * eb)
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which reaches bytes %lld to %lld; '%s' has %lld",
-		         what, (long long)bytes, expr_str(off), b->name, (long long)(lo * eb),
+		         access_what(call, k), (long long)bytes, expr_str(off), b->name, (long long)(lo * eb),
 		         (long long)(hi * eb + bytes), b->name, (long long)(size * eb));
 }
 

@@ -88,7 +88,7 @@ static bool is_exec_scope(const char *s, int *es)
 
 /* base.name, where base is a namespace: a builtin, a deeper namespace, a
  * dtype (T.float16), or a tile op with an execution scope (Tx.cta.copy). */
-static Value *member(Sema *S, Value *base, Expr *e)
+static Value *member1(Sema *S, Value *base, Expr *e)
 {
 	const char *path = xprintf("%s.%s", base->s, e->str);
 	int id = intrin_lookup(path);
@@ -147,6 +147,57 @@ static Value *member(Sema *S, Value *base, Expr *e)
 		return fail(S, e->pos, "'%s' has no member '%s': the tile ops of an execution scope are copy and copy_async",
 		            user, e->str);
 	return fail(S, e->pos, "'%s' has no member '%s'", user, e->str);
+}
+
+/* The memo's hash of (base, name): the name's, the path's pointer's and the scope's. */
+static unsigned member_hash(const Value *base, const char *name)
+{
+	uintptr_t p = (uintptr_t)base->s;
+	return str_hash(name) ^ (unsigned)((p >> 4) * 2654435761u) ^ (unsigned)base->i;
+}
+
+/* The slot of (base, name) in the memo: its answer, or the empty slot it
+ * would take. */
+static struct MemberSlot *member_slot(MemberMemo *m, const Value *base, const char *name, unsigned h)
+{
+	unsigned mask = (unsigned)m->cap - 1;
+	struct MemberSlot *x = &m->slots[h & mask];
+	for (unsigned i = h; x->v; x = &m->slots[++i & mask])
+		if (x->hash == h && x->ns == base->s && x->scope == base->i && strcmp(x->name, name) == 0)
+			break;
+	return x;
+}
+
+/* member(), kept: its answer depends only on the namespace's path and
+ * scope and on the member's name (the rest are fixed tables), and the
+ * Values it makes are never changed by those who read them, so an answer
+ * found again is the one member1 would make anew. The memo lives as long
+ * as the Sema; errors are not kept (each is reported at its own place). */
+static Value *member(Sema *S, Value *base, Expr *e)
+{
+	MemberMemo *m = &S->members;
+	unsigned h = member_hash(base, e->str);
+	if (m->cap) {
+		struct MemberSlot *x = member_slot(m, base, e->str, h);
+		if (x->v)
+			return x->v;
+	}
+	Value *v = member1(S, base, e);
+	if (IS_ERR(v))
+		return v;
+	if (2 * (m->n + 1) > m->cap) { /* at most half full */
+		int cap = m->cap ? 2 * m->cap : 64;
+		MemberMemo g = { xalloc(sizeof *g.slots * (size_t)cap), m->n, cap };
+		for (int i = 0; i < m->cap; i++)
+			if (m->slots[i].v) {
+				Value key = { .s = m->slots[i].ns, .i = m->slots[i].scope };
+				*member_slot(&g, &key, m->slots[i].name, m->slots[i].hash) = m->slots[i];
+			}
+		*m = g;
+	}
+	*member_slot(m, base, e->str, h) = (struct MemberSlot){ base->s, base->i, e->str, h, v };
+	m->n++;
+	return v;
 }
 
 /* ---- layouts --------------------------------------------------------------- */
@@ -568,6 +619,65 @@ static Value *operands(Sema *S, Expr *e, Value **a, Value **b)
 	return &vok;
 }
 
+/* e.name, whose chain (e.a.b...) starts at the name of root: its Sym,
+ * looked up once for the whole chain, or NULL (no name, or not defined:
+ * eval reports it). Not a name of a module txc does not know. */
+static Value *attr(Sema *S, Expr *e, const Sym *root)
+{
+	Value *a, *v;
+	if (root && e->a->kind == E_ATTR)
+		a = attr(S, e->a, root);
+	else if (root && e->a->kind == E_NAME)
+		a = root->val; /* the root itself */
+	else
+		a = eval(S, e->a);
+	if (!a && e->a->kind == E_CALL && tvm_refused_member(S, e))
+		return &verr; /* X.view(...).permute(...) */
+	if (!a || IS_ERR(a))
+		return a;
+	if (a->kind == V_NAMESPACE)
+		return member(S, a, e);
+	if (a->kind == V_DTYPE && (strcmp(e->str, "bits") == 0 || strcmp(e->str, "lanes") == 0)) {
+		v = vnew(V_INT); /* tvm.DataType(d).bits */
+		v->i = strcmp(e->str, "bits") == 0 ? dtypes[a->dtype].bits : 1;
+		return v;
+	}
+	if (a->kind == V_FUNC && (intrin_is_prefix(intrins[a->intrin].path) ||
+	                          !strncmp(intrins[a->intrin].path, "T.ptx.", 6))) {
+		/* T.ptx.cp_async is an intrinsic and a namespace; a PTX
+		 * chain may go on from a builtin (T.ptx.mbarrier.init.shared.b64) */
+		Value ns = { .kind = V_NAMESPACE, .s = intrins[a->intrin].path };
+		return member(S, &ns, e);
+	}
+	if (a->kind == V_BUFFER) {
+		Buffer *buf = a->buffer;
+		if (strcmp(e->str, "data") == 0) {
+			v = vnew(V_DATA);
+			v->buffer = buf;
+			return v;
+		}
+		if (strcmp(e->str, "shape") == 0) {
+			v = vnew(V_TUPLE);
+			v->nelts = buf->ndim;
+			v->elts = xalloc(sizeof(Value *) * (size_t)(buf->ndim + 1));
+			for (int i = 0; i < buf->ndim; i++)
+				v->elts[i] = vint(buf->shape[i]);
+			return v;
+		}
+		if (strcmp(e->str, "view") == 0 || tvm_is_method(e->str))
+			return NULL; /* a method: the caller makes the view, tvm_call rewrites the others */
+		if (strcmp(e->str, "dtype") == 0) {
+			v = vnew(V_STR);
+			v->s = dtypes[buf->dtype].name;
+			return v;
+		}
+		return tvm_member(S, e, buf);
+	}
+	if (a->kind == V_LAYOUT && strcmp(e->str, "apply") == 0)
+		return fail(S, e->pos, "a layout's apply() is read on one axis: L.apply(i)[\"m\"]");
+	return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
+}
+
 Value *eval(Sema *S, Expr *e)
 {
 	Value *a, *b, *v;
@@ -626,54 +736,8 @@ Value *eval(Sema *S, Expr *e)
 				            "--intrinsics` lists those it knows", expr_str(e->a), e->str, mod.s);
 			return opaque_use(S, e, s->val); /* named in full: np.float16 */
 		}
+		return attr(S, e, s);
 	}
-		a = eval(S, e->a);
-		if (!a && e->a->kind == E_CALL && tvm_refused_member(S, e))
-			return &verr; /* X.view(...).permute(...) */
-		if (!a || IS_ERR(a))
-			return a;
-		if (a->kind == V_NAMESPACE)
-			return member(S, a, e);
-		if (a->kind == V_DTYPE && (strcmp(e->str, "bits") == 0 || strcmp(e->str, "lanes") == 0)) {
-			Value *v = vnew(V_INT); /* tvm.DataType(d).bits */
-			v->i = strcmp(e->str, "bits") == 0 ? dtypes[a->dtype].bits : 1;
-			return v;
-		}
-		if (a->kind == V_FUNC && (intrin_is_prefix(intrins[a->intrin].path) ||
-		                          !strncmp(intrins[a->intrin].path, "T.ptx.", 6))) {
-			/* T.ptx.cp_async is an intrinsic and a namespace; a PTX
-			 * chain may go on from a builtin (T.ptx.mbarrier.init.shared.b64) */
-			Value *ns = vnew(V_NAMESPACE);
-			ns->s = intrins[a->intrin].path;
-			return member(S, ns, e);
-		}
-		if (a->kind == V_BUFFER) {
-			Buffer *buf = a->buffer;
-			if (strcmp(e->str, "data") == 0) {
-				v = vnew(V_DATA);
-				v->buffer = buf;
-				return v;
-			}
-			if (strcmp(e->str, "shape") == 0) {
-				v = vnew(V_TUPLE);
-				v->nelts = buf->ndim;
-				v->elts = xalloc(sizeof(Value *) * (size_t)(buf->ndim + 1));
-				for (int i = 0; i < buf->ndim; i++)
-					v->elts[i] = vint(buf->shape[i]);
-				return v;
-			}
-			if (strcmp(e->str, "view") == 0 || tvm_is_method(e->str))
-				return NULL; /* a method: the caller makes the view, tvm_call rewrites the others */
-			if (strcmp(e->str, "dtype") == 0) {
-				v = vnew(V_STR);
-				v->s = dtypes[buf->dtype].name;
-				return v;
-			}
-			return tvm_member(S, e, buf);
-		}
-		if (a->kind == V_LAYOUT && strcmp(e->str, "apply") == 0)
-			return fail(S, e->pos, "a layout's apply() is read on one axis: L.apply(i)[\"m\"]");
-		return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 	case E_TUPLE: case E_LIST:
 		for (int i = 0; i < e->nargs; i++)
 			if (e->args[i]->kind == E_STAR)

@@ -567,9 +567,20 @@ bool ptx_is_alias(const char *path)
 	return false;
 }
 
-bool ptx_rewrite(Sema *S, Expr *call)
+/* A name or a chain of attributes of one (T.cuda.copy_bytes): eval reads
+ * its value without rewriting anything, so evaluating it again gives the
+ * same value. */
+static bool name_chain(const Expr *f)
+{
+	while (f->kind == E_ATTR)
+		f = f->a;
+	return f->kind == E_NAME;
+}
+
+bool ptx_rewrite(Sema *S, Expr *call, Value **fn)
 {
 	Expr *f = call->a;
+	*fn = NULL;
 	if (f->kind == E_INDEX) {
 		Value *ns = eval(S, f->a);
 		if (IS_ERR(ns))
@@ -593,8 +604,11 @@ bool ptx_rewrite(Sema *S, Expr *call)
 	Value *v = eval(S, f);
 	if (IS_ERR(v))
 		return false;
-	if (!v || v->kind != V_NAMESPACE)
+	if (!v || v->kind != V_NAMESPACE) {
+		if (name_chain(f))
+			*fn = v;
 		return true;
+	}
 	if (!strncmp(v->s, "T.ptx.", 6))
 		return instruction(S, call, chain_instruction(v->s + 6), true);
 	for (int r = 0; r < NROWS; r++)

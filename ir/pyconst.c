@@ -1370,7 +1370,19 @@ static bool is_ceildiv(Sema *S, const Expr *e)
 	return t && t->val && !IS_ERR(t->val) && t->val->kind == V_NAMESPACE && strcmp(t->val->s, "T") == 0;
 }
 
+static bool desugar_node(Sema *S, Expr **slot);
+
 bool desugar(Sema *S, Expr **slot)
+{
+	switch ((*slot)->kind) {
+	case E_INT: case E_FLOAT: case E_STR: case E_TRUE: case E_FALSE: case E_NONE: case E_NAME:
+		return true; /* a literal or a name: nothing to rewrite (not entered: most operands are) */
+	default:
+		return desugar_node(S, slot);
+	}
+}
+
+static bool desugar_node(Sema *S, Expr **slot)
 {
 	Expr *e = *slot;
 	Value *v;
@@ -1390,6 +1402,8 @@ bool desugar(Sema *S, Expr **slot)
 		if (e->a->kind != E_NAME) {
 			/* math.prod(...) is a builtin over constants; a member of a
 			 * buffer (A.view, A.permute) is sema's */
+			if (!S->opaque_bound)
+				return true; /* no name is a module's that txc does not know */
 			Expr *root = e->a;
 			while (root->kind == E_ATTR)
 				root = root->a;

@@ -219,13 +219,14 @@ static int scalar1(Sema *S, Expr *e)
 		}
 		return error_dt(S, e->pos, "only buffers are indexed in scalar expressions");
 	case E_CALL:
-		if (!ptx_rewrite(S, e))
+		if (!ptx_rewrite(S, e, &v))
 			return DT_ERROR;
-		switch (tvm_call(S, e)) {
+		switch (tvm_call(S, e)) { /* 0: e as it was */
 		case -1: return DT_ERROR;
 		case 1: return scalar1(S, e);
 		}
-		v = eval(S, e->a);
+		if (!v)
+			v = eval(S, e->a);
 		if (IS_ERR(v))
 			return DT_ERROR;
 		if (!v)

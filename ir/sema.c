@@ -19,27 +19,33 @@ void push_env(Sema *S, bool module)
 
 void pop_env(Sema *S) { S->env = S->env->up; }
 
-Sym *env_find(Env *e, const char *name)
+/* (inlined into lookup, which every name read goes through) */
+static inline Sym *find(const Env *e, const char *name, unsigned hash)
 {
 	if (!e->cap)
 		return NULL;
-	for (Sym *s = e->tab[str_hash(name) & (unsigned)(e->cap - 1)]; s; s = s->next)
-		if (strcmp(s->name, name) == 0)
+	for (Sym *s = e->tab[hash & (unsigned)(e->cap - 1)]; s; s = s->next)
+		if (s->hash == hash && strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
 }
 
+Sym *env_find_hashed(const Env *e, const char *name, unsigned hash) { return find(e, name, hash); }
+
+Sym *env_find(Env *e, const char *name) { return find(e, name, str_hash(name)); }
+
 Sym *lookup(Sema *S, const char *name)
 {
+	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *s = env_find(e, name);
+		Sym *s = find(e, name, h);
 		if (s)
 			return s;
 	}
 	return NULL;
 }
 
-static void insert(Env *e, Sym *s)
+static void insert(Env *e, Sym *s, unsigned hash)
 {
 	if (2 * (e->n + 1) > e->cap) {
 		int cap = e->cap ? 2 * e->cap : 16;
@@ -47,14 +53,15 @@ static void insert(Env *e, Sym *s)
 		for (int i = 0; i < e->cap; i++)
 			for (Sym *x = e->tab[i], *next; x; x = next) {
 				next = x->next;
-				unsigned h = str_hash(x->name) & (unsigned)(cap - 1);
+				unsigned h = x->hash & (unsigned)(cap - 1);
 				x->next = tab[h];
 				tab[h] = x;
 			}
 		e->tab = tab;
 		e->cap = cap;
 	}
-	unsigned h = str_hash(s->name) & (unsigned)(e->cap - 1);
+	s->hash = hash;
+	unsigned h = hash & (unsigned)(e->cap - 1);
 	s->next = e->tab[h];
 	e->tab[h] = s;
 	e->n++;
@@ -64,8 +71,9 @@ static void insert(Env *e, Sym *s)
  * enclosing block of the same kernel (module names may be hidden). */
 void define(Sema *S, const char *name, Value *v, Pos pos)
 {
+	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
-		Sym *old = env_find(e, name);
+		Sym *old = find(e, name, h);
 		if (old && old->pos.src) {
 			error_at(S->d, pos, "'%s' is already defined (line %d); names are bound once", name, old->pos.line);
 			return;
@@ -77,7 +85,7 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 	s->name = name;
 	s->val = v;
 	s->pos = pos;
-	insert(S->env, s);
+	insert(S->env, s, h);
 	if (S->env->module) {
 		vpush(S->m->names, S->m->nnames, ((struct Binding){ name, v }));
 		map_put(&S->m->byname, name, v);
@@ -90,7 +98,7 @@ void bind_name(Sema *S, const char *name, Value *v, Pos pos)
 	s->name = name;
 	s->val = v;
 	s->pos = pos;
-	insert(S->env, s);
+	insert(S->env, s, str_hash(name));
 }
 
 Value *module_value(const Module *m, const char *name)
@@ -103,7 +111,7 @@ static void predefine(Sema *S, const char *name, Value *v)
 	Sym *s = xalloc(sizeof *s);
 	s->name = name;
 	s->val = v;
-	insert(S->env, s);
+	insert(S->env, s, str_hash(name));
 }
 
 static Value *meaning(const char *path)
@@ -593,9 +601,11 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		error_at(S->d, e->pos, "this expression does nothing; a statement is a call, an assignment, if or for");
 		return;
 	}
-	if (!ptx_rewrite(S, e))
+	Value *fn;
+	if (!ptx_rewrite(S, e, &fn))
 		return;
-	Value *fn = eval(S, e->a);
+	if (!fn)
+		fn = eval(S, e->a);
 	if (IS_ERR(fn))
 		return;
 	if (e->a->kind == E_ATTR && strcmp(e->a->str, "view") == 0 && fn == NULL) {
@@ -1686,10 +1696,7 @@ static void kernel(Sema *S, Stmt *s)
 	memset(S->launch_dims, 0, sizeof S->launch_dims);
 	S->cta_group = 0;
 	push_env(S, false);
-	Names pre = {0};
-	for (int i = 0; i < s->nparams; i++)
-		names_bind(&pre, s->params[i].name, &prescan_fixed);
-	prescan(&pre, s->body, s->nbody);
+	prescan(s);
 	S->npending = 0;
 	/* the scalar parameters first: a T.Buffer's shape may name one */
 	bool *typed = xalloc(sizeof(bool) * (size_t)(s->nparams + 1));
@@ -1813,8 +1820,9 @@ static void kernel(Sema *S, Stmt *s)
 
 /* A name from a module txc does not know, or that txc knows but not the
  * name: an error only where it is used (opaque_use). */
-static Value *opaque(const char *module, const char *name, bool known)
+static Value *opaque(Sema *S, const char *module, const char *name, bool known)
 {
+	S->opaque_bound = true;
 	Value *v = vnew(V_OPAQUE);
 	v->s = module;
 	v->name = name;
@@ -1853,7 +1861,7 @@ static void import(Sema *S, Stmt *s)
 		bool known;
 		const char *dot = strrchr(module, '.');
 		const char *path = dot ? import_lookup(xstrndup(module, (size_t)(dot - module)), dot + 1, &known) : NULL;
-		Value *v = path && strcmp(path, "T") == 0 ? meaning(path) : opaque(module, NULL, false);
+		Value *v = path && strcmp(path, "T") == 0 ? meaning(path) : opaque(S, module, NULL, false);
 		bind_import(S, s->name ? s->name : module, v, s->pos);
 		return;
 	}
@@ -1861,7 +1869,7 @@ static void import(Sema *S, Stmt *s)
 		Alias *a = &s->aliases[i];
 		bool known;
 		const char *path = import_lookup(s->module, a->name, &known);
-		bind_import(S, a->as ? a->as : a->name, path ? meaning(path) : opaque(s->module, a->name, known), a->pos);
+		bind_import(S, a->as ? a->as : a->name, path ? meaning(path) : opaque(S, s->module, a->name, known), a->pos);
 	}
 }
 

@@ -8,6 +8,7 @@
 
 typedef struct Sym {
 	const char *name;
+	unsigned hash;     /* str_hash(name): compared before the name, and no rehash when the table grows */
 	Value *val;
 	Pos pos;
 	struct Sym *next;
@@ -20,6 +21,19 @@ typedef struct Env {
 	int cap, n;
 	bool module;
 } Env;
+
+/* eval.c's memo of namespace members (T.cuda, T.cuda.copy_bytes, Tx.cta):
+ * by the namespace's path, its execution scope and the member's name. */
+typedef struct MemberMemo {
+	struct MemberSlot {
+		const char *ns;   /* the namespace Value's s: its pointer, never changed once made */
+		int64_t scope;    /* its i (the execution scope + 1, or 0) */
+		const char *name;
+		unsigned hash;
+		Value *v;         /* member()'s answer; NULL: an empty slot */
+	} *slots;
+	int n, cap;
+} MemberMemo;
 
 typedef struct Sema {
 	Module *m;
@@ -47,6 +61,8 @@ typedef struct Sema {
 	int64_t cta_group;   /* of the kernel's first tcgen05 instruction that has one; 0: none yet */
 	Pos cta_group_at;
 	const char *cta_group_how; /* " (the default)" when the keyword is absent */
+	MemberMemo members;
+	bool opaque_bound; /* an import bound a name of a module txc does not know (V_OPAQUE; only imports make them) */
 } Sema;
 
 /* The value that says: an error was reported already. */
@@ -56,6 +72,9 @@ extern Value verr;
 /* names */
 Sym *lookup(Sema *S, const char *name);
 Sym *env_find(Env *e, const char *name);
+/* env_find with the name's str_hash already computed: a walk over several
+ * blocks hashes the name once. */
+Sym *env_find_hashed(const Env *e, const char *name, unsigned hash);
 void define(Sema *S, const char *name, Value *v, Pos pos);
 void push_env(Sema *S, bool module);
 void pop_env(Sema *S);
@@ -98,7 +117,7 @@ bool assign1(Sema *S, Stmt *s);  /* false after an error, the names unbound */
 extern Expr prescan_fixed;  /* prescan's mark of a parameter or loop variable */
 /* A name bound in the kernel's blocks (not at module level), or NULL. */
 Sym *kernel_lookup(Sema *S, const char *name);
-void prescan(Names *n, Stmt **v, int nv);
+void prescan(const Stmt *f); /* a kernel: its parameters are fixed, its body's names scanned */
 Value *scalar_var(Expr *t, Expr *value, int dt, bool mut);
 int literal_dtype(Expr *value, int dt);
 void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op);
@@ -132,8 +151,10 @@ bool l2_prefetch_size(int64_t n); /* cp.async's .L2::64B, 128B, 256B */
 
 /* ptx.c: a call of T.ptx.<chain>(...), T.ptx["..."](...) or a TVM alias
  * (ptx.def) rewritten in place into the txc builtin it means; a call of
- * anything else is left alone. False after an error. */
-bool ptx_rewrite(Sema *S, Expr *call);
+ * anything else is left alone. False after an error. *fn: the value of
+ * the callee, a name or a chain of attributes left as it was, when it
+ * was evaluated (what eval(S, call->a) gives again), else NULL. */
+bool ptx_rewrite(Sema *S, Expr *call, Value **fn);
 
 /* pool.c: TVM's T.SMEMPool() and MBarrier(pool, n), rewritten into txc's text */
 bool pool_new(Sema *S, Expr *call);               /* T.SMEMPool() -> T.alloc_buffer(...) */

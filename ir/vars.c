@@ -10,8 +10,9 @@
 /* A name bound in the kernel's blocks (not at module level), or NULL. */
 Sym *kernel_lookup(Sema *S, const char *name)
 {
+	unsigned h = str_hash(name);
 	for (Env *e = S->env; e && !e->module; e = e->up) {
-		Sym *s = env_find(e, name);
+		Sym *s = env_find_hashed(e, name, h);
 		if (s)
 			return s;
 	}
@@ -28,7 +29,64 @@ Sym *kernel_lookup(Sema *S, const char *name)
  * `prescan_fixed`: assigning them is refused by sema. */
 Expr prescan_fixed;
 
-void prescan(Names *n, Stmt **v, int nv)
+/* prescan's names: each name's innermost bind, a name hashed once per
+ * statement that names it; a loop's or a branch's binds are taken off at
+ * its end, uncovering those they hid. */
+typedef struct Scan {
+	struct ScanName { const char *name; unsigned hash; int top; } *tab; /* top: 1 + its innermost bind; 0: none */
+	int names, cap;
+	struct ScanBind { int slot; int hidden; Expr *val; } *v; /* hidden: the slot's top before the bind */
+	int n;
+} Scan;
+
+static int scan_find(const Scan *s, const char *name, unsigned h)
+{
+	unsigned mask = (unsigned)s->cap - 1, i = h & mask;
+	while (s->tab[i].name && (s->tab[i].hash != h || strcmp(s->tab[i].name, name) != 0))
+		i = (i + 1) & mask;
+	return (int)i;
+}
+
+/* The slot of a name, made on its first use. */
+static int scan_name(Scan *s, const char *name)
+{
+	unsigned h = str_hash(name);
+	if (2 * (s->names + 1) > s->cap) {
+		Scan g = { xalloc(sizeof *g.tab * (size_t)(s->cap ? 2 * s->cap : 64)), s->names, s->cap ? 2 * s->cap : 64,
+		           s->v, s->n };
+		int *moved = xalloc(sizeof(int) * (size_t)(s->cap + 1));
+		for (int i = 0; i < s->cap; i++)
+			if (s->tab[i].name) {
+				moved[i] = scan_find(&g, s->tab[i].name, s->tab[i].hash);
+				g.tab[moved[i]] = s->tab[i];
+			}
+		for (int i = 0; i < s->n; i++)
+			g.v[i].slot = moved[g.v[i].slot];
+		*s = g;
+	}
+	int k = scan_find(s, name, h);
+	if (!s->tab[k].name) {
+		s->tab[k] = (struct ScanName){ name, h, 0 };
+		s->names++;
+	}
+	return k;
+}
+
+static void scan_bind(Scan *s, int k, Expr *val)
+{
+	vpush(s->v, s->n, ((struct ScanBind){ k, s->tab[k].top, val }));
+	s->tab[k].top = s->n;
+}
+
+static void scan_pop(Scan *s, int mark)
+{
+	while (s->n > mark) {
+		struct ScanBind *b = &s->v[--s->n];
+		s->tab[b->slot].top = b->hidden;
+	}
+}
+
+static void scan(Scan *n, Stmt **v, int nv)
 {
 	for (int i = 0; i < nv; i++) {
 		Stmt *s = v[i];
@@ -43,31 +101,40 @@ void prescan(Names *n, Stmt **v, int nv)
 			for (int k = 0; k < nt; k++) {
 				if (t[k]->kind != E_NAME)
 					continue;
-				Expr *d = names_lookup(n, t[k]->str);
+				int slot = scan_name(n, t[k]->str), top = n->tab[slot].top;
+				Expr *d = top ? n->v[top - 1].val : NULL;
 				if (!d && s->kind != S_AUGASSIGN)
-					names_bind(n, t[k]->str, t[k]);
+					scan_bind(n, slot, t[k]);
 				else if (d && d != &prescan_fixed && nt == 1 && !s->ann)
 					d->rebound = true;
 			}
 			break;
 		case S_FOR:
-			mark = names_mark(n);
+			mark = n->n;
 			if (t[0]->kind == E_NAME)
-				names_bind(n, t[0]->str, &prescan_fixed);
-			prescan(n, s->body, s->nbody);
-			names_pop(n, mark);
+				scan_bind(n, scan_name(n, t[0]->str), &prescan_fixed);
+			scan(n, s->body, s->nbody);
+			scan_pop(n, mark);
 			break;
 		case S_IF:
-			mark = names_mark(n);
-			prescan(n, s->body, s->nbody);
-			names_pop(n, mark);
-			prescan(n, s->orelse, s->norelse);
-			names_pop(n, mark);
+			mark = n->n;
+			scan(n, s->body, s->nbody);
+			scan_pop(n, mark);
+			scan(n, s->orelse, s->norelse);
+			scan_pop(n, mark);
 			break;
 		default:
 			break;
 		}
 	}
+}
+
+void prescan(const Stmt *f)
+{
+	Scan n = {0};
+	for (int i = 0; i < f->nparams; i++)
+		scan_bind(&n, scan_name(&n, f->params[i].name), &prescan_fixed);
+	scan(&n, f->body, f->nbody);
 }
 
 /* A runtime scalar bound to target t: a let (def, range and divisor known
