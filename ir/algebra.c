@@ -228,14 +228,29 @@ Layout *layout_storage(const Layout *l)
 	return c;
 }
 
+/* l's shard made v[n - 1] .. v[0] (innermost first in v) in one new
+ * array, as that many layout_push calls on an empty shard would. */
+static void set_shard_reversed(Layout *l, const Iter *v, int n)
+{
+	if (l->cache)
+		l->cache->grouped = NULL;
+	l->shard = xalloc(sizeof(Iter) * (size_t)(n + 1));
+	for (int k = 0; k < n; k++)
+		l->shard[k] = v[n - 1 - k];
+	l->nshard = n;
+}
+
 static Layout *same_but_shard(const Layout *l)
 {
 	Layout *c = layout_new();
 	memcpy(c->off, l->off, sizeof c->off);
 	c->swizzled = l->swizzled;
 	c->swz_m = l->swz_m, c->swz_b = l->swz_b, c->swz_s = l->swz_s;
-	for (int i = 0; i < l->nrep; i++)
-		layout_push(c, true, l->rep[i].extent, l->rep[i].stride, l->rep[i].axis);
+	if (l->nrep) {
+		c->rep = xalloc(sizeof(Iter) * (size_t)l->nrep);
+		memcpy(c->rep, l->rep, sizeof(Iter) * (size_t)l->nrep);
+		c->nrep = l->nrep;
+	}
 	return c;
 }
 
@@ -304,8 +319,7 @@ Layout *layout_group(const Layout *l, const int64_t *shape, int ndim, int *dims,
 		rev[nrev++] = l->shard[i];
 	end[0] = nrev;
 	Layout *g = same_but_shard(l);
-	for (int k = nrev - 1; k >= 0; k--)
-		layout_push(g, false, rev[k].extent, rev[k].stride, rev[k].axis);
+	set_shard_reversed(g, rev, nrev);
 	/* end[d] counts iters from the inner end up to dimension d's first */
 	dims[0] = 0;
 	for (int d = 1; d < ndim; d++)
@@ -511,10 +525,7 @@ bool layout_refine(Layout *a, Layout *b, const char **why)
 			return false;
 		}
 	}
-	a->nshard = b->nshard = 0;
-	for (int k = na - 1; k >= 0; k--)
-		layout_push(a, false, ra[k].extent, ra[k].stride, ra[k].axis);
-	for (int k = nb - 1; k >= 0; k--)
-		layout_push(b, false, rb[k].extent, rb[k].stride, rb[k].axis);
+	set_shard_reversed(a, ra, na);
+	set_shard_reversed(b, rb, nb);
 	return true;
 }

@@ -91,8 +91,17 @@ static bool row_major(Layout *l, const int64_t *shape, int n)
 {
 	int64_t stride = 1;
 	int first = l->nshard;
-	for (int i = 0; i < n; i++)
-		layout_push(l, false, shape[i], 0, AX_M);
+	if (n > 0) { /* as n layout_push calls would, in one array */
+		if (l->cache)
+			l->cache->grouped = NULL;
+		Iter *v = xalloc(sizeof(Iter) * (size_t)(first + n + 1));
+		if (first)
+			memcpy(v, l->shard, sizeof(Iter) * (size_t)first);
+		for (int i = 0; i < n; i++)
+			v[first + i] = (Iter){ shape[i], 0, AX_M };
+		l->shard = v;
+		l->nshard = first + n;
+	}
 	for (int i = n - 1; i >= 0; i--) {
 		l->shard[first + i].stride = stride;
 		if (i > 0 && !mul_ok(stride, shape[i], &stride))

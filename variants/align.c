@@ -32,17 +32,21 @@ static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr 
 	const Layout *l = buffer_layout(b);
 	int64_t start[LAYOUT_MAX_ITERS];
 	Expr *sym[LAYOUT_MAX_ITERS];
+	bool any_sym = false;
 	for (int d = 0; d < nd; d++) {
 		sym[d] = NULL;
 		if (!is_const(starts[d], &start[d])) {
 			start[d] = 0;
 			sym[d] = starts[d];
+			any_sym = true;
 		}
 	}
 	Layout *s = layout_slice(l, shape, nd, start, extents, why);
 	if (!s)
 		return NULL;
 	*base = ex_int(0);
+	if (!any_sym) /* the grouping below serves symbolic starts alone */
+		return s;
 	int dims[LAYOUT_MAX_ITERS + 1];
 	Layout *g = layout_group(l, shape, nd, dims, why);
 	if (!g)

@@ -31,14 +31,26 @@ static int pair_cmp(const void *x, const void *y)
 	return c ? c : iter_cmp(&p->b, &q->b);
 }
 
-static int normal_form(const Layout *a, const Layout *b, Pair **out)
+enum { FORM_SMALL = 32 }; /* pairs a form holds on the stack */
+
+/* The form into small (FORM_SMALL pairs), or into a new array where a
+ * has more iters. */
+static int normal_form(const Layout *a, const Layout *b, Pair *small, Pair **out)
 {
-	Pair *v = xalloc(sizeof(Pair) * (size_t)(a->nshard + 1));
+	Pair *v = a->nshard <= FORM_SMALL ? small : xalloc(sizeof(Pair) * (size_t)(a->nshard + 1));
 	int n = 0;
 	for (int k = 0; k < a->nshard; k++)
 		if (a->shard[k].extent != 1)
 			v[n++] = (Pair){ a->shard[k], b ? b->shard[k] : (Iter){ a->shard[k].extent, 0, AX_M } };
-	qsort(v, (size_t)n, sizeof(Pair), pair_cmp);
+	/* insertion sort (a few pairs): pairs that compare equal are equal
+	 * in every field, so any sort gives this order */
+	for (int i = 1; i < n; i++) {
+		Pair t = v[i];
+		int k = i;
+		for (; k > 0 && pair_cmp(&v[k - 1], &t) > 0; k--)
+			v[k] = v[k - 1];
+		v[k] = t;
+	}
 	int m = 0;
 	for (int i = 0; i < n; i++) {
 		if (m > 0 && iter_fuses(&v[m - 1].a, &v[i].a) && (!b || iter_fuses(&v[m - 1].b, &v[i].b))) {
@@ -56,8 +68,8 @@ static int normal_form(const Layout *a, const Layout *b, Pair **out)
 
 static bool same_form(const Layout *a, const Layout *b, const Layout *ca, const Layout *cb)
 {
-	Pair *x, *y;
-	int n = normal_form(a, b, &x), m = normal_form(ca, cb, &y);
+	Pair xs[FORM_SMALL], ys[FORM_SMALL], *x, *y;
+	int n = normal_form(a, b, xs, &x), m = normal_form(ca, cb, ys, &y);
 	if (n != m)
 		return false;
 	for (int i = 0; i < n; i++)
