@@ -12,8 +12,14 @@
 static Expr *tuple(int n, Expr **v)
 {
 	Expr *t = new_expr(E_TUPLE, (Pos){0});
-	for (int i = 0; i < n; i++)
-		vpush(t->args, t->nargs, v[i]);
+	if (n > 0) { /* in one array, as large as vpush would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		t->args = xalloc(sizeof(Expr *) * (size_t)cap);
+		memcpy(t->args, v, sizeof(Expr *) * (size_t)n);
+		t->nargs = n;
+	}
 	t->paren = true;
 	return t;
 }
@@ -81,6 +87,7 @@ static const struct Field {
 #undef PLAN_ROW
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
+static const char why_kw[] = "why"; /* write_plans's name of why= */
 
 static int plan_family(const Expr *call, const char *variant)
 {
@@ -164,24 +171,25 @@ static Expr *old_plan(const Kw *old, const char *variant)
 }
 
 /* The value of keyword `name` of the old T.plan call oc, if write_plans
- * made it (no position: not parsed); *at is where the search starts and
- * moves past a hit (write_plans writes the fields in order). A call it
- * made has each keyword once, so the order of the search finds the same
- * one. */
+ * made it: no position (not parsed), and named by the very string
+ * write_plans names it with (fields[], "why"): another call's keyword
+ * is not found, and its value is made anew, as it would be without oc.
+ * *at is where the search starts and moves past a hit (write_plans writes
+ * the fields in order); a call it made has each keyword once, so the
+ * order of the search finds the same one. */
 static Expr *old_value(const Expr *oc, const char *name, int *at)
 {
 	if (!oc)
 		return NULL;
-	for (int pass = 0; pass < 2; pass++) /* write_plans's names (the same text) first */
-		for (int i = 0; i < oc->nkws; i++) {
-			int k = (*at + i) % oc->nkws;
-			if (pass == 0 ? oc->kws[k].name != name : strcmp(oc->kws[k].name, name) != 0)
-				continue;
-			if (oc->kws[k].value->pos.src)
-				return NULL;
-			*at = k + 1;
-			return oc->kws[k].value;
-		}
+	for (int i = 0; i < oc->nkws; i++) {
+		int k = (*at + i) % oc->nkws;
+		if (oc->kws[k].name != name)
+			continue;
+		if (oc->kws[k].value->pos.src)
+			return NULL;
+		*at = k + 1;
+		return oc->kws[k].value;
+	}
 	return NULL;
 }
 
@@ -248,14 +256,14 @@ void write_plans(Expr *call, const Plan *v, int n)
 			}
 			if (!x)
 				continue;
-			same = same && nk < oc->nkws && oc->kws[nk].value == x && !strcmp(oc->kws[nk].name, fields[f].name);
+			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == fields[f].name;
 			kws[nk++] = (Kw){ fields[f].name, x, (Pos){0} };
 		}
 		if (p->why) {
-			Expr *was = old_value(oc, "why", &at);
+			Expr *was = old_value(oc, why_kw, &at);
 			Expr *x = was && was->kind == E_STR && was->str && !strcmp(was->str, p->why) ? was : str_expr(p->why);
-			same = same && nk < oc->nkws && oc->kws[nk].value == x && !strcmp(oc->kws[nk].name, "why");
-			kws[nk++] = (Kw){ "why", x, (Pos){0} };
+			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == why_kw;
+			kws[nk++] = (Kw){ why_kw, x, (Pos){0} };
 		}
 		if (same && nk == oc->nkws) {
 			vpush(list->args, list->nargs, oc);

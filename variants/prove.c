@@ -78,6 +78,16 @@ static bool same_form(const Layout *a, const Layout *b, const Layout *ca, const 
 	return true;
 }
 
+/* A storage start base + off as the constant ex_add folds it to. */
+static bool const_start(const Expr *base, int64_t off, int64_t *v)
+{
+	if (!base) {
+		*v = off;
+		return true;
+	}
+	return base->kind == E_INT && add_ok(base->ival, off, v);
+}
+
 /* One side of a plan against the truth: its offsets on every axis (the
  * storage one with the symbolic base), its replicas and its swizzle. */
 static const char *side_why(const char *side, const Layout *l, Expr *base, const Layout *t, Expr *tbase)
@@ -86,11 +96,17 @@ static const char *side_why(const char *side, const Layout *l, Expr *base, const
 		if (a != AX_M && l->off[a] != t->off[a])
 			return xprintf("its %s layout's offset on %s is %lld, not %lld", side, axes[a].name,
 			               (long long)l->off[a], (long long)t->off[a]);
-	int64_t diff;
-	Expr *start = ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M]));
-	Expr *tstart = ex_add(tbase ? tbase : ex_int(0), ex_int(t->off[AX_M]));
-	if (!expr_const_diff(start, tstart, &diff) || diff != 0)
-		return xprintf("its %s region starts at storage offset %s, not %s", side, expr_str(start), expr_str(tstart));
+	int64_t diff, s, ts;
+	/* both starts constant and equal (what expr_const_diff would find of
+	 * the two, unless negating one overflows), else as expressions */
+	if (!const_start(base, l->off[AX_M], &s) || !const_start(tbase, t->off[AX_M], &ts) || s != ts ||
+	    s == INT64_MIN) {
+		Expr *start = ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M]));
+		Expr *tstart = ex_add(tbase ? tbase : ex_int(0), ex_int(t->off[AX_M]));
+		if (!expr_const_diff(start, tstart, &diff) || diff != 0)
+			return xprintf("its %s region starts at storage offset %s, not %s", side, expr_str(start),
+			               expr_str(tstart));
+	}
 	if (l->swizzled != t->swizzled ||
 	    (l->swizzled && (l->swz_m != t->swz_m || l->swz_b != t->swz_b || l->swz_s != t->swz_s)))
 		return xprintf("its %s layout is %s, but the buffer's is %s", side,
