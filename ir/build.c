@@ -138,8 +138,14 @@ Expr *ex_call(const char *fn, int n, Expr **args)
 		}
 	}
 	Expr *c = new_call(nopos, f);
-	for (int i = 0; i < n; i++)
-		call_add_arg(c, args[i]);
+	if (n > 0) { /* in one array, as large as call_add_arg would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		c->args = xalloc(sizeof(Expr *) * (size_t)cap);
+		memcpy(c->args, args, sizeof(Expr *) * (size_t)n);
+		c->nargs = n;
+	}
 	return c;
 }
 
@@ -147,8 +153,14 @@ Expr *ex_index(Expr *base, int n, Expr **idx)
 {
 	Expr *e = new_expr(E_INDEX, nopos);
 	e->a = base;
-	for (int i = 0; i < n; i++)
-		vpush(e->args, e->nargs, idx[i]);
+	if (n > 0) { /* in one array, as large as vpush would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		e->args = xalloc(sizeof(Expr *) * (size_t)cap);
+		memcpy(e->args, idx, sizeof(Expr *) * (size_t)n);
+		e->nargs = n;
+	}
 	return e;
 }
 

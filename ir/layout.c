@@ -9,16 +9,17 @@ bool add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a
 
 Layout *layout_new(void)
 {
-	Layout *l = xalloc(sizeof(Layout));
-	l->cache = xalloc(sizeof(LayoutCache));
-	return l;
+	struct { Layout l; LayoutCache c; } *n = xalloc(sizeof *n); /* one allocation */
+	n->l.cache = &n->c;
+	return &n->l;
 }
 
 Layout *layout_copy(const Layout *l)
 {
 	Layout *c = layout_new();
+	LayoutCache *own = c->cache; /* the copy will be changed: its own cache */
 	*c = *l;
-	c->cache = xalloc(sizeof(LayoutCache)); /* the copy will be changed: its own cache */
+	c->cache = own;
 	c->shard = xalloc(sizeof(Iter) * (size_t)(l->nshard + 1));
 	if (l->nshard)
 		memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);
