@@ -240,6 +240,18 @@ static void set_shard_reversed(Layout *l, const Iter *v, int n)
 	l->nshard = n;
 }
 
+/* l's shard made a copy of v[0] .. v[n - 1], as set_shard_reversed. */
+static void set_shard(Layout *l, const Iter *v, int n)
+{
+	if (l->cache)
+		l->cache->grouped = NULL;
+	Iter *c = xalloc(sizeof(Iter) * (size_t)(n + 1));
+	if (n)
+		memcpy(c, v, sizeof(Iter) * (size_t)n);
+	l->shard = c;
+	l->nshard = n;
+}
+
 static Layout *same_but_shard(const Layout *l)
 {
 	Layout *c = layout_new();
@@ -483,8 +495,29 @@ char *layout_str(const Layout *l)
 /* Splits iters of a and b (shards of equal size) until both have the same
  * extents, innermost first; drops extent-1 iters. False when an extent of
  * one side does not divide the other's where they meet. */
+/* Whether layout_refine would give a and b their own iters back: as many
+ * iters, each of extent above 1 and that of the other side's iter at its
+ * place, no stride overflowing when its iter is walked. */
+static bool refined_already(const Layout *a, const Layout *b)
+{
+	if (a->nshard != b->nshard || a->nshard > ITERS_CAP)
+		return false;
+	for (int k = 0; k < a->nshard; k++) {
+		int64_t e = a->shard[k].extent, t;
+		if (e <= 1 || b->shard[k].extent != e || !mul_ok(a->shard[k].stride, e, &t) ||
+		    !mul_ok(b->shard[k].stride, e, &t))
+			return false;
+	}
+	return true;
+}
+
 bool layout_refine(Layout *a, Layout *b, const char **why)
 {
+	if (refined_already(a, b)) { /* as the walk below leaves them: in new arrays */
+		set_shard(a, a->shard, a->nshard);
+		set_shard(b, b->shard, b->nshard);
+		return true;
+	}
 	Iter ra[ITERS_CAP], rb[ITERS_CAP];
 	int na = 0, nb = 0;
 	int i = a->nshard - 1, j = b->nshard - 1;

@@ -64,13 +64,16 @@ static void collect(Collect *c, Stmt **v, int n)
  * (names_gen): an answer for the same text kept since is the same. */
 const char *lower_fresh(Lower *L, const char *base)
 {
-	struct Fresh *m = &L->fresh[((uintptr_t)base >> 3) % (sizeof L->fresh / sizeof L->fresh[0])];
-	if (m->key == base && m->gen == L->names_gen && strcmp(m->text, base) == 0)
-		return m->name;
+	enum { N = sizeof L->fresh / sizeof L->fresh[0] };
+	for (int i = 0; i < N; i++) {
+		struct Fresh *m = &L->fresh[i];
+		if (m->key == base && m->gen == L->names_gen && strcmp(m->text, base) == 0)
+			return m->name;
+	}
 	const char *s = base;
 	for (int k = 1; taken(L, s); k++)
 		s = xprintf("%s_%d", base, k);
-	*m = (struct Fresh){ base, xstrdup(base), s, L->names_gen };
+	L->fresh[L->nfresh++ % N] = (struct Fresh){ base, xstrdup(base), s, L->names_gen };
 	return s;
 }
 
