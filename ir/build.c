@@ -8,8 +8,20 @@
 
 static Pos nopos;
 
-Expr *ex_int(int64_t v) { return new_int(nopos, v); }
-Expr *ex_name(const char *name) { return new_name(nopos, name); }
+/* new_int and new_name, one call shallower (passes make many) */
+Expr *ex_int(int64_t v)
+{
+	Expr *e = new_expr(E_INT, nopos);
+	e->ival = v;
+	return e;
+}
+
+Expr *ex_name(const char *name)
+{
+	Expr *e = new_expr(E_NAME, nopos);
+	e->str = name;
+	return e;
+}
 Expr *ex_str(const char *s)
 {
 	Expr *e = new_expr(E_STR, nopos);

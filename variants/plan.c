@@ -144,7 +144,7 @@ int read_plans(const Expr *call, Plan **out)
 Plan *find_plan(Plan *v, int n, const char *variant)
 {
 	for (int i = 0; i < n; i++)
-		if (strcmp(v[i].variant, variant) == 0)
+		if (v[i].variant[0] == variant[0] && strcmp(v[i].variant, variant) == 0)
 			return &v[i];
 	return NULL;
 }
@@ -218,6 +218,12 @@ void write_plans(Expr *call, const Plan *v, int n)
 {
 	Expr *list = new_expr(E_LIST, (Pos){0});
 	Kw *old = call_kw(call, "plans");
+	if (n > 0) { /* the plans in one array, as large as vpush would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		list->args = xalloc(sizeof(Expr *) * (size_t)cap);
+	}
 	for (int i = 0; i < n; i++) {
 		const Plan *p = &v[i];
 		Expr *oc = old_plan(old, p->variant);
@@ -266,16 +272,19 @@ void write_plans(Expr *call, const Plan *v, int n)
 			kws[nk++] = (Kw){ why_kw, x, (Pos){0} };
 		}
 		if (same && nk == oc->nkws) {
-			vpush(list->args, list->nargs, oc);
+			list->args[list->nargs++] = oc;
 			continue;
 		}
 		Expr *name = str_expr(p->variant);
 		Expr *c = ex_call("T.plan", 1, &name);
 		if (nk)
 			set_kws(c, kws, nk);
-		vpush(list->args, list->nargs, c);
+		list->args[list->nargs++] = c;
 	}
-	set_kw(call, "plans", n ? list : NULL);
+	if (old && n) /* set_kw's keyword: the first plans= */
+		old->value = list;
+	else
+		set_kw(call, "plans", n ? list : NULL);
 }
 
 bool plan_count_field(const char *name)

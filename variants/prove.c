@@ -106,10 +106,11 @@ static bool const_start(const Expr *base, int64_t off, int64_t *v)
  * storage one with the symbolic base), its replicas and its swizzle. */
 static const char *side_why(const char *side, const Layout *l, Expr *base, const Layout *t, Expr *tbase)
 {
-	for (int a = 0; a < AX_COUNT; a++)
-		if (a != AX_M && l->off[a] != t->off[a])
-			return xprintf("its %s layout's offset on %s is %lld, not %lld", side, axes[a].name,
-			               (long long)l->off[a], (long long)t->off[a]);
+	if (memcmp(l->off, t->off, sizeof l->off) != 0) /* most sides agree on every axis */
+		for (int a = 0; a < AX_COUNT; a++)
+			if (a != AX_M && l->off[a] != t->off[a])
+				return xprintf("its %s layout's offset on %s is %lld, not %lld", side, axes[a].name,
+				               (long long)l->off[a], (long long)t->off[a]);
 	int64_t diff, s, ts;
 	/* both starts constant and equal (what expr_const_diff would find of
 	 * the two, unless negating one overflows), else as expressions */
