@@ -228,14 +228,41 @@ Layout *layout_storage(const Layout *l)
 	return c;
 }
 
+/* l's shard made v[n - 1] .. v[0] (innermost first in v) in one new
+ * array, as that many layout_push calls on an empty shard would. */
+static void set_shard_reversed(Layout *l, const Iter *v, int n)
+{
+	if (l->cache)
+		l->cache->grouped = NULL;
+	l->shard = xalloc(sizeof(Iter) * (size_t)(n + 1));
+	for (int k = 0; k < n; k++)
+		l->shard[k] = v[n - 1 - k];
+	l->nshard = n;
+}
+
+/* l's shard made a copy of v[0] .. v[n - 1], as set_shard_reversed. */
+static void set_shard(Layout *l, const Iter *v, int n)
+{
+	if (l->cache)
+		l->cache->grouped = NULL;
+	Iter *c = xalloc(sizeof(Iter) * (size_t)(n + 1));
+	if (n)
+		memcpy(c, v, sizeof(Iter) * (size_t)n);
+	l->shard = c;
+	l->nshard = n;
+}
+
 static Layout *same_but_shard(const Layout *l)
 {
 	Layout *c = layout_new();
 	memcpy(c->off, l->off, sizeof c->off);
 	c->swizzled = l->swizzled;
 	c->swz_m = l->swz_m, c->swz_b = l->swz_b, c->swz_s = l->swz_s;
-	for (int i = 0; i < l->nrep; i++)
-		layout_push(c, true, l->rep[i].extent, l->rep[i].stride, l->rep[i].axis);
+	if (l->nrep) {
+		c->rep = xalloc(sizeof(Iter) * (size_t)l->nrep);
+		memcpy(c->rep, l->rep, sizeof(Iter) * (size_t)l->nrep);
+		c->nrep = l->nrep;
+	}
 	return c;
 }
 
@@ -304,8 +331,7 @@ Layout *layout_group(const Layout *l, const int64_t *shape, int ndim, int *dims,
 		rev[nrev++] = l->shard[i];
 	end[0] = nrev;
 	Layout *g = same_but_shard(l);
-	for (int k = nrev - 1; k >= 0; k--)
-		layout_push(g, false, rev[k].extent, rev[k].stride, rev[k].axis);
+	set_shard_reversed(g, rev, nrev);
 	/* end[d] counts iters from the inner end up to dimension d's first */
 	dims[0] = 0;
 	for (int d = 1; d < ndim; d++)
@@ -469,8 +495,29 @@ char *layout_str(const Layout *l)
 /* Splits iters of a and b (shards of equal size) until both have the same
  * extents, innermost first; drops extent-1 iters. False when an extent of
  * one side does not divide the other's where they meet. */
+/* Whether layout_refine would give a and b their own iters back: as many
+ * iters, each of extent above 1 and that of the other side's iter at its
+ * place, no stride overflowing when its iter is walked. */
+static bool refined_already(const Layout *a, const Layout *b)
+{
+	if (a->nshard != b->nshard || a->nshard > ITERS_CAP)
+		return false;
+	for (int k = 0; k < a->nshard; k++) {
+		int64_t e = a->shard[k].extent, t;
+		if (e <= 1 || b->shard[k].extent != e || !mul_ok(a->shard[k].stride, e, &t) ||
+		    !mul_ok(b->shard[k].stride, e, &t))
+			return false;
+	}
+	return true;
+}
+
 bool layout_refine(Layout *a, Layout *b, const char **why)
 {
+	if (refined_already(a, b)) { /* as the walk below leaves them: in new arrays */
+		set_shard(a, a->shard, a->nshard);
+		set_shard(b, b->shard, b->nshard);
+		return true;
+	}
 	Iter ra[ITERS_CAP], rb[ITERS_CAP];
 	int na = 0, nb = 0;
 	int i = a->nshard - 1, j = b->nshard - 1;
@@ -511,10 +558,7 @@ bool layout_refine(Layout *a, Layout *b, const char **why)
 			return false;
 		}
 	}
-	a->nshard = b->nshard = 0;
-	for (int k = na - 1; k >= 0; k--)
-		layout_push(a, false, ra[k].extent, ra[k].stride, ra[k].axis);
-	for (int k = nb - 1; k >= 0; k--)
-		layout_push(b, false, rb[k].extent, rb[k].stride, rb[k].axis);
+	set_shard_reversed(a, ra, na);
+	set_shard_reversed(b, rb, nb);
 	return true;
 }

@@ -94,9 +94,11 @@ void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos)
 
 Kw *call_kw(const Expr *call, const char *name)
 {
-	for (int i = 0; i < call->nkws; i++)
-		if (strcmp(call->kws[i].name, name) == 0)
+	for (int i = 0; i < call->nkws; i++) {
+		const char *k = call->kws[i].name; /* the first letter tells most apart */
+		if (k == name || (k[0] == name[0] && strcmp(k, name) == 0))
 			return &call->kws[i];
+	}
 	return NULL;
 }
 

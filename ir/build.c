@@ -1,14 +1,27 @@
 /* Building expressions in passes: names, calls and arithmetic that folds
  * constants and drops the neutral elements, so that lowered code reads
  * like code a person would write. */
+#include <stdint.h>
 #include <string.h>
 
 #include "ir.h"
 
 static Pos nopos;
 
-Expr *ex_int(int64_t v) { return new_int(nopos, v); }
-Expr *ex_name(const char *name) { return new_name(nopos, name); }
+/* new_int and new_name, one call shallower (passes make many) */
+Expr *ex_int(int64_t v)
+{
+	Expr *e = new_expr(E_INT, nopos);
+	e->ival = v;
+	return e;
+}
+
+Expr *ex_name(const char *name)
+{
+	Expr *e = new_expr(E_NAME, nopos);
+	e->str = name;
+	return e;
+}
 Expr *ex_str(const char *s)
 {
 	Expr *e = new_expr(E_STR, nopos);
@@ -82,14 +95,51 @@ Expr *ex_mod(Expr *a, int64_t d)
 
 Expr *ex_op(int op, Expr *a, Expr *b) { return bin(op, a, b); }
 
+/* The parts of a dotted name ("T.cuda.copy_bytes" -> T, cuda, copy_bytes),
+ * split once per name: passes make the same few calls thousands of times.
+ * A slot is found by the name's address and kept only if its text is
+ * still the same (strcmp), so a reused buffer gets its own parts; the
+ * parts are copies, never changed, which any number of calls share. */
+enum { DOTTED_SLOTS = 64, DOTTED_PARTS = 8 };
+static struct Dotted {
+	const char *key;   /* the address last split into this slot */
+	char *text;        /* a copy of its text then */
+	const char *part[DOTTED_PARTS];
+	int nparts;
+} dotted[DOTTED_SLOTS];
+
+static const struct Dotted *dotted_parts(const char *fn)
+{
+	struct Dotted *d = &dotted[((uintptr_t)fn >> 3) % DOTTED_SLOTS];
+	if (d->key == fn && strcmp(d->text, fn) == 0)
+		return d;
+	struct Dotted t = { .key = fn, .text = xstrdup(fn) };
+	for (const char *p = fn; *p;) {
+		size_t k = strcspn(p, ".");
+		if (t.nparts == DOTTED_PARTS)
+			return NULL;
+		t.part[t.nparts++] = xstrndup(p, k);
+		p += k + (p[k] == '.');
+	}
+	*d = t;
+	return d;
+}
+
 Expr *ex_call(const char *fn, int n, Expr **args)
 {
 	/* "T.cuda.copy_bytes" -> T.cuda.copy_bytes as names and attributes */
 	Expr *f = NULL;
+	const struct Dotted *d = dotted_parts(fn);
 	const char *p = fn;
-	while (*p) {
-		size_t k = strcspn(p, ".");
-		char *part = xstrndup(p, k);
+	for (int i = 0; d ? i < d->nparts : *p != 0; i++) {
+		const char *part;
+		if (d) {
+			part = d->part[i];
+		} else { /* more parts than a slot holds */
+			size_t k = strcspn(p, ".");
+			part = xstrndup(p, k);
+			p += k + (p[k] == '.');
+		}
 		if (!f) {
 			f = ex_name(part);
 		} else {
@@ -98,11 +148,16 @@ Expr *ex_call(const char *fn, int n, Expr **args)
 			a->str = part;
 			f = a;
 		}
-		p += k + (p[k] == '.');
 	}
 	Expr *c = new_call(nopos, f);
-	for (int i = 0; i < n; i++)
-		call_add_arg(c, args[i]);
+	if (n > 0) { /* in one array, as large as call_add_arg would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		c->args = xalloc(sizeof(Expr *) * (size_t)cap);
+		memcpy(c->args, args, sizeof(Expr *) * (size_t)n);
+		c->nargs = n;
+	}
 	return c;
 }
 
@@ -110,8 +165,14 @@ Expr *ex_index(Expr *base, int n, Expr **idx)
 {
 	Expr *e = new_expr(E_INDEX, nopos);
 	e->a = base;
-	for (int i = 0; i < n; i++)
-		vpush(e->args, e->nargs, idx[i]);
+	if (n > 0) { /* in one array, as large as vpush would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		e->args = xalloc(sizeof(Expr *) * (size_t)cap);
+		memcpy(e->args, idx, sizeof(Expr *) * (size_t)n);
+		e->nargs = n;
+	}
 	return e;
 }
 

@@ -9,16 +9,17 @@ bool add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a
 
 Layout *layout_new(void)
 {
-	Layout *l = xalloc(sizeof(Layout));
-	l->cache = xalloc(sizeof(LayoutCache));
-	return l;
+	struct { Layout l; LayoutCache c; } *n = xalloc(sizeof *n); /* one allocation */
+	n->l.cache = &n->c;
+	return &n->l;
 }
 
 Layout *layout_copy(const Layout *l)
 {
 	Layout *c = layout_new();
+	LayoutCache *own = c->cache; /* the copy will be changed: its own cache */
 	*c = *l;
-	c->cache = xalloc(sizeof(LayoutCache)); /* the copy will be changed: its own cache */
+	c->cache = own;
 	c->shard = xalloc(sizeof(Iter) * (size_t)(l->nshard + 1));
 	if (l->nshard)
 		memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);
@@ -91,8 +92,17 @@ static bool row_major(Layout *l, const int64_t *shape, int n)
 {
 	int64_t stride = 1;
 	int first = l->nshard;
-	for (int i = 0; i < n; i++)
-		layout_push(l, false, shape[i], 0, AX_M);
+	if (n > 0) { /* as n layout_push calls would, in one array */
+		if (l->cache)
+			l->cache->grouped = NULL;
+		Iter *v = xalloc(sizeof(Iter) * (size_t)(first + n + 1));
+		if (first)
+			memcpy(v, l->shard, sizeof(Iter) * (size_t)first);
+		for (int i = 0; i < n; i++)
+			v[first + i] = (Iter){ shape[i], 0, AX_M };
+		l->shard = v;
+		l->nshard = first + n;
+	}
 	for (int i = n - 1; i >= 0; i--) {
 		l->shard[first + i].stride = stride;
 		if (i > 0 && !mul_ok(stride, shape[i], &stride))

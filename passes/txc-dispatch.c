@@ -31,11 +31,21 @@ static int dispatch_op(OpSite *o, void *vctx)
 	Expr *call = o->call;
 	Plan *plans;
 	int nplans = read_plans(call, &plans);
+	/* the table sorted once: by_priority orders the variants of one op
+	 * totally (their names differ), so filtering the sorted table gives
+	 * the order sorting the op's variants would */
+	static int order[VA_COUNT];
+	static bool sorted;
+	if (!sorted) {
+		for (int v = 0; v < VA_COUNT; v++)
+			order[v] = v;
+		qsort(order, VA_COUNT, sizeof order[0], by_priority);
+		sorted = true;
+	}
 	int cand[VA_COUNT], n = 0;
-	for (int v = 0; v < VA_COUNT; v++)
-		if (variants[v].op == call->intrin)
-			cand[n++] = v;
-	qsort(cand, (size_t)n, sizeof cand[0], by_priority);
+	for (int k = 0; k < VA_COUNT; k++)
+		if (variants[order[k]].op == call->intrin)
+			cand[n++] = order[k];
 	Kw *forced = call_kw(call, "dispatch");
 	const TvmVariant *tv = forced ? tvm_variant_lookup(call->intrin, forced->value->str) : NULL;
 	if (tv && tv->why) {
@@ -80,7 +90,9 @@ static int dispatch_op(OpSite *o, void *vctx)
 		if (chosen < 0 && !why[i])
 			chosen = i;
 	}
-	char *op = expr_str(call->a);
+	/* the op as written, for the messages alone */
+	bool fallback = chosen >= 0 && variants[cand[chosen]].family == FAM_FALLBACK && !forced;
+	char *op = ctx->explain || chosen < 0 || fallback ? expr_str(call->a) : NULL;
 	if (ctx->explain) {
 		fprintf(stderr, "%s:%d:%d: %s: %d candidate%s\n", call->pos.file ? call->pos.file : call->pos.src->name, call->pos.line, call->pos.col, op,
 		        n, n == 1 ? "" : "s");
@@ -102,7 +114,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 		return -1;
 	}
 	const Variant *va = &variants[cand[chosen]];
-	if (va->family == FAM_FALLBACK && !forced) {
+	if (fallback) {
 		Buf rules = {0};
 		bputs(&rules, "");
 		for (int i = 0; i < chosen; i++)

@@ -7,6 +7,7 @@
  * scope. The plan is obeyed as written: an edited vec, threads
  * or outer changes the code. A synchronous copy adds no barrier: the
  * program's own barriers order it. */
+#include <stdint.h>
 #include <string.h>
 
 #include "family.h"
@@ -23,6 +24,22 @@ static bool word_in(const char *list, const char *word)
 		p += k;
 	}
 	return false;
+}
+
+/* tile_kw_variant(name): a lookup in a fixed table (ir/tvm.c), asked for
+ * the same few keywords (dispatch, plans) of every op. The answer is kept
+ * by the name's address with a copy of its text, and given back only
+ * while the text is the same: then the lookup would answer the same. */
+static const char *kw_variant(const char *name)
+{
+	static struct { const char *key, *text, *variant; } memo[16];
+	unsigned h = (unsigned)(((uintptr_t)name >> 3) % (sizeof memo / sizeof memo[0]));
+	if (memo[h].key == name && strcmp(memo[h].text, name) == 0)
+		return memo[h].variant;
+	memo[h].key = name;
+	memo[h].text = xstrdup(name);
+	memo[h].variant = tile_kw_variant(name);
+	return memo[h].variant;
 }
 
 static int lower_op(OpSite *o, void *ctx)
@@ -55,7 +72,7 @@ static int lower_op(OpSite *o, void *ctx)
 	if (fam->prove && (why = fam->prove(p, &variants[va], dst, src, scope_threads(L->func, o->call->es))))
 		return lower_fail(L, o, xprintf("its %s plan: %s", variants[va].name, why));
 	for (int i = 0; i < o->call->nkws; i++) {
-		const char *kv = tile_kw_variant(o->call->kws[i].name);
+		const char *kv = kw_variant(o->call->kws[i].name);
 		if (kv && !word_in(kv, variants[va].name))
 			return lower_fail(L, o, xprintf("its keyword %s= is honoured by %s, and it is dispatched to %s",
 			                          o->call->kws[i].name, kv, variants[va].name));

@@ -1,6 +1,7 @@
 /* txc-align's step for the families that plan a pair of layouts (tirx.md,
  * the partition algorithm, steps 1 and 2): both regions as layouts over
  * one iteration space. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,30 @@ static bool is_const(const Expr *e, int64_t *v)
 	return false;
 }
 
+/* The layout slice_region slices (and only reads): the buffer's own, or
+ * where it has none the row-major layout of its shape, made once per
+ * buffer and shape here instead of on every call (buffer_layout). A slot
+ * is found by the buffer's address and used only while the buffer still
+ * has no layout and the same shape (which the emulator may set), so a hit
+ * is the layout buffer_layout would make. */
+static const Layout *slicing_layout(const Buffer *b)
+{
+	enum { SLOTS = 32, DIMS = 8 };
+	static struct Sliced { const Buffer *b; int ndim; int64_t shape[DIMS]; const Layout *l; } memo[SLOTS];
+	if (b->layout || b->ndim > DIMS)
+		return buffer_layout(b);
+	size_t bytes = sizeof(int64_t) * (size_t)b->ndim;
+	struct Sliced *m = &memo[((uint64_t)(uintptr_t)b * 0x9e3779b97f4a7c15u) >> 59]; /* 5 bits: SLOTS */
+	if (m->b != b || m->ndim != b->ndim || (bytes && memcmp(m->shape, b->shape, bytes) != 0)) {
+		m->b = b;
+		m->ndim = b->ndim;
+		if (bytes)
+			memcpy(m->shape, b->shape, bytes);
+		m->l = buffer_layout(b);
+	}
+	return m->l;
+}
+
 /* The region of one operand as a layout over its elements in row-major
  * order, and the storage offset of its first element beyond the layout's
  * own offset (an expression of launch ids and loop variables): the
@@ -29,20 +54,24 @@ static bool is_const(const Expr *e, int64_t *v)
 static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr *const *starts,
                             const int64_t *extents, Expr **base, const char **why)
 {
-	const Layout *l = buffer_layout(b);
+	const Layout *l = slicing_layout(b);
 	int64_t start[LAYOUT_MAX_ITERS];
 	Expr *sym[LAYOUT_MAX_ITERS];
+	bool any_sym = false;
 	for (int d = 0; d < nd; d++) {
 		sym[d] = NULL;
 		if (!is_const(starts[d], &start[d])) {
 			start[d] = 0;
 			sym[d] = starts[d];
+			any_sym = true;
 		}
 	}
 	Layout *s = layout_slice(l, shape, nd, start, extents, why);
 	if (!s)
 		return NULL;
 	*base = ex_int(0);
+	if (!any_sym) /* the grouping below serves symbolic starts alone */
+		return s;
 	int dims[LAYOUT_MAX_ITERS + 1];
 	Layout *g = layout_group(l, shape, nd, dims, why);
 	if (!g)

@@ -125,6 +125,11 @@ struct Lower {
 	Stmt *fstmt;
 	const char *tid;    /* the name bound to T.thread_id */
 	Map names;          /* every name the kernel uses */
+	unsigned names_gen; /* counts the changes of names (lower_take) */
+	/* lower_fresh's last answers: base (its address and text), the name,
+	 * and names_gen then */
+	struct Fresh { const char *key, *text, *name; unsigned gen; } fresh[8];
+	unsigned nfresh;    /* answers kept so far: the next replaces fresh[nfresh % 8] */
 	bool verify;        /* --verify: check every access of every copy */
 	int verified;
 	int64_t accesses;

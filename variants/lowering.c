@@ -2,6 +2,7 @@
  * 12): the kernel's names, the thread index, addresses from layouts, the
  * loop of accesses, and --verify's enumeration of every access against
  * the layouts. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,42 +12,68 @@
 
 static bool taken(Lower *L, const char *s) { return map_get(&L->names, s) != NULL; }
 
-void lower_take(Lower *L, const char *s) { map_put(&L->names, s, (void *)s); }
-
-static void collect_expr(Lower *L, const Expr *e)
+void lower_take(Lower *L, const char *s)
 {
-	if (!e)
-		return;
-	if (e->kind == E_NAME)
-		lower_take(L, e->str);
-	collect_expr(L, e->a);
-	collect_expr(L, e->b);
-	collect_expr(L, e->c);
-	for (int i = 0; i < e->nargs; i++)
-		collect_expr(L, e->args[i]);
-	for (int i = 0; i < e->nkws; i++)
-		collect_expr(L, e->kws[i].value);
+	map_put(&L->names, s, (void *)s);
+	L->names_gen++;
 }
 
-static void collect(Lower *L, Stmt **v, int n)
+/* The names of a kernel, taken once each: a name the walk met lately (the
+ * same string: a kernel repeats its names, and the passes' names are
+ * shared) is not hashed again, since taking one twice changes nothing. */
+typedef struct Collect {
+	Lower *L;
+	const char *seen[64];
+} Collect;
+
+static void collect_expr(Collect *c, const Expr *e)
+{
+	for (; e; e = e->a) { /* the first operand's chain as a loop */
+		if (e->kind == E_NAME) {
+			const char **seen = &c->seen[((uintptr_t)e->str >> 3) % 64];
+			if (*seen != e->str)
+				lower_take(c->L, e->str);
+			*seen = e->str;
+		}
+		if (e->b)
+			collect_expr(c, e->b);
+		if (e->c)
+			collect_expr(c, e->c);
+		for (int i = 0; i < e->nargs; i++)
+			collect_expr(c, e->args[i]);
+		for (int i = 0; i < e->nkws; i++)
+			collect_expr(c, e->kws[i].value);
+	}
+}
+
+static void collect(Collect *c, Stmt **v, int n)
 {
 	for (int i = 0; i < n; i++) {
 		Stmt *s = v[i];
 		for (int k = 0; k < s->ntargets; k++)
-			collect_expr(L, s->targets[k]);
-		collect_expr(L, s->value);
-		collect(L, s->body, s->nbody);
-		collect(L, s->orelse, s->norelse);
+			collect_expr(c, s->targets[k]);
+		collect_expr(c, s->value);
+		collect(c, s->body, s->nbody);
+		collect(c, s->orelse, s->norelse);
 	}
 }
 
 /* A name no statement of the kernel uses; lowered loops are siblings, so
- * the same fresh name serves every op. */
+ * the same fresh name serves every op. The answer depends on the base's
+ * text and on the names alone, which change only by lower_take
+ * (names_gen): an answer for the same text kept since is the same. */
 const char *lower_fresh(Lower *L, const char *base)
 {
+	enum { N = sizeof L->fresh / sizeof L->fresh[0] };
+	for (int i = 0; i < N; i++) {
+		struct Fresh *m = &L->fresh[i];
+		if (m->key == base && m->gen == L->names_gen && strcmp(m->text, base) == 0)
+			return m->name;
+	}
 	const char *s = base;
 	for (int k = 1; taken(L, s); k++)
 		s = xprintf("%s_%d", base, k);
+	L->fresh[L->nfresh++ % N] = (struct Fresh){ base, xstrdup(base), s, L->names_gen };
 	return s;
 }
 
@@ -94,7 +121,9 @@ void lower_begin(Lower *L, Stmt *f)
 	L->func = f->func;
 	L->fstmt = f;
 	L->names = (Map){ 0 };
-	collect(L, f->body, f->nbody);
+	L->names_gen++; /* lower_fresh's answers were of the last kernel */
+	Collect c = { .L = L };
+	collect(&c, f->body, f->nbody);
 	for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
 		lower_take(L, f->params[i].name);
 	bind_thread_index(L);
@@ -138,7 +167,7 @@ Expr *lower_axis_value(Lower *L, int axis, int64_t *count)
  * axis m, inner running over the iters after each one in the range. */
 Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
 {
-	Expr *sum = ex_int(0);
+	Expr *sum = NULL; /* 0 + t and t * 1 are t (ex_add, ex_mul): not made */
 	int64_t inner = 1;
 	for (int k = hi - 1; k >= lo; k--) {
 		const Iter *it = &l->shard[k];
@@ -146,11 +175,12 @@ Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
 			Expr *c = ex_div(x, inner);
 			if (k != lo)
 				c = ex_mod(c, it->extent);
-			sum = ex_add(sum, ex_mul(c, ex_int(it->stride)));
+			Expr *t = it->stride == 1 ? c : ex_mul(c, ex_int(it->stride));
+			sum = sum ? ex_add(sum, t) : t;
 		}
 		inner *= it->extent;
 	}
-	return sum;
+	return sum ? sum : ex_int(0);
 }
 
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum)

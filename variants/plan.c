@@ -12,8 +12,14 @@
 static Expr *tuple(int n, Expr **v)
 {
 	Expr *t = new_expr(E_TUPLE, (Pos){0});
-	for (int i = 0; i < n; i++)
-		vpush(t->args, t->nargs, v[i]);
+	if (n > 0) { /* in one array, as large as vpush would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		t->args = xalloc(sizeof(Expr *) * (size_t)cap);
+		memcpy(t->args, v, sizeof(Expr *) * (size_t)n);
+		t->nargs = n;
+	}
 	t->paren = true;
 	return t;
 }
@@ -81,6 +87,7 @@ static const struct Field {
 #undef PLAN_ROW
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
+static const char why_kw[] = "why"; /* write_plans's name of why= */
 
 static int plan_family(const Expr *call, const char *variant)
 {
@@ -106,13 +113,15 @@ int read_plans(const Expr *call, Plan **out)
 			const char *n = c->kws[k].name;
 			Expr *x = c->kws[k].value;
 			Value *val = x->val;
-			if (!strcmp(n, "why")) {
+			if (next < NFIELDS && n == fields[next].name) /* write_plans's: the next field's name itself */
+				;
+			else if (!strcmp(n, "why")) {
 				p->why = x->str;
 				continue;
 			}
 			for (size_t i = 0; i < NFIELDS; i++) {
 				size_t f = (next + i) % NFIELDS;
-				if (strcmp(n, fields[f].name) != 0)
+				if (n != fields[f].name && strcmp(n, fields[f].name) != 0)
 					continue;
 				next = f + 1;
 				char *slot = (char *)p + fields[f].off;
@@ -135,7 +144,7 @@ int read_plans(const Expr *call, Plan **out)
 Plan *find_plan(Plan *v, int n, const char *variant)
 {
 	for (int i = 0; i < n; i++)
-		if (strcmp(v[i].variant, variant) == 0)
+		if (v[i].variant[0] == variant[0] && strcmp(v[i].variant, variant) == 0)
 			return &v[i];
 	return NULL;
 }
@@ -147,67 +156,135 @@ static Expr *str_expr(const char *s)
 	return e;
 }
 
-/* The layout expression that write_plans made for field `field` of the
- * variant's plan in the call's plans= now, if it stands for l itself: made
- * by write_plans (no position: not parsed), with l as its value. A pass
- * that keeps a plan's layouts (vectorize, partition, dispatch) then gives
- * back the same expression instead of a new one, in one process (txc's
- * chain); read from text, every expression has a position. */
-static Expr *kept_layout(Kw *old, const char *variant, const char *field, const Layout *l)
+/* The T.plan call of the variant in plans= now, the first as read_plans
+ * finds them. */
+static Expr *old_plan(const Kw *old, const char *variant)
 {
 	if (!old || old->value->kind != E_LIST)
 		return NULL;
 	for (int i = 0; i < old->value->nargs; i++) {
 		Expr *c = old->value->args[i];
-		if (c->kind != E_CALL || !c->nargs || c->args[0]->kind != E_STR || strcmp(c->args[0]->str, variant))
-			continue;
-		for (int k = 0; k < c->nkws; k++) {
-			Expr *x = c->kws[k].value;
-			if (!strcmp(c->kws[k].name, field) && !x->pos.src && x->val && x->val->kind == V_LAYOUT &&
-			    x->val->layout == l)
-				return x;
-		}
+		if (c->kind == E_CALL && c->nargs && c->args[0]->kind == E_STR && !strcmp(c->args[0]->str, variant))
+			return c;
 	}
 	return NULL;
 }
 
+/* The value of keyword `name` of the old T.plan call oc, if write_plans
+ * made it: no position (not parsed), and named by the very string
+ * write_plans names it with (fields[], "why"): another call's keyword
+ * is not found, and its value is made anew, as it would be without oc.
+ * *at is where the search starts and moves past a hit (write_plans writes
+ * the fields in order); a call it made has each keyword once, so the
+ * order of the search finds the same one. */
+static Expr *old_value(const Expr *oc, const char *name, int *at)
+{
+	if (!oc)
+		return NULL;
+	for (int i = 0; i < oc->nkws; i++) {
+		int k = (*at + i) % oc->nkws;
+		if (oc->kws[k].name != name)
+			continue;
+		if (oc->kws[k].value->pos.src)
+			return NULL;
+		*at = k + 1;
+		return oc->kws[k].value;
+	}
+	return NULL;
+}
+
+/* Keywords n into a new array, sized as call_add_kw would have grown it
+ * (a power of two), so that it may add more. */
+static void set_kws(Expr *c, const Kw *v, int n)
+{
+	int cap = 1;
+	while (cap < n)
+		cap *= 2;
+	c->kws = xalloc(sizeof(Kw) * (size_t)cap);
+	memcpy(c->kws, v, sizeof(Kw) * (size_t)n);
+	c->nkws = n;
+}
+
+/* Each plan as T.plan(VARIANT, FIELD=..., why=...). In one process (txc's
+ * chain) the previous pass's plans= is at hand: a value it wrote (no
+ * position) that stands for the same thing is given back, not made
+ * again (a layout expression whose value is the same layout, a count
+ * of the same value, the same why), and a T.plan whose every keyword is
+ * given back is itself; read from text, every expression has a position
+ * and all are made anew. The layouts and counts carry the value
+ * verification would give them (check_args), which the next pass reads
+ * (read_plans) without verifying again. */
 void write_plans(Expr *call, const Plan *v, int n)
 {
 	Expr *list = new_expr(E_LIST, (Pos){0});
 	Kw *old = call_kw(call, "plans");
+	if (n > 0) { /* the plans in one array, as large as vpush would have grown it */
+		int cap = 1;
+		while (cap < n)
+			cap *= 2;
+		list->args = xalloc(sizeof(Expr *) * (size_t)cap);
+	}
 	for (int i = 0; i < n; i++) {
 		const Plan *p = &v[i];
-		Expr *name = str_expr(p->variant);
-		Expr *c = ex_call("T.plan", 1, &name);
+		Expr *oc = old_plan(old, p->variant);
+		if (oc && (oc->pos.src || oc->nargs != 1 || oc->val))
+			oc = NULL;
+		Kw kws[NFIELDS + 1];
+		int nk = 0, at = 0;
+		bool same = oc != NULL; /* every keyword oc's, in its order */
 		for (size_t f = 0; f < NFIELDS; f++) {
 			const char *slot = (const char *)p + fields[f].off;
-			Expr *x = NULL;
+			Expr *x = NULL, *was;
 			if (p->family >= 0 && !(fields[f].fams & (1u << p->family)))
 				continue;
-			/* with the value verification would give them (check_args),
-			 * which the next pass reads (read_plans): in one process
-			 * (txc's chain) it reads them without verifying again */
-			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot &&
-			    (x = kept_layout(old, p->variant, fields[f].name, *(Layout *const *)slot))) {
-				;
-			} else if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot) {
-				x = layout_expr(*(Layout *const *)slot);
-				x->val = vnew(V_LAYOUT);
-				x->val->layout = *(Layout *const *)slot;
+			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot) {
+				const Layout *l = *(Layout *const *)slot;
+				was = old_value(oc, fields[f].name, &at);
+				if (was && was->val && was->val->kind == V_LAYOUT && was->val->layout == l) {
+					x = was;
+				} else {
+					x = layout_expr(l);
+					x->val = vnew(V_LAYOUT);
+					x->val->layout = *(Layout *const *)slot;
+				}
 			} else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST) {
 				x = *(Expr *const *)slot;
 			} else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot) {
-				x = ex_int(*(const int64_t *)slot);
-				x->val = vint(*(const int64_t *)slot);
+				int64_t c = *(const int64_t *)slot;
+				was = old_value(oc, fields[f].name, &at);
+				if (was && was->kind == E_INT && was->ival == c && was->val && was->val->kind == V_INT &&
+				    was->val->i == c) {
+					x = was;
+				} else {
+					x = ex_int(c);
+					x->val = vint(c);
+				}
 			}
-			if (x)
-				call_add_kw(c, fields[f].name, x, (Pos){0});
+			if (!x)
+				continue;
+			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == fields[f].name;
+			kws[nk++] = (Kw){ fields[f].name, x, (Pos){0} };
 		}
-		if (p->why)
-			call_add_kw(c, "why", str_expr(p->why), (Pos){0});
-		vpush(list->args, list->nargs, c);
+		if (p->why) {
+			Expr *was = old_value(oc, why_kw, &at);
+			Expr *x = was && was->kind == E_STR && was->str && !strcmp(was->str, p->why) ? was : str_expr(p->why);
+			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == why_kw;
+			kws[nk++] = (Kw){ why_kw, x, (Pos){0} };
+		}
+		if (same && nk == oc->nkws) {
+			list->args[list->nargs++] = oc;
+			continue;
+		}
+		Expr *name = str_expr(p->variant);
+		Expr *c = ex_call("T.plan", 1, &name);
+		if (nk)
+			set_kws(c, kws, nk);
+		list->args[list->nargs++] = c;
 	}
-	set_kw(call, "plans", n ? list : NULL);
+	if (old && n) /* set_kw's keyword: the first plans= */
+		old->value = list;
+	else
+		set_kw(call, "plans", n ? list : NULL);
 }
 
 bool plan_count_field(const char *name)

@@ -31,14 +31,26 @@ static int pair_cmp(const void *x, const void *y)
 	return c ? c : iter_cmp(&p->b, &q->b);
 }
 
-static int normal_form(const Layout *a, const Layout *b, Pair **out)
+enum { FORM_SMALL = 32 }; /* pairs a form holds on the stack */
+
+/* The form into small (FORM_SMALL pairs), or into a new array where a
+ * has more iters. */
+static int normal_form(const Layout *a, const Layout *b, Pair *small, Pair **out)
 {
-	Pair *v = xalloc(sizeof(Pair) * (size_t)(a->nshard + 1));
+	Pair *v = a->nshard <= FORM_SMALL ? small : xalloc(sizeof(Pair) * (size_t)(a->nshard + 1));
 	int n = 0;
 	for (int k = 0; k < a->nshard; k++)
 		if (a->shard[k].extent != 1)
 			v[n++] = (Pair){ a->shard[k], b ? b->shard[k] : (Iter){ a->shard[k].extent, 0, AX_M } };
-	qsort(v, (size_t)n, sizeof(Pair), pair_cmp);
+	/* insertion sort (a few pairs): pairs that compare equal are equal
+	 * in every field, so any sort gives this order */
+	for (int i = 1; i < n; i++) {
+		Pair t = v[i];
+		int k = i;
+		for (; k > 0 && pair_cmp(&v[k - 1], &t) > 0; k--)
+			v[k] = v[k - 1];
+		v[k] = t;
+	}
 	int m = 0;
 	for (int i = 0; i < n; i++) {
 		if (m > 0 && iter_fuses(&v[m - 1].a, &v[i].a) && (!b || iter_fuses(&v[m - 1].b, &v[i].b))) {
@@ -54,10 +66,24 @@ static int normal_form(const Layout *a, const Layout *b, Pair **out)
 	return m;
 }
 
+/* Whether the two pairings have the same iters, in the same order: then
+ * their forms are one (normal_form reads nothing else). */
+static bool same_iters(const Layout *a, const Layout *b, const Layout *ca, const Layout *cb)
+{
+	if (a->nshard != ca->nshard || !b != !cb || (b && (b->nshard != cb->nshard || b->nshard < a->nshard)))
+		return false;
+	for (int k = 0; k < a->nshard; k++)
+		if (iter_cmp(&a->shard[k], &ca->shard[k]) != 0 || (b && iter_cmp(&b->shard[k], &cb->shard[k]) != 0))
+			return false;
+	return true;
+}
+
 static bool same_form(const Layout *a, const Layout *b, const Layout *ca, const Layout *cb)
 {
-	Pair *x, *y;
-	int n = normal_form(a, b, &x), m = normal_form(ca, cb, &y);
+	if (same_iters(a, b, ca, cb))
+		return true;
+	Pair xs[FORM_SMALL], ys[FORM_SMALL], *x, *y;
+	int n = normal_form(a, b, xs, &x), m = normal_form(ca, cb, ys, &y);
 	if (n != m)
 		return false;
 	for (int i = 0; i < n; i++)
@@ -66,19 +92,36 @@ static bool same_form(const Layout *a, const Layout *b, const Layout *ca, const 
 	return true;
 }
 
+/* A storage start base + off as the constant ex_add folds it to. */
+static bool const_start(const Expr *base, int64_t off, int64_t *v)
+{
+	if (!base) {
+		*v = off;
+		return true;
+	}
+	return base->kind == E_INT && add_ok(base->ival, off, v);
+}
+
 /* One side of a plan against the truth: its offsets on every axis (the
  * storage one with the symbolic base), its replicas and its swizzle. */
 static const char *side_why(const char *side, const Layout *l, Expr *base, const Layout *t, Expr *tbase)
 {
-	for (int a = 0; a < AX_COUNT; a++)
-		if (a != AX_M && l->off[a] != t->off[a])
-			return xprintf("its %s layout's offset on %s is %lld, not %lld", side, axes[a].name,
-			               (long long)l->off[a], (long long)t->off[a]);
-	int64_t diff;
-	Expr *start = ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M]));
-	Expr *tstart = ex_add(tbase ? tbase : ex_int(0), ex_int(t->off[AX_M]));
-	if (!expr_const_diff(start, tstart, &diff) || diff != 0)
-		return xprintf("its %s region starts at storage offset %s, not %s", side, expr_str(start), expr_str(tstart));
+	if (memcmp(l->off, t->off, sizeof l->off) != 0) /* most sides agree on every axis */
+		for (int a = 0; a < AX_COUNT; a++)
+			if (a != AX_M && l->off[a] != t->off[a])
+				return xprintf("its %s layout's offset on %s is %lld, not %lld", side, axes[a].name,
+				               (long long)l->off[a], (long long)t->off[a]);
+	int64_t diff, s, ts;
+	/* both starts constant and equal (what expr_const_diff would find of
+	 * the two, unless negating one overflows), else as expressions */
+	if (!const_start(base, l->off[AX_M], &s) || !const_start(tbase, t->off[AX_M], &ts) || s != ts ||
+	    s == INT64_MIN) {
+		Expr *start = ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M]));
+		Expr *tstart = ex_add(tbase ? tbase : ex_int(0), ex_int(t->off[AX_M]));
+		if (!expr_const_diff(start, tstart, &diff) || diff != 0)
+			return xprintf("its %s region starts at storage offset %s, not %s", side, expr_str(start),
+			               expr_str(tstart));
+	}
 	if (l->swizzled != t->swizzled ||
 	    (l->swizzled && (l->swz_m != t->swz_m || l->swz_b != t->swz_b || l->swz_s != t->swz_s)))
 		return xprintf("its %s layout is %s, but the buffer's is %s", side,
