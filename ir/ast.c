@@ -150,3 +150,15 @@ bool stmt_names_param(const Stmt *s)
 {
 	return s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->var && s->targets[0]->var->param;
 }
+
+void expr_set_args(Expr *e, Expr *const *v, int n)
+{
+	if (n <= 0)
+		return;
+	int cap = 1;
+	while (cap < n)
+		cap *= 2;
+	e->args = xalloc(sizeof(Expr *) * (size_t)cap);
+	memcpy(e->args, v, sizeof(Expr *) * (size_t)n);
+	e->nargs = n;
+}

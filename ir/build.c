@@ -150,14 +150,7 @@ Expr *ex_call(const char *fn, int n, Expr **args)
 		}
 	}
 	Expr *c = new_call(nopos, f);
-	if (n > 0) { /* in one array, as large as call_add_arg would have grown it */
-		int cap = 1;
-		while (cap < n)
-			cap *= 2;
-		c->args = xalloc(sizeof(Expr *) * (size_t)cap);
-		memcpy(c->args, args, sizeof(Expr *) * (size_t)n);
-		c->nargs = n;
-	}
+	expr_set_args(c, args, n);
 	return c;
 }
 
@@ -165,14 +158,7 @@ Expr *ex_index(Expr *base, int n, Expr **idx)
 {
 	Expr *e = new_expr(E_INDEX, nopos);
 	e->a = base;
-	if (n > 0) { /* in one array, as large as vpush would have grown it */
-		int cap = 1;
-		while (cap < n)
-			cap *= 2;
-		e->args = xalloc(sizeof(Expr *) * (size_t)cap);
-		memcpy(e->args, idx, sizeof(Expr *) * (size_t)n);
-		e->nargs = n;
-	}
+	expr_set_args(e, idx, n);
 	return e;
 }
 

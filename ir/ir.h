@@ -597,6 +597,9 @@ Expr *new_int(Pos pos, int64_t v);
 Expr *new_name(Pos pos, const char *name);
 Expr *new_call(Pos pos, Expr *fn);
 void call_add_arg(Expr *call, Expr *arg);
+/* e's operands (args, nargs): a copy of the n of v, in one array as large
+ * as vpush would have grown it, so that call_add_arg and vpush append. */
+void expr_set_args(Expr *e, Expr *const *v, int n);
 void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos);
 Kw *call_kw(const Expr *call, const char *name);
 /* After verify_module: the builtin a call names (-1: none), the execution

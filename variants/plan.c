@@ -12,14 +12,7 @@
 static Expr *tuple(int n, Expr **v)
 {
 	Expr *t = new_expr(E_TUPLE, (Pos){0});
-	if (n > 0) { /* in one array, as large as vpush would have grown it */
-		int cap = 1;
-		while (cap < n)
-			cap *= 2;
-		t->args = xalloc(sizeof(Expr *) * (size_t)cap);
-		memcpy(t->args, v, sizeof(Expr *) * (size_t)n);
-		t->nargs = n;
-	}
+	expr_set_args(t, v, n);
 	t->paren = true;
 	return t;
 }
