@@ -32,7 +32,20 @@ typedef struct Intrin Intrin;
 /* ---- util.c ------------------------------------------------------------ */
 
 extern const char *progname;        /* for messages with no position: set by cli_parse */
-void *xalloc(size_t n);             /* zeroed, from the arena */
+/* n zeroed bytes from the arena, aligned for any object, never freed (the
+ * blocks are fresh zero pages and nothing is handed out twice); the path
+ * of every allocation, so its common case is here, inline. */
+extern char *xalloc_next, *xalloc_end;  /* the newest block's free part */
+void *xalloc_block(size_t n);            /* a new block, n rounded */
+static inline void *xalloc(size_t n)
+{
+	n = n ? (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1) : sizeof(max_align_t);
+	if ((uintptr_t)xalloc_end - (uintptr_t)xalloc_next < n) /* 0 before the first block */
+		return xalloc_block(n);
+	void *p = xalloc_next;
+	xalloc_next += n;
+	return p;
+}
 void *xrealloc(void *p, size_t old, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);

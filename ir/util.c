@@ -10,7 +10,7 @@
 
 /* The arena: a list of blocks, all freed at exit so that LeakSanitizer
  * reports real leaks only. */
-typedef struct Block { struct Block *next; size_t used, cap, mapped; max_align_t data[]; } Block;
+typedef struct Block { struct Block *next; size_t cap, mapped; max_align_t data[]; } Block;
 static Block *arena;
 
 const char *progname = "txc";
@@ -86,30 +86,29 @@ static Block *block_new(size_t cap)
 	return b;
 }
 
-void *xalloc(size_t n)
+char *xalloc_next, *xalloc_end;
+
+void *xalloc_block(size_t n)
 {
 	static size_t next = 65536;
-	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-	if (!arena || arena->cap - arena->used < n) {
-		size_t cap = n > next ? n : next;
-		Block *b = block_new(cap);
-		if (!b) {
-			fprintf(stderr, "%s: error: out of memory (asked for %zu more bytes)\n", progname, cap);
-			exit(1);
-		}
-#ifdef ARENA_FREE_AT_EXIT
-		if (!arena)
-			atexit(arena_free_all);
-#endif
-		if (next < ((size_t)64 << 20))
-			next *= 2;
-		b->next = arena;
-		b->used = 0;
-		arena = b;
+	size_t cap = n > next ? n : next;
+	Block *b = block_new(cap);
+	if (!b) {
+		fprintf(stderr, "%s: error: out of memory (asked for %zu more bytes)\n", progname, cap);
+		exit(1);
 	}
-	void *p = (char *)arena->data + arena->used;
-	arena->used += n;
-	return p;
+#ifdef ARENA_FREE_AT_EXIT
+	if (!arena)
+		atexit(arena_free_all);
+#endif
+	if (next < ((size_t)64 << 20))
+		next *= 2;
+	b->next = arena;
+	arena = b;
+	/* the rest of the block before is left: xalloc hands out from the newest */
+	xalloc_next = (char *)b->data + n;
+	xalloc_end = (char *)b->data + b->cap;
+	return b->data;
 }
 
 void *xrealloc(void *p, size_t old, size_t n)
