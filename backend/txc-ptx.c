@@ -152,16 +152,21 @@ static const char *mem_ty(int dt)
 	}
 }
 
+/* The decimal digits of n, ending at end; their start. */
+static char *udigits(char *end, uint64_t n)
+{
+	do
+		*--end = (char)('0' + n % 10);
+	while (n /= 10);
+	return end;
+}
+
 /* "%r12": the class's prefix and the next number (by hand: a register is
  * made for most instructions) */
 static const char *newreg_pure(Gen *g, int cls)
 {
-	char d[12], *q = d + sizeof d;
-	unsigned n = (unsigned)++g->nreg[cls];
-	do
-		*--q = (char)('0' + n % 10);
-	while (n /= 10);
-	size_t pl = strlen(reg_prefix[cls]), dl = (size_t)(d + sizeof d - q);
+	char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[cls]);
+	size_t pl = cls == R_RD || cls == R_FD ? 3 : 2, dl = (size_t)(d + sizeof d - q);
 	char *r = xalloc(pl + dl + 1); /* zeroed: the NUL is there */
 	memcpy(r, reg_prefix[cls], pl);
 	memcpy(r + pl, q, dl);
@@ -220,6 +225,32 @@ static void ins(Gen *g, const char *fmt, ...)
 	va_end(ap);
 	bputc(g->out, '\n');
 }
+
+/* A line of output put together by hand, for the instructions written most
+ * (a copy's load and store, pure()'s new ones): its pieces gathered here and
+ * appended with one bputn, not read through a format. */
+typedef struct Line {
+	Buf *out;
+	size_t n;
+	char s[256];
+} Line;
+
+static void lputn(Line *l, const char *s, size_t k)
+{
+	if (l->n + k > sizeof l->s) { /* a long line: what is here goes first */
+		bputn(l->out, l->s, l->n);
+		l->n = 0;
+		if (k > sizeof l->s) {
+			bputn(l->out, s, k);
+			return;
+		}
+	}
+	memcpy(l->s + l->n, s, k);
+	l->n += k;
+}
+
+static void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
+static void lend(Line *l) { bputn(l->out, l->s, l->n); }
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
@@ -1503,22 +1534,48 @@ static void copy_bytes(Gen *g, const Expr *e)
 	if (nv > 1)
 		*o++ = '{';
 	for (int i = 0; i < nv; i++) {
-		const char *r = newreg(g, R_R);
-		size_t k = strlen(r);
+		char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[R_R]); /* newreg's name, written here only */
+		g->nimpure++;
 		if (i)
 			*o++ = ',', *o++ = ' ';
-		memcpy(o, r, k);
-		o += k;
+		*o++ = '%', *o++ = 'r';
+		memcpy(o, q, (size_t)(d + sizeof d - q));
+		o += d + sizeof d - q;
 	}
 	if (nv > 1)
 		*o++ = '}';
-	*o = 0;
+	size_t nops = (size_t)(o - ops);
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
-	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL)
-		ins(g, "ld.global.%s%s.%s %s, [%s];", quals, v, t, ops, s.s);
-	else
-		ins(g, "ld.%s%s%s.%s %s, [%s];", space_name(s.sp), nc && s.sp == SP_GLOBAL ? ".nc" : "", v, t, ops, s.s);
-	ins(g, "st.%s%s.%s [%s], %s;", space_name(d.sp), v, t, d.s, ops);
+	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would write them */
+	Line l = { .out = g->out };
+	g->nimpure += 2;
+	lputn(&l, "\tld.", 4);
+	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL) {
+		lputn(&l, "global.", 7);
+		lputs(&l, quals);
+	} else {
+		lputs(&l, space_name(s.sp));
+		if (nc && s.sp == SP_GLOBAL)
+			lputn(&l, ".nc", 3);
+	}
+	lputs(&l, v);
+	lputn(&l, ".", 1);
+	lputs(&l, t);
+	lputn(&l, " ", 1);
+	lputn(&l, ops, nops);
+	lputn(&l, ", [", 3);
+	lputs(&l, s.s);
+	lputn(&l, "];\n\tst.", 7);
+	lputs(&l, space_name(d.sp));
+	lputs(&l, v);
+	lputn(&l, ".", 1);
+	lputs(&l, t);
+	lputn(&l, " [", 2);
+	lputs(&l, d.s);
+	lputn(&l, "], ", 3);
+	lputn(&l, ops, nops);
+	lputn(&l, ";\n", 2);
+	lend(&l);
 }
 
 /* T.cuda.zero_bytes: one vector store of zeros */
