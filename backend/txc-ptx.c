@@ -83,7 +83,8 @@ typedef struct Gen {
 	Pos at;          /* the statement being emitted, for errors without an expression */
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
-	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
+	struct CseSlot *cse;     /* pure instruction (its destination as \1) -> its register, since the last label */
+	int ncse, csecap;
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
@@ -263,12 +264,25 @@ struct PreSlot {
 	uint64_t w[PRE_ARGS];
 };
 
+/* An entry of pure()'s instruction texts (cse): the text, its length and
+ * hash, its register. */
+struct CseSlot {
+	const char *key;
+	size_t len;
+	uint64_t h;
+	const char *r;
+};
+
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable). */
 static void forget(Gen *g)
 {
 	g->epoch++;
-	g->cse = (Map){0};
+	if (g->ncse && g->csecap <= 64)
+		memset(g->cse, 0, sizeof *g->cse * (size_t)g->csecap);
+	else if (g->ncse)
+		g->cse = NULL, g->csecap = 0;
+	g->ncse = 0;
 	if (g->npre && g->precap <= 64) /* a small table is kept (a label every few instructions) */
 		memset(g->pre, 0, sizeof *g->pre * (size_t)g->precap);
 	else if (g->npre)
@@ -325,8 +339,16 @@ static void pre_put(Gen *g, const struct PreSlot *k)
 
 /* The conversions of one of pure()'s formats (each a literal of this file:
  * its address is the format), read once: 's', 'd' or 'L' (%lld) each;
- * n -1 when it has others or more than PRE_ARGS. */
-struct FmtSig { const char *fmt; int n; char kind[PRE_ARGS]; };
+ * n -1 when it has others or more than PRE_ARGS. Its pieces, literal text
+ * (%% as %) and conversions in order, make the text by hand; np -1 when
+ * there are more than FMT_PIECES (vbprintf makes it then). */
+enum { FMT_PIECES = 16 };
+struct FmtSig {
+	const char *fmt;
+	int n, np;
+	char kind[PRE_ARGS];
+	struct FmtPiece { const char *s; int len; } p[FMT_PIECES]; /* len -1: the next argument */
+};
 
 static const struct FmtSig *fmt_sig(const char *fmt)
 {
@@ -335,19 +357,82 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 	if (x->fmt == fmt)
 		return x;
 	*x = (struct FmtSig){ .fmt = fmt };
+	const char *run = fmt;  /* the literal text not yet a piece */
 	for (const char *f = strchr(fmt, '%'); f && x->n >= 0; f = strchr(f + 1, '%')) {
-		if (*++f == '%')
+		if (x->np + 2 > FMT_PIECES)
+			x->np = -1;
+		if (x->np >= 0)
+			x->p[x->np++] = (struct FmtPiece){ run, (int)(f + (f[1] == '%') - run) }; /* %%: its first % */
+		if (*++f == '%') {
+			run = f + 1;
 			continue;
+		}
+		if (x->np >= 0)
+			x->p[x->np++] = (struct FmtPiece){ NULL, -1 };
 		if (x->n == PRE_ARGS)
 			x->n = -1;
 		else if (*f == 's' || *f == 'd')
-			x->kind[x->n++] = *f;
+			x->kind[x->n++] = *f, run = f + 1;
 		else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd')
-			x->kind[x->n++] = 'L', f += 2;
+			x->kind[x->n++] = 'L', f += 2, run = f + 1;
 		else
 			x->n = -1;  /* not a format this table reads: the text alone */
 	}
+	if (x->n < 0 || x->np < 0 || x->np + 1 > FMT_PIECES)
+		x->np = -1;
+	else
+		x->p[x->np++] = (struct FmtPiece){ run, (int)strlen(run) };
 	return x;
+}
+
+static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h)
+{
+	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
+	for (; t[i].key; i = (i + 1) & (unsigned)(cap - 1))
+		if (t[i].h == h && t[i].len == len && memcmp(t[i].key, key, len) == 0)
+			break;
+	return &t[i];
+}
+
+/* The text of fmt's pieces with the arguments in w (as pure() read them)
+ * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). */
+static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
+{
+	size_t need = 0;
+	for (int i = 0, a = 0; i < sig->np; i++)
+		if (sig->p[i].len >= 0)
+			need += (size_t)sig->p[i].len;
+		else if (sig->kind[a++] == 's')
+			need += w[a - 1] ? strlen((const char *)(uintptr_t)w[a - 1]) : 6;
+		else
+			need += 21;
+	if (need + 1 > g->key.cap) {
+		g->key.cap = 2 * (need + 1);
+		g->key.s = xalloc(g->key.cap);
+	}
+	char *o = g->key.s;
+	for (int i = 0, a = 0; i < sig->np; i++) {
+		if (sig->p[i].len >= 0) {
+			memcpy(o, sig->p[i].s, (size_t)sig->p[i].len);
+			o += sig->p[i].len;
+			continue;
+		}
+		uint64_t v = w[a];
+		if (sig->kind[a++] == 's') {
+			const char *t = v ? (const char *)(uintptr_t)v : "(null)";
+			size_t k = strlen(t);
+			memcpy(o, t, k);
+			o += k;
+		} else {
+			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
+			if ((int64_t)v < 0)
+				*--q = '-';
+			memcpy(o, q, (size_t)(d + sizeof d - q));
+			o += d + sizeof d - q;
+		}
+	}
+	*o = 0;
+	g->key.n = (size_t)(o - g->key.s);
 }
 
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
@@ -371,25 +456,49 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 				return (Val){ .s = s->r, .dt = dt, .sp = sp };
 		}
 	}
-	va_start(ap, fmt);
-	g->key.n = 0;  /* one buffer for every key: most are found */
-	vbprintf(&g->key, fmt, ap);
-	va_end(ap);
-	const char *key = g->key.s, *r = map_get(&g->cse, key);
-	if (!r && g->cse.n >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
+	if (sig->np >= 0) {
+		sig_text(g, sig, k.w);
+	} else {
+		va_start(ap, fmt);
+		g->key.n = 0;  /* one buffer for every key: most are found */
+		vbprintf(&g->key, fmt, ap);
+		va_end(ap);
+	}
+	const char *key = g->key.s, *r = NULL;
+	size_t len = g->key.n;
+	uint64_t h = 0xcbf29ce484222325u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
+	h ^= h >> 31;
+	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h) : NULL;
+	if (c && c->key)
+		r = c->r;
+	if (!r && g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
 		forget(g);
 	if (!r) {
 		r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
-		bputc(g->out, '\t');
-		for (const char *p = key, *q; *p; p = q) {
-			for (q = p; *q && *q != '\001'; q++)
-				;
-			bputn(g->out, p, (size_t)(q - p));
-			if (*q)
-				bputs(g->out, r), q++;
+		Line l = { .out = g->out };
+		lputn(&l, "\t", 1);
+		for (const char *p = key, *q, *end = key + len; p < end; p = q) {
+			q = memchr(p, '\001', (size_t)(end - p));
+			if (!q)
+				q = end;
+			lputn(&l, p, (size_t)(q - p));
+			if (q < end)
+				lputs(&l, r), q++;
 		}
-		bputc(g->out, '\n');
-		map_put(&g->cse, xstrndup(key, g->key.n), (void *)r);
+		lputn(&l, "\n", 1);
+		lend(&l);
+		if (2 * (g->ncse + 1) > g->csecap) {
+			int cap = g->csecap ? 2 * g->csecap : 64;
+			struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
+			for (int i = 0; i < g->csecap; i++)
+				if (g->cse[i].key)
+					*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h) = g->cse[i];
+			g->cse = t, g->csecap = cap;
+		}
+		*cse_slot(g->cse, g->csecap, key, len, h) = (struct CseSlot){ xstrndup(key, len), len, h, r };
+		g->ncse++;
 	}
 	if (k.n >= 0) {
 		k.r = r;
