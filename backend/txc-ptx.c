@@ -90,6 +90,8 @@ typedef struct Gen {
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 	struct SumSlot *sum;     /* offset_addr's terms of the program's offsets */
 	int nsum, sumcap;
+	struct ShapeSlot *shape; /* their terms' memos by shape */
+	int nshape, shapecap;
 	struct FitSlot { const Expr *e; bool fits; } *divs; /* binary()'s // and %: both operands known >= 0 (> 0 the right) */
 	int ndivs, divscap;
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
@@ -885,14 +887,19 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 enum { MAX_TERMS = 16, MEMO_DEPS = 4 };
 struct Term { const Expr *e; int sign, hint; };
 /* A term's register as offset_addr last found it: valid while pure()'s
- * epoch lasts and each name it read has the binding it had. */
-struct TermMemo { bool ok; unsigned epoch; Val v; int ndeps; struct Dep dep[MEMO_DEPS]; };
+ * epoch lasts, g->wide is as it was (a name's value is widened by it) and
+ * each name it read has the binding it had. */
+struct TermMemo { bool ok, wide; unsigned epoch; Val v; int ndeps; struct Dep dep[MEMO_DEPS]; };
+/* The memo of the terms of one shape (below), shared by every program
+ * offset that has such a term: the lowering writes the same tid % 8 * 8 in
+ * each copy's offset. */
+struct ShapeSlot { const Expr *e; int hint, rt; uint64_t h; struct TermMemo *m; };
 struct SumSlot {
 	const Expr *e;
 	bool wide;
 	int n;                   /* terms, or -1: not summed by terms */
 	struct Term *t;
-	struct TermMemo *memo;   /* per term */
+	struct TermMemo **memo;  /* per term (one of a shape's, or its own) */
 	/* the address of the register terms last made: its terms' registers and
 	 * signs, the base, the epoch */
 	unsigned aepoch;
@@ -1018,6 +1025,77 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t)
 	return n;
 }
 
+/* A term's shape: integer literals and names (with their values, Vars and
+ * dtypes) under + - * // % and the like, all that ev() reads of such a tree
+ * (and low_range, through the Vars' bounds). Two terms of one shape,
+ * evaluated with the same hint, width and bindings, make the same pure()
+ * instructions, so one memo serves both. false: not a tree of those nodes
+ * (its memo is its own); *h its hash. */
+static bool term_shape(const Expr *e, uint64_t *h)
+{
+	if (e->val && e->val->kind != V_INT && e->val->kind != V_BOOL && e->val->kind != V_FLOAT)
+		return false;
+	uint64_t x = ((uint64_t)e->kind << 40 ^ (uint64_t)e->op << 32 ^ (uint64_t)(unsigned)e->dtype) * 0x9E3779B97F4A7C15u;
+	x ^= (uint64_t)e->ival + (e->val ? (uint64_t)e->val->i * 31 + (uint64_t)e->val->kind : 7);
+	x = (x ^ (uint64_t)(uintptr_t)e->var) * 0x9E3779B97F4A7C15u;
+	if (e->kind == E_NAME) {
+		x ^= str_hash(e->str);
+	} else if (e->kind == E_BIN) {
+		uint64_t a, b;
+		if (!term_shape(e->a, &a) || !term_shape(e->b, &b))
+			return false;
+		x = ((x ^ a) * 0x9E3779B97F4A7C15u ^ b) * 0x9E3779B97F4A7C15u;
+	} else if (e->kind != E_INT) {
+		return false;
+	}
+	*h = x ^ (x >> 29);
+	return true;
+}
+
+static bool same_shape(const Expr *x, const Expr *y)
+{
+	if (x->kind != y->kind || x->op != y->op || x->dtype != y->dtype || x->ival != y->ival || x->var != y->var ||
+	    !x->val != !y->val)
+		return false;
+	if (x->val && (x->val->kind != y->val->kind || x->val->i != y->val->i ||
+	               memcmp(&x->val->f, &y->val->f, sizeof x->val->f) != 0))
+		return false;
+	if (x->kind == E_NAME)
+		return strcmp(x->str, y->str) == 0;
+	return x->kind != E_BIN || (same_shape(x->a, y->a) && same_shape(x->b, y->b));
+}
+
+static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e, int hint, int rt, uint64_t h)
+{
+	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
+	for (; t[i].e; i = (i + 1) & (unsigned)(cap - 1))
+		if (t[i].h == h && t[i].hint == hint && t[i].rt == rt && (t[i].e == e || same_shape(t[i].e, e)))
+			break;
+	return &t[i];
+}
+
+/* The memo of a program offset's term t, summed in rt: its shape's. */
+static struct TermMemo *term_memo(Gen *g, const struct Term *t, int rt)
+{
+	uint64_t h;
+	if (!term_shape(t->e, &h))
+		return xalloc(sizeof(struct TermMemo));
+	if (2 * (g->nshape + 1) > g->shapecap) {
+		int cap = g->shapecap ? 2 * g->shapecap : 64;
+		struct ShapeSlot *tab = xalloc(sizeof *tab * (size_t)cap);
+		for (int i = 0; i < g->shapecap; i++)
+			if (g->shape[i].e)
+				*shape_slot(tab, cap, g->shape[i].e, g->shape[i].hint, g->shape[i].rt, g->shape[i].h) = g->shape[i];
+		g->shape = tab, g->shapecap = cap;
+	}
+	struct ShapeSlot *s = shape_slot(g->shape, g->shapecap, t->e, t->hint, rt, h);
+	if (!s->e) {
+		*s = (struct ShapeSlot){ t->e, t->hint, rt, h, xalloc(sizeof(struct TermMemo)) };
+		g->nshape++;
+	}
+	return s->m;
+}
+
 /* The program's offset off's slot (its address a key), its terms and width
  * found once: they depend only on the expression and its names' ranges,
  * which emission does not change. */
@@ -1040,6 +1118,8 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
 			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
+			for (int i = 0; i < s->n; i++)
+				s->memo[i] = term_memo(g, &t[i], s->wide ? DT_INT64 : DT_INT32);
 		}
 		g->nsum++;
 	}
@@ -1048,7 +1128,7 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 
 static bool memo_valid(Gen *g, const struct TermMemo *m)
 {
-	if (!m->ok || m->epoch != g->epoch)
+	if (!m->ok || m->epoch != g->epoch || m->wide != g->wide)
 		return false;
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
@@ -1120,6 +1200,7 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 				m->dep[m->ndeps++] = g->deps[i];
 		}
 		m->epoch = epoch;
+		m->wide = g->wide;
 		m->v = v;
 	}
 	g->ndeps = d0;
@@ -1150,7 +1231,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	bool was = g->wide;
 	g->wide = was || wide;
 	for (int i = 0; i < n && !g->d->errors; i++) {
-		Val v = term_val(g, &t[i], rt, slot ? &slot->memo[i] : NULL);
+		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL);
 		if (v.imm) {
 			if (t[i].sign > 0 ? __builtin_add_overflow(c, v.i, &c) : __builtin_sub_overflow(c, v.i, &c))
 				return fail(g, off, "an offset's constant part overflows 64 bits");
