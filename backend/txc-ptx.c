@@ -238,9 +238,9 @@ typedef struct Line {
 	char s[256];
 } Line;
 
-static void lputn(Line *l, const char *s, size_t k)
+static inline void lputn(Line *l, const char *s, size_t k)
 {
-	if (l->n + k > sizeof l->s) { /* a long line: what is here goes first */
+	if (__builtin_expect(l->n + k > sizeof l->s, 0)) { /* a long line: what is here goes first */
 		bputn(l->out, l->s, l->n);
 		l->n = 0;
 		if (k > sizeof l->s) {
@@ -885,7 +885,9 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 }
 
 enum { MAX_TERMS = 16, MEMO_DEPS = 4 };
-struct Term { const Expr *e; int sign, hint; };
+/* may_const: false where trip_const cannot find the term constant (a node
+ * it does not fold), whatever the names are bound to */
+struct Term { const Expr *e; int sign, hint; bool may_const; };
 /* A term's register as offset_addr last found it: valid while pure()'s
  * epoch lasts, g->wide is as it was (a name's value is widened by it) and
  * each name it read has the binding it had. */
@@ -982,6 +984,18 @@ static bool int_literal(const Expr *e)
 	return (e->val && e->val->kind == V_INT) || e->kind == E_INT;
 }
 
+/* Every node of e one that trip_const (below) may fold: its literals, names
+ * and + - * nodes, by their kinds alone. */
+static bool may_trip_const(const Expr *e)
+{
+	if (int_literal(e))
+		return true;
+	if (e->kind == E_NAME)
+		return !e->val;
+	return e->kind == E_BIN && !e->val && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
+	       may_trip_const(e->a) && may_trip_const(e->b);
+}
+
 static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
 {
 	if (n < 0)
@@ -995,7 +1009,7 @@ static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
 	}
 	if (n == MAX_TERMS)
 		return -1;
-	t[n] = (struct Term){ e, sign, hint };
+	t[n] = (struct Term){ e, sign, hint, may_trip_const(e) };
 	return n + 1;
 }
 
@@ -1078,7 +1092,7 @@ static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e,
 static struct TermMemo *term_memo(Gen *g, const struct Term *t, int rt)
 {
 	uint64_t h;
-	if (!term_shape(t->e, &h))
+	if (int_literal(t->e) || !term_shape(t->e, &h)) /* a literal: a constant, no register to share */
 		return xalloc(sizeof(struct TermMemo));
 	if (2 * (g->nshape + 1) > g->shapecap) {
 		int cap = g->shapecap ? 2 * g->shapecap : 64;
@@ -1171,7 +1185,7 @@ static bool trip_const(Gen *g, const Expr *e, int64_t *v)
 static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 {
 	int64_t k;
-	if (t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
+	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
 		return imm(k, DT_INT32);
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
 		g->nimpure++, m = NULL;
