@@ -113,11 +113,23 @@ static bool low_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *
  * low_fits32; written in place, no facts copied on the way up. With nt,
  * also noting the low_range of each of the n nodes at[] met on the way
  * (out[i]; untouched for one not met). */
-typedef struct Noting { const Expr *const *at; int n; Range *out; } Noting;
+typedef struct Noting {
+	const Expr *const *at;
+	int n;
+	Range *out;
+	const Range *ger, *glr;  /* if set: the nodes at[]'s facts, given (gfits[i] their low_fits32) */
+	const bool *gfits;
+} Noting;
 
 static bool low_facts_noting(const Expr *e, const Noting *nt, Range *er, Range *lr)
 {
 	bool fits;
+	for (int i = 0; nt && nt->ger && i < nt->n; i++)
+		if (nt->at[i] == e) {
+			*er = nt->ger[i], *lr = nt->glr[i];
+			nt->out[i] = *lr;
+			return nt->gfits[i];
+		}
 	*er = (Range){ 0, 0, false };
 	if (e->kind == E_BIN || (e->kind == E_UN && e->op == OP_NEG)) {
 		Range oer[2] = { { 0, 0, false }, { 0, 0, false } }, olr[2] = { { 0, 0, false }, { 0, 0, false } };
@@ -158,9 +170,19 @@ bool low_fits32(const Expr *e)
 
 bool low_fits32_noting(const Expr *e, const Expr *const *at, int n, Range *out)
 {
-	Noting nt = { at, n, out };
+	Noting nt = { at, n, out, NULL, NULL, NULL };
 	Range er, lr;
 	return low_facts_noting(e, &nt, &er, &lr);
+}
+
+bool low_facts_of(const Expr *e, Range *er, Range *lr) { return low_facts_noting(e, NULL, er, lr); }
+
+bool low_fits32_given(const Expr *e, const Expr *const *at, int n, const Range *er, const Range *lr, const bool *fits,
+                      Range *out)
+{
+	Noting nt = { at, n, out, er, lr, fits };
+	Range r, l;
+	return low_facts_noting(e, &nt, &r, &l);
 }
 
 const char *low_grid_str(const Func *f)

@@ -892,10 +892,12 @@ struct Term { const Expr *e; int sign, hint; bool may_const; };
  * epoch lasts, g->wide is as it was (a name's value is widened by it) and
  * each name it read has the binding it had. */
 struct TermMemo { bool ok, wide; unsigned epoch; Val v; int ndeps; struct Dep dep[MEMO_DEPS]; };
-/* The memo of the terms of one shape (below), shared by every program
- * offset that has such a term: the lowering writes the same tid % 8 * 8 in
- * each copy's offset. */
-struct ShapeSlot { const Expr *e; int hint, rt; uint64_t h; struct TermMemo *m; };
+/* What is known of the terms of one shape (below) and hint, shared by
+ * every program offset that has such a term (the lowering writes the same
+ * tid % 8 * 8 in each copy's offset): its facts (low_facts_of: they depend
+ * on the shape alone) and, but for a literal, its memo per width (m[wide]). */
+struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
+struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
 	const Expr *e;
 	bool wide;
@@ -1013,32 +1015,6 @@ static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
 	return n + 1;
 }
 
-static int sum_terms(const Expr *off, bool *wide, struct Term *t)
-{
-	const Expr *at[MAX_TERMS] = { 0 };
-	Range r[MAX_TERMS];
-	int n = flatten(off, 1, DT_NONE, t, 0);
-	for (int i = 0; i < n; i++)
-		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-	*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
-	int64_t lo = 0, hi = 0;
-	for (int i = 0; i < n && !*wide; i++) {
-		int64_t x = r[i].lo, y = r[i].hi;
-		if (int_literal(t[i].e))
-			continue;
-		if (t[i].e->dtype != DT_INT32 || !r[i].ok)
-			return -1;
-		if (t[i].sign < 0) {
-			int64_t z = x;
-			x = -y, y = -z;
-		}
-		lo += x, hi += y;  /* each within 32 bits: no overflow of 64 */
-		if (lo < INT32_MIN || hi > INT32_MAX)
-			return -1;
-	}
-	return n;
-}
-
 /* A term's shape: integer literals and names (with their values, Vars and
  * dtypes) under + - * // % and the like, all that ev() reads of such a tree
  * (and low_range, through the Vars' bounds). Two terms of one shape,
@@ -1079,35 +1055,72 @@ static bool same_shape(const Expr *x, const Expr *y)
 	return x->kind != E_BIN || (same_shape(x->a, y->a) && same_shape(x->b, y->b));
 }
 
-static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e, int hint, int rt, uint64_t h)
+static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e, int hint, uint64_t h)
 {
 	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
 	for (; t[i].e; i = (i + 1) & (unsigned)(cap - 1))
-		if (t[i].h == h && t[i].hint == hint && t[i].rt == rt && (t[i].e == e || same_shape(t[i].e, e)))
+		if (t[i].h == h && t[i].hint == hint && (t[i].e == e || same_shape(t[i].e, e)))
 			break;
 	return &t[i];
 }
 
-/* The memo of a program offset's term t, summed in rt: its shape's. */
-static struct TermMemo *term_memo(Gen *g, const struct Term *t, int rt)
+/* The Shape of a program offset's term t; NULL: not a tree term_shape reads. */
+static struct Shape *shape_of(Gen *g, const struct Term *t)
 {
 	uint64_t h;
-	if (int_literal(t->e) || !term_shape(t->e, &h)) /* a literal: a constant, no register to share */
-		return xalloc(sizeof(struct TermMemo));
+	if (!term_shape(t->e, &h))
+		return NULL;
 	if (2 * (g->nshape + 1) > g->shapecap) {
 		int cap = g->shapecap ? 2 * g->shapecap : 64;
 		struct ShapeSlot *tab = xalloc(sizeof *tab * (size_t)cap);
 		for (int i = 0; i < g->shapecap; i++)
 			if (g->shape[i].e)
-				*shape_slot(tab, cap, g->shape[i].e, g->shape[i].hint, g->shape[i].rt, g->shape[i].h) = g->shape[i];
+				*shape_slot(tab, cap, g->shape[i].e, g->shape[i].hint, g->shape[i].h) = g->shape[i];
 		g->shape = tab, g->shapecap = cap;
 	}
-	struct ShapeSlot *s = shape_slot(g->shape, g->shapecap, t->e, t->hint, rt, h);
+	struct ShapeSlot *s = shape_slot(g->shape, g->shapecap, t->e, t->hint, h);
 	if (!s->e) {
-		*s = (struct ShapeSlot){ t->e, t->hint, rt, h, xalloc(sizeof(struct TermMemo)) };
+		*s = (struct ShapeSlot){ t->e, t->hint, h, xalloc(sizeof(struct Shape)) };
+		s->x->fits = low_facts_of(t->e, &s->x->er, &s->x->lr);
 		g->nshape++;
 	}
-	return s->m;
+	return s->x;
+}
+
+/* With g (a program offset): each term's Shape in sh[] (NULL: none), and
+ * the terms' facts taken from their Shapes where all have one. */
+static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct Shape **sh)
+{
+	const Expr *at[MAX_TERMS] = { 0 };
+	Range r[MAX_TERMS];
+	int n = flatten(off, 1, DT_NONE, t, 0);
+	Range ger[MAX_TERMS], glr[MAX_TERMS];
+	bool gfits[MAX_TERMS], given = g && n > 0;
+	for (int i = 0; i < n; i++) {
+		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
+		if (g && (sh[i] = shape_of(g, &t[i])))
+			ger[i] = sh[i]->er, glr[i] = sh[i]->lr, gfits[i] = sh[i]->fits;
+		else
+			given = false;
+	}
+	*wide = !(given ? low_fits32_given(off, at, n, ger, glr, gfits, r)
+	                : low_fits32_noting(off, at, n > 0 ? n : 0, r)); /* one walk for both */
+	int64_t lo = 0, hi = 0;
+	for (int i = 0; i < n && !*wide; i++) {
+		int64_t x = r[i].lo, y = r[i].hi;
+		if (int_literal(t[i].e))
+			continue;
+		if (t[i].e->dtype != DT_INT32 || !r[i].ok)
+			return -1;
+		if (t[i].sign < 0) {
+			int64_t z = x;
+			x = -y, y = -z;
+		}
+		lo += x, hi += y;  /* each within 32 bits: no overflow of 64 */
+		if (lo < INT32_MIN || hi > INT32_MAX)
+			return -1;
+	}
+	return n;
 }
 
 /* The program's offset off's slot (its address a key), its terms and width
@@ -1126,14 +1139,19 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 	struct SumSlot *s = sum_slot(g->sum, g->sumcap, off);
 	if (!s->e) {
 		struct Term t[MAX_TERMS];
+		struct Shape *sh[MAX_TERMS];
 		*s = (struct SumSlot){ .e = off };
-		s->n = sum_terms(off, &s->wide, t);
+		s->n = sum_terms(off, &s->wide, t, g, sh);
 		if (s->n > 0) {
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
 			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
-			for (int i = 0; i < s->n; i++)
-				s->memo[i] = term_memo(g, &t[i], s->wide ? DT_INT64 : DT_INT32);
+			for (int i = 0; i < s->n; i++) { /* a literal: a constant, no register to share */
+				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : &s->memo[i];
+				if (!*m)
+					*m = xalloc(sizeof **m);
+				s->memo[i] = *m;
+			}
 		}
 		g->nsum++;
 	}
@@ -1228,7 +1246,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	bool wide;
 	struct Term tl[MAX_TERMS];
 	struct SumSlot *slot = program ? program_terms(g, off) : NULL;
-	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl);
+	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl, NULL, NULL);
 	const struct Term *t = slot ? slot->t : tl;
 	if (n <= 0) {
 		bool was = g->wide;
