@@ -400,12 +400,12 @@ static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, siz
  * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). */
 static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 {
-	size_t need = 0;
+	size_t need = 0, slen[PRE_ARGS];
 	for (int i = 0, a = 0; i < sig->np; i++)
 		if (sig->p[i].len >= 0)
 			need += (size_t)sig->p[i].len;
 		else if (sig->kind[a++] == 's')
-			need += w[a - 1] ? strlen((const char *)(uintptr_t)w[a - 1]) : 6;
+			need += slen[a - 1] = w[a - 1] ? strlen((const char *)(uintptr_t)w[a - 1]) : 6;
 		else
 			need += 21;
 	if (need + 1 > g->key.cap) {
@@ -421,10 +421,8 @@ static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 		}
 		uint64_t v = w[a];
 		if (sig->kind[a++] == 's') {
-			const char *t = v ? (const char *)(uintptr_t)v : "(null)";
-			size_t k = strlen(t);
-			memcpy(o, t, k);
-			o += k;
+			memcpy(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
+			o += slen[a - 1];
 		} else {
 			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
 			if ((int64_t)v < 0)
@@ -468,8 +466,13 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 	}
 	const char *key = g->key.s, *r = NULL;
 	size_t len = g->key.n;
-	uint64_t h = 0xcbf29ce484222325u;
-	for (size_t i = 0; i < len; i++)
+	uint64_t h = 0xcbf29ce484222325u ^ len, w;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) { /* eight bytes a step */
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15u;
+	}
+	for (; i < len; i++)
 		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
 	h ^= h >> 31;
 	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h) : NULL;
@@ -479,7 +482,8 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 		forget(g);
 	if (!r) {
 		r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
-		Line l = { .out = g->out };
+		Line l;
+		l.out = g->out, l.n = 0;
 		lputn(&l, "\t", 1);
 		for (const char *p = key, *q, *end = key + len; p < end; p = q) {
 			q = memchr(p, '\001', (size_t)(end - p));
@@ -1439,9 +1443,9 @@ static Val call_expr(Gen *g, const Expr *e)
 
 /* The natural dtype of a runtime name's value (64 bits in an offset that
  * may pass 2^31, as txc-cuda's (int64_t) casts make it). */
-static Val name_val(Gen *g, const Expr *e)
+/* A name's value, x its binding (lookup's) */
+static Val bound_val(Gen *g, const Expr *e, Bind *x)
 {
-	Bind *x = lookup(g, e->str);
 	if (x && x->is_int)
 		return lit_int(g, x->ival, DT_NONE);
 	if (!x || !x->has_val)
@@ -1451,6 +1455,8 @@ static Val name_val(Gen *g, const Expr *e)
 		v = conv(g, v, DT_INT64);
 	return v;
 }
+
+static Val name_val(Gen *g, const Expr *e) { return bound_val(g, e, lookup(g, e->str)); }
 
 static const char *arith_ty(int t, int op)
 {
@@ -1685,7 +1691,8 @@ static Val address(Gen *g, const Expr *e)
 {
 	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return address(g, e->args[0]);
-	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
+	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL; /* a name: looked up once (buffer_of, name_val) */
+	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : x ? x->buf : NULL;
 	if (b && buffer_root(b)->scope == SC_TMEM)
 		return conv(g, ev(g, buffer_root(b)->alloc_addr, DT_UINT32), DT_UINT32);
 	Val r;
@@ -1694,7 +1701,7 @@ static Val address(Gen *g, const Expr *e)
 	} else if (b) {
 		r = buffer_base(g, b, e);
 	} else {
-		r = ev(g, e, DT_HANDLE);
+		r = e->kind == E_NAME && !e->val ? bound_val(g, e, x) : ev(g, e, DT_HANDLE);
 		if (r.dt != DT_HANDLE || !r.sp)
 			return g->d->errors ? r : unsupported(g, e, "an address txc-ptx cannot follow to its memory");
 		return r;
@@ -1710,14 +1717,12 @@ static Buffer *addr_buffer(Gen *g, const Expr *e)
 		return addr_buffer(g, e->args[0]);
 	if (e->kind == E_INDEX)
 		return buffer_of(g, e->a);
-	if (buffer_of(g, e))
-		return buffer_of(g, e);
+	if (e->kind == E_NAME) { /* a buffer, or a handle bound to an address into one */
+		Bind *x = lookup(g, e->str);
+		return x && x->buf ? x->buf : x && x->has_val && x->v.dt == DT_HANDLE ? (Buffer *)(intptr_t)x->v.i : NULL;
+	}
 	if (low_call_id(e) == IN_POINTER_OFFSET)
 		return buffer_of(g, e->args[0]);
-	if (e->kind == E_NAME) {
-		Bind *x = lookup(g, e->str);
-		return x && x->has_val && x->v.dt == DT_HANDLE ? (Buffer *)(intptr_t)x->v.i : NULL;
-	}
 	return NULL;
 }
 
@@ -1769,7 +1774,8 @@ static void copy_bytes(Gen *g, const Expr *e)
 	size_t nops = (size_t)(o - ops);
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
 	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would write them */
-	Line l = { .out = g->out };
+	Line l;
+	l.out = g->out, l.n = 0;
 	g->nimpure += 2;
 	lputn(&l, "\tld.", 4);
 	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL) {
