@@ -1032,14 +1032,12 @@ static bool term_shape(const Expr *e, uint64_t *h)
 	uint64_t x = ((uint64_t)e->kind << 40 ^ (uint64_t)e->op << 32 ^ (uint64_t)(unsigned)e->dtype) * 0x9E3779B97F4A7C15u;
 	x ^= (uint64_t)e->ival + (e->val ? (uint64_t)e->val->i * 31 + (uint64_t)e->val->kind : 7);
 	x = (x ^ (uint64_t)(uintptr_t)e->var) * 0x9E3779B97F4A7C15u;
-	if (e->kind == E_NAME) {
-		x ^= str_hash(e->str);
-	} else if (e->kind == E_BIN) {
+	if (e->kind == E_BIN) { /* a name's text is not hashed: its Var mostly tells names apart */
 		uint64_t a, b;
 		if (!term_shape(e->a, &a) || !term_shape(e->b, &b))
 			return false;
 		x = ((x ^ a) * 0x9E3779B97F4A7C15u ^ b) * 0x9E3779B97F4A7C15u;
-	} else if (e->kind != E_INT) {
+	} else if (e->kind != E_INT && e->kind != E_NAME) {
 		return false;
 	}
 	*h = x ^ (x >> 29);
@@ -1208,7 +1206,7 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 {
 	int64_t k;
 	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
-		return imm(k, DT_INT32);
+		return (Val){ .dt = DT_INT32, .imm = true, .i = k }; /* imm() less its text: offset_addr adds the value */
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
 		g->nimpure++, m = NULL;
 	if (m && memo_valid(g, m))
