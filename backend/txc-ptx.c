@@ -1160,13 +1160,23 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 	return s;
 }
 
-static bool memo_valid(Gen *g, const struct TermMemo *m)
+/* The bindings memo_valid found within one offset_addr: its terms read the
+ * same names (tid), and no binding changes between them (seen emptied where
+ * a term is evaluated). */
+struct Seen { int n; struct { const char *name; Bind *x; } v[MEMO_DEPS]; };
+
+static bool memo_valid(Gen *g, const struct TermMemo *m, struct Seen *seen)
 {
 	if (!m->ok || m->epoch != g->epoch || m->wide != g->wide)
 		return false;
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
-		Bind *x = names_lookup(&g->binds, d->name);
+		int j = 0;
+		while (j < seen->n && seen->v[j].name != d->name && strcmp(seen->v[j].name, d->name) != 0)
+			j++;
+		Bind *x = j < seen->n ? seen->v[j].x : names_lookup(&g->binds, d->name);
+		if (j == seen->n && j < MEMO_DEPS)
+			seen->v[seen->n++].name = d->name, seen->v[j].x = x;
 		if (x != d->x || x->v.s != d->vs || x->ival != d->ival)
 			return false;
 	}
@@ -1202,15 +1212,16 @@ static bool trip_const(Gen *g, const Expr *e, int64_t *v)
 	return *v >= INT32_MIN && *v <= INT32_MAX;
 }
 
-static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
+static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m, struct Seen *seen)
 {
 	int64_t k;
 	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
 		return (Val){ .dt = DT_INT32, .imm = true, .i = k }; /* imm() less its text: offset_addr adds the value */
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
 		g->nimpure++, m = NULL;
-	if (m && memo_valid(g, m))
+	if (m && memo_valid(g, m, seen))
 		return m->v;
+	seen->n = 0;
 	unsigned epoch = g->epoch, nimpure = g->nimpure;
 	int errors = g->d->errors, d0 = g->ndeps;
 	bool noting = g->noting;
@@ -1264,8 +1275,9 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	int signs[MAX_TERMS], nregs = 0;
 	bool was = g->wide;
 	g->wide = was || wide;
+	struct Seen seen = { 0 };
 	for (int i = 0; i < n && !g->d->errors; i++) {
-		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL);
+		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL, &seen);
 		if (v.imm) {
 			if (t[i].sign > 0 ? __builtin_add_overflow(c, v.i, &c) : __builtin_sub_overflow(c, v.i, &c))
 				return fail(g, off, "an offset's constant part overflows 64 bits");
