@@ -252,7 +252,7 @@ static inline void lputn(Line *l, const char *s, size_t k)
 	l->n += k;
 }
 
-static void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
+static inline void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
 static void lend(Line *l) { bputn(l->out, l->s, l->n); }
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
@@ -1100,7 +1100,11 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 	bool gfits[MAX_TERMS], given = g && n > 0;
 	for (int i = 0; i < n; i++) {
 		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-		if (g && (sh[i] = shape_of(g, &t[i])))
+		if (!g)
+			continue;
+		if (t[i].may_const) /* f * 1024, a literal: mostly a trip's constant, its memo its own */
+			sh[i] = NULL, gfits[i] = low_facts_of(t[i].e, &ger[i], &glr[i]);
+		else if ((sh[i] = shape_of(g, &t[i])))
 			ger[i] = sh[i]->er, glr[i] = sh[i]->lr, gfits[i] = sh[i]->fits;
 		else
 			given = false;
@@ -1783,6 +1787,7 @@ static void copy_bytes(Gen *g, const Expr *e)
 		*o++ = '}';
 	size_t nops = (size_t)(o - ops);
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
+	size_t vn = nv == 1 ? 0 : 3, tn = n == 1 ? 2 : 3;
 	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would write them */
 	Line l;
 	l.out = g->out, l.n = 0;
@@ -1796,18 +1801,18 @@ static void copy_bytes(Gen *g, const Expr *e)
 		if (nc && s.sp == SP_GLOBAL)
 			lputn(&l, ".nc", 3);
 	}
-	lputs(&l, v);
+	lputn(&l, v, vn);
 	lputn(&l, ".", 1);
-	lputs(&l, t);
+	lputn(&l, t, tn);
 	lputn(&l, " ", 1);
 	lputn(&l, ops, nops);
 	lputn(&l, ", [", 3);
 	lputs(&l, s.s);
 	lputn(&l, "];\n\tst.", 7);
 	lputs(&l, space_name(d.sp));
-	lputs(&l, v);
+	lputn(&l, v, vn);
 	lputn(&l, ".", 1);
-	lputs(&l, t);
+	lputn(&l, t, tn);
 	lputn(&l, " [", 2);
 	lputs(&l, d.s);
 	lputn(&l, "], ", 3);
