@@ -109,53 +109,80 @@ static bool low_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *
 
 /* What low_range and low_fits32 know of e, every node visited once (asking
  * expr_range again at each node of an offset was work of its size times
- * its depth): er its expr_range, lr its low_range, fits its low_fits32. */
-typedef struct LowFacts { Range er, lr; bool fits; } LowFacts;
+ * its depth): *er its expr_range, *lr its low_range, the result its
+ * low_fits32; written in place, no facts copied on the way up. With nt,
+ * also noting the low_range of each of the n nodes at[] met on the way
+ * (out[i]; untouched for one not met). */
+typedef struct Noting {
+	const Expr *const *at;
+	int n;
+	Range *out;
+	const Range *ger, *glr;  /* if set: the nodes at[]'s facts, given (gfits[i] their low_fits32) */
+	const bool *gfits;
+} Noting;
 
-/* low_facts, also noting the low_range of each of the n nodes at[] met on
- * the way (out[i]; untouched for one not met). */
-typedef struct Noting { const Expr *const *at; int n; Range *out; } Noting;
-
-static LowFacts low_facts_noting(const Expr *e, const Noting *nt)
+static bool low_facts_noting(const Expr *e, const Noting *nt, Range *er, Range *lr)
 {
-	LowFacts f = { { 0, 0, false }, { 0, 0, false }, false };
+	bool fits;
+	for (int i = 0; nt && nt->ger && i < nt->n; i++)
+		if (nt->at[i] == e) {
+			*er = nt->ger[i], *lr = nt->glr[i];
+			nt->out[i] = *lr;
+			return nt->gfits[i];
+		}
+	*er = (Range){ 0, 0, false };
 	if (e->kind == E_BIN || (e->kind == E_UN && e->op == OP_NEG)) {
-		LowFacts a = low_facts_noting(e->a, nt), b = f;
-		if (e->kind == E_BIN)
-			b = low_facts_noting(e->b, nt);
-		Range er[2] = { a.er, b.er }, lr[2] = { a.lr, b.lr };
-		f.er.ok = expr_range_step(e, er, &f.er.lo, &f.er.hi);
-		f.lr = f.er;
-		if (!f.lr.ok)
-			f.lr.ok = low_range_step(e, lr, &f.lr.lo, &f.lr.hi);
-		f.fits = a.fits && (e->kind != E_BIN || b.fits);
+		Range oer[2] = { { 0, 0, false }, { 0, 0, false } }, olr[2] = { { 0, 0, false }, { 0, 0, false } };
+		fits = low_facts_noting(e->a, nt, &oer[0], &olr[0]);
+		if (e->kind == E_BIN) {
+			bool fb = low_facts_noting(e->b, nt, &oer[1], &olr[1]);
+			fits = fits && fb;
+		}
+		er->ok = expr_range_step(e, oer, &er->lo, &er->hi);
+		*lr = *er;
+		if (!lr->ok)
+			lr->ok = low_range_step(e, olr, &lr->lo, &lr->hi);
 	} else {
-		f.er.ok = expr_range(e, &f.er.lo, &f.er.hi);
-		f.lr = f.er;
-		f.fits = true;  /* a leaf, or bounds expr_range_step does not read below it */
+		er->ok = expr_range(e, &er->lo, &er->hi);
+		*lr = *er;
+		fits = true;  /* a leaf, or bounds expr_range_step does not read below it */
 	}
-	f.fits = f.fits && f.lr.ok && f.lr.lo >= INT32_MIN && f.lr.hi <= INT32_MAX;
+	fits = fits && lr->ok && lr->lo >= INT32_MIN && lr->hi <= INT32_MAX;
 	for (int i = 0; nt && i < nt->n; i++)
 		if (nt->at[i] == e)
-			nt->out[i] = f.lr;
-	return f;
+			nt->out[i] = *lr;
+	return fits;
 }
-
-static LowFacts low_facts(const Expr *e) { return low_facts_noting(e, NULL); }
 
 bool low_range(const Expr *e, int64_t *lo, int64_t *hi)
 {
-	LowFacts f = low_facts(e);
-	*lo = f.lr.lo, *hi = f.lr.hi;
-	return f.lr.ok;
+	Range er, lr;
+	low_facts_noting(e, NULL, &er, &lr);
+	*lo = lr.lo, *hi = lr.hi;
+	return lr.ok;
 }
 
-bool low_fits32(const Expr *e) { return low_facts(e).fits; }
+bool low_fits32(const Expr *e)
+{
+	Range er, lr;
+	return low_facts_noting(e, NULL, &er, &lr);
+}
 
 bool low_fits32_noting(const Expr *e, const Expr *const *at, int n, Range *out)
 {
-	Noting nt = { at, n, out };
-	return low_facts_noting(e, &nt).fits;
+	Noting nt = { at, n, out, NULL, NULL, NULL };
+	Range er, lr;
+	return low_facts_noting(e, &nt, &er, &lr);
+}
+
+bool low_facts_of(const Expr *e, Range *er, Range *lr) { return low_facts_noting(e, NULL, er, lr); }
+
+bool low_fits32_given(const Expr *e, const Expr *const *at, int n, const Range *er, const Range *lr, const bool *fits,
+                      Range *out)
+{
+	Noting nt = { at, n, out, er, lr, fits };
+	Range r, l;
+	return low_facts_noting(e, &nt, &r, &l);
 }
 
 const char *low_grid_str(const Func *f)

@@ -83,12 +83,15 @@ typedef struct Gen {
 	Pos at;          /* the statement being emitted, for errors without an expression */
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
-	Map cse;                 /* pure instruction (its destination as \1) -> its register, since the last label */
+	struct CseSlot *cse;     /* pure instruction (its destination as \1) -> its register, since the last label */
+	int ncse, csecap;
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 	struct SumSlot *sum;     /* offset_addr's terms of the program's offsets */
 	int nsum, sumcap;
+	struct ShapeSlot *shape; /* their terms' memos by shape */
+	int nshape, shapecap;
 	struct FitSlot { const Expr *e; bool fits; } *divs; /* binary()'s // and %: both operands known >= 0 (> 0 the right) */
 	int ndivs, divscap;
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
@@ -152,16 +155,21 @@ static const char *mem_ty(int dt)
 	}
 }
 
+/* The decimal digits of n, ending at end; their start. */
+static char *udigits(char *end, uint64_t n)
+{
+	do
+		*--end = (char)('0' + n % 10);
+	while (n /= 10);
+	return end;
+}
+
 /* "%r12": the class's prefix and the next number (by hand: a register is
  * made for most instructions) */
 static const char *newreg_pure(Gen *g, int cls)
 {
-	char d[12], *q = d + sizeof d;
-	unsigned n = (unsigned)++g->nreg[cls];
-	do
-		*--q = (char)('0' + n % 10);
-	while (n /= 10);
-	size_t pl = strlen(reg_prefix[cls]), dl = (size_t)(d + sizeof d - q);
+	char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[cls]);
+	size_t pl = cls == R_RD || cls == R_FD ? 3 : 2, dl = (size_t)(d + sizeof d - q);
 	char *r = xalloc(pl + dl + 1); /* zeroed: the NUL is there */
 	memcpy(r, reg_prefix[cls], pl);
 	memcpy(r + pl, q, dl);
@@ -221,6 +229,32 @@ static void ins(Gen *g, const char *fmt, ...)
 	bputc(g->out, '\n');
 }
 
+/* A line of output put together by hand, for the instructions written most
+ * (a copy's load and store, pure()'s new ones): its pieces gathered here and
+ * appended with one bputn, not read through a format. */
+typedef struct Line {
+	Buf *out;
+	size_t n;
+	char s[256];
+} Line;
+
+static inline void lputn(Line *l, const char *s, size_t k)
+{
+	if (__builtin_expect(l->n + k > sizeof l->s, 0)) { /* a long line: what is here goes first */
+		bputn(l->out, l->s, l->n);
+		l->n = 0;
+		if (k > sizeof l->s) {
+			bputn(l->out, s, k);
+			return;
+		}
+	}
+	memcpy(l->s + l->n, s, k);
+	l->n += k;
+}
+
+static inline void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
+static void lend(Line *l) { bputn(l->out, l->s, l->n); }
+
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
 /* An entry of pure()'s first look-up (below). */
@@ -232,12 +266,25 @@ struct PreSlot {
 	uint64_t w[PRE_ARGS];
 };
 
+/* An entry of pure()'s instruction texts (cse): the text, its length and
+ * hash, its register. */
+struct CseSlot {
+	const char *key;
+	size_t len;
+	uint64_t h;
+	const char *r;
+};
+
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable). */
 static void forget(Gen *g)
 {
 	g->epoch++;
-	g->cse = (Map){0};
+	if (g->ncse && g->csecap <= 64)
+		memset(g->cse, 0, sizeof *g->cse * (size_t)g->csecap);
+	else if (g->ncse)
+		g->cse = NULL, g->csecap = 0;
+	g->ncse = 0;
 	if (g->npre && g->precap <= 64) /* a small table is kept (a label every few instructions) */
 		memset(g->pre, 0, sizeof *g->pre * (size_t)g->precap);
 	else if (g->npre)
@@ -294,8 +341,16 @@ static void pre_put(Gen *g, const struct PreSlot *k)
 
 /* The conversions of one of pure()'s formats (each a literal of this file:
  * its address is the format), read once: 's', 'd' or 'L' (%lld) each;
- * n -1 when it has others or more than PRE_ARGS. */
-struct FmtSig { const char *fmt; int n; char kind[PRE_ARGS]; };
+ * n -1 when it has others or more than PRE_ARGS. Its pieces, literal text
+ * (%% as %) and conversions in order, make the text by hand; np -1 when
+ * there are more than FMT_PIECES (vbprintf makes it then). */
+enum { FMT_PIECES = 16 };
+struct FmtSig {
+	const char *fmt;
+	int n, np;
+	char kind[PRE_ARGS];
+	struct FmtPiece { const char *s; int len; } p[FMT_PIECES]; /* len -1: the next argument */
+};
 
 static const struct FmtSig *fmt_sig(const char *fmt)
 {
@@ -304,19 +359,80 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 	if (x->fmt == fmt)
 		return x;
 	*x = (struct FmtSig){ .fmt = fmt };
+	const char *run = fmt;  /* the literal text not yet a piece */
 	for (const char *f = strchr(fmt, '%'); f && x->n >= 0; f = strchr(f + 1, '%')) {
-		if (*++f == '%')
+		if (x->np + 2 > FMT_PIECES)
+			x->np = -1;
+		if (x->np >= 0)
+			x->p[x->np++] = (struct FmtPiece){ run, (int)(f + (f[1] == '%') - run) }; /* %%: its first % */
+		if (*++f == '%') {
+			run = f + 1;
 			continue;
+		}
+		if (x->np >= 0)
+			x->p[x->np++] = (struct FmtPiece){ NULL, -1 };
 		if (x->n == PRE_ARGS)
 			x->n = -1;
 		else if (*f == 's' || *f == 'd')
-			x->kind[x->n++] = *f;
+			x->kind[x->n++] = *f, run = f + 1;
 		else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd')
-			x->kind[x->n++] = 'L', f += 2;
+			x->kind[x->n++] = 'L', f += 2, run = f + 1;
 		else
 			x->n = -1;  /* not a format this table reads: the text alone */
 	}
+	if (x->n < 0 || x->np < 0 || x->np + 1 > FMT_PIECES)
+		x->np = -1;
+	else
+		x->p[x->np++] = (struct FmtPiece){ run, (int)strlen(run) };
 	return x;
+}
+
+static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h)
+{
+	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
+	for (; t[i].key; i = (i + 1) & (unsigned)(cap - 1))
+		if (t[i].h == h && t[i].len == len && memcmp(t[i].key, key, len) == 0)
+			break;
+	return &t[i];
+}
+
+/* The text of fmt's pieces with the arguments in w (as pure() read them)
+ * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). */
+static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
+{
+	size_t need = 0, slen[PRE_ARGS];
+	for (int i = 0, a = 0; i < sig->np; i++)
+		if (sig->p[i].len >= 0)
+			need += (size_t)sig->p[i].len;
+		else if (sig->kind[a++] == 's')
+			need += slen[a - 1] = w[a - 1] ? strlen((const char *)(uintptr_t)w[a - 1]) : 6;
+		else
+			need += 21;
+	if (need + 1 > g->key.cap) {
+		g->key.cap = 2 * (need + 1);
+		g->key.s = xalloc(g->key.cap);
+	}
+	char *o = g->key.s;
+	for (int i = 0, a = 0; i < sig->np; i++) {
+		if (sig->p[i].len >= 0) {
+			memcpy(o, sig->p[i].s, (size_t)sig->p[i].len);
+			o += sig->p[i].len;
+			continue;
+		}
+		uint64_t v = w[a];
+		if (sig->kind[a++] == 's') {
+			memcpy(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
+			o += slen[a - 1];
+		} else {
+			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
+			if ((int64_t)v < 0)
+				*--q = '-';
+			memcpy(o, q, (size_t)(d + sizeof d - q));
+			o += d + sizeof d - q;
+		}
+	}
+	*o = 0;
+	g->key.n = (size_t)(o - g->key.s);
 }
 
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
@@ -340,25 +456,55 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 				return (Val){ .s = s->r, .dt = dt, .sp = sp };
 		}
 	}
-	va_start(ap, fmt);
-	g->key.n = 0;  /* one buffer for every key: most are found */
-	vbprintf(&g->key, fmt, ap);
-	va_end(ap);
-	const char *key = g->key.s, *r = map_get(&g->cse, key);
-	if (!r && g->cse.n >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
+	if (sig->np >= 0) {
+		sig_text(g, sig, k.w);
+	} else {
+		va_start(ap, fmt);
+		g->key.n = 0;  /* one buffer for every key: most are found */
+		vbprintf(&g->key, fmt, ap);
+		va_end(ap);
+	}
+	const char *key = g->key.s, *r = NULL;
+	size_t len = g->key.n;
+	uint64_t h = 0xcbf29ce484222325u ^ len, w;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) { /* eight bytes a step */
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15u;
+	}
+	for (; i < len; i++)
+		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
+	h ^= h >> 31;
+	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h) : NULL;
+	if (c && c->key)
+		r = c->r;
+	if (!r && g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
 		forget(g);
 	if (!r) {
 		r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
-		bputc(g->out, '\t');
-		for (const char *p = key, *q; *p; p = q) {
-			for (q = p; *q && *q != '\001'; q++)
-				;
-			bputn(g->out, p, (size_t)(q - p));
-			if (*q)
-				bputs(g->out, r), q++;
+		Line l;
+		l.out = g->out, l.n = 0;
+		lputn(&l, "\t", 1);
+		for (const char *p = key, *q, *end = key + len; p < end; p = q) {
+			q = memchr(p, '\001', (size_t)(end - p));
+			if (!q)
+				q = end;
+			lputn(&l, p, (size_t)(q - p));
+			if (q < end)
+				lputs(&l, r), q++;
 		}
-		bputc(g->out, '\n');
-		map_put(&g->cse, xstrndup(key, g->key.n), (void *)r);
+		lputn(&l, "\n", 1);
+		lend(&l);
+		if (2 * (g->ncse + 1) > g->csecap) {
+			int cap = g->csecap ? 2 * g->csecap : 64;
+			struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
+			for (int i = 0; i < g->csecap; i++)
+				if (g->cse[i].key)
+					*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h) = g->cse[i];
+			g->cse = t, g->csecap = cap;
+		}
+		*cse_slot(g->cse, g->csecap, key, len, h) = (struct CseSlot){ xstrndup(key, len), len, h, r };
+		g->ncse++;
 	}
 	if (k.n >= 0) {
 		k.r = r;
@@ -743,16 +889,25 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 }
 
 enum { MAX_TERMS = 16, MEMO_DEPS = 4 };
-struct Term { const Expr *e; int sign, hint; };
+/* may_const: false where trip_const cannot find the term constant (a node
+ * it does not fold), whatever the names are bound to */
+struct Term { const Expr *e; int sign, hint; bool may_const; };
 /* A term's register as offset_addr last found it: valid while pure()'s
- * epoch lasts and each name it read has the binding it had. */
-struct TermMemo { bool ok; unsigned epoch; Val v; int ndeps; struct Dep dep[MEMO_DEPS]; };
+ * epoch lasts, g->wide is as it was (a name's value is widened by it) and
+ * each name it read has the binding it had. */
+struct TermMemo { bool ok, wide; unsigned epoch; Val v; int ndeps; struct Dep dep[MEMO_DEPS]; };
+/* What is known of the terms of one shape (below) and hint, shared by
+ * every program offset that has such a term (the lowering writes the same
+ * tid % 8 * 8 in each copy's offset): its facts (low_facts_of: they depend
+ * on the shape alone) and, but for a literal, its memo per width (m[wide]). */
+struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
+struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
 	const Expr *e;
 	bool wide;
 	int n;                   /* terms, or -1: not summed by terms */
 	struct Term *t;
-	struct TermMemo *memo;   /* per term */
+	struct TermMemo **memo;  /* per term (one of a shape's, or its own) */
 	/* the address of the register terms last made: its terms' registers and
 	 * signs, the base, the epoch */
 	unsigned aepoch;
@@ -835,6 +990,18 @@ static bool int_literal(const Expr *e)
 	return (e->val && e->val->kind == V_INT) || e->kind == E_INT;
 }
 
+/* Every node of e one that trip_const (below) may fold: its literals, names
+ * and + - * nodes, by their kinds alone. */
+static bool may_trip_const(const Expr *e)
+{
+	if (int_literal(e))
+		return true;
+	if (e->kind == E_NAME)
+		return !e->val;
+	return e->kind == E_BIN && !e->val && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
+	       may_trip_const(e->a) && may_trip_const(e->b);
+}
+
 static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
 {
 	if (n < 0)
@@ -848,18 +1015,102 @@ static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
 	}
 	if (n == MAX_TERMS)
 		return -1;
-	t[n] = (struct Term){ e, sign, hint };
+	t[n] = (struct Term){ e, sign, hint, may_trip_const(e) };
 	return n + 1;
 }
 
-static int sum_terms(const Expr *off, bool *wide, struct Term *t)
+/* A term's shape: integer literals and names (with their values, Vars and
+ * dtypes) under + - * // % and the like, all that ev() reads of such a tree
+ * (and low_range, through the Vars' bounds). Two terms of one shape,
+ * evaluated with the same hint, width and bindings, make the same pure()
+ * instructions, so one memo serves both. false: not a tree of those nodes
+ * (its memo is its own); *h its hash. */
+static bool term_shape(const Expr *e, uint64_t *h)
+{
+	if (e->val && e->val->kind != V_INT && e->val->kind != V_BOOL && e->val->kind != V_FLOAT)
+		return false;
+	uint64_t x = ((uint64_t)e->kind << 40 ^ (uint64_t)e->op << 32 ^ (uint64_t)(unsigned)e->dtype) * 0x9E3779B97F4A7C15u;
+	x ^= (uint64_t)e->ival + (e->val ? (uint64_t)e->val->i * 31 + (uint64_t)e->val->kind : 7);
+	x = (x ^ (uint64_t)(uintptr_t)e->var) * 0x9E3779B97F4A7C15u;
+	if (e->kind == E_BIN) { /* a name's text is not hashed: its Var mostly tells names apart */
+		uint64_t a, b;
+		if (!term_shape(e->a, &a) || !term_shape(e->b, &b))
+			return false;
+		x = ((x ^ a) * 0x9E3779B97F4A7C15u ^ b) * 0x9E3779B97F4A7C15u;
+	} else if (e->kind != E_INT && e->kind != E_NAME) {
+		return false;
+	}
+	*h = x ^ (x >> 29);
+	return true;
+}
+
+static bool same_shape(const Expr *x, const Expr *y)
+{
+	if (x->kind != y->kind || x->op != y->op || x->dtype != y->dtype || x->ival != y->ival || x->var != y->var ||
+	    !x->val != !y->val)
+		return false;
+	if (x->val && (x->val->kind != y->val->kind || x->val->i != y->val->i ||
+	               memcmp(&x->val->f, &y->val->f, sizeof x->val->f) != 0))
+		return false;
+	if (x->kind == E_NAME)
+		return strcmp(x->str, y->str) == 0;
+	return x->kind != E_BIN || (same_shape(x->a, y->a) && same_shape(x->b, y->b));
+}
+
+static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e, int hint, uint64_t h)
+{
+	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
+	for (; t[i].e; i = (i + 1) & (unsigned)(cap - 1))
+		if (t[i].h == h && t[i].hint == hint && (t[i].e == e || same_shape(t[i].e, e)))
+			break;
+	return &t[i];
+}
+
+/* The Shape of a program offset's term t; NULL: not a tree term_shape reads. */
+static struct Shape *shape_of(Gen *g, const struct Term *t)
+{
+	uint64_t h;
+	if (!term_shape(t->e, &h))
+		return NULL;
+	if (2 * (g->nshape + 1) > g->shapecap) {
+		int cap = g->shapecap ? 2 * g->shapecap : 64;
+		struct ShapeSlot *tab = xalloc(sizeof *tab * (size_t)cap);
+		for (int i = 0; i < g->shapecap; i++)
+			if (g->shape[i].e)
+				*shape_slot(tab, cap, g->shape[i].e, g->shape[i].hint, g->shape[i].h) = g->shape[i];
+		g->shape = tab, g->shapecap = cap;
+	}
+	struct ShapeSlot *s = shape_slot(g->shape, g->shapecap, t->e, t->hint, h);
+	if (!s->e) {
+		*s = (struct ShapeSlot){ t->e, t->hint, h, xalloc(sizeof(struct Shape)) };
+		s->x->fits = low_facts_of(t->e, &s->x->er, &s->x->lr);
+		g->nshape++;
+	}
+	return s->x;
+}
+
+/* With g (a program offset): each term's Shape in sh[] (NULL: none), and
+ * the terms' facts taken from their Shapes where all have one. */
+static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct Shape **sh)
 {
 	const Expr *at[MAX_TERMS] = { 0 };
 	Range r[MAX_TERMS];
 	int n = flatten(off, 1, DT_NONE, t, 0);
-	for (int i = 0; i < n; i++)
+	Range ger[MAX_TERMS], glr[MAX_TERMS];
+	bool gfits[MAX_TERMS], given = g && n > 0;
+	for (int i = 0; i < n; i++) {
 		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-	*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
+		if (!g)
+			continue;
+		if (t[i].may_const) /* f * 1024, a literal: mostly a trip's constant, its memo its own */
+			sh[i] = NULL, gfits[i] = low_facts_of(t[i].e, &ger[i], &glr[i]);
+		else if ((sh[i] = shape_of(g, &t[i])))
+			ger[i] = sh[i]->er, glr[i] = sh[i]->lr, gfits[i] = sh[i]->fits;
+		else
+			given = false;
+	}
+	*wide = !(given ? low_fits32_given(off, at, n, ger, glr, gfits, r)
+	                : low_fits32_noting(off, at, n > 0 ? n : 0, r)); /* one walk for both */
 	int64_t lo = 0, hi = 0;
 	for (int i = 0; i < n && !*wide; i++) {
 		int64_t x = r[i].lo, y = r[i].hi;
@@ -894,25 +1145,42 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 	struct SumSlot *s = sum_slot(g->sum, g->sumcap, off);
 	if (!s->e) {
 		struct Term t[MAX_TERMS];
+		struct Shape *sh[MAX_TERMS];
 		*s = (struct SumSlot){ .e = off };
-		s->n = sum_terms(off, &s->wide, t);
+		s->n = sum_terms(off, &s->wide, t, g, sh);
 		if (s->n > 0) {
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
 			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
+			for (int i = 0; i < s->n; i++) { /* a literal: a constant, no register to share */
+				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : &s->memo[i];
+				if (!*m)
+					*m = xalloc(sizeof **m);
+				s->memo[i] = *m;
+			}
 		}
 		g->nsum++;
 	}
 	return s;
 }
 
-static bool memo_valid(Gen *g, const struct TermMemo *m)
+/* The bindings memo_valid found within one offset_addr: its terms read the
+ * same names (tid), and no binding changes between them (seen emptied where
+ * a term is evaluated). */
+struct Seen { int n; struct { const char *name; Bind *x; } v[MEMO_DEPS]; };
+
+static bool memo_valid(Gen *g, const struct TermMemo *m, struct Seen *seen)
 {
-	if (!m->ok || m->epoch != g->epoch)
+	if (!m->ok || m->epoch != g->epoch || m->wide != g->wide)
 		return false;
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
-		Bind *x = names_lookup(&g->binds, d->name);
+		int j = 0;
+		while (j < seen->n && seen->v[j].name != d->name && strcmp(seen->v[j].name, d->name) != 0)
+			j++;
+		Bind *x = j < seen->n ? seen->v[j].x : names_lookup(&g->binds, d->name);
+		if (j == seen->n && j < MEMO_DEPS)
+			seen->v[seen->n++].name = d->name, seen->v[j].x = x;
 		if (x != d->x || x->v.s != d->vs || x->ival != d->ival)
 			return false;
 	}
@@ -948,15 +1216,16 @@ static bool trip_const(Gen *g, const Expr *e, int64_t *v)
 	return *v >= INT32_MIN && *v <= INT32_MAX;
 }
 
-static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
+static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m, struct Seen *seen)
 {
 	int64_t k;
-	if (t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
-		return imm(k, DT_INT32);
+	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
+		return (Val){ .dt = DT_INT32, .imm = true, .i = k }; /* imm() less its text: offset_addr adds the value */
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
 		g->nimpure++, m = NULL;
-	if (m && memo_valid(g, m))
+	if (m && memo_valid(g, m, seen))
 		return m->v;
+	seen->n = 0;
 	unsigned epoch = g->epoch, nimpure = g->nimpure;
 	int errors = g->d->errors, d0 = g->ndeps;
 	bool noting = g->noting;
@@ -980,6 +1249,7 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 				m->dep[m->ndeps++] = g->deps[i];
 		}
 		m->epoch = epoch;
+		m->wide = g->wide;
 		m->v = v;
 	}
 	g->ndeps = d0;
@@ -993,7 +1263,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	bool wide;
 	struct Term tl[MAX_TERMS];
 	struct SumSlot *slot = program ? program_terms(g, off) : NULL;
-	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl);
+	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl, NULL, NULL);
 	const struct Term *t = slot ? slot->t : tl;
 	if (n <= 0) {
 		bool was = g->wide;
@@ -1009,8 +1279,9 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	int signs[MAX_TERMS], nregs = 0;
 	bool was = g->wide;
 	g->wide = was || wide;
+	struct Seen seen = { 0 };
 	for (int i = 0; i < n && !g->d->errors; i++) {
-		Val v = term_val(g, &t[i], rt, slot ? &slot->memo[i] : NULL);
+		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL, &seen);
 		if (v.imm) {
 			if (t[i].sign > 0 ? __builtin_add_overflow(c, v.i, &c) : __builtin_sub_overflow(c, v.i, &c))
 				return fail(g, off, "an offset's constant part overflows 64 bits");
@@ -1186,9 +1457,9 @@ static Val call_expr(Gen *g, const Expr *e)
 
 /* The natural dtype of a runtime name's value (64 bits in an offset that
  * may pass 2^31, as txc-cuda's (int64_t) casts make it). */
-static Val name_val(Gen *g, const Expr *e)
+/* A name's value, x its binding (lookup's) */
+static Val bound_val(Gen *g, const Expr *e, Bind *x)
 {
-	Bind *x = lookup(g, e->str);
 	if (x && x->is_int)
 		return lit_int(g, x->ival, DT_NONE);
 	if (!x || !x->has_val)
@@ -1198,6 +1469,8 @@ static Val name_val(Gen *g, const Expr *e)
 		v = conv(g, v, DT_INT64);
 	return v;
 }
+
+static Val name_val(Gen *g, const Expr *e) { return bound_val(g, e, lookup(g, e->str)); }
 
 static const char *arith_ty(int t, int op)
 {
@@ -1432,7 +1705,8 @@ static Val address(Gen *g, const Expr *e)
 {
 	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return address(g, e->args[0]);
-	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : buffer_of(g, e);
+	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL; /* a name: looked up once (buffer_of, name_val) */
+	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : x ? x->buf : NULL;
 	if (b && buffer_root(b)->scope == SC_TMEM)
 		return conv(g, ev(g, buffer_root(b)->alloc_addr, DT_UINT32), DT_UINT32);
 	Val r;
@@ -1441,7 +1715,7 @@ static Val address(Gen *g, const Expr *e)
 	} else if (b) {
 		r = buffer_base(g, b, e);
 	} else {
-		r = ev(g, e, DT_HANDLE);
+		r = e->kind == E_NAME && !e->val ? bound_val(g, e, x) : ev(g, e, DT_HANDLE);
 		if (r.dt != DT_HANDLE || !r.sp)
 			return g->d->errors ? r : unsupported(g, e, "an address txc-ptx cannot follow to its memory");
 		return r;
@@ -1457,14 +1731,12 @@ static Buffer *addr_buffer(Gen *g, const Expr *e)
 		return addr_buffer(g, e->args[0]);
 	if (e->kind == E_INDEX)
 		return buffer_of(g, e->a);
-	if (buffer_of(g, e))
-		return buffer_of(g, e);
+	if (e->kind == E_NAME) { /* a buffer, or a handle bound to an address into one */
+		Bind *x = lookup(g, e->str);
+		return x && x->buf ? x->buf : x && x->has_val && x->v.dt == DT_HANDLE ? (Buffer *)(intptr_t)x->v.i : NULL;
+	}
 	if (low_call_id(e) == IN_POINTER_OFFSET)
 		return buffer_of(g, e->args[0]);
-	if (e->kind == E_NAME) {
-		Bind *x = lookup(g, e->str);
-		return x && x->has_val && x->v.dt == DT_HANDLE ? (Buffer *)(intptr_t)x->v.i : NULL;
-	}
 	return NULL;
 }
 
@@ -1503,22 +1775,50 @@ static void copy_bytes(Gen *g, const Expr *e)
 	if (nv > 1)
 		*o++ = '{';
 	for (int i = 0; i < nv; i++) {
-		const char *r = newreg(g, R_R);
-		size_t k = strlen(r);
+		char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[R_R]); /* newreg's name, written here only */
+		g->nimpure++;
 		if (i)
 			*o++ = ',', *o++ = ' ';
-		memcpy(o, r, k);
-		o += k;
+		*o++ = '%', *o++ = 'r';
+		memcpy(o, q, (size_t)(d + sizeof d - q));
+		o += d + sizeof d - q;
 	}
 	if (nv > 1)
 		*o++ = '}';
-	*o = 0;
+	size_t nops = (size_t)(o - ops);
 	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
-	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL)
-		ins(g, "ld.global.%s%s.%s %s, [%s];", quals, v, t, ops, s.s);
-	else
-		ins(g, "ld.%s%s%s.%s %s, [%s];", space_name(s.sp), nc && s.sp == SP_GLOBAL ? ".nc" : "", v, t, ops, s.s);
-	ins(g, "st.%s%s.%s [%s], %s;", space_name(d.sp), v, t, d.s, ops);
+	size_t vn = nv == 1 ? 0 : 3, tn = n == 1 ? 2 : 3;
+	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would write them */
+	Line l;
+	l.out = g->out, l.n = 0;
+	g->nimpure += 2;
+	lputn(&l, "\tld.", 4);
+	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL) {
+		lputn(&l, "global.", 7);
+		lputs(&l, quals);
+	} else {
+		lputs(&l, space_name(s.sp));
+		if (nc && s.sp == SP_GLOBAL)
+			lputn(&l, ".nc", 3);
+	}
+	lputn(&l, v, vn);
+	lputn(&l, ".", 1);
+	lputn(&l, t, tn);
+	lputn(&l, " ", 1);
+	lputn(&l, ops, nops);
+	lputn(&l, ", [", 3);
+	lputs(&l, s.s);
+	lputn(&l, "];\n\tst.", 7);
+	lputs(&l, space_name(d.sp));
+	lputn(&l, v, vn);
+	lputn(&l, ".", 1);
+	lputn(&l, t, tn);
+	lputn(&l, " [", 2);
+	lputs(&l, d.s);
+	lputn(&l, "], ", 3);
+	lputn(&l, ops, nops);
+	lputn(&l, ";\n", 2);
+	lend(&l);
 }
 
 /* T.cuda.zero_bytes: one vector store of zeros */
