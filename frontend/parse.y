@@ -86,11 +86,11 @@ static Expr *un(Pos p, int op, Expr *a)
  * while the parser's own stack stays flat. */
 static bool deep(Lexer *lx, Expr *e)
 {
-	int d = 0;
-	Expr *kids[3] = { e->a, e->b, e->c };
-	for (int i = 0; i < 3; i++)
-		if (kids[i] && kids[i]->depth > d)
-			d = kids[i]->depth;
+	int d = e->a ? e->a->depth : 0;
+	if (e->b && e->b->depth > d)
+		d = e->b->depth;
+	if (e->c && e->c->depth > d)
+		d = e->c->depth;
 	for (int i = 0; i < e->nargs; i++)
 		if (e->args[i]->depth > d)
 			d = e->args[i]->depth;
@@ -311,18 +311,18 @@ module
 	;
 
 stmts
-	: stmt           { $$ = $1; }
+	: stmt
 	| stmts stmt     { $$ = concat($1, $2); }
 	;
 
 stmt
-	: simple_stmt    { $$ = $1; }
+	: simple_stmt
 	| compound_stmt  { $$ = list1($1); }
 	;
 
 simple_stmt
-	: small_stmts NEWLINE      { $$ = $1; }
-	| small_stmts ';' NEWLINE  { $$ = $1; }
+	: small_stmts NEWLINE
+	| small_stmts ';' NEWLINE
 	;
 
 small_stmts
@@ -375,7 +375,7 @@ small_stmt
 		$$->value = $3;
 	}
 	| PASS                      { $$ = new_stmt(S_PASS, @1); }
-	| import                    { $$ = $1; }
+	| import
 	;
 
 import
@@ -396,7 +396,7 @@ import
 	;
 
 aliases
-	: alias_list                { $$ = $1; }
+	: alias_list
 	| '(' alias_list ')'        { $$ = $2; }
 	| '(' alias_list ',' ')'    { $$ = $2; }
 	;
@@ -413,7 +413,7 @@ alias
 	;
 
 dotted
-	: NAME                      { $$ = $1; }
+	: NAME
 	| dotted '.' NAME           { $$ = xprintf("%s.%s", $1, $3); }
 	;
 
@@ -501,8 +501,8 @@ ret_type
 
 params
 	: %empty                    { $$ = xalloc(sizeof(List)); }
-	| param_list                { $$ = $1; }
-	| param_list ','            { $$ = $1; }
+	| param_list
+	| param_list ','
 	;
 
 param_list
@@ -517,14 +517,14 @@ param
 	;
 
 suite
-	: simple_stmt                       { $$ = $1; }
+	: simple_stmt
 	| NEWLINE INDENT stmts DEDENT       { $$ = $3; }
 	;
 
 /* Expressions, loosest binding first. */
 
 exprlist
-	: expr                      { $$ = $1; }
+	: expr
 	| exprs_comma               { $$ = tuple($1->n ? ((Expr *)$1->v[0])->pos : @$, $1, false); DEEP($$); }
 	| exprs_comma item          { lpush($1, $2); $$ = tuple(((Expr *)$1->v[0])->pos, $1, false); DEEP($$); }
 	;
@@ -536,12 +536,12 @@ exprs_comma
 
 /* An item of a tuple, list, call or subscript: an expression or *x. */
 item
-	: expr                      { $$ = $1; }
+	: expr
 	| '*' bor                   { $$ = star(@1, 1, $2); DEEP($$); }
 	;
 
 expr
-	: or_test                   { $$ = $1; }
+	: or_test
 	| or_test IF or_test ELSE expr {
 		$$ = new_expr(E_COND, @2);
 		$$->a = $3;
@@ -552,22 +552,22 @@ expr
 	;
 
 or_test
-	: and_test                  { $$ = $1; }
+	: and_test
 	| or_test OR and_test       { $$ = new_expr(E_OR, @2); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
 and_test
-	: not_test                  { $$ = $1; }
+	: not_test
 	| and_test AND not_test     { $$ = new_expr(E_AND, @2); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
 not_test
-	: comparison                { $$ = $1; }
+	: comparison
 	| NOT not_test              { $$ = new_expr(E_NOT, @1); $$->a = $2; DEEP($$); }
 	;
 
 comparison
-	: bor                       { $$ = $1; }
+	: bor
 	| bor cmpop bor             { $$ = new_expr(E_CMP, @2); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
 	| bor cmpop bor cmpop       {
 		error_at(lx->diag, @4, "chained comparison is not supported; write (a < b) and (b < c)");
@@ -586,7 +586,7 @@ cmpop
  * reduced once, not through a chain of one rule per level (eight unit
  * reductions for every name and number: a third of the parser's work). */
 bor
-	: primary                   { $$ = $1; }
+	: primary
 	| bor '|' bor               { $$ = bin(@2, OP_BITOR, $1, $3); DEEP($$); }
 	| bor '^' bor               { $$ = bin(@2, OP_BITXOR, $1, $3); DEEP($$); }
 	| bor '&' bor               { $$ = bin(@2, OP_BITAND, $1, $3); DEEP($$); }
@@ -608,7 +608,7 @@ bor
 primary
 	: NAME                      { $$ = new_name(@1, $1); }
 	| INT                       { $$ = new_int(@1, $1); }
-	| atom                      { $$ = $1; }
+	| atom
 	| primary '.' NAME          {
 		$$ = new_expr(E_ATTR, @3);
 		$$->a = $1;
@@ -632,8 +632,8 @@ primary
 
 args
 	: %empty                    { $$ = NULL; }
-	| arg_list                  { $$ = $1; }
-	| arg_list ','              { $$ = $1; }
+	| arg_list
+	| arg_list ','
 	;
 
 arg_list
@@ -680,7 +680,7 @@ subscripts
 	;
 
 subscript
-	: expr                      { $$ = $1; }
+	: expr
 	| '*' bor                   { $$ = star(@1, 1, $2); DEEP($$); }
 	| expr_opt ':' expr_opt     {
 		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
@@ -699,7 +699,7 @@ subscript
 
 expr_opt
 	: %empty                    { $$ = NULL; }
-	| expr                      { $$ = $1; }
+	| expr
 	;
 
 atom  /* but a name and an integer: those are primary's own */
