@@ -29,6 +29,10 @@ typedef struct Lexer {
 	 * inside a bracket and gives the parser FEXPR first */
 	bool sub, sub_started;
 	Expr *result;
+	/* The positions of the tokens read, which the parser's location stack
+	 * points into: filled a chunk at a time, freed by lexer_close. */
+	struct PosChunk *pos_chunks;
+	int pos_left;
 } Lexer;
 
 bool lexer_open(Lexer *lx, const Src *src, Diag *d);
