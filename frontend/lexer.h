@@ -12,6 +12,7 @@ typedef struct Lexer {
 	void *scanner;
 	void *buffer;
 	int line, col, off;       /* where the next match starts */
+	int logical_line;         /* line as the user numbers it (logical()) */
 	int depth;                /* open brackets */
 	Pos open[MAX_BRACKETS];   /* where they opened */
 	int indent[MAX_INDENT];   /* widths of the open blocks */

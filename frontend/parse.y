@@ -60,8 +60,12 @@ typedef struct List { void **v; int n; } List;
 
 static List *list1(void *x)
 {
-	List *l = xalloc(sizeof *l);
-	vpush(l->v, l->n, x);
+	/* the header and the first item in one allocation: vpush moves the
+	 * items out when the second comes */
+	List *l = xalloc(sizeof *l + sizeof(void *));
+	l->v = (void **)(l + 1);
+	l->v[0] = x;
+	l->n = 1;
 	return l;
 }
 
@@ -93,7 +97,7 @@ static Expr *un(Pos p, int op, Expr *a)
  * stay far inside the C stack: a chain without brackets (`1+1+...`,
  * `a.b.c...`, `x[0][0]...`, `f()()...`) grows the tree one level per term
  * while the parser's own stack stays flat. */
-static bool deep(Lexer *lx, Expr *e)
+static inline bool deep(Lexer *lx, Expr *e)
 {
 	int d = e->a ? e->a->depth : 0;
 	if (e->b && e->b->depth > d)
