@@ -296,8 +296,8 @@ static int augop(const char *s)
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test and_test not_test comparison bor
-%type <expr> primary atom exprlist subscript ret_type
+%type <expr> expr or_test and_test not_test bor
+%type <expr> primary exprlist subscript ret_type
 %type <expr> expr_opt item dict_item
 %type <op> cmpop
 %type <str> dotted
@@ -574,13 +574,11 @@ and_test
 	| and_test AND not_test     { $$ = new_expr(E_AND, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
+/* The comparisons are not_test's own (no nonterminal of their own): one
+ * unit reduction less for every operand. */
 not_test
-	: comparison
-	| NOT not_test              { $$ = new_expr(E_NOT, POS(@1)); $$->a = $2; DEEP($$); }
-	;
-
-comparison
-	: bor
+	: NOT not_test              { $$ = new_expr(E_NOT, POS(@1)); $$->a = $2; DEEP($$); }
+	| bor
 	| bor cmpop bor             { $$ = new_expr(E_CMP, POS(@2)); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
 	| bor cmpop bor cmpop       {
 		error_at(lx->diag, POS(@4), "chained comparison is not supported; write (a < b) and (b < c)");
@@ -621,7 +619,6 @@ bor
 primary
 	: NAME                      { $$ = new_name(POS(@1), $1); }
 	| INT                       { $$ = new_int(POS(@1), $1); }
-	| atom
 	| primary '.' NAME          {
 		$$ = new_expr(E_ATTR, POS(@3));
 		$$->a = $1;
@@ -715,7 +712,9 @@ expr_opt
 	| expr
 	;
 
-atom  /* but a name and an integer: those are primary's own */
+/* The atoms but a name and an integer, primary's too (atom had only the
+ * one use: a unit reduction less for every atom). */
+primary
 	: FLOAT                     { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
 	| strings                   { $$ = join_strings(POS(@$), $1); DEEP($$); }
 	| TRUE                      { $$ = new_expr(E_TRUE, POS(@1)); }
