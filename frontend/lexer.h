@@ -12,6 +12,7 @@ typedef struct Lexer {
 	void *scanner;
 	void *buffer;
 	int line, col, off;       /* where the next match starts */
+	int logical_line;         /* line as the user numbers it (logical()) */
 	int depth;                /* open brackets */
 	Pos open[MAX_BRACKETS];   /* where they opened */
 	int indent[MAX_INDENT];   /* widths of the open blocks */
@@ -29,6 +30,10 @@ typedef struct Lexer {
 	 * inside a bracket and gives the parser FEXPR first */
 	bool sub, sub_started;
 	Expr *result;
+	/* The positions of the tokens read, which the parser's location stack
+	 * points into: filled a chunk at a time, freed by lexer_close. */
+	struct PosChunk *pos_chunks;
+	int pos_left;
 } Lexer;
 
 bool lexer_open(Lexer *lx, const Src *src, Diag *d);

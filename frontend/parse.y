@@ -3,7 +3,7 @@
  * in sema.c. */
 %define api.prefix {tx}
 %define api.pure full
-%define api.location.type {Pos}
+%define api.location.type {const Pos *}
 %define parse.error detailed
 %locations
 %param {Lexer *lx}
@@ -26,24 +26,33 @@ int txlex(TXSTYPE *lval, TXLTYPE *loc, Lexer *lx);
 #define YYMAXDEPTH 3000
 #define YYINITDEPTH 200
 
-#define YYLLOC_DEFAULT(Cur, Rhs, N)                                   \
-	do {                                                          \
-		if (N) {                                              \
-			(Cur) = YYRHSLOC(Rhs, 1);                     \
-		} else {                                              \
-			(Cur) = YYRHSLOC(Rhs, 0);                     \
-			(Cur).len = 0;                                \
-		}                                                     \
-	} while (0)
+/* A location on the parser's stack is a pointer to the position of the
+ * first token of the symbol (the lexer keeps them till the parse ends):
+ * cheaper to copy through the many reductions than a Pos. An empty rule
+ * gets the location of the symbol before it with the low bit set, which
+ * says that its length is 0. Actions read a location through POS. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N) \
+	((Cur) = (N) ? YYRHSLOC(Rhs, 1) : (const Pos *)((uintptr_t)YYRHSLOC(Rhs, 0) | 1))
 
-static void txerror(Pos *loc, Lexer *lx, const char *msg)
+static inline Pos pos_of(const Pos *loc)
+{
+	uintptr_t u = (uintptr_t)loc;
+	Pos p = *(const Pos *)(u & ~(uintptr_t)1);
+	if (u & 1)
+		p.len = 0;
+	return p;
+}
+
+#define POS(loc) pos_of(loc)
+
+static void txerror(const Pos **loc, Lexer *lx, const char *msg)
 {
 	if (lx->failed)
 		return; /* the lexer said why already */
 	lx->failed = true;
 	if (strcmp(msg, "memory exhausted") == 0)
 		msg = "nesting too deep: the expression or block structure exceeds the parser's limit";
-	error_at(lx->diag, *loc, "%s", msg);
+	error_at(lx->diag, POS(*loc), "%s", msg);
 }
 
 /* Lists are built in a small header: items and count. */
@@ -51,8 +60,12 @@ typedef struct List { void **v; int n; } List;
 
 static List *list1(void *x)
 {
-	List *l = xalloc(sizeof *l);
-	vpush(l->v, l->n, x);
+	/* the header and the first item in one allocation: vpush moves the
+	 * items out when the second comes */
+	List *l = xalloc(sizeof *l + sizeof(void *));
+	l->v = (void **)(l + 1);
+	l->v[0] = x;
+	l->n = 1;
 	return l;
 }
 
@@ -84,13 +97,13 @@ static Expr *un(Pos p, int op, Expr *a)
  * stay far inside the C stack: a chain without brackets (`1+1+...`,
  * `a.b.c...`, `x[0][0]...`, `f()()...`) grows the tree one level per term
  * while the parser's own stack stays flat. */
-static bool deep(Lexer *lx, Expr *e)
+static inline bool deep(Lexer *lx, Expr *e)
 {
-	int d = 0;
-	Expr *kids[3] = { e->a, e->b, e->c };
-	for (int i = 0; i < 3; i++)
-		if (kids[i] && kids[i]->depth > d)
-			d = kids[i]->depth;
+	int d = e->a ? e->a->depth : 0;
+	if (e->b && e->b->depth > d)
+		d = e->b->depth;
+	if (e->c && e->c->depth > d)
+		d = e->c->depth;
 	for (int i = 0; i < e->nargs; i++)
 		if (e->args[i]->depth > d)
 			d = e->args[i]->depth;
@@ -283,8 +296,8 @@ static int augop(const char *s)
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test and_test not_test comparison bor
-%type <expr> primary atom exprlist subscript ret_type
+%type <expr> expr or_test and_test not_test bor
+%type <expr> primary exprlist subscript ret_type
 %type <expr> expr_opt item dict_item
 %type <op> cmpop
 %type <str> dotted
@@ -311,18 +324,18 @@ module
 	;
 
 stmts
-	: stmt           { $$ = $1; }
+	: stmt
 	| stmts stmt     { $$ = concat($1, $2); }
 	;
 
 stmt
-	: simple_stmt    { $$ = $1; }
+	: simple_stmt
 	| compound_stmt  { $$ = list1($1); }
 	;
 
 simple_stmt
-	: small_stmts NEWLINE      { $$ = $1; }
-	| small_stmts ';' NEWLINE  { $$ = $1; }
+	: small_stmts NEWLINE
+	| small_stmts ';' NEWLINE
 	;
 
 small_stmts
@@ -333,7 +346,7 @@ small_stmts
 small_stmt
 	: exprlist                  { $$ = expr_stmt($1); }
 	| exprlist '=' exprlist     {
-		$$ = new_stmt(S_ASSIGN, @2);
+		$$ = new_stmt(S_ASSIGN, POS(@2));
 		if ($1->kind == E_TUPLE && !$1->paren && $1->nargs > 1) {
 			$$->targets = $1->args;
 			$$->ntargets = $1->nargs;
@@ -343,7 +356,7 @@ small_stmt
 		$$->value = $3;
 	}
 	| exprlist '=' exprlist '=' {
-		error_at(lx->diag, @4, "chained assignment is not supported; assign one name at a time");
+		error_at(lx->diag, POS(@4), "chained assignment is not supported; assign one name at a time");
 		lx->failed = true;
 		YYABORT;
 	}
@@ -353,7 +366,7 @@ small_stmt
 			lx->failed = true;
 			YYABORT;
 		}
-		$$ = new_stmt(S_ASSIGN, @4);
+		$$ = new_stmt(S_ASSIGN, POS(@4));
 		vpush($$->targets, $$->ntargets, $1);
 		$$->ann = $3;
 		$$->value = $5;
@@ -364,23 +377,23 @@ small_stmt
 			lx->failed = true;
 			YYABORT;
 		}
-		$$ = new_stmt(S_DECL, @2);
+		$$ = new_stmt(S_DECL, POS(@2));
 		vpush($$->targets, $$->ntargets, $1);
 		$$->ann = $3;
 	}
 	| exprlist AUGASSIGN exprlist {
-		$$ = new_stmt(S_AUGASSIGN, @2);
+		$$ = new_stmt(S_AUGASSIGN, POS(@2));
 		vpush($$->targets, $$->ntargets, $1);
 		$$->op = augop($2);
 		$$->value = $3;
 	}
-	| PASS                      { $$ = new_stmt(S_PASS, @1); }
-	| import                    { $$ = $1; }
+	| PASS                      { $$ = new_stmt(S_PASS, POS(@1)); }
+	| import
 	;
 
 import
 	: FROM dotted IMPORT aliases {
-		$$ = new_stmt(S_IMPORT, @1);
+		$$ = new_stmt(S_IMPORT, POS(@1));
 		$$->from = true;
 		$$->module = $2;
 		for (int i = 0; i < $4->n; i++) {
@@ -391,12 +404,12 @@ import
 			$$->naliases = i + 1;
 		}
 	}
-	| IMPORT dotted             { $$ = new_stmt(S_IMPORT, @1); $$->module = $2; }
-	| IMPORT dotted AS NAME     { $$ = new_stmt(S_IMPORT, @1); $$->module = $2; $$->name = $4; }
+	| IMPORT dotted             { $$ = new_stmt(S_IMPORT, POS(@1)); $$->module = $2; }
+	| IMPORT dotted AS NAME     { $$ = new_stmt(S_IMPORT, POS(@1)); $$->module = $2; $$->name = $4; }
 	;
 
 aliases
-	: alias_list                { $$ = $1; }
+	: alias_list
 	| '(' alias_list ')'        { $$ = $2; }
 	| '(' alias_list ',' ')'    { $$ = $2; }
 	;
@@ -408,12 +421,12 @@ alias_list
 
 /* An alias travels in a Stmt: name, and `as` name in module. */
 alias
-	: NAME                      { $$ = new_stmt(S_PASS, @1); $$->name = $1; }
-	| NAME AS NAME              { $$ = new_stmt(S_PASS, @1); $$->name = $1; $$->module = $3; }
+	: NAME                      { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; }
+	| NAME AS NAME              { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->module = $3; }
 	;
 
 dotted
-	: NAME                      { $$ = $1; }
+	: NAME
 	| dotted '.' NAME           { $$ = xprintf("%s.%s", $1, $3); }
 	;
 
@@ -423,7 +436,7 @@ compound_stmt
 
 if_stmt
 	: IF expr ':' suite elif_part {
-		$$ = new_stmt(S_IF, @1);
+		$$ = new_stmt(S_IF, POS(@1));
 		$$->value = $2;
 		set_body($$, $4);
 		if ($5) {
@@ -437,7 +450,7 @@ elif_part
 	: %empty                    { $$ = NULL; }
 	| ELSE ':' suite            { $$ = $3; }
 	| ELIF expr ':' suite elif_part {
-		Stmt *s = new_stmt(S_IF, @1);
+		Stmt *s = new_stmt(S_IF, POS(@1));
 		s->value = $2;
 		s->elif = true;
 		set_body(s, $4);
@@ -451,7 +464,7 @@ elif_part
 
 for_stmt
 	: FOR exprlist IN exprlist ':' suite {
-		$$ = new_stmt(S_FOR, @1);
+		$$ = new_stmt(S_FOR, POS(@1));
 		vpush($$->targets, $$->ntargets, $2);
 		$$->value = $4;
 		set_body($$, $6);
@@ -460,7 +473,7 @@ for_stmt
 
 funcdef
 	: decorators DEF NAME '(' params ')' ret_type ':' suite {
-		$$ = new_stmt(S_FUNC, @3);
+		$$ = new_stmt(S_FUNC, POS(@3));
 		$$->name = $3;
 		$$->decorators = (Expr **)$1->v;
 		$$->ndecorators = $1->n;
@@ -475,7 +488,7 @@ funcdef
 		set_body($$, $9);
 	}
 	| DEF NAME '(' params ')' ret_type ':' suite {
-		$$ = new_stmt(S_FUNC, @2);
+		$$ = new_stmt(S_FUNC, POS(@2));
 		$$->name = $2;
 		for (int i = 0; i < $4->n; i++) {
 			Stmt *p = $4->v[i];
@@ -501,8 +514,8 @@ ret_type
 
 params
 	: %empty                    { $$ = xalloc(sizeof(List)); }
-	| param_list                { $$ = $1; }
-	| param_list ','            { $$ = $1; }
+	| param_list
+	| param_list ','
 	;
 
 param_list
@@ -512,20 +525,20 @@ param_list
 
 /* A parameter travels in a Stmt: name and annotation. */
 param
-	: NAME                      { $$ = new_stmt(S_PASS, @1); $$->name = $1; }
-	| NAME ':' expr             { $$ = new_stmt(S_PASS, @1); $$->name = $1; $$->value = $3; }
+	: NAME                      { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; }
+	| NAME ':' expr             { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->value = $3; }
 	;
 
 suite
-	: simple_stmt                       { $$ = $1; }
+	: simple_stmt
 	| NEWLINE INDENT stmts DEDENT       { $$ = $3; }
 	;
 
 /* Expressions, loosest binding first. */
 
 exprlist
-	: expr                      { $$ = $1; }
-	| exprs_comma               { $$ = tuple($1->n ? ((Expr *)$1->v[0])->pos : @$, $1, false); DEEP($$); }
+	: expr
+	| exprs_comma               { $$ = tuple($1->n ? ((Expr *)$1->v[0])->pos : POS(@$), $1, false); DEEP($$); }
 	| exprs_comma item          { lpush($1, $2); $$ = tuple(((Expr *)$1->v[0])->pos, $1, false); DEEP($$); }
 	;
 
@@ -536,14 +549,14 @@ exprs_comma
 
 /* An item of a tuple, list, call or subscript: an expression or *x. */
 item
-	: expr                      { $$ = $1; }
-	| '*' bor                   { $$ = star(@1, 1, $2); DEEP($$); }
+	: expr
+	| '*' bor                   { $$ = star(POS(@1), 1, $2); DEEP($$); }
 	;
 
 expr
-	: or_test                   { $$ = $1; }
+	: or_test
 	| or_test IF or_test ELSE expr {
-		$$ = new_expr(E_COND, @2);
+		$$ = new_expr(E_COND, POS(@2));
 		$$->a = $3;
 		$$->b = $1;
 		$$->c = $5;
@@ -552,25 +565,23 @@ expr
 	;
 
 or_test
-	: and_test                  { $$ = $1; }
-	| or_test OR and_test       { $$ = new_expr(E_OR, @2); $$->a = $1; $$->b = $3; DEEP($$); }
+	: and_test
+	| or_test OR and_test       { $$ = new_expr(E_OR, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
 and_test
-	: not_test                  { $$ = $1; }
-	| and_test AND not_test     { $$ = new_expr(E_AND, @2); $$->a = $1; $$->b = $3; DEEP($$); }
+	: not_test
+	| and_test AND not_test     { $$ = new_expr(E_AND, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
+/* The comparisons are not_test's own (no nonterminal of their own): one
+ * unit reduction less for every operand. */
 not_test
-	: comparison                { $$ = $1; }
-	| NOT not_test              { $$ = new_expr(E_NOT, @1); $$->a = $2; DEEP($$); }
-	;
-
-comparison
-	: bor                       { $$ = $1; }
-	| bor cmpop bor             { $$ = new_expr(E_CMP, @2); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
+	: NOT not_test              { $$ = new_expr(E_NOT, POS(@1)); $$->a = $2; DEEP($$); }
+	| bor
+	| bor cmpop bor             { $$ = new_expr(E_CMP, POS(@2)); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
 	| bor cmpop bor cmpop       {
-		error_at(lx->diag, @4, "chained comparison is not supported; write (a < b) and (b < c)");
+		error_at(lx->diag, POS(@4), "chained comparison is not supported; write (a < b) and (b < c)");
 		lx->failed = true;
 		YYABORT;
 	}
@@ -586,38 +597,37 @@ cmpop
  * reduced once, not through a chain of one rule per level (eight unit
  * reductions for every name and number: a third of the parser's work). */
 bor
-	: primary                   { $$ = $1; }
-	| bor '|' bor               { $$ = bin(@2, OP_BITOR, $1, $3); DEEP($$); }
-	| bor '^' bor               { $$ = bin(@2, OP_BITXOR, $1, $3); DEEP($$); }
-	| bor '&' bor               { $$ = bin(@2, OP_BITAND, $1, $3); DEEP($$); }
-	| bor SHL bor               { $$ = bin(@2, OP_SHL, $1, $3); DEEP($$); }
-	| bor SHR bor               { $$ = bin(@2, OP_SHR, $1, $3); DEEP($$); }
-	| bor '+' bor               { $$ = bin(@2, OP_ADD, $1, $3); DEEP($$); }
-	| bor '-' bor               { $$ = bin(@2, OP_SUB, $1, $3); DEEP($$); }
-	| bor '*' bor               { $$ = bin(@2, OP_MUL, $1, $3); DEEP($$); }
-	| bor '/' bor               { $$ = bin(@2, OP_DIV, $1, $3); DEEP($$); }
-	| bor FLOORDIV bor          { $$ = bin(@2, OP_FLOORDIV, $1, $3); DEEP($$); }
-	| bor '%' bor               { $$ = bin(@2, OP_MOD, $1, $3); DEEP($$); }
-	| bor '@' bor               { $$ = bin(@2, OP_MATMUL, $1, $3); DEEP($$); }
-	| '-' bor %prec UNARY       { $$ = un(@1, OP_NEG, $2); DEEP($$); }
-	| '+' bor %prec UNARY       { $$ = un(@1, OP_POS, $2); DEEP($$); }
-	| '~' bor %prec UNARY       { $$ = un(@1, OP_INVERT, $2); DEEP($$); }
-	| bor POW bor               { $$ = bin(@2, OP_POW, $1, $3); DEEP($$); }
+	: primary
+	| bor '|' bor               { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
+	| bor '^' bor               { $$ = bin(POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
+	| bor '&' bor               { $$ = bin(POS(@2), OP_BITAND, $1, $3); DEEP($$); }
+	| bor SHL bor               { $$ = bin(POS(@2), OP_SHL, $1, $3); DEEP($$); }
+	| bor SHR bor               { $$ = bin(POS(@2), OP_SHR, $1, $3); DEEP($$); }
+	| bor '+' bor               { $$ = bin(POS(@2), OP_ADD, $1, $3); DEEP($$); }
+	| bor '-' bor               { $$ = bin(POS(@2), OP_SUB, $1, $3); DEEP($$); }
+	| bor '*' bor               { $$ = bin(POS(@2), OP_MUL, $1, $3); DEEP($$); }
+	| bor '/' bor               { $$ = bin(POS(@2), OP_DIV, $1, $3); DEEP($$); }
+	| bor FLOORDIV bor          { $$ = bin(POS(@2), OP_FLOORDIV, $1, $3); DEEP($$); }
+	| bor '%' bor               { $$ = bin(POS(@2), OP_MOD, $1, $3); DEEP($$); }
+	| bor '@' bor               { $$ = bin(POS(@2), OP_MATMUL, $1, $3); DEEP($$); }
+	| '-' bor %prec UNARY       { $$ = un(POS(@1), OP_NEG, $2); DEEP($$); }
+	| '+' bor %prec UNARY       { $$ = un(POS(@1), OP_POS, $2); DEEP($$); }
+	| '~' bor %prec UNARY       { $$ = un(POS(@1), OP_INVERT, $2); DEEP($$); }
+	| bor POW bor               { $$ = bin(POS(@2), OP_POW, $1, $3); DEEP($$); }
 	;
 
 primary
-	: NAME                      { $$ = new_name(@1, $1); }
-	| INT                       { $$ = new_int(@1, $1); }
-	| atom                      { $$ = $1; }
+	: NAME                      { $$ = new_name(POS(@1), $1); }
+	| INT                       { $$ = new_int(POS(@1), $1); }
 	| primary '.' NAME          {
-		$$ = new_expr(E_ATTR, @3);
+		$$ = new_expr(E_ATTR, POS(@3));
 		$$->a = $1;
 		$$->str = $3;
 		DEEP($$);
 	}
 	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
 	| primary '(' expr comp_for ')' {
-		$$ = call(lx, callee_pos($1), $1, list1(arg(comp(@3, COMP_GEN, $3, $4), NULL, $3->pos)));
+		$$ = call(lx, callee_pos($1), $1, list1(arg(comp(POS(@3), COMP_GEN, $3, $4), NULL, $3->pos)));
 		DEEP($$->args[0]);
 		DEEP($$);
 	}
@@ -632,23 +642,23 @@ primary
 
 args
 	: %empty                    { $$ = NULL; }
-	| arg_list                  { $$ = $1; }
-	| arg_list ','              { $$ = $1; }
+	| arg_list
+	| arg_list ','
 	;
 
 arg_list
 	: item                      { $$ = list1(arg($1, NULL, $1->pos)); }
-	| NAME '=' expr             { $$ = list1(arg($3, $1, @1)); }
-	| POW expr                  { $$ = list1(arg($2, KW_SPLAT, @1)); }
+	| NAME '=' expr             { $$ = list1(arg($3, $1, POS(@1))); }
+	| POW expr                  { $$ = list1(arg($2, KW_SPLAT, POS(@1))); }
 	| arg_list ',' item         { $$ = lpush($1, arg($3, NULL, $3->pos)); }
-	| arg_list ',' NAME '=' expr { $$ = lpush($1, arg($5, $3, @3)); }
-	| arg_list ',' POW expr     { $$ = lpush($1, arg($4, KW_SPLAT, @3)); }
+	| arg_list ',' NAME '=' expr { $$ = lpush($1, arg($5, $3, POS(@3))); }
+	| arg_list ',' POW expr     { $$ = lpush($1, arg($4, KW_SPLAT, POS(@3))); }
 	;
 
 /* for x in s if c ...: the clauses of a comprehension */
 comp_for
 	: FOR exprlist IN or_test comp_iters {
-		Expr *c = new_expr(E_COMPFOR, @1);
+		Expr *c = new_expr(E_COMPFOR, POS(@1));
 		c->a = $2;
 		c->b = $4;
 		c->args = (Expr **)$5->v;
@@ -659,7 +669,7 @@ comp_for
 		$$ = list1(c);
 	}
 	| FOR exprlist IN or_test comp_iters comp_for {
-		Expr *c = new_expr(E_COMPFOR, @1);
+		Expr *c = new_expr(E_COMPFOR, POS(@1));
 		c->a = $2;
 		c->b = $4;
 		c->args = (Expr **)$5->v;
@@ -680,16 +690,16 @@ subscripts
 	;
 
 subscript
-	: expr                      { $$ = $1; }
-	| '*' bor                   { $$ = star(@1, 1, $2); DEEP($$); }
+	: expr
+	| '*' bor                   { $$ = star(POS(@1), 1, $2); DEEP($$); }
 	| expr_opt ':' expr_opt     {
-		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
+		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
 		$$->a = $1;
 		$$->b = $3;
 		DEEP($$);
 	}
 	| expr_opt ':' expr_opt ':' expr_opt {
-		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : @2);
+		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
 		$$->a = $1;
 		$$->b = $3;
 		$$->c = $5;
@@ -699,30 +709,32 @@ subscript
 
 expr_opt
 	: %empty                    { $$ = NULL; }
-	| expr                      { $$ = $1; }
+	| expr
 	;
 
-atom  /* but a name and an integer: those are primary's own */
-	: FLOAT                     { $$ = new_expr(E_FLOAT, @1); $$->fval = $1; }
-	| strings                   { $$ = join_strings(@$, $1); DEEP($$); }
-	| TRUE                      { $$ = new_expr(E_TRUE, @1); }
-	| FALSE                     { $$ = new_expr(E_FALSE, @1); }
-	| NONE                      { $$ = new_expr(E_NONE, @1); }
-	| '(' ')'                   { $$ = tuple(@1, NULL, true); }
+/* The atoms but a name and an integer, primary's too (atom had only the
+ * one use: a unit reduction less for every atom). */
+primary
+	: FLOAT                     { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
+	| strings                   { $$ = join_strings(POS(@$), $1); DEEP($$); }
+	| TRUE                      { $$ = new_expr(E_TRUE, POS(@1)); }
+	| FALSE                     { $$ = new_expr(E_FALSE, POS(@1)); }
+	| NONE                      { $$ = new_expr(E_NONE, POS(@1)); }
+	| '(' ')'                   { $$ = tuple(POS(@1), NULL, true); }
 	| '(' expr ')'              { $$ = $2; }
-	| '(' exprs_comma ')'       { $$ = tuple(@1, $2, true); DEEP($$); }
-	| '(' exprs_comma item ')'  { $$ = tuple(@1, lpush($2, $3), true); DEEP($$); }
-	| '(' expr comp_for ')'     { $$ = comp(@1, COMP_GEN, $2, $3); DEEP($$); }
-	| '[' expr comp_for ']'     { $$ = comp(@1, COMP_LIST, $2, $3); DEEP($$); }
-	| '{' '}'                   { $$ = new_expr(E_DICT, @1); }
+	| '(' exprs_comma ')'       { $$ = tuple(POS(@1), $2, true); DEEP($$); }
+	| '(' exprs_comma item ')'  { $$ = tuple(POS(@1), lpush($2, $3), true); DEEP($$); }
+	| '(' expr comp_for ')'     { $$ = comp(POS(@1), COMP_GEN, $2, $3); DEEP($$); }
+	| '[' expr comp_for ']'     { $$ = comp(POS(@1), COMP_LIST, $2, $3); DEEP($$); }
+	| '{' '}'                   { $$ = new_expr(E_DICT, POS(@1)); }
 	| '{' dict_items '}'        {
-		$$ = new_expr(E_DICT, @1);
+		$$ = new_expr(E_DICT, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
 	| '{' dict_items ',' '}'    {
-		$$ = new_expr(E_DICT, @1);
+		$$ = new_expr(E_DICT, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
@@ -732,18 +744,18 @@ atom  /* but a name and an integer: those are primary's own */
 		p->a = $2;
 		p->b = $4;
 		DEEP(p);
-		$$ = comp(@1, COMP_DICT, p, $5);
+		$$ = comp(POS(@1), COMP_DICT, p, $5);
 		DEEP($$);
 	}
-	| '[' ']'                   { $$ = new_expr(E_LIST, @1); }
+	| '[' ']'                   { $$ = new_expr(E_LIST, POS(@1)); }
 	| '[' list_items ']'        {
-		$$ = new_expr(E_LIST, @1);
+		$$ = new_expr(E_LIST, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
 	| '[' list_items ',' ']'    {
-		$$ = new_expr(E_LIST, @1);
+		$$ = new_expr(E_LIST, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
@@ -762,7 +774,7 @@ dict_items
 
 dict_item
 	: expr ':' expr             { $$ = new_expr(E_PAIR, $1->pos); $$->a = $1; $$->b = $3; DEEP($$); }
-	| POW bor                   { $$ = star(@1, 2, $2); DEEP($$); }
+	| POW bor                   { $$ = star(POS(@1), 2, $2); DEEP($$); }
 	| expr                      {
 		error_at(lx->diag, expr_start($1), "sets are not supported in txc programs; a brace makes a dict {key: value}");
 		lx->failed = true;
@@ -771,9 +783,9 @@ dict_item
 	;
 
 strings
-	: STRING                    { Expr *e = new_expr(E_STR, @1); e->str = $1; $$ = list1(e); }
+	: STRING                    { Expr *e = new_expr(E_STR, POS(@1)); e->str = $1; $$ = list1(e); }
 	| FSTRING                   { $$ = list1($1); }
-	| strings STRING            { Expr *e = new_expr(E_STR, @2); e->str = $2; $$ = lpush($1, e); }
+	| strings STRING            { Expr *e = new_expr(E_STR, POS(@2)); e->str = $2; $$ = lpush($1, e); }
 	| strings FSTRING           { $$ = lpush($1, $2); }
 	;
 
