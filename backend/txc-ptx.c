@@ -88,12 +88,10 @@ typedef struct Gen {
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
-	struct SumSlot *sum;     /* offset_addr's terms of the program's offsets */
-	int nsum, sumcap;
+	PtrMap sums;             /* offset_addr's terms of the program's offsets: Expr -> SumSlot */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
-	struct FitSlot { const Expr *e; bool fits; } *divs; /* binary()'s // and %: both operands known >= 0 (> 0 the right) */
-	int ndivs, divscap;
+	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
 	bool noting;             /* lookup() notes the names it finds in deps */
@@ -903,7 +901,6 @@ struct TermMemo { bool ok, wide; unsigned epoch; Val v; int ndeps; struct Dep de
 struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
 struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
-	const Expr *e;
 	bool wide;
 	int n;                   /* terms, or -1: not summed by terms */
 	struct Term *t;
@@ -916,41 +913,18 @@ struct SumSlot {
 	Val addr;
 };
 
-static struct SumSlot *sum_slot(struct SumSlot *t, int cap, const Expr *e)
-{
-	unsigned i = (unsigned)(((uint64_t)(uintptr_t)e * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
-	while (t[i].e && t[i].e != e)
-		i = (i + 1) & (unsigned)(cap - 1);
-	return &t[i];
-}
-
-static struct FitSlot *fit_slot(struct FitSlot *t, int cap, const Expr *e)
-{
-	unsigned i = (unsigned)(((uint64_t)(uintptr_t)e * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
-	while (t[i].e && t[i].e != e)
-		i = (i + 1) & (unsigned)(cap - 1);
-	return &t[i];
-}
-
 /* e's operands, a // b or a % b: a >= 0 and b > 0 (C's division is
  * Python's then), asked once per expression (its operands' ranges do not change). */
 static bool nonneg_div(Gen *g, const Expr *e)
 {
-	if (2 * (g->ndivs + 1) > g->divscap) {
-		int cap = g->divscap ? 2 * g->divscap : 256;
-		struct FitSlot *t = xalloc(sizeof *t * (size_t)cap);
-		for (int i = 0; i < g->divscap; i++)
-			if (g->divs[i].e)
-				*fit_slot(t, cap, g->divs[i].e) = g->divs[i];
-		g->divs = t, g->divscap = cap;
-	}
-	struct FitSlot *s = fit_slot(g->divs, g->divscap, e);
-	if (!s->e) {
+	static char yes, no; /* the map's values: non-NULL answers */
+	char *k = ptrmap_get(&g->divs, e);
+	if (!k) {
 		int64_t lo, hi, lo2, hi2;
-		*s = (struct FitSlot){ e, low_range(e->a, &lo, &hi) && lo >= 0 && low_range(e->b, &lo2, &hi2) && lo2 > 0 };
-		g->ndivs++;
+		k = low_range(e->a, &lo, &hi) && lo >= 0 && low_range(e->b, &lo2, &hi2) && lo2 > 0 ? &yes : &no;
+		ptrmap_put(&g->divs, e, k);
 	}
-	return s->fits;
+	return k == &yes;
 }
 
 /* base + off * esize, in base's state space. */
@@ -1134,19 +1108,13 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
  * which emission does not change. */
 static struct SumSlot *program_terms(Gen *g, const Expr *off)
 {
-	if (2 * (g->nsum + 1) > g->sumcap) {
-		int cap = g->sumcap ? 2 * g->sumcap : 256;
-		struct SumSlot *tab = xalloc(sizeof *tab * (size_t)cap);
-		for (int i = 0; i < g->sumcap; i++)
-			if (g->sum[i].e)
-				*sum_slot(tab, cap, g->sum[i].e) = g->sum[i];
-		g->sum = tab, g->sumcap = cap;
-	}
-	struct SumSlot *s = sum_slot(g->sum, g->sumcap, off);
-	if (!s->e) {
+	struct SumSlot *s = ptrmap_get(&g->sums, off);
+	if (!s) {
 		struct Term t[MAX_TERMS];
 		struct Shape *sh[MAX_TERMS];
-		*s = (struct SumSlot){ .e = off };
+		s = xalloc(sizeof *s);
+		*s = (struct SumSlot){ 0 };
+		ptrmap_put(&g->sums, off, s);
 		s->n = sum_terms(off, &s->wide, t, g, sh);
 		if (s->n > 0) {
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
@@ -1159,7 +1127,6 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 				s->memo[i] = *m;
 			}
 		}
-		g->nsum++;
 	}
 	return s;
 }

@@ -69,6 +69,11 @@ typedef struct Map { struct MapSlot { const char *key; void *val; } *slots; int 
 unsigned str_hash(const char *s);
 void *map_get(const Map *m, const char *key);   /* NULL when absent */
 void map_put(Map *m, const char *key, void *val); /* replaces an old value */
+/* The same keyed by address (a node, a table row): for facts of one object
+ * that a pass asks again. */
+typedef struct PtrMap { struct PtrSlot { const void *key; void *val; } *slots; int n, cap; } PtrMap;
+void *ptrmap_get(const PtrMap *m, const void *key);   /* NULL when absent */
+void ptrmap_put(PtrMap *m, const void *key, void *val); /* replaces an old value */
 
 /* Names bound in nested blocks, to pointers: a bind hides the same name's
  * older bind until names_pop(mark) unbinds back to a mark (names_mark()). */

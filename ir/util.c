@@ -295,6 +295,38 @@ void map_put(Map *m, const char *key, void *val)
 	s->val = val;
 }
 
+static struct PtrSlot *ptrmap_slot(struct PtrSlot *t, int cap, const void *key)
+{
+	unsigned i = (unsigned)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
+	while (t[i].key && t[i].key != key)
+		i = (i + 1) & (unsigned)(cap - 1);
+	return &t[i];
+}
+
+void *ptrmap_get(const PtrMap *m, const void *key)
+{
+	return m->cap ? ptrmap_slot(m->slots, m->cap, key)->val : NULL;
+}
+
+void ptrmap_put(PtrMap *m, const void *key, void *val)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		int cap = m->cap ? 2 * m->cap : 64;
+		struct PtrSlot *slots = xalloc(sizeof *slots * (size_t)cap);
+		for (int i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				*ptrmap_slot(slots, cap, m->slots[i].key) = m->slots[i];
+		m->slots = slots;
+		m->cap = cap;
+	}
+	struct PtrSlot *s = ptrmap_slot(m->slots, m->cap, key);
+	if (!s->key) {
+		s->key = key;
+		m->n++;
+	}
+	s->val = val;
+}
+
 void names_bind(Names *s, const char *name, void *val)
 {
 	if (s->n == s->cap) {

@@ -17,6 +17,23 @@ void test_util(void)
 		bputc(&b, 'a' + i % 26);
 	ok(b.n == 1000 && b.s[999] == 'a' + 999 % 26 && b.s[1000] == 0, "Buf grows and stays terminated");
 
+	/* PtrMap: keys by address (two equal texts are two keys), through growth */
+	PtrMap pm = {0};
+	int keys[1000];
+	char twin1[] = "k", twin2[] = "k";
+	ok(ptrmap_get(&pm, keys) == NULL, "PtrMap: empty, absent");
+	for (int i = 0; i < 1000; i++)
+		ptrmap_put(&pm, &keys[i], &keys[999 - i]);
+	int missed = 0;
+	for (int i = 0; i < 1000; i++)
+		missed += ptrmap_get(&pm, &keys[i]) != &keys[999 - i];
+	is_int(missed, 0, "PtrMap: 1000 keys found after growing");
+	ptrmap_put(&pm, &keys[5], NULL);
+	ptrmap_put(&pm, twin1, twin1);
+	ptrmap_put(&pm, twin2, twin2);
+	ok(pm.n == 1002 && ptrmap_get(&pm, &keys[5]) == NULL && ptrmap_get(&pm, twin1) == twin1 &&
+	   ptrmap_get(&pm, twin2) == twin2, "PtrMap: a put replaces; equal texts at two addresses are two keys");
+
 	char dir[] = "/tmp/txc-unit.XXXXXX";
 	ok(mkdtemp(dir) != NULL, "a scratch directory");
 	char *path = xprintf("%s/out.tx", dir);
