@@ -59,6 +59,19 @@ typedef struct Bind {
 	Val v;
 } Bind;
 
+/* The names in scope: per name's text a cell holding its innermost Bind;
+ * each string's cell found by its address (the IR's names are arena
+ * strings, never rewritten or freed, so one address is one text: the text
+ * is hashed once per string, not per look-up); the binds in order, each
+ * with the Bind it hides, to unbind back to a mark. */
+typedef struct NameCell { struct Bind *top; } NameCell;
+typedef struct NameScope {
+	Map text;   /* a name's text -> its NameCell */
+	PtrMap at;  /* a name's string -> its NameCell */
+	struct Shadow { NameCell *c; struct Bind *hidden; } *v;
+	int n, cap;
+} NameScope;
+
 enum { R_P, R_H, R_R, R_RD, R_F, R_FD, R_N };
 static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
 static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
@@ -70,7 +83,7 @@ typedef struct Gen {
 	Func *f;
 	int target;
 	Buf *out;
-	Names binds;
+	NameScope binds;
 	int nreg[R_N];
 	int nlabel;
 	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction */
@@ -564,9 +577,33 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 
 /* A name's binding (while offset_addr evaluates a term, noted as a name its
  * value depends on). */
+static NameCell *name_cell(NameScope *sc, const char *name)
+{
+	NameCell *c = ptrmap_get(&sc->at, name);
+	if (!c) {
+		if (!(c = map_get(&sc->text, name))) {
+			c = xalloc(sizeof *c);
+			map_put(&sc->text, name, c);
+		}
+		ptrmap_put(&sc->at, name, c);
+	}
+	return c;
+}
+
+static Bind *names_find(NameScope *sc, const char *name) { return name_cell(sc, name)->top; }
+static int names_at(const NameScope *sc) { return sc->n; }
+
+static void names_unbind(NameScope *sc, int mark)
+{
+	while (sc->n > mark) {
+		sc->n--;
+		sc->v[sc->n].c->top = sc->v[sc->n].hidden;
+	}
+}
+
 static Bind *lookup(Gen *g, const char *name)
 {
-	Bind *x = names_lookup(&g->binds, name);
+	Bind *x = names_find(&g->binds, name);
 	if (g->noting && x) {
 		struct Dep dep = { name, x, x->v.s, x->ival };
 		vpush(g->deps, g->ndeps, dep);
@@ -589,7 +626,15 @@ static Bind *bind(Gen *g, const char *name, Buffer *b)
 {
 	Bind *x = xalloc(sizeof *x);
 	*x = (Bind){ .name = name, .buf = b };
-	names_bind(&g->binds, name, x);
+	NameScope *sc = &g->binds;
+	if (sc->n == sc->cap) {
+		int cap = sc->cap ? 2 * sc->cap : 32;
+		sc->v = xrealloc(sc->v, sizeof *sc->v * (size_t)sc->cap, sizeof *sc->v * (size_t)cap);
+		sc->cap = cap;
+	}
+	NameCell *c = name_cell(sc, name);
+	sc->v[sc->n++] = (struct Shadow){ c, c->top };
+	c->top = x;
 	return x;
 }
 
@@ -1145,7 +1190,7 @@ static bool memo_valid(Gen *g, const struct TermMemo *m, struct Seen *seen)
 		int j = 0;
 		while (j < seen->n && seen->v[j].name != d->name && strcmp(seen->v[j].name, d->name) != 0)
 			j++;
-		Bind *x = j < seen->n ? seen->v[j].x : names_lookup(&g->binds, d->name);
+		Bind *x = j < seen->n ? seen->v[j].x : names_find(&g->binds, d->name);
 		if (j == seen->n && j < MEMO_DEPS)
 			seen->v[seen->n++].name = d->name, seen->v[j].x = x;
 		if (x != d->x || x->v.s != d->vs || x->ival != d->ival)
@@ -1713,10 +1758,10 @@ static void stmt(Gen *g, Stmt *s);
 
 static void block(Gen *g, Stmt **v, int n)
 {
-	int mark = names_mark(&g->binds);
+	int mark = names_at(&g->binds);
 	for (int i = 0; i < n && !g->d->errors; i++)
 		stmt(g, v[i]);
-	names_pop(&g->binds, mark);
+	names_unbind(&g->binds, mark);
 }
 
 static Val need(Gen *g, const Expr *e, int dt) { return in_reg(g, conv(g, ev(g, e, dt), dt)); }
@@ -1981,14 +2026,16 @@ static void for_stmt(Gen *g, Stmt *s)
 	bool chi = sema_int(it->args[it->nargs > 1], &hi);
 	int64_t trips = clo && chi && step > 0 && hi > lo ? (hi - lo + step - 1) / step : clo && chi ? 0 : -1;
 	if (trips >= 0 && trips <= (id == IN_UNROLL ? UNROLL_MAX : UNROLL_RANGE)) {
+		/* one binding for every trip, its value changed: what was found
+		 * through it (a term's memo) notes the value it read */
+		int mark = names_at(&g->binds);
+		Bind *x = bind(g, name, NULL);
+		x->is_int = true;
 		for (int64_t k = lo; k < hi && !g->d->errors; k += step) {
-			int mark = names_mark(&g->binds);
-			Bind *x = bind(g, name, NULL);
-			x->is_int = true;
 			x->ival = k;
 			block(g, s->body, s->nbody);
-			names_pop(&g->binds, mark);
 		}
+		names_unbind(&g->binds, mark);
 		return;
 	}
 	Val v = reg(g, dt);
@@ -2003,12 +2050,12 @@ static void for_stmt(Gen *g, Stmt *s)
 	const char *p = newreg(g, R_P);
 	ins(g, "setp.ge.%s %s, %s, %s;", ty(dt), p, v.s, h.s);
 	ins(g, "@%s bra %s;", p, end);
-	int mark = names_mark(&g->binds);
+	int mark = names_at(&g->binds);
 	Bind *x = bind(g, name, NULL);
 	x->v = v;
 	x->has_val = true;
 	block(g, s->body, s->nbody);
-	names_pop(&g->binds, mark);
+	names_unbind(&g->binds, mark);
 	ins(g, "add.%s %s, %s, %lld;", ty(dt), v.s, v.s, (long long)step);
 	ins(g, "bra.uni %s;", head);
 	put_label(g, end);
@@ -2716,6 +2763,15 @@ static const char *param_decl(int dt, const char *name)
 	}
 }
 
+/* Whether f has a buffer in dynamic shared memory (its own, not a view) */
+static bool has_shared(const Func *f)
+{
+	for (int i = 0; i < f->nbufs; i++)
+		if (!f->bufs[i]->base && (scopes[f->bufs[i]->scope].flags & SCF_SHARED))
+			return true;
+	return false;
+}
+
 static void kernel(Gen *g, Stmt *s, Buf *out)
 {
 	Func *f = s->func;
@@ -2740,10 +2796,8 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		g->base = xalloc(sizeof(Val) * (size_t)(f->nbufs + 1));
 		g->tmap_param = xalloc(sizeof(char *) * (size_t)(f->ntmaps + 1));
 		g->local_done = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
-		names_pop(&g->binds, 0);
-		bool any_shared = false;
-		for (int i = 0; i < f->nbufs; i++)
-			any_shared |= !f->bufs[i]->base && (scopes[f->bufs[i]->scope].flags & SCF_SHARED);
+		names_unbind(&g->binds, 0);
+		bool any_shared = has_shared(f);
 		/* the parameters, in the signature's order */
 		for (int i = 0; i < f->nsig; i++) {
 			const char *pn = xprintf("%s_param_%d", name, i);
@@ -2815,18 +2869,18 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 			bprintf(out, "\t.reg %s %s<%d>;\n", reg_type[c], reg_prefix[c], g->nreg[c] + 1);
 	bputs(out, g->locals.s ? g->locals.s : "");
 	bputc(out, '\n');
-	bputs(out, body.s ? body.s : "");
+	bputn(out, body.s, body.n);
 	bputs(out, "}\n");
 }
 
 static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
 {
-	Buf kernels = {0};
+	/* the header, then the kernels written after it (not copied there): on
+	 * an error, out is as it was */
+	size_t n0 = out->n;
 	for (int i = 0; i < g->m->nbody; i++)
 		if (g->m->body[i]->kind == S_FUNC && g->m->body[i]->func)
-			kernel(g, g->m->body[i], &kernels);
-	if (g->d->errors)
-		return false;
+			g->smem |= has_shared(g->m->body[i]->func); /* as kernel() finds it */
 	for (int i = 0; i < g->m->nbody && strcmp(src, "<stdin>") == 0; i++)
 		if (g->m->body[i]->pos.file)
 			src = g->m->body[i]->pos.file;
@@ -2835,7 +2889,15 @@ static bool emit(Gen *g, Buf *out, const char *src, const char *arch)
 	bprintf(out, ".version %s\n.target %s\n.address_size 64\n", ptx_version[g->target], arch);
 	if (g->smem)
 		bputs(out, "\n.extern .shared .align 1024 .b8 smem_raw[];\n");
-	bputs(out, kernels.s ? kernels.s : "");
+	for (int i = 0; i < g->m->nbody; i++)
+		if (g->m->body[i]->kind == S_FUNC && g->m->body[i]->func)
+			kernel(g, g->m->body[i], out);
+	if (g->d->errors) {
+		out->n = n0;
+		if (out->s)
+			out->s[n0] = 0;
+		return false;
+	}
 	return true;
 }
 
