@@ -108,7 +108,7 @@ typedef struct Gen {
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
 	bool noting;             /* lookup() notes the names it finds in deps */
-	struct Dep { const char *name; Bind *x; const char *vs; int64_t ival; } *deps;
+	struct Dep { NameCell *cell; Bind *x; const char *vs; int64_t ival; } *deps;
 	int ndeps;
 } Gen;
 
@@ -264,7 +264,17 @@ static inline void lputn(Line *l, const char *s, size_t k)
 }
 
 static inline void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
-static void lend(Line *l) { bputn(l->out, l->s, l->n); }
+static void lend(Line *l)
+{
+	Buf *b = l->out;
+	if (b->n + l->n >= b->cap) { /* no room for the line and its NUL: bputn grows b */
+		bputn(b, l->s, l->n);
+		return;
+	}
+	memcpy(b->s + b->n, l->s, l->n);
+	b->n += l->n;
+	b->s[b->n] = 0;
+}
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
@@ -590,7 +600,6 @@ static NameCell *name_cell(NameScope *sc, const char *name)
 	return c;
 }
 
-static Bind *names_find(NameScope *sc, const char *name) { return name_cell(sc, name)->top; }
 static int names_at(const NameScope *sc) { return sc->n; }
 
 static void names_unbind(NameScope *sc, int mark)
@@ -603,9 +612,10 @@ static void names_unbind(NameScope *sc, int mark)
 
 static Bind *lookup(Gen *g, const char *name)
 {
-	Bind *x = names_find(&g->binds, name);
+	NameCell *c = name_cell(&g->binds, name);
+	Bind *x = c->top;
 	if (g->noting && x) {
-		struct Dep dep = { name, x, x->v.s, x->ival };
+		struct Dep dep = { c, x, x->v.s, x->ival };
 		vpush(g->deps, g->ndeps, dep);
 	}
 	return x;
@@ -1176,23 +1186,15 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 	return s;
 }
 
-/* The bindings memo_valid found within one offset_addr: its terms read the
- * same names (tid), and no binding changes between them (seen emptied where
- * a term is evaluated). */
-struct Seen { int n; struct { const char *name; Bind *x; } v[MEMO_DEPS]; };
-
-static bool memo_valid(Gen *g, const struct TermMemo *m, struct Seen *seen)
+/* m's register still stands: the same epoch and width, and each name it
+ * read bound as it was (its cell's innermost binding, no look-up) */
+static bool memo_valid(Gen *g, const struct TermMemo *m)
 {
 	if (!m->ok || m->epoch != g->epoch || m->wide != g->wide)
 		return false;
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
-		int j = 0;
-		while (j < seen->n && seen->v[j].name != d->name && strcmp(seen->v[j].name, d->name) != 0)
-			j++;
-		Bind *x = j < seen->n ? seen->v[j].x : names_find(&g->binds, d->name);
-		if (j == seen->n && j < MEMO_DEPS)
-			seen->v[seen->n++].name = d->name, seen->v[j].x = x;
+		const Bind *x = d->cell->top;
 		if (x != d->x || x->v.s != d->vs || x->ival != d->ival)
 			return false;
 	}
@@ -1228,16 +1230,15 @@ static bool trip_const(Gen *g, const Expr *e, int64_t *v)
 	return *v >= INT32_MIN && *v <= INT32_MAX;
 }
 
-static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m, struct Seen *seen)
+static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 {
 	int64_t k;
 	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
 		return (Val){ .dt = DT_INT32, .imm = true, .i = k }; /* imm() less its text: offset_addr adds the value */
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
 		g->nimpure++, m = NULL;
-	if (m && memo_valid(g, m, seen))
+	if (m && memo_valid(g, m))
 		return m->v;
-	seen->n = 0;
 	unsigned epoch = g->epoch, nimpure = g->nimpure;
 	int errors = g->d->errors, d0 = g->ndeps;
 	bool noting = g->noting;
@@ -1291,9 +1292,8 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	int signs[MAX_TERMS], nregs = 0;
 	bool was = g->wide;
 	g->wide = was || wide;
-	struct Seen seen = { 0 };
 	for (int i = 0; i < n && !g->d->errors; i++) {
-		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL, &seen);
+		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL);
 		if (v.imm) {
 			if (t[i].sign > 0 ? __builtin_add_overflow(c, v.i, &c) : __builtin_sub_overflow(c, v.i, &c))
 				return fail(g, off, "an offset's constant part overflows 64 bits");
