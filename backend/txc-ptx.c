@@ -110,7 +110,10 @@ typedef struct Gen {
 	bool noting;             /* lookup() notes the names it finds in deps */
 	struct Dep { NameCell *cell; Bind *x; const char *vs; int64_t ival; } *deps;
 	int ndeps;
+	struct CopyHead *heads;  /* copy_bytes' texts by kind (copy_head) */
+	int nheads;
 } Gen;
+enum { COPY_HEADS = 8 };
 
 /* ---- dtypes and registers ----------------------------------------------------------- */
 
@@ -1767,6 +1770,54 @@ static void block(Gen *g, Stmt **v, int n)
 static Val need(Gen *g, const Expr *e, int dt) { return in_reg(g, conv(g, ev(g, e, dt), dt)); }
 static Val need_imm(Gen *g, const Expr *e, int dt) { return conv(g, ev(g, e, dt), dt); }
 
+/* The decimal digits q..end of a number, one more (a new digit before q
+ * where all are nines): their start. */
+static char *dec_next(char *q, char *end)
+{
+	char *p = end;
+	while (p > q && p[-1] == '9')
+		*--p = '0';
+	if (p > q)
+		p[-1]++;
+	else
+		*--q = '1';
+	return q;
+}
+
+/* copy_bytes' text around its operands: "\tld.SPACE[.nc]V.T " and
+ * "];\n\tst.SPACE.V.T [", made once per kind of copy (what they are made
+ * of is the key; quals by address, its text never changes). */
+struct CopyHead { int ssp, dsp; bool nc; int64_t n; const char *quals, *ld, *st; size_t ldn, stn; };
+
+static const struct CopyHead *copy_head(Gen *g, int ssp, int dsp, bool nc, int64_t n, const char *quals)
+{
+	if (!g->heads)
+		g->heads = xalloc(sizeof *g->heads * COPY_HEADS);
+	for (int i = 0; i < g->nheads && i < COPY_HEADS; i++) {
+		const struct CopyHead *h = &g->heads[i];
+		if (h->ssp == ssp && h->dsp == dsp && h->nc == nc && h->n == n && h->quals == quals)
+			return h;
+	}
+	const char *t = n == 1 ? "u8" : n == 2 ? "u16" : "u32";
+	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
+	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
+	Buf ld = { 0 };
+	bputs(&ld, "\tld.");
+	if (strcmp(quals, "nc") != 0 && ssp == SP_GLOBAL) {
+		bputs(&ld, "global.");
+		bputs(&ld, quals);
+	} else {
+		bputs(&ld, space_name(ssp));
+		if (nc && ssp == SP_GLOBAL)
+			bputs(&ld, ".nc");
+	}
+	bprintf(&ld, "%s.%s ", v, t);
+	const char *st = xprintf("];\n\tst.%s%s.%s [", space_name(dsp), v, t);
+	struct CopyHead *h = &g->heads[g->nheads++ % COPY_HEADS]; /* more kinds: the oldest made again */
+	*h = (struct CopyHead){ ssp, dsp, nc, n, quals, ld.s, st, ld.n, strlen(st) };
+	return h;
+}
+
 /* T.cuda.copy_bytes(dst, src, n[, nc]): one vector load, one vector store
  * (txc-cuda's helper: uint8_t, uint16_t, uint32_t, uint2, uint4). */
 static void copy_bytes(Gen *g, const Expr *e)
@@ -1781,54 +1832,37 @@ static void copy_bytes(Gen *g, const Expr *e)
 	Buffer *sb = addr_buffer(g, e->args[1]);
 	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
 		nc = true;
-	const char *t = n == 1 ? "u8" : n == 2 ? "u16" : "u32";
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
 	char ops[4 * 16 + 8], *o = ops; /* {%r1, %r2, %r3, %r4}: the registers, made here */
+	char num[24], *q = udigits(num + sizeof num, (unsigned)(g->nreg[R_R] + 1)), *end = num + sizeof num;
+	g->nreg[R_R] += nv; /* newreg's names, written here only: consecutive numbers */
+	g->nimpure += nv;
 	if (nv > 1)
 		*o++ = '{';
 	for (int i = 0; i < nv; i++) {
-		char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[R_R]); /* newreg's name, written here only */
-		g->nimpure++;
-		if (i)
+		if (i) {
 			*o++ = ',', *o++ = ' ';
+			q = dec_next(q, end);
+		}
 		*o++ = '%', *o++ = 'r';
-		memcpy(o, q, (size_t)(d + sizeof d - q));
-		o += d + sizeof d - q;
+		for (const char *c = q; c < end; c++)
+			*o++ = *c;
 	}
 	if (nv > 1)
 		*o++ = '}';
-	size_t nops = (size_t)(o - ops);
-	const char *v = nv == 1 ? "" : nv == 2 ? ".v2" : ".v4";
-	size_t vn = nv == 1 ? 0 : 3, tn = n == 1 ? 2 : 3;
+	const struct CopyHead *h = copy_head(g, s.sp, d.sp, nc, n, quals);
 	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would write them */
 	Line l;
 	l.out = g->out, l.n = 0;
 	g->nimpure += 2;
-	lputn(&l, "\tld.", 4);
-	if (strcmp(quals, "nc") != 0 && s.sp == SP_GLOBAL) {
-		lputn(&l, "global.", 7);
-		lputs(&l, quals);
-	} else {
-		lputs(&l, space_name(s.sp));
-		if (nc && s.sp == SP_GLOBAL)
-			lputn(&l, ".nc", 3);
-	}
-	lputn(&l, v, vn);
-	lputn(&l, ".", 1);
-	lputn(&l, t, tn);
-	lputn(&l, " ", 1);
-	lputn(&l, ops, nops);
+	lputn(&l, h->ld, h->ldn);
+	lputn(&l, ops, (size_t)(o - ops));
 	lputn(&l, ", [", 3);
 	lputs(&l, s.s);
-	lputn(&l, "];\n\tst.", 7);
-	lputs(&l, space_name(d.sp));
-	lputn(&l, v, vn);
-	lputn(&l, ".", 1);
-	lputn(&l, t, tn);
-	lputn(&l, " [", 2);
+	lputn(&l, h->st, h->stn);
 	lputs(&l, d.s);
 	lputn(&l, "], ", 3);
-	lputn(&l, ops, nops);
+	lputn(&l, ops, (size_t)(o - ops));
 	lputn(&l, ";\n", 2);
 	lend(&l);
 }
