@@ -183,10 +183,12 @@ static char *udigits(char *end, uint64_t n)
 static const char *newreg_pure(Gen *g, int cls)
 {
 	char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[cls]);
-	size_t pl = cls == R_RD || cls == R_FD ? 3 : 2, dl = (size_t)(d + sizeof d - q);
-	char *r = xalloc(pl + dl + 1); /* zeroed: the NUL is there */
-	memcpy(r, reg_prefix[cls], pl);
-	memcpy(r + pl, q, dl);
+	const char *p = reg_prefix[cls];
+	char *r = xalloc((size_t)(d + sizeof d - q) + 4), *o = r; /* zeroed: the NUL is there */
+	while (*p)
+		*o++ = *p++;
+	while (q < d + sizeof d)
+		*o++ = *q++;
 	return r;
 }
 /* A register of an instruction other than pure()'s (offset_addr keeps no
@@ -371,7 +373,7 @@ static void pre_put(Gen *g, const struct PreSlot *k)
 enum { FMT_PIECES = 16 };
 struct FmtSig {
 	const char *fmt;
-	int n, np;
+	int n, np, lit; /* lit: the literal pieces' length */
 	char kind[PRE_ARGS];
 	struct FmtPiece { const char *s; int len; } p[FMT_PIECES]; /* len -1: the next argument */
 };
@@ -408,6 +410,8 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 		x->np = -1;
 	else
 		x->p[x->np++] = (struct FmtPiece){ run, (int)strlen(run) };
+	for (int i = 0; i < x->np; i++)
+		x->lit += x->p[i].len >= 0 ? x->p[i].len : 0;
 	return x;
 }
 
@@ -424,35 +428,31 @@ static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, siz
  * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). */
 static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 {
-	size_t need = 0, slen[PRE_ARGS];
-	for (int i = 0, a = 0; i < sig->np; i++)
-		if (sig->p[i].len >= 0)
-			need += (size_t)sig->p[i].len;
-		else if (sig->kind[a++] == 's')
-			need += slen[a - 1] = w[a - 1] ? strlen((const char *)(uintptr_t)w[a - 1]) : 6;
-		else
-			need += 21;
+	size_t need = (size_t)sig->lit;
+	for (int a = 0; a < sig->n; a++)
+		need += sig->kind[a] != 's' ? 21 : w[a] ? strlen((const char *)(uintptr_t)w[a]) : 6;
 	if (need + 1 > g->key.cap) {
 		g->key.cap = 2 * (need + 1);
 		g->key.s = xalloc(g->key.cap);
 	}
-	char *o = g->key.s;
+	char *o = g->key.s; /* the pieces are short: copied a byte at a time */
 	for (int i = 0, a = 0; i < sig->np; i++) {
+		const char *p = sig->p[i].s, *e;
 		if (sig->p[i].len >= 0) {
-			memcpy(o, sig->p[i].s, (size_t)sig->p[i].len);
-			o += sig->p[i].len;
+			for (e = p + sig->p[i].len; p < e;)
+				*o++ = *p++;
 			continue;
 		}
 		uint64_t v = w[a];
 		if (sig->kind[a++] == 's') {
-			memcpy(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
-			o += slen[a - 1];
+			for (p = v ? (const char *)(uintptr_t)v : "(null)"; *p;)
+				*o++ = *p++;
 		} else {
 			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
 			if ((int64_t)v < 0)
 				*--q = '-';
-			memcpy(o, q, (size_t)(d + sizeof d - q));
-			o += d + sizeof d - q;
+			while (q < d + sizeof d)
+				*o++ = *q++;
 		}
 	}
 	*o = 0;
@@ -469,15 +469,17 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
 		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
 	va_end(ap);
+	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
+	unsigned epoch = g->epoch;
 	if (k.n >= 0) {
 		uint64_t h = (uint64_t)(uintptr_t)fmt * 0x9E3779B97F4A7C15u;
 		for (int i = 0; i < k.n; i++)
 			h = (h ^ k.w[i]) * 0x9E3779B97F4A7C15u;
 		k.h = h ^ (h >> 29);
 		if (g->precap) {
-			const struct PreSlot *s = pre_slot(g->pre, g->precap, &k);
-			if (s->fmt)
-				return (Val){ .s = s->r, .dt = dt, .sp = sp };
+			ps = pre_slot(g->pre, g->precap, &k);
+			if (ps->fmt)
+				return (Val){ .s = ps->r, .dt = dt, .sp = sp };
 		}
 	}
 	if (sig->np >= 0) {
@@ -503,7 +505,7 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 	if (c && c->key)
 		r = c->r;
 	if (!r && g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
-		forget(g);
+		forget(g), c = NULL;
 	if (!r) {
 		r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
 		Line l;
@@ -525,14 +527,19 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 			for (int i = 0; i < g->csecap; i++)
 				if (g->cse[i].key)
 					*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h) = g->cse[i];
-			g->cse = t, g->csecap = cap;
+			g->cse = t, g->csecap = cap, c = NULL;
 		}
-		*cse_slot(g->cse, g->csecap, key, len, h) = (struct CseSlot){ xstrndup(key, len), len, h, r };
+		if (!c) /* else the empty slot the look-up found */
+			c = cse_slot(g->cse, g->csecap, key, len, h);
+		*c = (struct CseSlot){ xstrndup(key, len), len, h, r };
 		g->ncse++;
 	}
 	if (k.n >= 0) {
 		k.r = r;
-		pre_put(g, &k);
+		if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
+			*ps = k, g->npre++;
+		else
+			pre_put(g, &k);
 	}
 	return (Val){ .s = r, .dt = dt, .sp = sp };
 }
