@@ -105,6 +105,7 @@ typedef struct Gen {
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
 	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
+	PtrMap decls;            /* the kernel's buffers by their declaring call (the first such buffer) */
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
 	bool noting;             /* lookup() notes the names it finds in deps */
@@ -428,31 +429,30 @@ static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, siz
  * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). */
 static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 {
-	size_t need = (size_t)sig->lit;
+	size_t need = (size_t)sig->lit, slen[PRE_ARGS];
 	for (int a = 0; a < sig->n; a++)
-		need += sig->kind[a] != 's' ? 21 : w[a] ? strlen((const char *)(uintptr_t)w[a]) : 6;
+		need += sig->kind[a] != 's' ? 21 : (slen[a] = w[a] ? strlen((const char *)(uintptr_t)w[a]) : 6);
 	if (need + 1 > g->key.cap) {
 		g->key.cap = 2 * (need + 1);
 		g->key.s = xalloc(g->key.cap);
 	}
-	char *o = g->key.s; /* the pieces are short: copied a byte at a time */
+	char *o = g->key.s;
 	for (int i = 0, a = 0; i < sig->np; i++) {
-		const char *p = sig->p[i].s, *e;
 		if (sig->p[i].len >= 0) {
-			for (e = p + sig->p[i].len; p < e;)
-				*o++ = *p++;
+			memcpy(o, sig->p[i].s, (size_t)sig->p[i].len);
+			o += sig->p[i].len;
 			continue;
 		}
 		uint64_t v = w[a];
 		if (sig->kind[a++] == 's') {
-			for (p = v ? (const char *)(uintptr_t)v : "(null)"; *p;)
-				*o++ = *p++;
+			memcpy(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
+			o += slen[a - 1];
 		} else {
 			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
 			if ((int64_t)v < 0)
 				*--q = '-';
-			while (q < d + sizeof d)
-				*o++ = *q++;
+			memcpy(o, q, (size_t)(d + sizeof d - q));
+			o += d + sizeof d - q;
 		}
 	}
 	*o = 0;
@@ -1319,9 +1319,11 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	if (!nregs)
 		return addr_plus(g, base, imm(c, DT_INT64), esize);
 	Val a;
-	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs &&
-	    memcmp(slot->aregs, regs, sizeof *regs * (size_t)nregs) == 0 &&
-	    memcmp(slot->asigns, signs, sizeof *signs * (size_t)nregs) == 0) {
+	int same = 0; /* the registers and signs that are the last address's */
+	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs)
+		while (same < nregs && slot->aregs[same] == regs[same] && slot->asigns[same] == signs[same])
+			same++;
+	if (slot && same == nregs && slot->aregs) {
 		a = slot->addr; /* the same instructions again would be found, and write nothing */
 	} else {
 		Val r = { .s = regs[0], .dt = rt };
@@ -1987,12 +1989,13 @@ static void assign(Gen *g, Stmt *s)
 	}
 	if (id == IN_TENSORMAP || id == IN_TENSORMAP_IM2COL)
 		return;
-	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)))
-		for (int i = 0; i < g->f->nbufs; i++)
-			if (g->f->bufs[i]->decl == v) {
-				declare(g, g->f->bufs[i]);
-				return;
-			}
+	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0))) {
+		Buffer *b = ptrmap_get(&g->decls, v);
+		if (b) {
+			declare(g, b);
+			return;
+		}
+	}
 	if (nt == 1 && t[0]->kind == E_NAME && t[0]->var && t[0]->var->mut) {
 		Var *var = t[0]->var;
 		Val rhs = in_reg(g, conv(g, ev(g, v, var->dtype), var->dtype));
@@ -2822,8 +2825,12 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 	Buf body = {0}, params = {0};
 	Map names = {0}, handles = {0};
-	for (int i = 0; i < f->nbufs; i++)
+	g->decls = (PtrMap){ 0 };
+	for (int i = 0; i < f->nbufs; i++) {
 		map_put(&names, f->bufs[i]->name, f->bufs[i]);
+		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl))
+			ptrmap_put(&g->decls, f->bufs[i]->decl, f->bufs[i]);
+	}
 	scan_writes(g, &names, &handles, s->body, s->nbody);
 	{
 		body = (Buf){0};
