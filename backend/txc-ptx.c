@@ -1724,12 +1724,15 @@ static Val ev(Gen *g, const Expr *e, int hint)
 	}
 }
 
-/* An address operand: T.address_of(x), a buffer element, a buffer, a handle. */
-static Val address(Gen *g, const Expr *e)
+/* An address operand: T.address_of(x), a buffer element, a buffer, a
+ * handle (with xp: *xp the binding of e when e is a name). */
+static Val address_x(Gen *g, const Expr *e, Bind **xp)
 {
 	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
-		return address(g, e->args[0]);
+		return address_x(g, e->args[0], NULL);
 	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL; /* a name: looked up once (buffer_of, name_val) */
+	if (xp)
+		*xp = x;
 	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : x ? x->buf : NULL;
 	if (b && buffer_root(b)->scope == SC_TMEM)
 		return conv(g, ev(g, buffer_root(b)->alloc_addr, DT_UINT32), DT_UINT32);
@@ -1748,15 +1751,19 @@ static Val address(Gen *g, const Expr *e)
 	return r;
 }
 
-/* The buffer an address operand points into (for .nc), or NULL. */
-static Buffer *addr_buffer(Gen *g, const Expr *e)
+static Val address(Gen *g, const Expr *e) { return address_x(g, e, NULL); }
+
+/* The buffer an address operand points into (for .nc), or NULL; x: e's
+ * binding where address_x found it (e a name), else NULL. */
+static Buffer *addr_buffer(Gen *g, const Expr *e, Bind *x)
 {
 	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
-		return addr_buffer(g, e->args[0]);
+		return addr_buffer(g, e->args[0], NULL);
 	if (e->kind == E_INDEX)
 		return buffer_of(g, e->a);
 	if (e->kind == E_NAME) { /* a buffer, or a handle bound to an address into one */
-		Bind *x = lookup(g, e->str);
+		if (!x)
+			x = lookup(g, e->str);
 		return x && x->buf ? x->buf : x && x->has_val && x->v.dt == DT_HANDLE ? (Buffer *)(intptr_t)x->v.i : NULL;
 	}
 	if (low_call_id(e) == IN_POINTER_OFFSET)
@@ -1835,10 +1842,11 @@ static void copy_bytes(Gen *g, const Expr *e)
 	bool nc = e->nargs > 3;
 	/* the load's qualifiers (ld_quals_check), as txc-cuda's inline ld.global.QUALS */
 	const char *quals = nc ? const_str(g, e->args[3]) : "nc";
-	Val d = address(g, e->args[0]), s = address(g, e->args[1]);
+	Bind *sx = NULL;
+	Val d = address(g, e->args[0]), s = address_x(g, e->args[1], &sx);
 	if (g->d->errors)
 		return;
-	Buffer *sb = addr_buffer(g, e->args[1]);
+	Buffer *sb = addr_buffer(g, e->args[1], sx); /* its binding as address_x found it: nothing is bound since */
 	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
 		nc = true;
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
