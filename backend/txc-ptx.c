@@ -595,8 +595,8 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 
 /* ---- names -------------------------------------------------------------------------- */
 
-/* A name's binding (while offset_addr evaluates a term, noted as a name its
- * value depends on). */
+/* name's cell: found by the string's address, else by its text (once per
+ * string), else made */
 static NameCell *name_cell(NameScope *sc, const char *name)
 {
 	NameCell *c = ptrmap_get(&sc->at, name);
@@ -620,6 +620,8 @@ static void names_unbind(NameScope *sc, int mark)
 	}
 }
 
+/* A name's binding (while offset_addr evaluates a term, noted as a name its
+ * value depends on). */
 static Bind *lookup(Gen *g, const char *name)
 {
 	NameCell *c = name_cell(&g->binds, name);
