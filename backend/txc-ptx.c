@@ -255,6 +255,19 @@ typedef struct Line {
 	char s[256];
 } Line;
 
+/* memcpy of the few bytes most pieces of a line are: each size a copy of
+ * known length (a move or two), not a call */
+static inline void copy_short(char *o, const char *s, size_t k)
+{
+	switch (k) {
+#define CASE(n) case n: memcpy(o, s, n); return;
+	CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+	CASE(9) CASE(10) CASE(11) CASE(12) CASE(13) CASE(14) CASE(15) CASE(16)
+#undef CASE
+	default: memcpy(o, s, k);
+	}
+}
+
 static inline void lputn(Line *l, const char *s, size_t k)
 {
 	if (__builtin_expect(l->n + k > sizeof l->s, 0)) { /* a long line: what is here goes first */
@@ -265,7 +278,7 @@ static inline void lputn(Line *l, const char *s, size_t k)
 			return;
 		}
 	}
-	memcpy(l->s + l->n, s, k);
+	copy_short(l->s + l->n, s, k);
 	l->n += k;
 }
 
@@ -439,19 +452,19 @@ static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 	char *o = g->key.s;
 	for (int i = 0, a = 0; i < sig->np; i++) {
 		if (sig->p[i].len >= 0) {
-			memcpy(o, sig->p[i].s, (size_t)sig->p[i].len);
+			copy_short(o, sig->p[i].s, (size_t)sig->p[i].len);
 			o += sig->p[i].len;
 			continue;
 		}
 		uint64_t v = w[a];
 		if (sig->kind[a++] == 's') {
-			memcpy(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
+			copy_short(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
 			o += slen[a - 1];
 		} else {
 			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
 			if ((int64_t)v < 0)
 				*--q = '-';
-			memcpy(o, q, (size_t)(d + sizeof d - q));
+			copy_short(o, q, (size_t)(d + sizeof d - q));
 			o += d + sizeof d - q;
 		}
 	}
@@ -956,7 +969,18 @@ static Val lit_int(Gen *g, int64_t v, int hint)
 enum { MAX_TERMS = 16, MEMO_DEPS = 4 };
 /* may_const: false where trip_const cannot find the term constant (a node
  * it does not fold), whatever the names are bound to */
-struct Term { const Expr *e; int sign, hint; bool may_const; };
+struct Term {
+	const Expr *e;
+	int sign, hint;
+	bool may_const;
+	/* a program offset's term name, name OP k or k OP name (+ - *: f * 1024):
+	 * trip_const's reading of it with the name's cell found once (form 'n',
+	 * 'l' name on the left, 'r' on the right; 0 none) */
+	char form;
+	int op;
+	int64_t k;
+	NameCell *cell;
+};
 /* A term's register as offset_addr last found it: valid while pure()'s
  * epoch lasts, g->wide is as it was (a name's value is widened by it) and
  * each name it read has the binding it had. */
@@ -1056,7 +1080,7 @@ static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
 	}
 	if (n == MAX_TERMS)
 		return -1;
-	t[n] = (struct Term){ e, sign, hint, may_trip_const(e) };
+	t[n] = (struct Term){ .e = e, .sign = sign, .hint = hint, .may_const = may_trip_const(e) };
 	return n + 1;
 }
 
@@ -1170,6 +1194,46 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 	return n;
 }
 
+/* t's form (struct Term), where it has one of trip_const's shapes: a name
+ * not a constant of the program, and a literal within 32 bits */
+static void trip_form(Gen *g, struct Term *t)
+{
+	const Expr *e = t->e, *n = NULL, *k = NULL;
+	if (int_literal(e))
+		return;
+	if (e->kind == E_NAME && !e->val) {
+		t->form = 'n', n = e;
+	} else if (e->kind == E_BIN && !e->val && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
+	           !(low_known(e->a->dtype) && !is_int(e->a->dtype)) && !(low_known(e->b->dtype) && !is_int(e->b->dtype))) {
+		if (e->a->kind == E_NAME && !e->a->val && int_literal(e->b))
+			t->form = 'l', n = e->a, k = e->b;
+		else if (e->b->kind == E_NAME && !e->b->val && int_literal(e->a))
+			t->form = 'r', n = e->b, k = e->a;
+		else
+			return;
+		t->op = e->op;
+		t->k = k->val ? k->val->i : k->ival;
+		if (t->k < INT32_MIN || t->k > INT32_MAX) {
+			t->form = 0; /* never a constant: trip_const finds that */
+			return;
+		}
+	} else {
+		return;
+	}
+	t->cell = name_cell(&g->binds, n->str);
+}
+
+/* trip_const(t->e) by t's form: the same value, or false */
+static bool trip_form_const(const struct Term *t, int64_t *v)
+{
+	const Bind *x = t->cell->top;
+	if (!x || !x->is_int || x->ival < INT32_MIN || x->ival > INT32_MAX)
+		return false;
+	int64_t a = t->form == 'r' ? t->k : x->ival, b = t->form == 'r' ? x->ival : t->k;
+	*v = t->form == 'n' ? x->ival : t->op == OP_ADD ? a + b : t->op == OP_SUB ? a - b : a * b;
+	return *v >= INT32_MIN && *v <= INT32_MAX;
+}
+
 /* The program's offset off's slot (its address a key), its terms and width
  * found once: they depend only on the expression and its names' ranges,
  * which emission does not change. */
@@ -1187,6 +1251,9 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
 			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
+			for (int i = 0; i < s->n; i++)
+				if (s->t[i].may_const)
+					trip_form(g, &s->t[i]);
 			for (int i = 0; i < s->n; i++) { /* a literal: a constant, no register to share */
 				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : &s->memo[i];
 				if (!*m)
@@ -1245,7 +1312,8 @@ static bool trip_const(Gen *g, const Expr *e, int64_t *v)
 static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 {
 	int64_t k;
-	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) && trip_const(g, t->e, &k)) /* as lit_int reads it */
+	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) &&
+	    (t->form && !g->noting ? trip_form_const(t, &k) : trip_const(g, t->e, &k))) /* as lit_int reads it */
 		return (Val){ .dt = DT_INT32, .imm = true, .i = k }; /* imm() less its text: offset_addr adds the value */
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
 		g->nimpure++, m = NULL;
