@@ -148,7 +148,7 @@ static bool low_facts_noting(const Expr *e, const Noting *nt, Range *er, Range *
 		fits = true;  /* a leaf, or bounds expr_range_step does not read below it */
 	}
 	fits = fits && lr->ok && lr->lo >= INT32_MIN && lr->hi <= INT32_MAX;
-	for (int i = 0; nt && i < nt->n; i++)
+	for (int i = 0; nt && !nt->ger && i < nt->n; i++) /* given: at[] were met above */
 		if (nt->at[i] == e)
 			nt->out[i] = *lr;
 	return fits;

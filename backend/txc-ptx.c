@@ -357,9 +357,13 @@ static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot
 {
 	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(cap - 1);
 	for (; t[i].fmt; i = (i + 1) & (unsigned)(cap - 1))
-		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n &&
-		    memcmp(t[i].w, k->w, sizeof k->w[0] * (size_t)k->n) == 0)
-			break;
+		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n) {
+			int j = 0; /* a few operands: compared here, not by a memcmp call */
+			while (j < k->n && t[i].w[j] == k->w[j])
+				j++;
+			if (j == k->n)
+				break;
+		}
 	return &t[i];
 }
 
@@ -709,7 +713,7 @@ static void mark_written(Gen *g, Buffer *b)
 		g->written[i] = true;
 }
 
-static Buffer *scan_buffer(Gen *g, Map *names, Map *handles, const Expr *e)
+static Buffer *scan_buffer(Gen *g, PtrMap *names, PtrMap *handles, const Expr *e)
 {
 	int dt;
 	if (e->kind == E_CALL && e->nargs > 0 && (resolve(e, &dt) == IN_ADDRESS_OF || resolve(e, &dt) == IN_POINTER_OFFSET))
@@ -718,11 +722,12 @@ static Buffer *scan_buffer(Gen *g, Map *names, Map *handles, const Expr *e)
 		return scan_buffer(g, names, handles, e->a);
 	if (e->kind != E_NAME)
 		return NULL;
-	Buffer *b = map_get(handles, e->str);
-	return b ? b : map_get(names, e->str);
+	NameCell *c = name_cell(&g->binds, e->str);
+	Buffer *b = ptrmap_get(handles, c);
+	return b ? b : ptrmap_get(names, c);
 }
 
-static void scan_writes(Gen *g, Map *names, Map *handles, Stmt **v, int n)
+static void scan_writes(Gen *g, PtrMap *names, PtrMap *handles, Stmt **v, int n)
 {
 	int dt;
 	for (int i = 0; i < n; i++) {
@@ -734,7 +739,7 @@ static void scan_writes(Gen *g, Map *names, Map *handles, Stmt **v, int n)
 		    resolve(val, &dt) == IN_POINTER_OFFSET && val->nargs > 0) {
 			Buffer *b = scan_buffer(g, names, handles, val->args[0]);
 			if (b)
-				map_put(handles, s->targets[0]->str, b);
+				ptrmap_put(handles, name_cell(&g->binds, s->targets[0]->str), b);
 		}
 		if (s->kind == S_EXPR && val->kind == E_CALL) {
 			int id = resolve(val, &dt);
@@ -2902,10 +2907,10 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	g->f = f;
 	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 	Buf body = {0}, params = {0};
-	Map names = {0}, handles = {0};
+	PtrMap names = {0}, handles = {0}; /* by name: its text's cell */
 	g->decls = (PtrMap){ 0 };
 	for (int i = 0; i < f->nbufs; i++) {
-		map_put(&names, f->bufs[i]->name, f->bufs[i]);
+		ptrmap_put(&names, name_cell(&g->binds, f->bufs[i]->name), f->bufs[i]);
 		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl))
 			ptrmap_put(&g->decls, f->bufs[i]->decl, f->bufs[i]);
 	}
