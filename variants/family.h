@@ -124,7 +124,9 @@ struct Lower {
 	Func *func;
 	Stmt *fstmt;
 	const char *tid;    /* the name bound to T.thread_id */
-	Map names;          /* every name the kernel uses */
+	Map names;          /* every name the kernel uses, of 8 bytes or more */
+	/* the shorter ones, each as its bytes in one integer (lowering.c) */
+	struct { uint64_t *slot; int n, cap; } short_names;
 	unsigned names_gen; /* counts the changes of names (lower_take) */
 	/* lower_fresh's last answers: base (its address and text), the name,
 	 * and names_gen then */

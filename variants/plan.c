@@ -9,10 +9,21 @@
 
 /* ---- layouts as expressions ----------------------------------------------- */
 
-static Expr *tuple(int n, Expr **v)
+/* e's n operands in one array as large as vpush would have grown it (as
+ * expr_set_args makes it), for the caller to fill. */
+static Expr **operands(Expr *e, int n)
+{
+	int cap = 1;
+	while (cap < n)
+		cap *= 2;
+	e->args = xalloc(sizeof(Expr *) * (size_t)cap);
+	e->nargs = n;
+	return e->args;
+}
+
+static Expr *tuple(void)
 {
 	Expr *t = new_expr(E_TUPLE, (Pos){0});
-	expr_set_args(t, v, n);
 	t->paren = true;
 	return t;
 }
@@ -31,15 +42,18 @@ static Expr *iters_expr(const char *name, const Iter *v, int n)
 		slice->a = ex_int(v[0].extent);
 		slice->b = stride_expr(&v[0]);
 	} else {
-		Expr *e[(4 * LAYOUT_MAX_ITERS)], *s[(4 * LAYOUT_MAX_ITERS)];
-		for (int i = 0; i < n && i < (4 * LAYOUT_MAX_ITERS); i++) {
+		slice->a = tuple();
+		slice->b = tuple();
+		Expr **e = operands(slice->a, n), **s = operands(slice->b, n);
+		for (int i = 0; i < n; i++) {
 			e[i] = ex_int(v[i].extent);
 			s[i] = stride_expr(&v[i]);
 		}
-		slice->a = tuple(n, e);
-		slice->b = tuple(n, s);
 	}
-	return ex_index(ex_name(name), 1, &slice);
+	Expr *x = new_expr(E_INDEX, (Pos){0});
+	x->a = ex_name(name);
+	operands(x, 1)[0] = slice;
+	return x;
 }
 
 Expr *layout_expr(const Layout *l)
@@ -174,8 +188,9 @@ static Expr *old_value(const Expr *oc, const char *name, int *at)
 {
 	if (!oc)
 		return NULL;
-	for (int i = 0; i < oc->nkws; i++) {
-		int k = (*at + i) % oc->nkws;
+	for (int i = 0, k = *at; i < oc->nkws; i++, k++) {
+		if (k >= oc->nkws)
+			k -= oc->nkws;
 		if (oc->kws[k].name != name)
 			continue;
 		if (oc->kws[k].value->pos.src)
@@ -203,10 +218,12 @@ static void set_kws(Expr *c, const Kw *v, int n)
  * position) that stands for the same thing is given back, not made
  * again (a layout expression whose value is the same layout, a count
  * of the same value, the same why), and a T.plan whose every keyword is
- * given back is itself; read from text, every expression has a position
- * and all are made anew. The layouts and counts carry the value
- * verification would give them (check_args), which the next pass reads
- * (read_plans) without verifying again. */
+ * given back is itself, and one that differs is the old T.plan call
+ * with its keywords replaced (in place of a new call with its name: the
+ * same text, and nothing else holds the call); read from text, every
+ * expression has a position and all are made anew. The layouts and
+ * counts carry the value verification would give them (check_args),
+ * which the next pass reads (read_plans) without verifying again. */
 void write_plans(Expr *call, const Plan *v, int n)
 {
 	Expr *list = new_expr(E_LIST, (Pos){0});
@@ -222,16 +239,25 @@ void write_plans(Expr *call, const Plan *v, int n)
 		Expr *oc = old_plan(old, p->variant);
 		if (oc && (oc->pos.src || oc->nargs != 1 || oc->val))
 			oc = NULL;
+		/* a call of the list already (two plans of one variant) stays
+		 * as it is: the second gets one of its own, as it would */
+		for (int k = 0; oc && k < list->nargs; k++)
+			if (list->args[k] == oc)
+				oc = NULL;
 		Kw kws[NFIELDS + 1];
 		int nk = 0, at = 0;
 		bool same = oc != NULL; /* every keyword oc's, in its order */
+		unsigned fam = p->family >= 0 ? 1u << p->family : ~0u;
 		for (size_t f = 0; f < NFIELDS; f++) {
+			if (!(fields[f].fams & fam))
+				continue;
 			const char *slot = (const char *)p + fields[f].off;
 			Expr *x = NULL, *was;
-			if (p->family >= 0 && !(fields[f].fams & (1u << p->family)))
-				continue;
-			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot) {
+			switch (fields[f].kind) {
+			case PK_LAYOUT: {
 				const Layout *l = *(Layout *const *)slot;
+				if (!l)
+					break;
 				was = old_value(oc, fields[f].name, &at);
 				if (was && was->val && was->val->kind == V_LAYOUT && was->val->layout == l) {
 					x = was;
@@ -240,10 +266,16 @@ void write_plans(Expr *call, const Plan *v, int n)
 					x->val = vnew(V_LAYOUT);
 					x->val->layout = *(Layout *const *)slot;
 				}
-			} else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST) {
+				break;
+			}
+			case PK_EXPR:
+			case PK_LIST:
 				x = *(Expr *const *)slot;
-			} else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot) {
+				break;
+			default: {
 				int64_t c = *(const int64_t *)slot;
+				if (!c)
+					break;
 				was = old_value(oc, fields[f].name, &at);
 				if (was && was->kind == E_INT && was->ival == c && was->val && was->val->kind == V_INT &&
 				    was->val->i == c) {
@@ -253,10 +285,13 @@ void write_plans(Expr *call, const Plan *v, int n)
 					x->val = vint(c);
 				}
 			}
+			}
 			if (!x)
 				continue;
 			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == fields[f].name;
-			kws[nk++] = (Kw){ fields[f].name, x, (Pos){0} };
+			kws[nk].name = fields[f].name;
+			kws[nk].value = x;
+			kws[nk++].pos = (Pos){0};
 		}
 		if (p->why) {
 			Expr *was = old_value(oc, why_kw, &at);
@@ -268,8 +303,14 @@ void write_plans(Expr *call, const Plan *v, int n)
 			list->args[list->nargs++] = oc;
 			continue;
 		}
-		Expr *name = str_expr(p->variant);
-		Expr *c = ex_call("T.plan", 1, &name);
+		Expr *c = oc;
+		if (c) {
+			c->kws = NULL;
+			c->nkws = 0;
+		} else {
+			Expr *name = str_expr(p->variant);
+			c = ex_call("T.plan", 1, &name);
+		}
 		if (nk)
 			set_kws(c, kws, nk);
 		list->args[list->nargs++] = c;
