@@ -159,6 +159,13 @@ Expr *lower_axis_value(Lower *L, int axis, int64_t *count);
 /* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
  * the memory axis, inner running over the iters after each one in the range. */
 Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x);
+/* acc + lower_digits(l, lo, hi, x) as ex_add makes it (the same tree),
+ * each digit added to acc in turn: the digits' own sum is not made and
+ * taken apart again. */
+Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x);
+/* base + the layout's offset: lower_address's start, to which
+ * lower_address(l, base, sum) adds sum before the swizzle (ex_swizzle). */
+Expr *lower_start(const Layout *l, Expr *base);
 /* base + the layout's offset + sum, through the layout's swizzle. */
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum);
 /* for f in range(outer): dst_ptr = ..., src_ptr = ..., one access of the

@@ -77,6 +77,10 @@ typedef struct Collect {
 	const char *seen[64];
 } Collect;
 
+/* A constant (E_INT to E_NONE) has no operands: nothing to visit under it
+ * (the walk skips it without a call, as it does a missing operand). */
+#define COLLECT(c, x) ((x) && (x)->kind > E_NONE ? collect_expr(c, x) : (void)0)
+
 static void collect_expr(Collect *c, const Expr *e)
 {
 	for (; e; e = e->a) { /* the first operand's chain as a loop */
@@ -86,14 +90,12 @@ static void collect_expr(Collect *c, const Expr *e)
 				lower_take(c->L, e->str);
 			*seen = e->str;
 		}
-		if (e->b)
-			collect_expr(c, e->b);
-		if (e->c)
-			collect_expr(c, e->c);
+		COLLECT(c, e->b);
+		COLLECT(c, e->c);
 		for (int i = 0; i < e->nargs; i++)
-			collect_expr(c, e->args[i]);
+			COLLECT(c, e->args[i]);
 		for (int i = 0; i < e->nkws; i++)
-			collect_expr(c, e->kws[i].value);
+			COLLECT(c, e->kws[i].value);
 	}
 }
 
@@ -236,10 +238,29 @@ Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
 	return sum ? sum : ex_int(0);
 }
 
+Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x)
+{
+	if (x->kind == E_INT || (x->kind == E_BIN && x->op == OP_ADD)) /* digits that may fold otherwise */
+		return ex_add(acc, lower_digits(l, lo, hi, x));
+	int64_t inner = 1;
+	for (int k = hi - 1; k >= lo; k--) {
+		const Iter *it = &l->shard[k];
+		if (it->extent > 1 && it->axis == AX_M) {
+			Expr *c = ex_div(x, inner);
+			if (k != lo)
+				c = ex_mod(c, it->extent);
+			acc = ex_add(acc, it->stride == 1 ? c : ex_mul(c, ex_int(it->stride)));
+		}
+		inner *= it->extent;
+	}
+	return acc;
+}
+
+Expr *lower_start(const Layout *l, Expr *base) { return ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M])); }
+
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
 {
-	Expr *a = ex_add(ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M])), sum);
-	return ex_swizzle(l, a);
+	return ex_swizzle(l, ex_add(lower_start(l, base), sum));
 }
 
 static const char *ptr_name(const Buffer *b)
@@ -364,8 +385,9 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	Kw *nc = va->access == IN_COPY_BYTES ? call_kw(o->call, "cache") : NULL;
 	bool gload = va->access == IN_COPY_BYTES && buffer_root((Buffer *)sb)->scope == SC_GLOBAL;
 	Kw *l1 = gload ? call_kw(o->call, "l1_evict") : NULL, *lpf = gload ? call_kw(o->call, "prefetch_size") : NULL;
-	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
-	                 pred ? pred->value : NULL };
+	/* the operands past the last one given are left out; those before it
+	 * that are not given are 0 (qualifiers, prefetch) and -1 (size) */
+	Expr *args[] = { dptr, sptr, ex_int(bytes), NULL, pf ? pf->value : NULL, NULL, pred ? pred->value : NULL };
 	if (nc && !l1 && !lpf) {
 		args[3] = nc->value;
 	} else if (l1 || lpf) { /* "nc.L1::no_allocate.L2::256B": the load's qualifiers in PTX's order */
@@ -385,8 +407,15 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		load_ok = NULL;
 	}
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	bool sized = args[5]->kind != E_INT; /* a source size (else -1: all) */
-	copy->value = ex_call(intrins[va->access].path, args[6] ? 7 : sized ? 6 : pf ? 5 : nc || l1 || lpf ? 4 : 3, args);
+	bool sized = args[5] != NULL; /* a source size (else -1: all) */
+	int nargs = args[6] ? 7 : sized ? 6 : pf ? 5 : nc || l1 || lpf ? 4 : 3;
+	if (nargs > 3 && !args[3])
+		args[3] = ex_int(0);
+	if (nargs > 4 && !args[4])
+		args[4] = ex_int(0);
+	if (nargs > 5 && !args[5])
+		args[5] = ex_int(-1);
+	copy->value = ex_call(intrins[va->access].path, nargs, args);
 	for (int side = 0; side < 2; side++) {
 		Expr *ok = side ? store_ok : load_ok;
 		if (!ok)
