@@ -119,28 +119,37 @@ int read_plans(const Expr *call, Plan **out)
 		for (int k = 0; k < c->nkws; k++) {
 			const char *n = c->kws[k].name;
 			Expr *x = c->kws[k].value;
-			Value *val = x->val;
-			if (next < NFIELDS && n == fields[next].name) /* write_plans's: the next field's name itself */
-				;
-			else if (!strcmp(n, "why")) {
+			size_t f = next;
+			if (next < NFIELDS && n == fields[next].name) { /* write_plans's: the next field's name itself */
+			} else if (!strcmp(n, "why")) {
 				p->why = x->str;
 				continue;
-			}
-			for (size_t i = 0; i < NFIELDS; i++) {
-				size_t f = (next + i) % NFIELDS;
-				if (n != fields[f].name && strcmp(n, fields[f].name) != 0)
+			} else {
+				size_t i = 0;
+				for (; i < NFIELDS; i++) { /* the others, from the next one on */
+					f = (next + i) % NFIELDS;
+					if (n == fields[f].name || strcmp(n, fields[f].name) == 0)
+						break;
+				}
+				if (i == NFIELDS)
 					continue;
-				next = f + 1;
-				char *slot = (char *)p + fields[f].off;
-				if (fields[f].kind == PK_LAYOUT)
-					*(Layout **)slot = val && val->kind == V_LAYOUT ? val->layout : NULL;
-				else if (fields[f].kind == PK_EXPR)
-					*(Expr **)slot = x;
-				else if (fields[f].kind == PK_LIST)
-					*(Expr **)slot = x->kind == E_LIST ? x : NULL;
-				else if (val && val->kind == V_INT)
-					*(int64_t *)slot = val->i;
+			}
+			next = f + 1;
+			Value *val = x->val;
+			char *slot = (char *)p + fields[f].off;
+			switch (fields[f].kind) {
+			case PK_LAYOUT:
+				*(Layout **)slot = val && val->kind == V_LAYOUT ? val->layout : NULL;
 				break;
+			case PK_EXPR:
+				*(Expr **)slot = x;
+				break;
+			case PK_LIST:
+				*(Expr **)slot = x->kind == E_LIST ? x : NULL;
+				break;
+			default:
+				if (val && val->kind == V_INT)
+					*(int64_t *)slot = val->i;
 			}
 		}
 	}
