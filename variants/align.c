@@ -22,6 +22,15 @@ static bool is_const(const Expr *e, int64_t *v)
 	return false;
 }
 
+/* Whether two shapes of n dimensions (a few) are the same. */
+static bool same_shape(const int64_t *a, const int64_t *b, int n)
+{
+	for (int d = 0; d < n; d++)
+		if (a[d] != b[d])
+			return false;
+	return true;
+}
+
 /* The layout slice_region slices (and only reads): the buffer's own, or
  * where it has none the row-major layout of its shape, made once per
  * buffer and shape here instead of on every call (buffer_layout). An
@@ -43,7 +52,7 @@ static const Layout *slicing_layout(const Buffer *b)
 		m->ndim = -1;
 		ptrmap_put(&memo, b, m);
 	}
-	if (m->ndim != b->ndim || (bytes && memcmp(m->shape, b->shape, bytes) != 0)) {
+	if (m->ndim != b->ndim || !same_shape(m->shape, b->shape, b->ndim)) {
 		m->ndim = b->ndim;
 		if (bytes)
 			memcpy(m->shape, b->shape, bytes);
@@ -67,7 +76,7 @@ static Layout *slice_grouped(const Layout *l, const int64_t *shape, int nd, cons
 	int dims[LAYOUT_MAX_ITERS + 1];
 	if (!cache || nd > 8)
 		return layout_slice(l, shape, nd, start, extents, why);
-	if (!cache->grouped || cache->gndim != nd || memcmp(cache->gshape, shape, bytes) != 0) {
+	if (!cache->grouped || cache->gndim != nd || !same_shape(cache->gshape, shape, nd)) {
 		Layout *g = layout_group(l, shape, nd, dims, why);
 		if (!g)
 			return NULL;
