@@ -193,10 +193,17 @@ static Expr *old_plan(const Kw *old, const char *variant)
  * *at is where the search starts and moves past a hit (write_plans writes
  * the fields in order); a call it made has each keyword once, so the
  * order of the search finds the same one. */
-static Expr *old_value(const Expr *oc, const char *name, int *at)
+static inline Expr *old_value(const Expr *oc, const char *name, int *at)
 {
 	if (!oc)
 		return NULL;
+	if (*at < oc->nkws && oc->kws[*at].name == name) { /* the search's first try, written here */
+		Expr *x = oc->kws[*at].value;
+		if (x->pos.src)
+			return NULL;
+		++*at;
+		return x;
+	}
 	for (int i = 0, k = *at; i < oc->nkws; i++, k++) {
 		if (k >= oc->nkws)
 			k -= oc->nkws;
@@ -208,6 +215,26 @@ static Expr *old_value(const Expr *oc, const char *name, int *at)
 		return oc->kws[k].value;
 	}
 	return NULL;
+}
+
+/* The fields a plan of family fam (-1: unknown) is written with, in
+ * order, ended by -1: fields[]'s rows whose fams has fam, made once. */
+static const signed char *family_fields(int fam)
+{
+	static signed char list[FAM_COUNT + 1][NFIELDS + 1];
+	static bool made;
+	if (!made) {
+		for (int k = 0; k <= FAM_COUNT; k++) {
+			int n = 0;
+			for (size_t f = 0; f < NFIELDS; f++)
+				if (k == FAM_COUNT || (fields[f].fams & (1u << k)))
+					list[k][n++] = (signed char)f;
+			list[k][n] = -1;
+		}
+		made = true;
+	}
+	static const signed char none[] = { -1 }; /* a family of no field */
+	return fam < 0 ? list[FAM_COUNT] : fam < FAM_COUNT ? list[fam] : none;
 }
 
 /* Keywords n into a new array, sized as call_add_kw would have grown it
@@ -255,19 +282,15 @@ void write_plans(Expr *call, const Plan *v, int n)
 				oc = NULL;
 		Kw kws[NFIELDS + 1];
 		int nk = 0, at = 0;
-		bool same = oc != NULL; /* every keyword oc's, in its order */
-		unsigned fam = p->family >= 0 ? 1u << p->family : ~0u;
-		for (size_t f = 0; f < NFIELDS; f++) {
-			if (!(fields[f].fams & fam))
-				continue;
-			const char *slot = (const char *)p + fields[f].off;
-			Expr *x = NULL, *was;
-			switch (fields[f].kind) {
+		for (const signed char *f = family_fields(p->family); *f >= 0; f++) {
+			const char *slot = (const char *)p + fields[*f].off, *name = fields[*f].name;
+			Expr *x, *was;
+			switch (fields[*f].kind) {
 			case PK_LAYOUT: {
 				const Layout *l = *(Layout *const *)slot;
 				if (!l)
-					break;
-				was = old_value(oc, fields[f].name, &at);
+					continue;
+				was = old_value(oc, name, &at);
 				if (was && was->val && was->val->kind == V_LAYOUT && was->val->layout == l) {
 					x = was;
 				} else {
@@ -279,13 +302,14 @@ void write_plans(Expr *call, const Plan *v, int n)
 			}
 			case PK_EXPR:
 			case PK_LIST:
-				x = *(Expr *const *)slot;
+				if (!(x = *(Expr *const *)slot))
+					continue;
 				break;
 			default: {
 				int64_t c = *(const int64_t *)slot;
 				if (!c)
-					break;
-				was = old_value(oc, fields[f].name, &at);
+					continue;
+				was = old_value(oc, name, &at);
 				if (was && was->kind == E_INT && was->ival == c && was->val && was->val->kind == V_INT &&
 				    was->val->i == c) {
 					x = was;
@@ -295,20 +319,18 @@ void write_plans(Expr *call, const Plan *v, int n)
 				}
 			}
 			}
-			if (!x)
-				continue;
-			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == fields[f].name;
-			kws[nk].name = fields[f].name;
-			kws[nk].value = x;
-			kws[nk++].pos = (Pos){0};
+			kws[nk++] = (Kw){ name, x, (Pos){0} };
 		}
 		if (p->why) {
 			Expr *was = old_value(oc, why_kw, &at);
 			Expr *x = was && was->kind == E_STR && was->str && !strcmp(was->str, p->why) ? was : str_expr(p->why);
-			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == why_kw;
 			kws[nk++] = (Kw){ why_kw, x, (Pos){0} };
 		}
-		if (same && nk == oc->nkws) {
+		/* every keyword oc's, in its order */
+		bool same = oc && nk == oc->nkws;
+		for (int k = 0; same && k < nk; k++)
+			same = oc->kws[k].value == kws[k].value && oc->kws[k].name == kws[k].name;
+		if (same) {
 			list->args[list->nargs++] = oc;
 			continue;
 		}
