@@ -160,7 +160,7 @@ int read_plans(const Expr *call, Plan **out)
 Plan *find_plan(Plan *v, int n, const char *variant)
 {
 	for (int i = 0; i < n; i++)
-		if (v[i].variant[0] == variant[0] && strcmp(v[i].variant, variant) == 0)
+		if (v[i].variant == variant || (v[i].variant[0] == variant[0] && strcmp(v[i].variant, variant) == 0))
 			return &v[i];
 	return NULL;
 }
@@ -180,7 +180,8 @@ static Expr *old_plan(const Kw *old, const char *variant)
 		return NULL;
 	for (int i = 0; i < old->value->nargs; i++) {
 		Expr *c = old->value->args[i];
-		if (c->kind == E_CALL && c->nargs && c->args[0]->kind == E_STR && !strcmp(c->args[0]->str, variant))
+		if (c->kind == E_CALL && c->nargs && c->args[0]->kind == E_STR &&
+		    (c->args[0]->str == variant || !strcmp(c->args[0]->str, variant)))
 			return c;
 	}
 	return NULL;
