@@ -263,6 +263,14 @@ Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
 	return ex_swizzle(l, ex_add(lower_start(l, base), sum));
 }
 
+/* s's one target t, in the array vpush would have made for it. */
+static void stmt_targets(Stmt *s, Expr *t)
+{
+	s->targets = xalloc(sizeof(Expr *));
+	s->targets[0] = t;
+	s->ntargets = 1;
+}
+
 static const char *ptr_name(const Buffer *b)
 {
 	int sc = buffer_root((Buffer *)b)->scope;
@@ -368,9 +376,9 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 			sn = xprintf("%s_src", sn);
 		dn = lower_fresh(L, dn), sn = lower_fresh(L, sn);
 		Stmt *a = new_stmt(S_ASSIGN, (Pos){0}), *b = new_stmt(S_ASSIGN, (Pos){0});
-		vpush(a->targets, a->ntargets, ex_name(dn));
+		stmt_targets(a, ex_name(dn));
 		a->value = dptr;
-		vpush(b->targets, b->ntargets, ex_name(sn));
+		stmt_targets(b, ex_name(sn));
 		b->value = sptr;
 		body[n++] = a;
 		body[n++] = b;
@@ -438,11 +446,12 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		return 0;
 	}
 	Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
-	vpush(loop->targets, loop->ntargets, ex_name(f));
+	stmt_targets(loop, ex_name(f));
 	Expr *e = ex_int(outer);
 	loop->value = ex_call("range", 1, &e);
-	for (int i = 0; i < n; i++)
-		vpush(loop->body, loop->nbody, body[i]);
+	loop->body = xalloc(sizeof(Stmt *) * 4); /* n <= 3: vpush's array for n */
+	memcpy(loop->body, body, sizeof(Stmt *) * (size_t)n);
+	loop->nbody = n;
 	op_replace(o, &loop, 1);
 	return 0;
 }
