@@ -238,6 +238,11 @@ Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
 	return sum ? sum : ex_int(0);
 }
 
+/* Why the tree is lower_digits's added to acc: with x neither a constant
+ * nor a sum, each digit is a product, quotient or remainder of x, or
+ * x, never a sum, and a constant digit is 0; ex_add(acc, s + d), s the
+ * digits before d, is ex_add(ex_add(acc, s), d), and adding 0 leaves a
+ * sum as it is, so adding the digits in turn makes the same nodes. */
 Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x)
 {
 	if (x->kind == E_INT || (x->kind == E_BIN && x->op == OP_ADD)) /* digits that may fold otherwise */
