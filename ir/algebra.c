@@ -345,8 +345,12 @@ Layout *layout_slice(const Layout *l, const int64_t *shape, int ndim, const int6
 {
 	int dims[LAYOUT_MAX_ITERS + 1];
 	Layout *g = layout_group(l, shape, ndim, dims, why);
-	if (!g)
-		return NULL;
+	return g ? layout_slice_grouped(g, dims, shape, ndim, start, extent, why) : NULL;
+}
+
+Layout *layout_slice_grouped(Layout *g, const int *dims, const int64_t *shape, int ndim, const int64_t *start,
+                             const int64_t *extent, const char **why)
+{
 	for (int d = 0; d < ndim; d++) {
 		int64_t st = start[d], ex = extent[d];
 		if (st < 0 || ex < 1 || st > shape[d] - ex) {

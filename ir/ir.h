@@ -817,6 +817,10 @@ Layout *layout_group(const Layout *l, const int64_t *shape, int ndim, int *dims,
  * `shape`: the start moves into the offsets, extents shrink. */
 Layout *layout_slice(const Layout *l, const int64_t *shape, int ndim, const int64_t *start,
                      const int64_t *extent, const char **why);
+/* The same from g, l grouped by shape (layout_group's result and dims),
+ * which it changes into the slice and returns; NULL as layout_slice. */
+Layout *layout_slice_grouped(Layout *g, const int *dims, const int64_t *shape, int ndim, const int64_t *start,
+                             const int64_t *extent, const char **why);
 /* Blocks of `inner` (shape ishape) arranged by `outer` (shape oshape): per
  * dimension, the outer iters with strides scaled by the inner span on their
  * axis, then the inner iters; the result has shape oshape * ishape. */

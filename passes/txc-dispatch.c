@@ -80,9 +80,10 @@ static int dispatch_op(OpSite *o, void *vctx)
 		n = 1;
 	}
 	const char *why[VA_COUNT];
+	Plan *plan[VA_COUNT]; /* each candidate's, found once */
 	int chosen = -1;
 	for (int i = 0; i < n; i++) {
-		Plan *p = find_plan(plans, nplans, variants[cand[i]].name);
+		Plan *p = plan[i] = find_plan(plans, nplans, variants[cand[i]].name);
 		why[i] = chosen < 0 ? variant_verdict(o, &variants[cand[i]], p) : "not tried";
 		if (!why[i] && tv && tv->bytes && p && p->vec * dtype_bytes(call->args[0]->val->buffer->dtype) != tv->bytes)
 			why[i] = xprintf("dispatch=\"%s\" asks for %d-byte accesses; this copy's plan moves %lld bytes per access",
@@ -98,7 +99,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 		        n, n == 1 ? "" : "s");
 		for (int i = 0; i < n; i++) {
 			const Variant *va = &variants[cand[i]];
-			Plan *p = find_plan(plans, nplans, va->name);
+			Plan *p = plan[i];
 			if (i == chosen && p)
 				fprintf(stderr, "    %-12s %3d  chosen: vec %lld, threads %lld, outer %lld\n", va->name, va->priority,
 				        (long long)p->vec, (long long)p->threads, (long long)p->outer);
@@ -124,7 +125,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 	Expr *name = new_expr(E_STR, (Pos){0});
 	name->str = va->name;
 	set_kw(call, "dispatch", name);
-	Plan *p = find_plan(plans, nplans, va->name);
+	Plan *p = plan[chosen];
 	write_plans(call, p, p ? 1 : 0);
 	return 1;
 }

@@ -84,11 +84,22 @@ static Lower lower;
 
 static int lower_prefetch(OpSite *o, void *ctx) { return tma_lower_prefetch(ctx, o); }
 
-static int count_op(OpSite *o, void *ctx)
+/* Whether a block has a statement that walk_tile_ops or walk_calls
+ * (IN_PREFETCH) would visit, in it or in the ifs and loops it holds: the
+ * first found is enough. */
+static bool has_ops(Stmt **v, int n)
 {
-	(void)o;
-	++*(int *)ctx;
-	return 1;
+	for (int i = 0; i < n; i++) {
+		Stmt *s = v[i];
+		if (s->kind == S_EXPR && s->value->kind == E_CALL &&
+		    (s->value->intrin == IN_COPY || s->value->intrin == IN_COPY_ASYNC ||
+		     s->value->intrin == IN_GEMM_ASYNC || s->value->intrin == IN_PREFETCH))
+			return true;
+		if ((s->kind == S_IF && (has_ops(s->body, s->nbody) || has_ops(s->orelse, s->norelse))) ||
+		    (s->kind == S_FOR && has_ops(s->body, s->nbody)))
+			return true;
+	}
+	return false;
 }
 
 /* Kernel by kernel: name the thread index, then lower the tile ops. */
@@ -103,10 +114,7 @@ bool txc_lower(Module *m, Diag *d)
 		Module one = *m;
 		one.body = &m->body[i];
 		one.nbody = 1;
-		int ops = 0;
-		walk_tile_ops(&one, count_op, &ops);
-		walk_calls(&one, IN_PREFETCH, count_op, &ops);
-		if (!ops)
+		if (!has_ops(f->body, f->nbody))
 			continue;
 		lower_begin(&lower, f);
 		ok = walk_tile_ops(&one, lower_op, &lower) && ok;

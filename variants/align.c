@@ -22,28 +22,70 @@ static bool is_const(const Expr *e, int64_t *v)
 	return false;
 }
 
+/* Whether two shapes of n dimensions (a few) are the same. */
+static bool same_shape(const int64_t *a, const int64_t *b, int n)
+{
+	for (int d = 0; d < n; d++)
+		if (a[d] != b[d])
+			return false;
+	return true;
+}
+
 /* The layout slice_region slices (and only reads): the buffer's own, or
  * where it has none the row-major layout of its shape, made once per
- * buffer and shape here instead of on every call (buffer_layout). A slot
- * is found by the buffer's address and used only while the buffer still
- * has no layout and the same shape (which the emulator may set), so a hit
- * is the layout buffer_layout would make. */
+ * buffer and shape here instead of on every call (buffer_layout). An
+ * entry is found by the buffer's address (the arena reuses none) and
+ * used only while the buffer still has no layout and the same shape
+ * (which the emulator may set), so a hit is the layout buffer_layout
+ * would make. */
 static const Layout *slicing_layout(const Buffer *b)
 {
-	enum { SLOTS = 32, DIMS = 8 };
-	static struct Sliced { const Buffer *b; int ndim; int64_t shape[DIMS]; const Layout *l; } memo[SLOTS];
+	enum { DIMS = 8 };
+	struct Sliced { int ndim; int64_t shape[DIMS]; const Layout *l; };
+	static PtrMap memo;
 	if (b->layout || b->ndim > DIMS)
 		return buffer_layout(b);
 	size_t bytes = sizeof(int64_t) * (size_t)b->ndim;
-	struct Sliced *m = &memo[((uint64_t)(uintptr_t)b * 0x9e3779b97f4a7c15u) >> 59]; /* 5 bits: SLOTS */
-	if (m->b != b || m->ndim != b->ndim || (bytes && memcmp(m->shape, b->shape, bytes) != 0)) {
-		m->b = b;
+	struct Sliced *m = ptrmap_get(&memo, b);
+	if (!m) {
+		m = xalloc(sizeof *m);
+		m->ndim = -1;
+		ptrmap_put(&memo, b, m);
+	}
+	if (m->ndim != b->ndim || !same_shape(m->shape, b->shape, b->ndim)) {
 		m->ndim = b->ndim;
 		if (bytes)
 			memcpy(m->shape, b->shape, bytes);
 		m->l = buffer_layout(b);
 	}
 	return m->l;
+}
+
+/* layout_slice(l, ...) for a buffer's layout l (slicing_layout's), from
+ * its grouping by the shape kept in l's cache, as layout_apply_coord
+ * keeps it: every op on a buffer slices it by the same shape, and
+ * grouping costs more than copying. The cache holds the grouping of l's
+ * iters as they were when it was made and is emptied whenever they
+ * change (layout_push, set_shard); a buffer's layout does not change
+ * once made. A hit is what layout_group would return now. */
+static Layout *slice_grouped(const Layout *l, const int64_t *shape, int nd, const int64_t *start,
+                             const int64_t *extents, const char **why)
+{
+	LayoutCache *cache = l->cache;
+	size_t bytes = sizeof(int64_t) * (size_t)nd;
+	int dims[LAYOUT_MAX_ITERS + 1];
+	if (!cache || nd > 8)
+		return layout_slice(l, shape, nd, start, extents, why);
+	if (!cache->grouped || cache->gndim != nd || !same_shape(cache->gshape, shape, nd)) {
+		Layout *g = layout_group(l, shape, nd, dims, why);
+		if (!g)
+			return NULL;
+		cache->grouped = g;
+		cache->gndim = nd;
+		memcpy(cache->gshape, shape, bytes);
+		memcpy(cache->gdims, dims, sizeof(int) * (size_t)(nd + 1));
+	}
+	return layout_slice_grouped(layout_copy(cache->grouped), cache->gdims, shape, nd, start, extents, why);
 }
 
 /* The region of one operand as a layout over its elements in row-major
@@ -66,7 +108,7 @@ static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr 
 			any_sym = true;
 		}
 	}
-	Layout *s = layout_slice(l, shape, nd, start, extents, why);
+	Layout *s = slice_grouped(l, shape, nd, start, extents, why);
 	if (!s)
 		return NULL;
 	*base = ex_int(0);

@@ -105,9 +105,9 @@ static const struct { const char *name; const char *(*fn)(const Try *); } preds[
 bool variant_scope_ok(OpSite *o, const Variant *va)
 {
 	Try t = { o, o->call, o->call->args[0]->val, o->call->args[1]->val, NULL, va };
-	unsigned scope = P(exec_scope) | P(single_thread);
-	for (int k = 0; k < PR_COUNT; k++)
-		if ((va->preds & scope & (1u << k)) && preds[k].fn(&t))
+	/* the variant's predicates of the two, in ascending order */
+	for (unsigned m = va->preds & (P(exec_scope) | P(single_thread)); m; m &= m - 1)
+		if (preds[__builtin_ctz(m)].fn(&t))
 			return false;
 	return true;
 }
@@ -115,9 +115,8 @@ bool variant_scope_ok(OpSite *o, const Variant *va)
 const char *variant_verdict(OpSite *o, const Variant *va, Plan *plan)
 {
 	Try t = { o, o->call, o->call->args[0]->val, o->call->args[1]->val, plan, va };
-	for (int k = 0; k < PR_COUNT; k++) {
-		if (!(va->preds & (1u << k)))
-			continue;
+	for (unsigned m = va->preds; m; m &= m - 1) { /* its predicates, in ascending order */
+		int k = __builtin_ctz(m);
 		const char *why = preds[k].fn(&t);
 		if (why)
 			return xprintf("%s: %s", preds[k].name, why);

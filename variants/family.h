@@ -124,7 +124,9 @@ struct Lower {
 	Func *func;
 	Stmt *fstmt;
 	const char *tid;    /* the name bound to T.thread_id */
-	Map names;          /* every name the kernel uses */
+	Map names;          /* every name the kernel uses, of 8 bytes or more */
+	/* the shorter ones, each as its bytes in one integer (lowering.c) */
+	struct { uint64_t *slot; int n, cap; } short_names;
 	unsigned names_gen; /* counts the changes of names (lower_take) */
 	/* lower_fresh's last answers: base (its address and text), the name,
 	 * and names_gen then */
@@ -157,6 +159,13 @@ Expr *lower_axis_value(Lower *L, int axis, int64_t *count);
 /* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
  * the memory axis, inner running over the iters after each one in the range. */
 Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x);
+/* acc + lower_digits(l, lo, hi, x) as ex_add makes it (the same tree),
+ * each digit added to acc in turn: the digits' own sum is not made and
+ * taken apart again. */
+Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x);
+/* base + the layout's offset: lower_address's start, to which
+ * lower_address(l, base, sum) adds sum before the swizzle (ex_swizzle). */
+Expr *lower_start(const Layout *l, Expr *base);
 /* base + the layout's offset + sum, through the layout's swizzle. */
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum);
 /* for f in range(outer): dst_ptr = ..., src_ptr = ..., one access of the

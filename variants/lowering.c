@@ -10,12 +10,63 @@
 
 /* ---- names -------------------------------------------------------------------- */
 
-static bool taken(Lower *L, const char *s) { return map_get(&L->names, s) != NULL; }
+/* A name of 1 to 7 bytes as one integer, its bytes from the lowest on:
+ * equal names, and only they, give equal integers, never 0. A kernel has
+ * thousands of short names (r0, c17, S3); an integer is hashed in a step
+ * and compared in one, where the Map hashes and compares strings. */
+static bool short_key(const char *s, uint64_t *key)
+{
+	uint64_t k = 0;
+	for (int i = 0; i < 8; i++) {
+		if (!s[i]) {
+			*key = k;
+			return i > 0;
+		}
+		k |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	}
+	return false;
+}
+
+/* The slot of key in a table of cap (a power of two) slots: key's, or
+ * the empty one where it would go. */
+static uint64_t *short_slot(uint64_t *slot, int cap, uint64_t key)
+{
+	unsigned i = (unsigned)((key * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
+	while (slot[i] && slot[i] != key)
+		i = (i + 1) & (unsigned)(cap - 1);
+	return &slot[i];
+}
+
+static bool taken(Lower *L, const char *s)
+{
+	uint64_t k;
+	if (!short_key(s, &k))
+		return map_get(&L->names, s) != NULL;
+	return L->short_names.cap && *short_slot(L->short_names.slot, L->short_names.cap, k) == k;
+}
 
 void lower_take(Lower *L, const char *s)
 {
-	map_put(&L->names, s, (void *)s);
+	uint64_t k;
 	L->names_gen++;
+	if (!short_key(s, &k)) {
+		map_put(&L->names, s, (void *)s);
+		return;
+	}
+	if (2 * (L->short_names.n + 1) > L->short_names.cap) {
+		int cap = L->short_names.cap ? 2 * L->short_names.cap : 256;
+		uint64_t *slot = xalloc(sizeof *slot * (size_t)cap);
+		for (int i = 0; i < L->short_names.cap; i++)
+			if (L->short_names.slot[i])
+				*short_slot(slot, cap, L->short_names.slot[i]) = L->short_names.slot[i];
+		L->short_names.slot = slot;
+		L->short_names.cap = cap;
+	}
+	uint64_t *at = short_slot(L->short_names.slot, L->short_names.cap, k);
+	if (!*at) {
+		*at = k;
+		L->short_names.n++;
+	}
 }
 
 /* The names of a kernel, taken once each: a name the walk met lately (the
@@ -26,6 +77,10 @@ typedef struct Collect {
 	const char *seen[64];
 } Collect;
 
+/* A constant (E_INT to E_NONE) has no operands: nothing to visit under it
+ * (the walk skips it without a call, as it does a missing operand). */
+#define COLLECT(c, x) ((x) && (x)->kind > E_NONE ? collect_expr(c, x) : (void)0)
+
 static void collect_expr(Collect *c, const Expr *e)
 {
 	for (; e; e = e->a) { /* the first operand's chain as a loop */
@@ -35,14 +90,12 @@ static void collect_expr(Collect *c, const Expr *e)
 				lower_take(c->L, e->str);
 			*seen = e->str;
 		}
-		if (e->b)
-			collect_expr(c, e->b);
-		if (e->c)
-			collect_expr(c, e->c);
+		COLLECT(c, e->b);
+		COLLECT(c, e->c);
 		for (int i = 0; i < e->nargs; i++)
-			collect_expr(c, e->args[i]);
+			COLLECT(c, e->args[i]);
 		for (int i = 0; i < e->nkws; i++)
-			collect_expr(c, e->kws[i].value);
+			COLLECT(c, e->kws[i].value);
 	}
 }
 
@@ -121,6 +174,8 @@ void lower_begin(Lower *L, Stmt *f)
 	L->func = f->func;
 	L->fstmt = f;
 	L->names = (Map){ 0 };
+	L->short_names.slot = NULL;
+	L->short_names.n = L->short_names.cap = 0;
 	L->names_gen++; /* lower_fresh's answers were of the last kernel */
 	Collect c = { .L = L };
 	collect(&c, f->body, f->nbody);
@@ -183,10 +238,42 @@ Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
 	return sum ? sum : ex_int(0);
 }
 
+/* Why the tree is lower_digits's added to acc: with x neither a constant
+ * nor a sum, each digit is a product, quotient or remainder of x, or
+ * x, never a sum, and a constant digit is 0; ex_add(acc, s + d), s the
+ * digits before d, is ex_add(ex_add(acc, s), d), and adding 0 leaves a
+ * sum as it is, so adding the digits in turn makes the same nodes. */
+Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x)
+{
+	if (x->kind == E_INT || (x->kind == E_BIN && x->op == OP_ADD)) /* digits that may fold otherwise */
+		return ex_add(acc, lower_digits(l, lo, hi, x));
+	int64_t inner = 1;
+	for (int k = hi - 1; k >= lo; k--) {
+		const Iter *it = &l->shard[k];
+		if (it->extent > 1 && it->axis == AX_M) {
+			Expr *c = ex_div(x, inner);
+			if (k != lo)
+				c = ex_mod(c, it->extent);
+			acc = ex_add(acc, it->stride == 1 ? c : ex_mul(c, ex_int(it->stride)));
+		}
+		inner *= it->extent;
+	}
+	return acc;
+}
+
+Expr *lower_start(const Layout *l, Expr *base) { return ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M])); }
+
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
 {
-	Expr *a = ex_add(ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M])), sum);
-	return ex_swizzle(l, a);
+	return ex_swizzle(l, ex_add(lower_start(l, base), sum));
+}
+
+/* s's one target t, in the array vpush would have made for it. */
+static void stmt_targets(Stmt *s, Expr *t)
+{
+	s->targets = xalloc(sizeof(Expr *));
+	s->targets[0] = t;
+	s->ntargets = 1;
 }
 
 static const char *ptr_name(const Buffer *b)
@@ -294,9 +381,9 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 			sn = xprintf("%s_src", sn);
 		dn = lower_fresh(L, dn), sn = lower_fresh(L, sn);
 		Stmt *a = new_stmt(S_ASSIGN, (Pos){0}), *b = new_stmt(S_ASSIGN, (Pos){0});
-		vpush(a->targets, a->ntargets, ex_name(dn));
+		stmt_targets(a, ex_name(dn));
 		a->value = dptr;
-		vpush(b->targets, b->ntargets, ex_name(sn));
+		stmt_targets(b, ex_name(sn));
 		b->value = sptr;
 		body[n++] = a;
 		body[n++] = b;
@@ -311,8 +398,9 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	Kw *nc = va->access == IN_COPY_BYTES ? call_kw(o->call, "cache") : NULL;
 	bool gload = va->access == IN_COPY_BYTES && buffer_root((Buffer *)sb)->scope == SC_GLOBAL;
 	Kw *l1 = gload ? call_kw(o->call, "l1_evict") : NULL, *lpf = gload ? call_kw(o->call, "prefetch_size") : NULL;
-	Expr *args[] = { dptr, sptr, ex_int(bytes), ex_int(0), pf ? pf->value : ex_int(0), ex_int(-1),
-	                 pred ? pred->value : NULL };
+	/* the operands past the last one given are left out; those before it
+	 * that are not given are 0 (qualifiers, prefetch) and -1 (size) */
+	Expr *args[] = { dptr, sptr, ex_int(bytes), NULL, pf ? pf->value : NULL, NULL, pred ? pred->value : NULL };
 	if (nc && !l1 && !lpf) {
 		args[3] = nc->value;
 	} else if (l1 || lpf) { /* "nc.L1::no_allocate.L2::256B": the load's qualifiers in PTX's order */
@@ -332,8 +420,15 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		load_ok = NULL;
 	}
 	Stmt *copy = new_stmt(S_EXPR, (Pos){0});
-	bool sized = args[5]->kind != E_INT; /* a source size (else -1: all) */
-	copy->value = ex_call(intrins[va->access].path, args[6] ? 7 : sized ? 6 : pf ? 5 : nc || l1 || lpf ? 4 : 3, args);
+	bool sized = args[5] != NULL; /* a source size (else -1: all) */
+	int nargs = args[6] ? 7 : sized ? 6 : pf ? 5 : nc || l1 || lpf ? 4 : 3;
+	if (nargs > 3 && !args[3])
+		args[3] = ex_int(0);
+	if (nargs > 4 && !args[4])
+		args[4] = ex_int(0);
+	if (nargs > 5 && !args[5])
+		args[5] = ex_int(-1);
+	copy->value = ex_call(intrins[va->access].path, nargs, args);
 	for (int side = 0; side < 2; side++) {
 		Expr *ok = side ? store_ok : load_ok;
 		if (!ok)
@@ -356,11 +451,12 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		return 0;
 	}
 	Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
-	vpush(loop->targets, loop->ntargets, ex_name(f));
+	stmt_targets(loop, ex_name(f));
 	Expr *e = ex_int(outer);
 	loop->value = ex_call("range", 1, &e);
-	for (int i = 0; i < n; i++)
-		vpush(loop->body, loop->nbody, body[i]);
+	loop->body = xalloc(sizeof(Stmt *) * 4); /* n <= 3: vpush's array for n */
+	memcpy(loop->body, body, sizeof(Stmt *) * (size_t)n);
+	loop->nbody = n;
 	op_replace(o, &loop, 1);
 	return 0;
 }

@@ -86,8 +86,11 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		                          (long long)scope_threads(L->func, o->call->es)));
 	const char *f = lower_fresh(L, "f");
 	Expr *t = lower_scope_index(L, o->call->es), *fx = p->outer > 1 ? ex_name(f) : ex_int(0);
-	Expr *da = lower_address(d, p->dst_base, ex_add(lower_digits(d, dd[0], dd[1], fx), lower_digits(d, dd[1], dd[2], t)));
-	Expr *sa = lower_address(s, p->src_base, ex_add(lower_digits(s, sd[0], sd[1], fx), lower_digits(s, sd[1], sd[2], t)));
+	/* lower_address(d, base, digits of f + digits of t), a digit at a time */
+	Expr *da = ex_swizzle(d, lower_digits_onto(lower_digits_onto(lower_start(d, p->dst_base), d, dd[0], dd[1], fx), d,
+	                                           dd[1], dd[2], t));
+	Expr *sa = ex_swizzle(s, lower_digits_onto(lower_digits_onto(lower_start(s, p->src_base), s, sd[0], sd[1], fx), s,
+	                                           sd[1], sd[2], t));
 	int64_t bytes = p->vec * dtype_bytes(dst->buffer->dtype);
 	if (L->verify && !lower_verify(L, o, p, false, dst, src, da, sa, f))
 		return -1;

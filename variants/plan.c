@@ -9,10 +9,21 @@
 
 /* ---- layouts as expressions ----------------------------------------------- */
 
-static Expr *tuple(int n, Expr **v)
+/* e's n operands in one array as large as vpush would have grown it (as
+ * expr_set_args makes it), for the caller to fill. */
+static Expr **operands(Expr *e, int n)
+{
+	int cap = 1;
+	while (cap < n)
+		cap *= 2;
+	e->args = xalloc(sizeof(Expr *) * (size_t)cap);
+	e->nargs = n;
+	return e->args;
+}
+
+static Expr *tuple(void)
 {
 	Expr *t = new_expr(E_TUPLE, (Pos){0});
-	expr_set_args(t, v, n);
 	t->paren = true;
 	return t;
 }
@@ -31,15 +42,18 @@ static Expr *iters_expr(const char *name, const Iter *v, int n)
 		slice->a = ex_int(v[0].extent);
 		slice->b = stride_expr(&v[0]);
 	} else {
-		Expr *e[(4 * LAYOUT_MAX_ITERS)], *s[(4 * LAYOUT_MAX_ITERS)];
-		for (int i = 0; i < n && i < (4 * LAYOUT_MAX_ITERS); i++) {
+		slice->a = tuple();
+		slice->b = tuple();
+		Expr **e = operands(slice->a, n), **s = operands(slice->b, n);
+		for (int i = 0; i < n; i++) {
 			e[i] = ex_int(v[i].extent);
 			s[i] = stride_expr(&v[i]);
 		}
-		slice->a = tuple(n, e);
-		slice->b = tuple(n, s);
 	}
-	return ex_index(ex_name(name), 1, &slice);
+	Expr *x = new_expr(E_INDEX, (Pos){0});
+	x->a = ex_name(name);
+	operands(x, 1)[0] = slice;
+	return x;
 }
 
 Expr *layout_expr(const Layout *l)
@@ -105,28 +119,37 @@ int read_plans(const Expr *call, Plan **out)
 		for (int k = 0; k < c->nkws; k++) {
 			const char *n = c->kws[k].name;
 			Expr *x = c->kws[k].value;
-			Value *val = x->val;
-			if (next < NFIELDS && n == fields[next].name) /* write_plans's: the next field's name itself */
-				;
-			else if (!strcmp(n, "why")) {
+			size_t f = next;
+			if (next < NFIELDS && n == fields[next].name) { /* write_plans's: the next field's name itself */
+			} else if (!strcmp(n, "why")) {
 				p->why = x->str;
 				continue;
-			}
-			for (size_t i = 0; i < NFIELDS; i++) {
-				size_t f = (next + i) % NFIELDS;
-				if (n != fields[f].name && strcmp(n, fields[f].name) != 0)
+			} else {
+				size_t i = 0;
+				for (; i < NFIELDS; i++) { /* the others, from the next one on */
+					f = (next + i) % NFIELDS;
+					if (n == fields[f].name || strcmp(n, fields[f].name) == 0)
+						break;
+				}
+				if (i == NFIELDS)
 					continue;
-				next = f + 1;
-				char *slot = (char *)p + fields[f].off;
-				if (fields[f].kind == PK_LAYOUT)
-					*(Layout **)slot = val && val->kind == V_LAYOUT ? val->layout : NULL;
-				else if (fields[f].kind == PK_EXPR)
-					*(Expr **)slot = x;
-				else if (fields[f].kind == PK_LIST)
-					*(Expr **)slot = x->kind == E_LIST ? x : NULL;
-				else if (val && val->kind == V_INT)
-					*(int64_t *)slot = val->i;
+			}
+			next = f + 1;
+			Value *val = x->val;
+			char *slot = (char *)p + fields[f].off;
+			switch (fields[f].kind) {
+			case PK_LAYOUT:
+				*(Layout **)slot = val && val->kind == V_LAYOUT ? val->layout : NULL;
 				break;
+			case PK_EXPR:
+				*(Expr **)slot = x;
+				break;
+			case PK_LIST:
+				*(Expr **)slot = x->kind == E_LIST ? x : NULL;
+				break;
+			default:
+				if (val && val->kind == V_INT)
+					*(int64_t *)slot = val->i;
 			}
 		}
 	}
@@ -137,7 +160,7 @@ int read_plans(const Expr *call, Plan **out)
 Plan *find_plan(Plan *v, int n, const char *variant)
 {
 	for (int i = 0; i < n; i++)
-		if (v[i].variant[0] == variant[0] && strcmp(v[i].variant, variant) == 0)
+		if (v[i].variant == variant || (v[i].variant[0] == variant[0] && strcmp(v[i].variant, variant) == 0))
 			return &v[i];
 	return NULL;
 }
@@ -157,7 +180,8 @@ static Expr *old_plan(const Kw *old, const char *variant)
 		return NULL;
 	for (int i = 0; i < old->value->nargs; i++) {
 		Expr *c = old->value->args[i];
-		if (c->kind == E_CALL && c->nargs && c->args[0]->kind == E_STR && !strcmp(c->args[0]->str, variant))
+		if (c->kind == E_CALL && c->nargs && c->args[0]->kind == E_STR &&
+		    (c->args[0]->str == variant || !strcmp(c->args[0]->str, variant)))
 			return c;
 	}
 	return NULL;
@@ -170,12 +194,20 @@ static Expr *old_plan(const Kw *old, const char *variant)
  * *at is where the search starts and moves past a hit (write_plans writes
  * the fields in order); a call it made has each keyword once, so the
  * order of the search finds the same one. */
-static Expr *old_value(const Expr *oc, const char *name, int *at)
+static inline Expr *old_value(const Expr *oc, const char *name, int *at)
 {
 	if (!oc)
 		return NULL;
-	for (int i = 0; i < oc->nkws; i++) {
-		int k = (*at + i) % oc->nkws;
+	if (*at < oc->nkws && oc->kws[*at].name == name) { /* the search's first try, written here */
+		Expr *x = oc->kws[*at].value;
+		if (x->pos.src)
+			return NULL;
+		++*at;
+		return x;
+	}
+	for (int i = 0, k = *at; i < oc->nkws; i++, k++) {
+		if (k >= oc->nkws)
+			k -= oc->nkws;
 		if (oc->kws[k].name != name)
 			continue;
 		if (oc->kws[k].value->pos.src)
@@ -184,6 +216,26 @@ static Expr *old_value(const Expr *oc, const char *name, int *at)
 		return oc->kws[k].value;
 	}
 	return NULL;
+}
+
+/* The fields a plan of family fam (-1: unknown) is written with, in
+ * order, ended by -1: fields[]'s rows whose fams has fam, made once. */
+static const signed char *family_fields(int fam)
+{
+	static signed char list[FAM_COUNT + 1][NFIELDS + 1];
+	static bool made;
+	if (!made) {
+		for (int k = 0; k <= FAM_COUNT; k++) {
+			int n = 0;
+			for (size_t f = 0; f < NFIELDS; f++)
+				if (k == FAM_COUNT || (fields[f].fams & (1u << k)))
+					list[k][n++] = (signed char)f;
+			list[k][n] = -1;
+		}
+		made = true;
+	}
+	static const signed char none[] = { -1 }; /* a family of no field */
+	return fam < 0 ? list[FAM_COUNT] : fam < FAM_COUNT ? list[fam] : none;
 }
 
 /* Keywords n into a new array, sized as call_add_kw would have grown it
@@ -203,10 +255,12 @@ static void set_kws(Expr *c, const Kw *v, int n)
  * position) that stands for the same thing is given back, not made
  * again (a layout expression whose value is the same layout, a count
  * of the same value, the same why), and a T.plan whose every keyword is
- * given back is itself; read from text, every expression has a position
- * and all are made anew. The layouts and counts carry the value
- * verification would give them (check_args), which the next pass reads
- * (read_plans) without verifying again. */
+ * given back is itself, and one that differs is the old T.plan call
+ * with its keywords replaced (in place of a new call with its name: the
+ * same text, and nothing else holds the call); read from text, every
+ * expression has a position and all are made anew. The layouts and
+ * counts carry the value verification would give them (check_args),
+ * which the next pass reads (read_plans) without verifying again. */
 void write_plans(Expr *call, const Plan *v, int n)
 {
 	Expr *list = new_expr(E_LIST, (Pos){0});
@@ -222,17 +276,22 @@ void write_plans(Expr *call, const Plan *v, int n)
 		Expr *oc = old_plan(old, p->variant);
 		if (oc && (oc->pos.src || oc->nargs != 1 || oc->val))
 			oc = NULL;
+		/* a call of the list already (two plans of one variant) stays
+		 * as it is: the second gets one of its own, as it would */
+		for (int k = 0; oc && k < list->nargs; k++)
+			if (list->args[k] == oc)
+				oc = NULL;
 		Kw kws[NFIELDS + 1];
 		int nk = 0, at = 0;
-		bool same = oc != NULL; /* every keyword oc's, in its order */
-		for (size_t f = 0; f < NFIELDS; f++) {
-			const char *slot = (const char *)p + fields[f].off;
-			Expr *x = NULL, *was;
-			if (p->family >= 0 && !(fields[f].fams & (1u << p->family)))
-				continue;
-			if (fields[f].kind == PK_LAYOUT && *(Layout *const *)slot) {
+		for (const signed char *f = family_fields(p->family); *f >= 0; f++) {
+			const char *slot = (const char *)p + fields[*f].off, *name = fields[*f].name;
+			Expr *x, *was;
+			switch (fields[*f].kind) {
+			case PK_LAYOUT: {
 				const Layout *l = *(Layout *const *)slot;
-				was = old_value(oc, fields[f].name, &at);
+				if (!l)
+					continue;
+				was = old_value(oc, name, &at);
 				if (was && was->val && was->val->kind == V_LAYOUT && was->val->layout == l) {
 					x = was;
 				} else {
@@ -240,11 +299,18 @@ void write_plans(Expr *call, const Plan *v, int n)
 					x->val = vnew(V_LAYOUT);
 					x->val->layout = *(Layout *const *)slot;
 				}
-			} else if (fields[f].kind == PK_EXPR || fields[f].kind == PK_LIST) {
-				x = *(Expr *const *)slot;
-			} else if (fields[f].kind == PK_COUNT && *(const int64_t *)slot) {
+				break;
+			}
+			case PK_EXPR:
+			case PK_LIST:
+				if (!(x = *(Expr *const *)slot))
+					continue;
+				break;
+			default: {
 				int64_t c = *(const int64_t *)slot;
-				was = old_value(oc, fields[f].name, &at);
+				if (!c)
+					continue;
+				was = old_value(oc, name, &at);
 				if (was && was->kind == E_INT && was->ival == c && was->val && was->val->kind == V_INT &&
 				    was->val->i == c) {
 					x = was;
@@ -253,23 +319,30 @@ void write_plans(Expr *call, const Plan *v, int n)
 					x->val = vint(c);
 				}
 			}
-			if (!x)
-				continue;
-			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == fields[f].name;
-			kws[nk++] = (Kw){ fields[f].name, x, (Pos){0} };
+			}
+			kws[nk++] = (Kw){ name, x, (Pos){0} };
 		}
 		if (p->why) {
 			Expr *was = old_value(oc, why_kw, &at);
 			Expr *x = was && was->kind == E_STR && was->str && !strcmp(was->str, p->why) ? was : str_expr(p->why);
-			same = same && nk < oc->nkws && oc->kws[nk].value == x && oc->kws[nk].name == why_kw;
 			kws[nk++] = (Kw){ why_kw, x, (Pos){0} };
 		}
-		if (same && nk == oc->nkws) {
+		/* every keyword oc's, in its order */
+		bool same = oc && nk == oc->nkws;
+		for (int k = 0; same && k < nk; k++)
+			same = oc->kws[k].value == kws[k].value && oc->kws[k].name == kws[k].name;
+		if (same) {
 			list->args[list->nargs++] = oc;
 			continue;
 		}
-		Expr *name = str_expr(p->variant);
-		Expr *c = ex_call("T.plan", 1, &name);
+		Expr *c = oc;
+		if (c) {
+			c->kws = NULL;
+			c->nkws = 0;
+		} else {
+			Expr *name = str_expr(p->variant);
+			c = ex_call("T.plan", 1, &name);
+		}
 		if (nk)
 			set_kws(c, kws, nk);
 		list->args[list->nargs++] = c;

@@ -96,7 +96,8 @@ int variant_for(int op, int src, int dst, bool mbar)
 int variant_lookup(int op, const char *name)
 {
 	for (int i = 0; i < VA_COUNT; i++)
-		if (variants[i].op == op && variants[i].name[0] == name[0] && strcmp(variants[i].name, name) == 0)
+		if (variants[i].op == op && (variants[i].name == name || /* the passes write the table's own string */
+		                             (variants[i].name[0] == name[0] && strcmp(variants[i].name, name) == 0)))
 			return i;
 	return -1;
 }
