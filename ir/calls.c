@@ -78,7 +78,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 		}
 		if (v && v->kind == V_BUFFER)
 			return v;
-		if (scalar(S, x) == DT_ERROR)
+		if ((v ? scalar_named(S, x, v) : scalar(S, x)) == DT_ERROR)
 			return NULL;
 		if (x->dtype == DT_HANDLE)
 			return vnew(V_VAR);
@@ -121,10 +121,10 @@ const char *fn_name(Expr *call) { return expr_str(call->a); }
 bool check_args(Sema *S, Expr *call, int id, Args *a)
 {
 	const Intrin *in = &intrins[id];
-	memset(a, 0, sizeof *a);
 	a->call = call;
 	a->in = in;
 	a->id = id;
+	a->npos = 0;
 	int req = 0, max = 0;
 	bool rest = false, opt = false;
 	for (const char *p = in->args; *p; p++) {
@@ -135,6 +135,11 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 		else
 			max++, req += !opt;
 	}
+	/* the operands given are set below; those left out of the row's
+	 * (optional ones, which readers test for NULL) and a few beyond are
+	 * NULL. Not the whole array: it is 1 KB, and most calls have 2 or 3. */
+	for (int i = call->nargs; i < max + 8 && i < MAX_OPERANDS; i++)
+		a->pos[i] = NULL;
 	if (call->nargs < req || (!rest && call->nargs > max)) {
 		const char *n = req == max && !rest ? xprintf("%d", req) :
 		                call->nargs < req ? xprintf("at least %d", req) : xprintf("at most %d", max);

@@ -501,16 +501,29 @@ static bool truth(Sema *S, Value *v, Pos p, bool *out)
 	return false;
 }
 
+/* The builtins const_call gives a value. */
+static bool const_builtin(int id)
+{
+	switch (id) {
+	case IN_SLICE: case IN_TILE_LAYOUT: case IN_COMPOSE: case IN_WG_LOCAL:
+	case IN_TMEM_DP: case IN_TCGEN05_ATOM: case IN_MMA_SHARED: case IN_NVMMA_SHARED: case IN_TMEM_LAYOUT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool runtime_builtin(const Value *fn)
+{
+	return fn && fn->kind == V_FUNC && fn->intrin != IN_META_VAR && fn->intrin != IN_RANGE &&
+	       !is_py_builtin(fn->intrin) && !const_builtin(fn->intrin);
+}
+
 /* Builtin calls with a compile-time result. */
 static Value *const_call(Sema *S, Expr *e, Value *fn)
 {
-	switch (fn->intrin) {
-	case IN_SLICE: case IN_TILE_LAYOUT: case IN_COMPOSE: case IN_WG_LOCAL:
-	case IN_TMEM_DP: case IN_TCGEN05_ATOM: case IN_MMA_SHARED: case IN_NVMMA_SHARED: case IN_TMEM_LAYOUT:
-		break;
-	default:
+	if (!const_builtin(fn->intrin))
 		return NULL; /* a runtime call or a statement */
-	}
 	Args a;
 	if (!check_args(S, e, fn->intrin, &a))
 		return &verr;

@@ -151,6 +151,37 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 	}
 }
 
+static int scalar1(Sema *S, Expr *e);
+
+/* A name or an attribute chain e, whose value is v (eval's). */
+static int named(Sema *S, Expr *e, Value *v)
+{
+	if (IS_ERR(v))
+		return DT_ERROR;
+	if (!v)
+		return error_dt(S, e->pos, "expected a scalar value here");
+	if (v->kind == V_BUFFER && v->buffer->scalar && e->kind == E_NAME) {
+		tvm_scalar_element(e); /* T.shared_scalar's name: its element */
+		return scalar1(S, e);
+	}
+	e->val = v;
+	switch (v->kind) {
+	case V_VAR:
+		e->val = NULL;
+		e->var = v->var;
+		if (v->var->mut && !v->var->set)
+			return error_dt(S, e->pos, "'%s' is read before it is assigned a value", v->var->name);
+		return v->var->dtype;
+	case V_INT: return DT_WEAK_INT;
+	case V_FLOAT: return DT_WEAK_FLOAT;
+	case V_BOOL: return DT_BOOL;
+	default:
+		e->val = NULL;
+		return error_dt(S, e->pos, "'%s' is %s; a scalar value is expected here", expr_str(e),
+		                value_kind_name(v));
+	}
+}
+
 static int scalar1(Sema *S, Expr *e)
 {
 	Value *v;
@@ -169,31 +200,7 @@ static int scalar1(Sema *S, Expr *e)
 	case E_STAR: case E_DICT: case E_PAIR: case E_COMP: case E_COMPFOR: case E_FSTR: case E_FIELD:
 		return error_dt(S, e->pos, "expected a scalar value here");
 	case E_NAME: case E_ATTR:
-		v = eval(S, e);
-		if (IS_ERR(v))
-			return DT_ERROR;
-		if (!v)
-			return error_dt(S, e->pos, "expected a scalar value here");
-		if (v->kind == V_BUFFER && v->buffer->scalar && e->kind == E_NAME) {
-			tvm_scalar_element(e); /* T.shared_scalar's name: its element */
-			return scalar1(S, e);
-		}
-		e->val = v;
-		switch (v->kind) {
-		case V_VAR:
-			e->val = NULL;
-			e->var = v->var;
-			if (v->var->mut && !v->var->set)
-				return error_dt(S, e->pos, "'%s' is read before it is assigned a value", v->var->name);
-			return v->var->dtype;
-		case V_INT: return DT_WEAK_INT;
-		case V_FLOAT: return DT_WEAK_FLOAT;
-		case V_BOOL: return DT_BOOL;
-		default:
-			e->val = NULL;
-			return error_dt(S, e->pos, "'%s' is %s; a scalar value is expected here", expr_str(e),
-			                value_kind_name(v));
-		}
+		return named(S, e, eval(S, e));
 	case E_INDEX:
 		switch (tvm_allocated_addr(S, e)) {
 		case -1: return DT_ERROR;
@@ -302,6 +309,18 @@ static int scalar1(Sema *S, Expr *e)
 int scalar(Sema *S, Expr *e)
 {
 	e->dtype = scalar1(S, e);
+	return e->dtype;
+}
+
+int scalar_named(Sema *S, Expr *e, Value *v)
+{
+	e->dtype = named(S, e, v);
+	return e->dtype;
+}
+
+int scalar_builtin(Sema *S, Expr *e, Value *fn)
+{
+	e->dtype = scalar_call(S, e, fn);
 	return e->dtype;
 }
 

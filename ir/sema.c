@@ -887,7 +887,7 @@ bool assign1(Sema *S, Stmt *s)
 			         s->targets[i]->kind == E_TUPLE ? "a nested tuple" : expr_str(s->targets[i]));
 			return false;
 		}
-	Value *v = NULL;
+	Value *v = NULL, *rfn = NULL;
 	bool in_func = S->func != NULL;
 	if (in_func && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
 		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
@@ -974,6 +974,11 @@ bool assign1(Sema *S, Stmt *s)
 			v = vnew(V_BUFFER);
 			v->buffer = b;
 		}
+		Expr *f = value->a;
+		while (f->kind == E_ATTR)
+			f = f->a;
+		if (!v && f->kind == E_NAME && runtime_builtin(fn))
+			rfn = fn; /* T.pointer_offset(...): fn is its callee's value */
 	}
 	if (!v && in_func && value->kind == E_INDEX && is_region_expr(S, value)) {
 		/* a name for part of a buffer: X = A[r * 128 : r * 128 + 128, :] */
@@ -983,7 +988,9 @@ bool assign1(Sema *S, Stmt *s)
 		value->val = v;
 	}
 	if (!v) {
-		v = eval(S, value);
+		/* eval gives NULL for a call of a runtime builtin (it only
+		 * writes out its splats), and scalar below has its callee */
+		v = rfn ? (expand_call(S, value) ? NULL : &verr) : eval(S, value);
 		if (IS_ERR(v))
 			return false;
 		bool mut = in_func && s->ntargets == 1 && s->targets[0]->rebound;
@@ -1007,7 +1014,7 @@ bool assign1(Sema *S, Stmt *s)
 				error_at(S->d, value->pos, "a module-level assignment must be a compile-time constant");
 				return false;
 			}
-			int dt = scalar(S, value);
+			int dt = rfn ? scalar_builtin(S, value, rfn) : scalar(S, value);
 			if (dt == DT_ERROR)
 				return false;
 			if (s->ntargets != 1) {
