@@ -456,6 +456,8 @@ static Value *arith(Sema *S, Expr *e, Value *a, Value *b)
 	            value_kind_name(a), value_kind_name(b));
 }
 
+Value *eval_arith(Sema *S, Expr *e, Value *a, Value *b) { return arith(S, e, a, b); }
+
 static Value *compare(Sema *S, Expr *e, Value *a, Value *b)
 {
 	double x, y;

@@ -1370,15 +1370,30 @@ static bool is_ceildiv(Sema *S, const Expr *e)
 	return t && t->val && !IS_ERR(t->val) && t->val->kind == V_NAMESPACE && strcmp(t->val->s, "T") == 0;
 }
 
-static bool desugar_node(Sema *S, Expr **slot);
+static bool desugar_node(Sema *S, Expr **slot) __attribute__((noinline)); /* kept out of desugar's frame */
+
+/* A literal or a name: nothing to rewrite (not entered: most operands are). */
+static inline bool is_leaf(const Expr *e)
+{
+	switch (e->kind) {
+	case E_INT: case E_FLOAT: case E_STR: case E_TRUE: case E_FALSE: case E_NONE: case E_NAME:
+		return true;
+	default:
+		return false;
+	}
+}
 
 bool desugar(Sema *S, Expr **slot)
 {
-	switch ((*slot)->kind) {
-	case E_INT: case E_FLOAT: case E_STR: case E_TRUE: case E_FALSE: case E_NONE: case E_NAME:
-		return true; /* a literal or a name: nothing to rewrite (not entered: most operands are) */
+	Expr *e = *slot;
+	switch (e->kind) {
+	case E_SLICE: case E_BIN: case E_UN: case E_CMP: case E_AND: case E_OR: case E_NOT: case E_COND:
+	case E_ATTR: case E_PAIR:
+		/* only their operands (here, not in desugar_node: most nodes are these) */
+		return (!e->a || is_leaf(e->a) || desugar(S, &e->a)) && (!e->b || is_leaf(e->b) || desugar(S, &e->b)) &&
+		       (!e->c || is_leaf(e->c) || desugar(S, &e->c));
 	default:
-		return desugar_node(S, slot);
+		return is_leaf(e) || desugar_node(S, slot);
 	}
 }
 
@@ -1497,10 +1512,7 @@ static bool desugar_node(Sema *S, Expr **slot)
 				return false;
 		}
 		return true;
-	case E_SLICE: case E_BIN: case E_UN: case E_CMP: case E_AND: case E_OR: case E_NOT: case E_COND:
-	case E_ATTR: case E_PAIR:
-		return (!e->a || desugar(S, &e->a)) && (!e->b || desugar(S, &e->b)) && (!e->c || desugar(S, &e->c));
-	default:
+	default: /* the operators and attributes are desugar's */
 		return true;
 	}
 	Expr *x = value_expr(S, v, e->pos, false);

@@ -27,8 +27,16 @@ static bool is_float(int dt)
 	return dt == DT_WEAK_FLOAT || (dt < DT_COUNT && dtypes[dt].kind == DK_FLOAT);
 }
 
-/* The dtype of `a op b`: equal dtypes, or a literal taking the other's. */
-int unify(Sema *S, Pos p, const char *op, int a, int b)
+static int mismatch(Sema *S, Pos p, const char *op, int a, int b) __attribute__((noinline, cold));
+static int mismatch(Sema *S, Pos p, const char *op, int a, int b)
+{
+	return error_dt(S, p, "operands of '%s' have different dtypes, %s and %s; convert one with T.cast",
+	                op, dtype_str(a), dtype_str(b));
+}
+
+/* The dtype of `a op b`: equal dtypes, or a literal taking the other's.
+ * (inlined into scalar1, which asks it at every operator) */
+static inline int unify_dt(Sema *S, Pos p, const char *op, int a, int b)
 {
 	if (a == DT_ERROR || b == DT_ERROR)
 		return DT_ERROR;
@@ -42,9 +50,10 @@ int unify(Sema *S, Pos p, const char *op, int a, int b)
 		return b;
 	if (b == DT_WEAK_FLOAT && is_float(a))
 		return a;
-	return error_dt(S, p, "operands of '%s' have different dtypes, %s and %s; convert one with T.cast",
-	                op, dtype_str(a), dtype_str(b));
+	return mismatch(S, p, op, a, b);
 }
+
+int unify(Sema *S, Pos p, const char *op, int a, int b) { return unify_dt(S, p, op, a, b); }
 
 /* A buffer element: buf[i, j]. */
 static int element(Sema *S, Expr *e, Buffer *b)
@@ -153,6 +162,13 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 
 static int scalar1(Sema *S, Expr *e);
 
+/* A literal or a name: scalar1 sets its val on each visit (a name's to
+ * what eval gives, or NULL). */
+static inline bool is_leaf(const Expr *e)
+{
+	return e->kind == E_INT || e->kind == E_NAME;
+}
+
 /* A name or an attribute chain e, whose value is v (eval's). */
 static int named(Sema *S, Expr *e, Value *v)
 {
@@ -256,7 +272,9 @@ static int scalar1(Sema *S, Expr *e)
 			return error_dt(S, e->pos, "'%s' needs integer operands, not %s and %s", op_spelling[e->op],
 			                dtype_str(a), dtype_str(b));
 		if (e->a->val && e->b->val) {
-			e->val = eval(S, e);
+			/* a literal's or a name's value was set just now, and is what
+			 * eval gives it: folded without evaluating them again */
+			e->val = is_leaf(e->a) && is_leaf(e->b) ? eval_arith(S, e, e->a->val, e->b->val) : eval(S, e);
 			if (IS_ERR(e->val)) {
 				e->val = NULL;
 				return DT_ERROR;
@@ -264,7 +282,7 @@ static int scalar1(Sema *S, Expr *e)
 		} else if (e->op == OP_POW) {
 			return error_dt(S, e->pos, "'**' needs compile-time constant operands");
 		}
-		return unify(S, e->pos, op_spelling[e->op], a, b);
+		return unify_dt(S, e->pos, op_spelling[e->op], a, b);
 	case E_UN:
 		a = scalar(S, e->a);
 		if (a == DT_ERROR)
@@ -277,7 +295,7 @@ static int scalar1(Sema *S, Expr *e)
 	case E_CMP:
 		a = scalar(S, e->a);
 		b = scalar(S, e->b);
-		if (unify(S, e->pos, op_spelling[e->op], a, b) == DT_ERROR)
+		if (unify_dt(S, e->pos, op_spelling[e->op], a, b) == DT_ERROR)
 			return DT_ERROR;
 		return DT_BOOL;
 	case E_AND: case E_OR: case E_NOT:

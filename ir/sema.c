@@ -25,7 +25,7 @@ static inline Sym *find(const Env *e, const char *name, unsigned hash)
 	if (!e->cap)
 		return NULL;
 	for (Sym *s = e->tab[hash & (unsigned)(e->cap - 1)]; s; s = s->next)
-		if (s->hash == hash && strcmp(s->name, name) == 0)
+		if (s->hash == hash && (s->name == name || strcmp(s->name, name) == 0))
 			return s;
 	return NULL;
 }

@@ -86,6 +86,9 @@ Value *eval(Sema *S, Expr *e);
  * the threads (NULL): no Python builtin over constants, no layout maker,
  * not T.meta_var (which tvm_call rewrites). */
 bool runtime_builtin(const Value *fn);
+/* eval of binary node e whose operands eval gives as a and b, constants
+ * (not V_VAR). */
+Value *eval_arith(Sema *S, Expr *e, Value *a, Value *b);
 Value *eval_const(Sema *S, Expr *e, const char *what);
 bool eval_int(Sema *S, Expr *e, const char *what, int64_t *out);
 int eval_dtype(Sema *S, Expr *e);

@@ -18,7 +18,9 @@ Buffer *buffer_root(Buffer *b)
 int64_t buffer_storage(const Buffer *b)
 {
 	int64_t n = 1;
-	const Layout *s = layout_storage(buffer_layout(b));
+	/* the span on the memory axis m, which layout_storage keeps as it is
+	 * (it drops only the thread axes): read off the layout, not a copy */
+	const Layout *s = buffer_layout(b);
 	if (b->scope == SC_TMEM || !layout_span(s, AX_M, &n))
 		return 0;
 	/* a swizzle permutes within aligned blocks: round up to whole blocks */
