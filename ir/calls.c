@@ -313,7 +313,8 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 	}
 	if (b->scope == SC_TMEM)
 		return;
-	int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), lo, hi, bmult;
+	int64_t eb = dtype_bytes(b->dtype), mult, lo, hi, bmult;
+	bool ranged = expr_range_multiple(off, &lo, &hi, &mult);
 	if (mult < 0 || !mul_ok(mult, eb, &bmult) || (bmult % bytes && mult != 0)) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s' (%lld-byte elements), which is not provably "
 		         "a multiple of %lld bytes", access_what(call, k), (long long)bytes, expr_str(off), b->name,
@@ -335,7 +336,7 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 			bytes = n;
 	}
 	int64_t size = buffer_storage(b), last;
-	if (!expr_range(off, &lo, &hi)) {
+	if (!ranged) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound (a name without a "
 		         "known range)", access_what(call, k), (long long)bytes, expr_str(off), b->name);
 		return;

@@ -1318,12 +1318,32 @@ bool expand_call(Sema *S, Expr *call)
 	return true;
 }
 
+/* A literal or a name: nothing to rewrite (not entered: most operands are). */
+static inline bool is_leaf(const Expr *e)
+{
+	switch (e->kind) {
+	case E_INT: case E_FLOAT: case E_STR: case E_TRUE: case E_FALSE: case E_NONE: case E_NAME:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool desugar_list(Sema *S, Expr **v, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (!desugar(S, &v[i]))
+		if (!is_leaf(v[i]) && !desugar(S, &v[i]))
 			return false;
 	return true;
+}
+
+/* Whether a call has a `**d` keyword. */
+static bool has_kw_splat(const Expr *call)
+{
+	for (int i = 0; i < call->nkws; i++)
+		if (call->kws[i].name[0] == '*' && strcmp(call->kws[i].name, KW_SPLAT) == 0)
+			return true;
+	return false;
 }
 
 /* Rewrites, in place, the Python of a kernel's expression into the text
@@ -1372,17 +1392,6 @@ static bool is_ceildiv(Sema *S, const Expr *e)
 
 static bool desugar_node(Sema *S, Expr **slot) __attribute__((noinline)); /* kept out of desugar's frame */
 
-/* A literal or a name: nothing to rewrite (not entered: most operands are). */
-static inline bool is_leaf(const Expr *e)
-{
-	switch (e->kind) {
-	case E_INT: case E_FLOAT: case E_STR: case E_TRUE: case E_FALSE: case E_NONE: case E_NAME:
-		return true;
-	default:
-		return false;
-	}
-}
-
 bool desugar(Sema *S, Expr **slot)
 {
 	Expr *e = *slot;
@@ -1409,10 +1418,11 @@ static bool desugar_node(Sema *S, Expr **slot)
 			return false;
 		if (!spread(S, &e->args, &e->nargs, false) || !desugar_list(S, e->args, e->nargs))
 			return false;
-		if (!expand_call(S, e))
+		/* (expand_call does nothing without a splat) */
+		if ((has_star(e->args, e->nargs) || has_kw_splat(e)) && !expand_call(S, e))
 			return false;
 		for (int i = 0; i < e->nkws; i++)
-			if (!desugar(S, &e->kws[i].value))
+			if (!is_leaf(e->kws[i].value) && !desugar(S, &e->kws[i].value))
 				return false;
 		if (e->a->kind != E_NAME) {
 			/* math.prod(...) is a builtin over constants; a member of a

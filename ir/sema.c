@@ -69,9 +69,8 @@ static void insert(Env *e, Sym *s, unsigned hash)
 
 /* A name is bound once in its block and may not hide a name of an
  * enclosing block of the same kernel (module names may be hidden). */
-void define(Sema *S, const char *name, Value *v, Pos pos)
+static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos pos)
 {
-	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
 		Sym *old = find(e, name, h);
 		if (old && old->pos.src) {
@@ -90,6 +89,19 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 		vpush(S->m->names, S->m->nnames, ((struct Binding){ name, v }));
 		map_put(&S->m->byname, name, v);
 	}
+}
+
+void define(Sema *S, const char *name, Value *v, Pos pos) { define_hashed(S, name, str_hash(name), v, pos); }
+
+/* A name bound in the kernel's blocks, its hash h given (kernel_lookup). */
+static Sym *kernel_find(const Sema *S, const char *name, unsigned h)
+{
+	for (Env *e = S->env; e && !e->module; e = e->up) {
+		Sym *s = find(e, name, h);
+		if (s)
+			return s;
+	}
+	return NULL;
 }
 
 void bind_name(Sema *S, const char *name, Value *v, Pos pos)
@@ -805,6 +817,17 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 
 /* `x = v` or `x += v` where x names a one-element buffer: TVM stores into
  * its element (x[0] = v), as for T.shared_scalar's names. */
+static bool scalar_target_sym(Stmt *s, const Sym *sym)
+{
+	if (!sym || !sym->val || IS_ERR(sym->val) || sym->val->kind != V_BUFFER)
+		return false;
+	Buffer *b = sym->val->buffer;
+	if (b->ndim != 1 || b->shape[0] != 1)
+		return false;
+	tvm_scalar_element(s->targets[0]);
+	return true;
+}
+
 static bool scalar_target(Sema *S, Stmt *s)
 {
 	if (s->ntargets != 1 || s->targets[0]->kind != E_NAME || !S->func)
@@ -862,7 +885,15 @@ bool assign1(Sema *S, Stmt *s)
 		u->ntargets = s->targets[0]->nargs;
 		return assign1(S, u);
 	}
-	if (s->ntargets == 1 && (s->targets[0]->kind == E_INDEX || scalar_target(S, s))) {
+	/* `x = ...` in a kernel: x's hash and its binding in the kernel's
+	 * blocks, found once for scalar_target, the rebinding check and define
+	 * (a buffer is never bound at module level, so the binding that
+	 * scalar_target looks at is this one, or there is none) */
+	Expr *t0 = s->targets[0];
+	bool one = s->ntargets == 1 && t0->kind == E_NAME && S->func;
+	unsigned h0 = one ? str_hash(t0->str) : 0;
+	Sym *k0 = one ? kernel_find(S, t0->str, h0) : NULL;
+	if (s->ntargets == 1 && (t0->kind == E_INDEX || (one && scalar_target_sym(s, k0)))) {
 		store(S, s, s->targets[0], value, -1);
 		return true;
 	}
@@ -871,7 +902,7 @@ bool assign1(Sema *S, Stmt *s)
 	if (S->func) {
 		for (int i = 0; i < s->ntargets; i++) {
 			Expr *t = s->targets[i];
-			Sym *old = t->kind == E_NAME ? kernel_lookup(S, t->str) : NULL;
+			Sym *old = one ? k0 : t->kind == E_NAME ? kernel_lookup(S, t->str) : NULL;
 			if (!old || !old->pos.src || IS_ERR(old->val))
 				continue;
 			if (s->ntargets == 1 && old->val->kind == V_VAR && old->val->var->mut)
@@ -1025,7 +1056,10 @@ bool assign1(Sema *S, Stmt *s)
 		}
 	}
 	if (s->ntargets == 1) {
-		define(S, s->targets[0]->str, v, s->targets[0]->pos);
+		if (one)
+			define_hashed(S, t0->str, h0, v, t0->pos);
+		else
+			define(S, s->targets[0]->str, v, s->targets[0]->pos);
 		return true;
 	}
 	if (v->kind != V_TUPLE || v->nelts != s->ntargets) {
