@@ -198,6 +198,19 @@ static int named(Sema *S, Expr *e, Value *v)
 	}
 }
 
+/* scalar() of an operand of an operator: a literal or a name here (most
+ * are, and so not through scalar1's frame), as scalar1 has them. */
+static inline int operand_dt(Sema *S, Expr *x)
+{
+	if (x->kind == E_INT) {
+		x->val = vint(x->ival);
+		return x->dtype = DT_WEAK_INT;
+	}
+	if (x->kind == E_NAME)
+		return x->dtype = named(S, x, eval(S, x));
+	return scalar(S, x);
+}
+
 static int scalar1(Sema *S, Expr *e)
 {
 	Value *v;
@@ -256,8 +269,8 @@ static int scalar1(Sema *S, Expr *e)
 			return error_dt(S, e->pos, "expected a builtin function");
 		return scalar_call(S, e, v);
 	case E_BIN:
-		a = scalar(S, e->a);
-		b = scalar(S, e->b);
+		a = operand_dt(S, e->a);
+		b = operand_dt(S, e->b);
 		if (a == DT_ERROR || b == DT_ERROR)
 			return DT_ERROR;
 		if (e->op == OP_MATMUL)
@@ -293,8 +306,8 @@ static int scalar1(Sema *S, Expr *e)
 			e->val = eval(S, e);
 		return a;
 	case E_CMP:
-		a = scalar(S, e->a);
-		b = scalar(S, e->b);
+		a = operand_dt(S, e->a);
+		b = operand_dt(S, e->b);
 		if (unify_dt(S, e->pos, op_spelling[e->op], a, b) == DT_ERROR)
 			return DT_ERROR;
 		return DT_BOOL;
