@@ -58,7 +58,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 	case 'a':
 		if (tvm_data_address(S, x) < 0)
 			return NULL;
-		v = x->kind == E_NAME ? eval(S, x) : NULL;
+		v = x->kind == E_NAME ? eval_name(S, x) : NULL;
 		if (IS_ERR(v))
 			return NULL;
 		if (v && v->kind == V_BUFFER && v->buffer->elem_offset) {
@@ -251,7 +251,7 @@ static Buffer *address(Sema *S, Expr *x, Expr **off, const char **why, int depth
 		return address(S, x->var->def, off, why, depth + 1);
 	Value *v = x->kind == E_NAME || (x->kind == E_CALL && x->intrin == IN_POINTER_OFFSET) ? x->val : NULL;
 	if (x->kind == E_NAME) {
-		v = eval(S, x);
+		v = eval_name(S, x);
 		if (v && !IS_ERR(v) && v->kind == V_BUFFER) {
 			*off = ex_int(0);
 			return v->buffer;

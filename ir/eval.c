@@ -149,11 +149,15 @@ static Value *member1(Sema *S, Value *base, Expr *e)
 	return fail(S, e->pos, "'%s' has no member '%s'", user, e->str);
 }
 
-/* The memo's hash of (base, name): the name's, the path's pointer's and the scope's. */
+/* The memo's hash of (base, name): the name's first two characters', the
+ * path's pointer's and the scope's. Not the whole name's, which every
+ * call's callee would hash again: names that share their start (copy,
+ * copy_async) only probe further, and member_slot compares whole names. */
 static unsigned member_hash(const Value *base, const char *name)
 {
 	uintptr_t p = (uintptr_t)base->s;
-	return str_hash(name) ^ (unsigned)((p >> 4) * 2654435761u) ^ (unsigned)base->i;
+	unsigned n = (unsigned char)name[0] * 131u + (name[0] ? (unsigned char)name[1] : 0);
+	return (n * 2654435761u) ^ (unsigned)((p >> 4) * 2654435761u) ^ (unsigned)base->i;
 }
 
 /* The slot of (base, name) in the memo: its answer, or the empty slot it
@@ -693,6 +697,16 @@ static Value *attr(Sema *S, Expr *e, const Sym *root)
 	return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 }
 
+Value *eval_name(Sema *S, Expr *e)
+{
+	Sym *s = lookup(S, e->str);
+	if (!s)
+		return fail(S, e->pos, "name '%s' is not defined", e->str);
+	if (s->val->kind == V_OPAQUE)
+		return opaque_use(S, e, s->val);
+	return s->val;
+}
+
 Value *eval(Sema *S, Expr *e)
 {
 	Value *a, *b, *v;
@@ -714,14 +728,8 @@ Value *eval(Sema *S, Expr *e)
 		return v;
 	case E_NONE:
 		return vnew(V_NONE);
-	case E_NAME: {
-		Sym *s = lookup(S, e->str);
-		if (!s)
-			return fail(S, e->pos, "name '%s' is not defined", e->str);
-		if (s->val->kind == V_OPAQUE)
-			return opaque_use(S, e, s->val);
-		return s->val;
-	}
+	case E_NAME:
+		return eval_name(S, e);
 	case E_ATTR: {
 		Expr *root = e->a;
 		while (root->kind == E_ATTR)

@@ -1384,7 +1384,7 @@ static bool ceildiv(Sema *S, Expr **slot)
 
 static bool is_ceildiv(Sema *S, const Expr *e)
 {
-	if (e->a->kind != E_ATTR || strcmp(e->a->str, "ceildiv") != 0 || e->a->a->kind != E_NAME)
+	if (e->a->kind != E_ATTR || e->a->str[0] != 'c' || strcmp(e->a->str, "ceildiv") != 0 || e->a->a->kind != E_NAME)
 		return false;
 	Sym *t = lookup(S, e->a->a->str);
 	return t && t->val && !IS_ERR(t->val) && t->val->kind == V_NAMESPACE && strcmp(t->val->s, "T") == 0;
@@ -1416,7 +1416,7 @@ static bool desugar_node(Sema *S, Expr **slot)
 			return ceildiv(S, slot);
 		if (!desugar(S, &e->a))
 			return false;
-		if (!spread(S, &e->args, &e->nargs, false) || !desugar_list(S, e->args, e->nargs))
+		if ((has_star(e->args, e->nargs) && !spread(S, &e->args, &e->nargs, false)) || !desugar_list(S, e->args, e->nargs))
 			return false;
 		/* (expand_call does nothing without a splat) */
 		if ((has_star(e->args, e->nargs) || has_kw_splat(e)) && !expand_call(S, e))
@@ -1477,7 +1477,7 @@ static bool desugar_node(Sema *S, Expr **slot)
 			e->args = e->args[0]->args;
 		}
 		bool sugar = e->nargs == 1 && (e->args[0]->kind == E_CALL || e->args[0]->kind == E_COMP);
-		if (!spread(S, &e->args, &e->nargs, true) || !desugar_list(S, e->args, e->nargs))
+		if ((has_star(e->args, e->nargs) && !spread(S, &e->args, &e->nargs, true)) || !desugar_list(S, e->args, e->nargs))
 			return false;
 		if (sugar && e->args[0]->kind == E_TUPLE && e->args[0]->val == NULL) {
 			/* a sequence built at compile time: one index per element */

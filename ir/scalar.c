@@ -207,7 +207,7 @@ static inline int operand_dt(Sema *S, Expr *x)
 		return x->dtype = DT_WEAK_INT;
 	}
 	if (x->kind == E_NAME)
-		return x->dtype = named(S, x, eval(S, x));
+		return x->dtype = named(S, x, eval_name(S, x));
 	return scalar(S, x);
 }
 
@@ -228,7 +228,9 @@ static int scalar1(Sema *S, Expr *e)
 	case E_STR: case E_NONE: case E_TUPLE: case E_LIST: case E_SLICE:
 	case E_STAR: case E_DICT: case E_PAIR: case E_COMP: case E_COMPFOR: case E_FSTR: case E_FIELD:
 		return error_dt(S, e->pos, "expected a scalar value here");
-	case E_NAME: case E_ATTR:
+	case E_NAME:
+		return named(S, e, eval_name(S, e));
+	case E_ATTR:
 		return named(S, e, eval(S, e));
 	case E_INDEX:
 		switch (tvm_allocated_addr(S, e)) {
