@@ -219,7 +219,8 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 			kw->value->val = v; /* passes read keyword values here */
 		ok = v && ok;
 	}
-	for (const char *s = in->kws; *s;) {
+	/* (only a row that marks a keyword required with '!' has one) */
+	for (const char *s = strchr(in->kws, '!') ? in->kws : ""; *s;) {
 		size_t n = strcspn(s, ":");
 		size_t m = strcspn(s, " ");
 		if (s[m - 1] == '!') {

@@ -871,7 +871,7 @@ Value *eval(Sema *S, Expr *e)
 
 Value *eval_const(Sema *S, Expr *e, const char *what)
 {
-	Value *v = eval(S, e);
+	Value *v = e->kind == E_NAME ? eval_name(S, e) : eval(S, e);
 	if (IS_ERR(v))
 		return v;
 	if (!v || v->kind == V_VAR)
