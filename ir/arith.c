@@ -90,6 +90,14 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 			return !__builtin_sub_overflow(a0, b1, lo) && !__builtin_sub_overflow(a1, b0, hi);
 		case OP_MUL: {
 			int64_t c[4];
+			if (b0 == b1 || a0 == a1) { /* a constant factor (most are): two distinct products */
+				int64_t x = b0 == b1 ? b0 : a0, u = b0 == b1 ? a0 : b0, v = b0 == b1 ? a1 : b1;
+				if (__builtin_mul_overflow(u, x, &c[0]) || __builtin_mul_overflow(v, x, &c[1]))
+					return false;
+				*lo = c[0] < c[1] ? c[0] : c[1];
+				*hi = c[0] < c[1] ? c[1] : c[0];
+				return true;
+			}
 			if (__builtin_mul_overflow(a0, b0, &c[0]) || __builtin_mul_overflow(a0, b1, &c[1]) ||
 			    __builtin_mul_overflow(a1, b0, &c[2]) || __builtin_mul_overflow(a1, b1, &c[3]))
 				return false;
