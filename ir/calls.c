@@ -6,7 +6,7 @@
 
 /* ---- calls of builtins -------------------------------------------------------- */
 
-Kw *kwarg(Args *a, const char *name) { return call_kw(a->call, name); }
+Kw *kwarg(Args *a, const char *name) { return a->call->nkws ? call_kw(a->call, name) : NULL; }
 
 static const char *kind_name(char k)
 {

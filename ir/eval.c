@@ -697,16 +697,6 @@ static Value *attr(Sema *S, Expr *e, const Sym *root)
 	return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 }
 
-Value *eval_name(Sema *S, Expr *e)
-{
-	Sym *s = lookup(S, e->str);
-	if (!s)
-		return fail(S, e->pos, "name '%s' is not defined", e->str);
-	if (s->val->kind == V_OPAQUE)
-		return opaque_use(S, e, s->val);
-	return s->val;
-}
-
 Value *eval(Sema *S, Expr *e)
 {
 	Value *a, *b, *v;

@@ -1247,15 +1247,23 @@ static bool spread(Sema *S, Expr ***v, int *n, bool subscript)
 	return true;
 }
 
+/* Whether a call has a `**d` keyword. */
+static bool has_kw_splat(const Expr *call)
+{
+	for (int i = 0; i < call->nkws; i++)
+		if (call->kws[i].name[0] == '*' && strcmp(call->kws[i].name, KW_SPLAT) == 0)
+			return true;
+	return false;
+}
+
 /* f(*a, **d): the arguments and keywords written out. */
 bool expand_call(Sema *S, Expr *call)
 {
+	if (!has_star(call->args, call->nargs) && !has_kw_splat(call))
+		return true; /* (most calls) */
 	if (!spread(S, &call->args, &call->nargs, false))
 		return false;
-	bool any = false;
-	for (int i = 0; i < call->nkws; i++)
-		any |= strcmp(call->kws[i].name, KW_SPLAT) == 0;
-	if (!any)
+	if (!has_kw_splat(call))
 		return true;
 	Kw *old = call->kws;
 	int n = call->nkws;
@@ -1337,14 +1345,6 @@ static bool desugar_list(Sema *S, Expr **v, int n)
 	return true;
 }
 
-/* Whether a call has a `**d` keyword. */
-static bool has_kw_splat(const Expr *call)
-{
-	for (int i = 0; i < call->nkws; i++)
-		if (call->kws[i].name[0] == '*' && strcmp(call->kws[i].name, KW_SPLAT) == 0)
-			return true;
-	return false;
-}
 
 /* Rewrites, in place, the Python of a kernel's expression into the text
  * it means: splats spread, getattr(X, "n") as X.n, builtins over
@@ -1418,8 +1418,7 @@ static bool desugar_node(Sema *S, Expr **slot)
 			return false;
 		if ((has_star(e->args, e->nargs) && !spread(S, &e->args, &e->nargs, false)) || !desugar_list(S, e->args, e->nargs))
 			return false;
-		/* (expand_call does nothing without a splat) */
-		if ((has_star(e->args, e->nargs) || has_kw_splat(e)) && !expand_call(S, e))
+		if (!expand_call(S, e))
 			return false;
 		for (int i = 0; i < e->nkws; i++)
 			if (!is_leaf(e->kws[i].value) && !desugar(S, &e->kws[i].value))

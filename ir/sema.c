@@ -34,7 +34,7 @@ Sym *env_find_hashed(const Env *e, const char *name, unsigned hash) { return fin
 
 Sym *env_find(Env *e, const char *name) { return find(e, name, str_hash(name)); }
 
-Sym *lookup(Sema *S, const char *name)
+static inline Sym *lookup_in(const Sema *S, const char *name)
 {
 	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
@@ -43,6 +43,19 @@ Sym *lookup(Sema *S, const char *name)
 			return s;
 	}
 	return NULL;
+}
+
+Sym *lookup(Sema *S, const char *name) { return lookup_in(S, name); }
+
+/* (here, where the lookup is inlined: most names are read through it) */
+Value *eval_name(Sema *S, Expr *e)
+{
+	Sym *s = lookup_in(S, e->str);
+	if (!s)
+		return fail(S, e->pos, "name '%s' is not defined", e->str);
+	if (s->val->kind == V_OPAQUE)
+		return opaque_use(S, e, s->val);
+	return s->val;
 }
 
 static void insert(Env *e, Sym *s, unsigned hash)

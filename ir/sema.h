@@ -82,7 +82,7 @@ void pop_env(Sema *S);
 /* eval.c: compile-time values; scalar.c: runtime scalars and regions */
 Value *fail(Sema *S, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 Value *eval(Sema *S, Expr *e);
-Value *eval_name(Sema *S, Expr *e); /* eval of a name (E_NAME), without eval's frame */
+Value *eval_name(Sema *S, Expr *e); /* (sema.c) eval of a name (E_NAME), without eval's frame */
 /* Whether fn, a callee's value, is a builtin whose calls eval leaves to
  * the threads (NULL): no Python builtin over constants, no layout maker,
  * not T.meta_var (which tvm_call rewrites). */
