@@ -90,6 +90,14 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 			return !__builtin_sub_overflow(a0, b1, lo) && !__builtin_sub_overflow(a1, b0, hi);
 		case OP_MUL: {
 			int64_t c[4];
+			if (b0 == b1 || a0 == a1) { /* a constant factor (most are): two distinct products */
+				int64_t x = b0 == b1 ? b0 : a0, u = b0 == b1 ? a0 : b0, v = b0 == b1 ? a1 : b1;
+				if (__builtin_mul_overflow(u, x, &c[0]) || __builtin_mul_overflow(v, x, &c[1]))
+					return false;
+				*lo = c[0] < c[1] ? c[0] : c[1];
+				*hi = c[0] < c[1] ? c[1] : c[0];
+				return true;
+			}
 			if (__builtin_mul_overflow(a0, b0, &c[0]) || __builtin_mul_overflow(a0, b1, &c[1]) ||
 			    __builtin_mul_overflow(a1, b0, &c[2]) || __builtin_mul_overflow(a1, b1, &c[3]))
 				return false;
@@ -281,17 +289,62 @@ static int64_t pow2_part(int64_t m)
 	return m & -m;
 }
 
+/* What expr_multiple says of the constant v. */
+static int64_t const_multiple(int64_t v)
+{
+	return v == INT64_MIN ? (int64_t)1 << 62 : v < 0 ? -v : v;
+}
+
+/* Whether expr_multiple of a binary node reads its right operand's. */
+static bool reads_right(int op)
+{
+	return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_BITXOR || op == OP_BITOR || op == OP_BITAND;
+}
+
+/* expr_multiple of binary node e (not a constant) from its operands': a,
+ * and b where reads_right. */
+static int64_t bin_multiple(const Expr *e, int64_t a, int64_t b)
+{
+	int64_t r;
+	switch (e->op) {
+	case OP_ADD: case OP_SUB:
+		return gcd(a, b);
+	case OP_MUL:
+		if (mul_ok(a, b, &r))
+			return r;
+		return a ? a : b; /* still a divisor, if not the best */
+	case OP_SHL:
+		if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 62 && mul_ok(a, (int64_t)1 << e->b->ival, &r))
+			return r;
+		return a;
+	case OP_SHR:
+		/* the power of two in a, less the bits shifted out */
+		if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 63 && pow2_part(a) >> e->b->ival)
+			return pow2_part(a) >> e->b->ival;
+		return 1;
+	case OP_BITXOR: case OP_BITOR:
+		/* low zero bits common to both stay zero */
+		b = pow2_part(b);
+		a = pow2_part(a);
+		return a < b ? a : b;
+	case OP_BITAND:
+		/* low zero bits of either stay zero */
+		b = pow2_part(b);
+		a = pow2_part(a);
+		return a > b ? a : b;
+	default:
+		return 1;
+	}
+}
+
 /* A number that provably divides e; 0 when e is 0 (every number divides
  * it), 1 when nothing better is known. Sums take the gcd, products the
  * product; a name has what is known of it (a loop variable steps by
  * multiples, a let-bound name is a multiple of what its value is). */
 int64_t expr_multiple(const Expr *e)
 {
-	int64_t a, b, r;
-	if (e->kind == E_INT || (e->val && e->val->kind == V_INT)) {
-		int64_t v = e->kind == E_INT ? e->ival : e->val->i;
-		return v == INT64_MIN ? (int64_t)1 << 62 : v < 0 ? -v : v;
-	}
+	if (e->kind == E_INT || (e->val && e->val->kind == V_INT))
+		return const_multiple(e->kind == E_INT ? e->ival : e->val->i);
 	switch (e->kind) {
 	case E_NAME:
 		/* a let-bound name carries the multiple of its value (sema.c), so
@@ -301,41 +354,47 @@ int64_t expr_multiple(const Expr *e)
 		return e->op == OP_NEG ? expr_multiple(e->a) : 1;
 	case E_COND:
 		return gcd(expr_multiple(e->b), expr_multiple(e->c));
-	case E_BIN:
-		a = expr_multiple(e->a);
-		switch (e->op) {
-		case OP_ADD: case OP_SUB:
-			return gcd(a, expr_multiple(e->b));
-		case OP_MUL:
-			b = expr_multiple(e->b);
-			if (mul_ok(a, b, &r))
-				return r;
-			return a ? a : b; /* still a divisor, if not the best */
-		case OP_SHL:
-			if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 62 && mul_ok(a, (int64_t)1 << e->b->ival, &r))
-				return r;
-			return a;
-		case OP_SHR:
-			/* the power of two in a, less the bits shifted out */
-			if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 63 && pow2_part(a) >> e->b->ival)
-				return pow2_part(a) >> e->b->ival;
-			return 1;
-		case OP_BITXOR: case OP_BITOR:
-			/* low zero bits common to both stay zero */
-			b = pow2_part(expr_multiple(e->b));
-			a = pow2_part(a);
-			return a < b ? a : b;
-		case OP_BITAND:
-			/* low zero bits of either stay zero */
-			b = pow2_part(expr_multiple(e->b));
-			a = pow2_part(a);
-			return a > b ? a : b;
-		default:
-			return 1;
-		}
+	case E_BIN: {
+		int64_t a = expr_multiple(e->a);
+		return bin_multiple(e, a, reads_right(e->op) ? expr_multiple(e->b) : 0);
+	}
 	default:
 		return 1;
 	}
+}
+
+/* expr_range_multiple of a literal or a name (inlined: most operands are). */
+static inline bool leaf_facts(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult)
+{
+	if (e->kind == E_INT) {
+		*mult = const_multiple(e->ival);
+		*lo = *hi = e->ival;
+		return true;
+	}
+	*mult = e->val && e->val->kind == V_INT ? const_multiple(e->val->i) : e->var && e->var->mult ? e->var->mult : 1;
+	return leaf_range(e, lo, hi);
+}
+
+/* expr_range and expr_multiple in one walk: each binary node's operands
+ * are visited once for both (the two are pure, and a node whose bounds
+ * are unknown still has a multiple). */
+bool expr_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult)
+{
+	if (e->kind == E_INT || e->kind == E_NAME)
+		return leaf_facts(e, lo, hi, mult);
+	if (e->kind != E_BIN) {
+		*mult = expr_multiple(e);
+		return expr_range(e, lo, hi);
+	}
+	Range r[2];
+	int64_t a, b;
+	const Expr *x = e->a, *y = e->b;
+	r[0].ok = x->kind == E_INT || x->kind == E_NAME ? leaf_facts(x, &r[0].lo, &r[0].hi, &a) :
+	          expr_range_multiple(x, &r[0].lo, &r[0].hi, &a);
+	r[1].ok = y->kind == E_INT || y->kind == E_NAME ? leaf_facts(y, &r[1].lo, &r[1].hi, &b) :
+	          expr_range_multiple(y, &r[1].lo, &r[1].hi, &b);
+	*mult = e->val && e->val->kind == V_INT ? const_multiple(e->val->i) : bin_multiple(e, a, b);
+	return r[0].ok && r[1].ok && range_step(e, r, lo, hi);
 }
 
 bool expr_divisible(const Expr *e, int64_t n)

@@ -6,7 +6,7 @@
 
 /* ---- calls of builtins -------------------------------------------------------- */
 
-Kw *kwarg(Args *a, const char *name) { return call_kw(a->call, name); }
+Kw *kwarg(Args *a, const char *name) { return a->call->nkws ? call_kw(a->call, name) : NULL; }
 
 static const char *kind_name(char k)
 {
@@ -58,7 +58,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 	case 'a':
 		if (tvm_data_address(S, x) < 0)
 			return NULL;
-		v = x->kind == E_NAME ? eval(S, x) : NULL;
+		v = x->kind == E_NAME ? eval_name(S, x) : NULL;
 		if (IS_ERR(v))
 			return NULL;
 		if (v && v->kind == V_BUFFER && v->buffer->elem_offset) {
@@ -78,7 +78,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 		}
 		if (v && v->kind == V_BUFFER)
 			return v;
-		if (scalar(S, x) == DT_ERROR)
+		if ((v ? scalar_named(S, x, v) : scalar(S, x)) == DT_ERROR)
 			return NULL;
 		if (x->dtype == DT_HANDLE)
 			return vnew(V_VAR);
@@ -121,10 +121,10 @@ const char *fn_name(Expr *call) { return expr_str(call->a); }
 bool check_args(Sema *S, Expr *call, int id, Args *a)
 {
 	const Intrin *in = &intrins[id];
-	memset(a, 0, sizeof *a);
 	a->call = call;
 	a->in = in;
 	a->id = id;
+	a->npos = 0;
 	int req = 0, max = 0;
 	bool rest = false, opt = false;
 	for (const char *p = in->args; *p; p++) {
@@ -135,6 +135,11 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 		else
 			max++, req += !opt;
 	}
+	/* the operands given are set below; those left out of the row's
+	 * (optional ones, which readers test for NULL) and a few beyond are
+	 * NULL. Not the whole array: it is 1 KB, and most calls have 2 or 3. */
+	for (int i = call->nargs; i < max + 8 && i < MAX_OPERANDS; i++)
+		a->pos[i] = NULL;
 	if (call->nargs < req || (!rest && call->nargs > max)) {
 		const char *n = req == max && !rest ? xprintf("%d", req) :
 		                call->nargs < req ? xprintf("at least %d", req) : xprintf("at most %d", max);
@@ -214,7 +219,8 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 			kw->value->val = v; /* passes read keyword values here */
 		ok = v && ok;
 	}
-	for (const char *s = in->kws; *s;) {
+	/* (only a row that marks a keyword required with '!' has one) */
+	for (const char *s = strchr(in->kws, '!') ? in->kws : ""; *s;) {
 		size_t n = strcspn(s, ":");
 		size_t m = strcspn(s, " ");
 		if (s[m - 1] == '!') {
@@ -246,7 +252,7 @@ static Buffer *address(Sema *S, Expr *x, Expr **off, const char **why, int depth
 		return address(S, x->var->def, off, why, depth + 1);
 	Value *v = x->kind == E_NAME || (x->kind == E_CALL && x->intrin == IN_POINTER_OFFSET) ? x->val : NULL;
 	if (x->kind == E_NAME) {
-		v = eval(S, x);
+		v = eval_name(S, x);
 		if (v && !IS_ERR(v) && v->kind == V_BUFFER) {
 			*off = ex_int(0);
 			return v->buffer;
@@ -308,7 +314,8 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 	}
 	if (b->scope == SC_TMEM)
 		return;
-	int64_t eb = dtype_bytes(b->dtype), mult = expr_multiple(off), lo, hi, bmult;
+	int64_t eb = dtype_bytes(b->dtype), mult, lo, hi, bmult;
+	bool ranged = expr_range_multiple(off, &lo, &hi, &mult);
 	if (mult < 0 || !mul_ok(mult, eb, &bmult) || (bmult % bytes && mult != 0)) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s' (%lld-byte elements), which is not provably "
 		         "a multiple of %lld bytes", access_what(call, k), (long long)bytes, expr_str(off), b->name,
@@ -330,7 +337,7 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 			bytes = n;
 	}
 	int64_t size = buffer_storage(b), last;
-	if (!expr_range(off, &lo, &hi)) {
+	if (!ranged) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound (a name without a "
 		         "known range)", access_what(call, k), (long long)bytes, expr_str(off), b->name);
 		return;

@@ -149,11 +149,15 @@ static Value *member1(Sema *S, Value *base, Expr *e)
 	return fail(S, e->pos, "'%s' has no member '%s'", user, e->str);
 }
 
-/* The memo's hash of (base, name): the name's, the path's pointer's and the scope's. */
+/* The memo's hash of (base, name): the name's first two characters', the
+ * path's pointer's and the scope's. Not the whole name's, which every
+ * call's callee would hash again: names that share their start (copy,
+ * copy_async) only probe further, and member_slot compares whole names. */
 static unsigned member_hash(const Value *base, const char *name)
 {
 	uintptr_t p = (uintptr_t)base->s;
-	return str_hash(name) ^ (unsigned)((p >> 4) * 2654435761u) ^ (unsigned)base->i;
+	unsigned n = (unsigned char)name[0] * 131u + (name[0] ? (unsigned char)name[1] : 0);
+	return (n * 2654435761u) ^ (unsigned)((p >> 4) * 2654435761u) ^ (unsigned)base->i;
 }
 
 /* The slot of (base, name) in the memo: its answer, or the empty slot it
@@ -456,6 +460,8 @@ static Value *arith(Sema *S, Expr *e, Value *a, Value *b)
 	            value_kind_name(a), value_kind_name(b));
 }
 
+Value *eval_arith(Sema *S, Expr *e, Value *a, Value *b) { return arith(S, e, a, b); }
+
 static Value *compare(Sema *S, Expr *e, Value *a, Value *b)
 {
 	double x, y;
@@ -501,16 +507,29 @@ static bool truth(Sema *S, Value *v, Pos p, bool *out)
 	return false;
 }
 
+/* The builtins const_call gives a value. */
+static bool const_builtin(int id)
+{
+	switch (id) {
+	case IN_SLICE: case IN_TILE_LAYOUT: case IN_COMPOSE: case IN_WG_LOCAL:
+	case IN_TMEM_DP: case IN_TCGEN05_ATOM: case IN_MMA_SHARED: case IN_NVMMA_SHARED: case IN_TMEM_LAYOUT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool runtime_builtin(const Value *fn)
+{
+	return fn && fn->kind == V_FUNC && fn->intrin != IN_META_VAR && fn->intrin != IN_RANGE &&
+	       !is_py_builtin(fn->intrin) && !const_builtin(fn->intrin);
+}
+
 /* Builtin calls with a compile-time result. */
 static Value *const_call(Sema *S, Expr *e, Value *fn)
 {
-	switch (fn->intrin) {
-	case IN_SLICE: case IN_TILE_LAYOUT: case IN_COMPOSE: case IN_WG_LOCAL:
-	case IN_TMEM_DP: case IN_TCGEN05_ATOM: case IN_MMA_SHARED: case IN_NVMMA_SHARED: case IN_TMEM_LAYOUT:
-		break;
-	default:
+	if (!const_builtin(fn->intrin))
 		return NULL; /* a runtime call or a statement */
-	}
 	Args a;
 	if (!check_args(S, e, fn->intrin, &a))
 		return &verr;
@@ -699,14 +718,8 @@ Value *eval(Sema *S, Expr *e)
 		return v;
 	case E_NONE:
 		return vnew(V_NONE);
-	case E_NAME: {
-		Sym *s = lookup(S, e->str);
-		if (!s)
-			return fail(S, e->pos, "name '%s' is not defined", e->str);
-		if (s->val->kind == V_OPAQUE)
-			return opaque_use(S, e, s->val);
-		return s->val;
-	}
+	case E_NAME:
+		return eval_name(S, e);
 	case E_ATTR: {
 		Expr *root = e->a;
 		while (root->kind == E_ATTR)
@@ -848,7 +861,7 @@ Value *eval(Sema *S, Expr *e)
 
 Value *eval_const(Sema *S, Expr *e, const char *what)
 {
-	Value *v = eval(S, e);
+	Value *v = e->kind == E_NAME ? eval_name(S, e) : eval(S, e);
 	if (IS_ERR(v))
 		return v;
 	if (!v || v->kind == V_VAR)

@@ -847,6 +847,8 @@ bool expr_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi); /
 bool expr_const_diff(const Expr *hi, const Expr *lo, int64_t *out);
 /* A number that provably divides e (0: e is 0; 1: nothing known). */
 int64_t expr_multiple(const Expr *e);
+/* expr_range of e, and *mult its expr_multiple, in one walk. */
+bool expr_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult);
 /* Whether n provably divides e; false also when it cannot be proven. */
 bool expr_divisible(const Expr *e, int64_t n);
 

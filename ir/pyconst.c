@@ -1247,15 +1247,23 @@ static bool spread(Sema *S, Expr ***v, int *n, bool subscript)
 	return true;
 }
 
+/* Whether a call has a `**d` keyword. */
+static bool has_kw_splat(const Expr *call)
+{
+	for (int i = 0; i < call->nkws; i++)
+		if (call->kws[i].name[0] == '*' && strcmp(call->kws[i].name, KW_SPLAT) == 0)
+			return true;
+	return false;
+}
+
 /* f(*a, **d): the arguments and keywords written out. */
 bool expand_call(Sema *S, Expr *call)
 {
+	if (!has_star(call->args, call->nargs) && !has_kw_splat(call))
+		return true; /* (most calls) */
 	if (!spread(S, &call->args, &call->nargs, false))
 		return false;
-	bool any = false;
-	for (int i = 0; i < call->nkws; i++)
-		any |= strcmp(call->kws[i].name, KW_SPLAT) == 0;
-	if (!any)
+	if (!has_kw_splat(call))
 		return true;
 	Kw *old = call->kws;
 	int n = call->nkws;
@@ -1318,13 +1326,25 @@ bool expand_call(Sema *S, Expr *call)
 	return true;
 }
 
+/* A literal or a name: nothing to rewrite (not entered: most operands are). */
+static inline bool is_leaf(const Expr *e)
+{
+	switch (e->kind) {
+	case E_INT: case E_FLOAT: case E_STR: case E_TRUE: case E_FALSE: case E_NONE: case E_NAME:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool desugar_list(Sema *S, Expr **v, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (!desugar(S, &v[i]))
+		if (!is_leaf(v[i]) && !desugar(S, &v[i]))
 			return false;
 	return true;
 }
+
 
 /* Rewrites, in place, the Python of a kernel's expression into the text
  * it means: splats spread, getattr(X, "n") as X.n, builtins over
@@ -1364,21 +1384,25 @@ static bool ceildiv(Sema *S, Expr **slot)
 
 static bool is_ceildiv(Sema *S, const Expr *e)
 {
-	if (e->a->kind != E_ATTR || strcmp(e->a->str, "ceildiv") != 0 || e->a->a->kind != E_NAME)
+	if (e->a->kind != E_ATTR || e->a->str[0] != 'c' || strcmp(e->a->str, "ceildiv") != 0 || e->a->a->kind != E_NAME)
 		return false;
 	Sym *t = lookup(S, e->a->a->str);
 	return t && t->val && !IS_ERR(t->val) && t->val->kind == V_NAMESPACE && strcmp(t->val->s, "T") == 0;
 }
 
-static bool desugar_node(Sema *S, Expr **slot);
+static bool desugar_node(Sema *S, Expr **slot) __attribute__((noinline)); /* kept out of desugar's frame */
 
 bool desugar(Sema *S, Expr **slot)
 {
-	switch ((*slot)->kind) {
-	case E_INT: case E_FLOAT: case E_STR: case E_TRUE: case E_FALSE: case E_NONE: case E_NAME:
-		return true; /* a literal or a name: nothing to rewrite (not entered: most operands are) */
+	Expr *e = *slot;
+	switch (e->kind) {
+	case E_SLICE: case E_BIN: case E_UN: case E_CMP: case E_AND: case E_OR: case E_NOT: case E_COND:
+	case E_ATTR: case E_PAIR:
+		/* only their operands (here, not in desugar_node: most nodes are these) */
+		return (!e->a || is_leaf(e->a) || desugar(S, &e->a)) && (!e->b || is_leaf(e->b) || desugar(S, &e->b)) &&
+		       (!e->c || is_leaf(e->c) || desugar(S, &e->c));
 	default:
-		return desugar_node(S, slot);
+		return is_leaf(e) || desugar_node(S, slot);
 	}
 }
 
@@ -1392,12 +1416,12 @@ static bool desugar_node(Sema *S, Expr **slot)
 			return ceildiv(S, slot);
 		if (!desugar(S, &e->a))
 			return false;
-		if (!spread(S, &e->args, &e->nargs, false) || !desugar_list(S, e->args, e->nargs))
+		if ((has_star(e->args, e->nargs) && !spread(S, &e->args, &e->nargs, false)) || !desugar_list(S, e->args, e->nargs))
 			return false;
 		if (!expand_call(S, e))
 			return false;
 		for (int i = 0; i < e->nkws; i++)
-			if (!desugar(S, &e->kws[i].value))
+			if (!is_leaf(e->kws[i].value) && !desugar(S, &e->kws[i].value))
 				return false;
 		if (e->a->kind != E_NAME) {
 			/* math.prod(...) is a builtin over constants; a member of a
@@ -1452,7 +1476,7 @@ static bool desugar_node(Sema *S, Expr **slot)
 			e->args = e->args[0]->args;
 		}
 		bool sugar = e->nargs == 1 && (e->args[0]->kind == E_CALL || e->args[0]->kind == E_COMP);
-		if (!spread(S, &e->args, &e->nargs, true) || !desugar_list(S, e->args, e->nargs))
+		if ((has_star(e->args, e->nargs) && !spread(S, &e->args, &e->nargs, true)) || !desugar_list(S, e->args, e->nargs))
 			return false;
 		if (sugar && e->args[0]->kind == E_TUPLE && e->args[0]->val == NULL) {
 			/* a sequence built at compile time: one index per element */
@@ -1497,10 +1521,7 @@ static bool desugar_node(Sema *S, Expr **slot)
 				return false;
 		}
 		return true;
-	case E_SLICE: case E_BIN: case E_UN: case E_CMP: case E_AND: case E_OR: case E_NOT: case E_COND:
-	case E_ATTR: case E_PAIR:
-		return (!e->a || desugar(S, &e->a)) && (!e->b || desugar(S, &e->b)) && (!e->c || desugar(S, &e->c));
-	default:
+	default: /* the operators and attributes are desugar's */
 		return true;
 	}
 	Expr *x = value_expr(S, v, e->pos, false);

@@ -27,8 +27,16 @@ static bool is_float(int dt)
 	return dt == DT_WEAK_FLOAT || (dt < DT_COUNT && dtypes[dt].kind == DK_FLOAT);
 }
 
-/* The dtype of `a op b`: equal dtypes, or a literal taking the other's. */
-int unify(Sema *S, Pos p, const char *op, int a, int b)
+static int mismatch(Sema *S, Pos p, const char *op, int a, int b) __attribute__((noinline, cold));
+static int mismatch(Sema *S, Pos p, const char *op, int a, int b)
+{
+	return error_dt(S, p, "operands of '%s' have different dtypes, %s and %s; convert one with T.cast",
+	                op, dtype_str(a), dtype_str(b));
+}
+
+/* The dtype of `a op b`: equal dtypes, or a literal taking the other's.
+ * (inlined into scalar1, which asks it at every operator) */
+static inline int unify_dt(Sema *S, Pos p, const char *op, int a, int b)
 {
 	if (a == DT_ERROR || b == DT_ERROR)
 		return DT_ERROR;
@@ -42,9 +50,10 @@ int unify(Sema *S, Pos p, const char *op, int a, int b)
 		return b;
 	if (b == DT_WEAK_FLOAT && is_float(a))
 		return a;
-	return error_dt(S, p, "operands of '%s' have different dtypes, %s and %s; convert one with T.cast",
-	                op, dtype_str(a), dtype_str(b));
+	return mismatch(S, p, op, a, b);
 }
+
+int unify(Sema *S, Pos p, const char *op, int a, int b) { return unify_dt(S, p, op, a, b); }
 
 /* A buffer element: buf[i, j]. */
 static int element(Sema *S, Expr *e, Buffer *b)
@@ -151,6 +160,57 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 	}
 }
 
+static int scalar1(Sema *S, Expr *e);
+
+/* A literal or a name: scalar1 sets its val on each visit (a name's to
+ * what eval gives, or NULL). */
+static inline bool is_leaf(const Expr *e)
+{
+	return e->kind == E_INT || e->kind == E_NAME;
+}
+
+/* A name or an attribute chain e, whose value is v (eval's). */
+static int named(Sema *S, Expr *e, Value *v)
+{
+	if (IS_ERR(v))
+		return DT_ERROR;
+	if (!v)
+		return error_dt(S, e->pos, "expected a scalar value here");
+	if (v->kind == V_BUFFER && v->buffer->scalar && e->kind == E_NAME) {
+		tvm_scalar_element(e); /* T.shared_scalar's name: its element */
+		return scalar1(S, e);
+	}
+	e->val = v;
+	switch (v->kind) {
+	case V_VAR:
+		e->val = NULL;
+		e->var = v->var;
+		if (v->var->mut && !v->var->set)
+			return error_dt(S, e->pos, "'%s' is read before it is assigned a value", v->var->name);
+		return v->var->dtype;
+	case V_INT: return DT_WEAK_INT;
+	case V_FLOAT: return DT_WEAK_FLOAT;
+	case V_BOOL: return DT_BOOL;
+	default:
+		e->val = NULL;
+		return error_dt(S, e->pos, "'%s' is %s; a scalar value is expected here", expr_str(e),
+		                value_kind_name(v));
+	}
+}
+
+/* scalar() of an operand of an operator: a literal or a name here (most
+ * are, and so not through scalar1's frame), as scalar1 has them. */
+static inline int operand_dt(Sema *S, Expr *x)
+{
+	if (x->kind == E_INT) {
+		x->val = vint(x->ival);
+		return x->dtype = DT_WEAK_INT;
+	}
+	if (x->kind == E_NAME)
+		return x->dtype = named(S, x, eval_name(S, x));
+	return scalar(S, x);
+}
+
 static int scalar1(Sema *S, Expr *e)
 {
 	Value *v;
@@ -168,32 +228,10 @@ static int scalar1(Sema *S, Expr *e)
 	case E_STR: case E_NONE: case E_TUPLE: case E_LIST: case E_SLICE:
 	case E_STAR: case E_DICT: case E_PAIR: case E_COMP: case E_COMPFOR: case E_FSTR: case E_FIELD:
 		return error_dt(S, e->pos, "expected a scalar value here");
-	case E_NAME: case E_ATTR:
-		v = eval(S, e);
-		if (IS_ERR(v))
-			return DT_ERROR;
-		if (!v)
-			return error_dt(S, e->pos, "expected a scalar value here");
-		if (v->kind == V_BUFFER && v->buffer->scalar && e->kind == E_NAME) {
-			tvm_scalar_element(e); /* T.shared_scalar's name: its element */
-			return scalar1(S, e);
-		}
-		e->val = v;
-		switch (v->kind) {
-		case V_VAR:
-			e->val = NULL;
-			e->var = v->var;
-			if (v->var->mut && !v->var->set)
-				return error_dt(S, e->pos, "'%s' is read before it is assigned a value", v->var->name);
-			return v->var->dtype;
-		case V_INT: return DT_WEAK_INT;
-		case V_FLOAT: return DT_WEAK_FLOAT;
-		case V_BOOL: return DT_BOOL;
-		default:
-			e->val = NULL;
-			return error_dt(S, e->pos, "'%s' is %s; a scalar value is expected here", expr_str(e),
-			                value_kind_name(v));
-		}
+	case E_NAME:
+		return named(S, e, eval_name(S, e));
+	case E_ATTR:
+		return named(S, e, eval(S, e));
 	case E_INDEX:
 		switch (tvm_allocated_addr(S, e)) {
 		case -1: return DT_ERROR;
@@ -233,8 +271,8 @@ static int scalar1(Sema *S, Expr *e)
 			return error_dt(S, e->pos, "expected a builtin function");
 		return scalar_call(S, e, v);
 	case E_BIN:
-		a = scalar(S, e->a);
-		b = scalar(S, e->b);
+		a = operand_dt(S, e->a);
+		b = operand_dt(S, e->b);
 		if (a == DT_ERROR || b == DT_ERROR)
 			return DT_ERROR;
 		if (e->op == OP_MATMUL)
@@ -249,7 +287,9 @@ static int scalar1(Sema *S, Expr *e)
 			return error_dt(S, e->pos, "'%s' needs integer operands, not %s and %s", op_spelling[e->op],
 			                dtype_str(a), dtype_str(b));
 		if (e->a->val && e->b->val) {
-			e->val = eval(S, e);
+			/* a literal's or a name's value was set just now, and is what
+			 * eval gives it: folded without evaluating them again */
+			e->val = is_leaf(e->a) && is_leaf(e->b) ? eval_arith(S, e, e->a->val, e->b->val) : eval(S, e);
 			if (IS_ERR(e->val)) {
 				e->val = NULL;
 				return DT_ERROR;
@@ -257,7 +297,7 @@ static int scalar1(Sema *S, Expr *e)
 		} else if (e->op == OP_POW) {
 			return error_dt(S, e->pos, "'**' needs compile-time constant operands");
 		}
-		return unify(S, e->pos, op_spelling[e->op], a, b);
+		return unify_dt(S, e->pos, op_spelling[e->op], a, b);
 	case E_UN:
 		a = scalar(S, e->a);
 		if (a == DT_ERROR)
@@ -268,9 +308,9 @@ static int scalar1(Sema *S, Expr *e)
 			e->val = eval(S, e);
 		return a;
 	case E_CMP:
-		a = scalar(S, e->a);
-		b = scalar(S, e->b);
-		if (unify(S, e->pos, op_spelling[e->op], a, b) == DT_ERROR)
+		a = operand_dt(S, e->a);
+		b = operand_dt(S, e->b);
+		if (unify_dt(S, e->pos, op_spelling[e->op], a, b) == DT_ERROR)
 			return DT_ERROR;
 		return DT_BOOL;
 	case E_AND: case E_OR: case E_NOT:
@@ -302,6 +342,18 @@ static int scalar1(Sema *S, Expr *e)
 int scalar(Sema *S, Expr *e)
 {
 	e->dtype = scalar1(S, e);
+	return e->dtype;
+}
+
+int scalar_named(Sema *S, Expr *e, Value *v)
+{
+	e->dtype = named(S, e, v);
+	return e->dtype;
+}
+
+int scalar_builtin(Sema *S, Expr *e, Value *fn)
+{
+	e->dtype = scalar_call(S, e, fn);
 	return e->dtype;
 }
 

@@ -25,7 +25,7 @@ static inline Sym *find(const Env *e, const char *name, unsigned hash)
 	if (!e->cap)
 		return NULL;
 	for (Sym *s = e->tab[hash & (unsigned)(e->cap - 1)]; s; s = s->next)
-		if (s->hash == hash && strcmp(s->name, name) == 0)
+		if (s->hash == hash && (s->name == name || strcmp(s->name, name) == 0))
 			return s;
 	return NULL;
 }
@@ -34,7 +34,7 @@ Sym *env_find_hashed(const Env *e, const char *name, unsigned hash) { return fin
 
 Sym *env_find(Env *e, const char *name) { return find(e, name, str_hash(name)); }
 
-Sym *lookup(Sema *S, const char *name)
+static inline Sym *lookup_in(const Sema *S, const char *name)
 {
 	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
@@ -43,6 +43,19 @@ Sym *lookup(Sema *S, const char *name)
 			return s;
 	}
 	return NULL;
+}
+
+Sym *lookup(Sema *S, const char *name) { return lookup_in(S, name); }
+
+/* (here, where the lookup is inlined: most names are read through it) */
+Value *eval_name(Sema *S, Expr *e)
+{
+	Sym *s = lookup_in(S, e->str);
+	if (!s)
+		return fail(S, e->pos, "name '%s' is not defined", e->str);
+	if (s->val->kind == V_OPAQUE)
+		return opaque_use(S, e, s->val);
+	return s->val;
 }
 
 static void insert(Env *e, Sym *s, unsigned hash)
@@ -69,9 +82,8 @@ static void insert(Env *e, Sym *s, unsigned hash)
 
 /* A name is bound once in its block and may not hide a name of an
  * enclosing block of the same kernel (module names may be hidden). */
-void define(Sema *S, const char *name, Value *v, Pos pos)
+static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos pos)
 {
-	unsigned h = str_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
 		Sym *old = find(e, name, h);
 		if (old && old->pos.src) {
@@ -90,6 +102,19 @@ void define(Sema *S, const char *name, Value *v, Pos pos)
 		vpush(S->m->names, S->m->nnames, ((struct Binding){ name, v }));
 		map_put(&S->m->byname, name, v);
 	}
+}
+
+void define(Sema *S, const char *name, Value *v, Pos pos) { define_hashed(S, name, str_hash(name), v, pos); }
+
+/* A name bound in the kernel's blocks, its hash h given (kernel_lookup). */
+static Sym *kernel_find(const Sema *S, const char *name, unsigned h)
+{
+	for (Env *e = S->env; e && !e->module; e = e->up) {
+		Sym *s = find(e, name, h);
+		if (s)
+			return s;
+	}
+	return NULL;
 }
 
 void bind_name(Sema *S, const char *name, Value *v, Pos pos)
@@ -805,6 +830,17 @@ static void store(Sema *S, Stmt *s, Expr *t, Expr *value, int op)
 
 /* `x = v` or `x += v` where x names a one-element buffer: TVM stores into
  * its element (x[0] = v), as for T.shared_scalar's names. */
+static bool scalar_target_sym(Stmt *s, const Sym *sym)
+{
+	if (!sym || !sym->val || IS_ERR(sym->val) || sym->val->kind != V_BUFFER)
+		return false;
+	Buffer *b = sym->val->buffer;
+	if (b->ndim != 1 || b->shape[0] != 1)
+		return false;
+	tvm_scalar_element(s->targets[0]);
+	return true;
+}
+
 static bool scalar_target(Sema *S, Stmt *s)
 {
 	if (s->ntargets != 1 || s->targets[0]->kind != E_NAME || !S->func)
@@ -862,7 +898,15 @@ bool assign1(Sema *S, Stmt *s)
 		u->ntargets = s->targets[0]->nargs;
 		return assign1(S, u);
 	}
-	if (s->ntargets == 1 && (s->targets[0]->kind == E_INDEX || scalar_target(S, s))) {
+	/* `x = ...` in a kernel: x's hash and its binding in the kernel's
+	 * blocks, found once for scalar_target, the rebinding check and define
+	 * (a buffer is never bound at module level, so the binding that
+	 * scalar_target looks at is this one, or there is none) */
+	Expr *t0 = s->targets[0];
+	bool one = s->ntargets == 1 && t0->kind == E_NAME && S->func;
+	unsigned h0 = one ? str_hash(t0->str) : 0;
+	Sym *k0 = one ? kernel_find(S, t0->str, h0) : NULL;
+	if (s->ntargets == 1 && (t0->kind == E_INDEX || (one && scalar_target_sym(s, k0)))) {
 		store(S, s, s->targets[0], value, -1);
 		return true;
 	}
@@ -871,7 +915,7 @@ bool assign1(Sema *S, Stmt *s)
 	if (S->func) {
 		for (int i = 0; i < s->ntargets; i++) {
 			Expr *t = s->targets[i];
-			Sym *old = t->kind == E_NAME ? kernel_lookup(S, t->str) : NULL;
+			Sym *old = one ? k0 : t->kind == E_NAME ? kernel_lookup(S, t->str) : NULL;
 			if (!old || !old->pos.src || IS_ERR(old->val))
 				continue;
 			if (s->ntargets == 1 && old->val->kind == V_VAR && old->val->var->mut)
@@ -887,7 +931,7 @@ bool assign1(Sema *S, Stmt *s)
 			         s->targets[i]->kind == E_TUPLE ? "a nested tuple" : expr_str(s->targets[i]));
 			return false;
 		}
-	Value *v = NULL;
+	Value *v = NULL, *rfn = NULL;
 	bool in_func = S->func != NULL;
 	if (in_func && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
 		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
@@ -974,6 +1018,11 @@ bool assign1(Sema *S, Stmt *s)
 			v = vnew(V_BUFFER);
 			v->buffer = b;
 		}
+		Expr *f = value->a;
+		while (f->kind == E_ATTR)
+			f = f->a;
+		if (!v && f->kind == E_NAME && runtime_builtin(fn))
+			rfn = fn; /* T.pointer_offset(...): fn is its callee's value */
 	}
 	if (!v && in_func && value->kind == E_INDEX && is_region_expr(S, value)) {
 		/* a name for part of a buffer: X = A[r * 128 : r * 128 + 128, :] */
@@ -983,7 +1032,9 @@ bool assign1(Sema *S, Stmt *s)
 		value->val = v;
 	}
 	if (!v) {
-		v = eval(S, value);
+		/* eval gives NULL for a call of a runtime builtin (it only
+		 * writes out its splats), and scalar below has its callee */
+		v = rfn ? (expand_call(S, value) ? NULL : &verr) : eval(S, value);
 		if (IS_ERR(v))
 			return false;
 		bool mut = in_func && s->ntargets == 1 && s->targets[0]->rebound;
@@ -1007,7 +1058,7 @@ bool assign1(Sema *S, Stmt *s)
 				error_at(S->d, value->pos, "a module-level assignment must be a compile-time constant");
 				return false;
 			}
-			int dt = scalar(S, value);
+			int dt = rfn ? scalar_builtin(S, value, rfn) : scalar(S, value);
 			if (dt == DT_ERROR)
 				return false;
 			if (s->ntargets != 1) {
@@ -1018,7 +1069,10 @@ bool assign1(Sema *S, Stmt *s)
 		}
 	}
 	if (s->ntargets == 1) {
-		define(S, s->targets[0]->str, v, s->targets[0]->pos);
+		if (one)
+			define_hashed(S, t0->str, h0, v, t0->pos);
+		else
+			define(S, s->targets[0]->str, v, s->targets[0]->pos);
 		return true;
 	}
 	if (v->kind != V_TUPLE || v->nelts != s->ntargets) {

@@ -82,11 +82,27 @@ void pop_env(Sema *S);
 /* eval.c: compile-time values; scalar.c: runtime scalars and regions */
 Value *fail(Sema *S, Pos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 Value *eval(Sema *S, Expr *e);
+Value *eval_name(Sema *S, Expr *e); /* (sema.c) eval of a name (E_NAME), without eval's frame */
+/* Whether fn, a callee's value, is a builtin whose calls eval leaves to
+ * the threads (NULL): no Python builtin over constants, no layout maker,
+ * not T.meta_var (which tvm_call rewrites). */
+bool runtime_builtin(const Value *fn);
+/* eval of binary node e whose operands eval gives as a and b, constants
+ * (not V_VAR). */
+Value *eval_arith(Sema *S, Expr *e, Value *a, Value *b);
 Value *eval_const(Sema *S, Expr *e, const char *what);
 bool eval_int(Sema *S, Expr *e, const char *what, int64_t *out);
 int eval_dtype(Sema *S, Expr *e);
 bool eval_shape(Sema *S, Expr *e, int64_t **shape, int *ndim);
 int scalar(Sema *S, Expr *e);
+/* scalar() of a name or attribute chain e whose value v eval has just
+ * given: the same answer, without looking the name up again. */
+int scalar_named(Sema *S, Expr *e, Value *v);
+/* scalar() of a call whose callee, a chain of names, eval has just given
+ * as the builtin fn (V_FUNC, not T.meta_var): the same answer, as
+ * ptx_rewrite and tvm_call leave such a call as it is, without evaluating
+ * the callee again. */
+int scalar_builtin(Sema *S, Expr *e, Value *fn);
 int unify(Sema *S, Pos p, const char *op, int a, int b);
 const char *dtype_str(int dt);
 Value *region(Sema *S, Expr *e);
