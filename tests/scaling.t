@@ -52,15 +52,45 @@ done
 n=$(grep -c '^	st.global.v4' "$TMP/txc$LARGE.ptx")
 check "txc in one process: $LARGE copies to PTX, 4 16-byte stores a thread each ($((4 * LARGE)), got $n)" [ "$n" = $((4 * LARGE)) ]
 
+# ratio: the large time l over the small time s, in $r; status 0 when under
+# LIMIT. A floor of 10 ms under the small time: below it the clock's grain
+# decides.
+ratio() {
+  base=$(awk -v s="$s" 'BEGIN { printf "%.3f", s < 0.01 ? 0.01 : s }')
+  r=$(awk -v l="$l" -v b="$base" 'BEGIN { printf "%.1f", l / b }')
+  awk -v l="$l" -v b="$base" -v k="$LIMIT" 'BEGIN { exit !(l < k * b) }'
+}
+
+# A ratio over the limit is measured again, both sizes, up to twice, and
+# the least time of each kept: a neighbour's burst on a shared machine
+# passes, work that grows faster than the kernel stays over every time.
+remeasure() {
+  local p=$1 n in out k
+  for n in $SMALL $LARGE; do
+    if [ "$p" = txc ]; then loc=--emit=ptx in=$TMP/in$n.tx out=$TMP/txc$n.ptx
+    else
+      loc=--locations; [ "$p" = txc-cuda ] && loc=
+      in=$TMP/in$n.tx
+      for k in $progs; do [ "$k" = "$p" ] && break; in=$TMP/$k$n.out; done
+      out=$TMP/$p$n.out
+    fi
+    usertime "$p" "$in" "$out"
+    [ "$rc" = 0 ] && awk -v u="$t" -v o="${T[$p$n]}" 'BEGIN { exit !(u < o) }' && T[$p$n]=$t
+  done
+  s=${T[$p$SMALL]} l=${T[$p$LARGE]}
+}
+
 for p in $progs txc; do
   s=${T[$p$SMALL]} l=${T[$p$LARGE]}
   if [ "$s" = fail ] || [ "$l" = fail ]; then
     not_ok "$p: runs on $SMALL and $LARGE copies"; continue
   fi
-  # a floor of 10 ms under the small time: below it the clock's grain decides
-  base=$(awk -v s="$s" 'BEGIN { printf "%.3f", s < 0.01 ? 0.01 : s }')
-  r=$(awk -v l="$l" -v b="$base" 'BEGIN { printf "%.1f", l / b }')
-  if awk -v l="$l" -v b="$base" -v k="$LIMIT" 'BEGIN { exit !(l < k * b) }'; then
+  for again in 1 2; do
+    ratio && break
+    echo "$p: ${LARGE} copies ${r}x the time of $SMALL (${s}s, ${l}s): measured again ($again)" | diag
+    remeasure "$p"
+  done
+  if ratio; then
     ok "$p: $LARGE copies take ${r}x the time of $SMALL (${s}s, ${l}s; limit ${LIMIT}x)"
   else
     not_ok "$p: $LARGE copies take ${r}x the time of $SMALL (${s}s, ${l}s), over ${LIMIT}x: work grows faster than the kernel"
