@@ -79,6 +79,102 @@ Expr *layout_expr(const Layout *l)
 	return e;
 }
 
+/* The layout expression of a plan (write_plans): the tiles of a kernel
+ * have a few layouts each written thousands of times, and the expression
+ * is there to be printed, the pass after reading the layout from its
+ * value. So one tree is made for each layout and the plans share what is
+ * below its top node: each gets a top node of its own (the value the
+ * caller attaches) over the same operands; a layout with a constant
+ * offset gets `TREE + offset`, the tree of the layout at offset 0. A hit is the tree layout_expr
+ * would make: it depends on exactly the fields of the key, and a tree is
+ * never changed after (the printer and verification only read a plan's
+ * layouts: no splat or call in them for desugaring to rewrite; txc-lower
+ * drops plans). The templates themselves are never handed out. */
+enum { KEY_FIXED = 6 + AX_COUNT, KEY_MAX = KEY_FIXED + 3 * 16 };
+
+/* The fields layout_expr reads, in key (KEY_MAX words); their number, or
+ * 0 when they do not fit. */
+static int layout_key(const Layout *l, int64_t *key)
+{
+	int k = 0;
+	if (KEY_FIXED + 3 * (l->nshard + l->nrep) > KEY_MAX)
+		return 0;
+	key[k++] = l->nshard;
+	key[k++] = l->nrep;
+	key[k++] = l->swizzled;
+	key[k++] = l->swz_m;
+	key[k++] = l->swz_b;
+	key[k++] = l->swz_s;
+	for (int a = 0; a < AX_COUNT; a++)
+		key[k++] = l->off[a];
+	for (int i = 0; i < l->nshard; i++) {
+		key[k++] = l->shard[i].extent;
+		key[k++] = l->shard[i].stride;
+		key[k++] = l->shard[i].axis;
+	}
+	for (int i = 0; i < l->nrep; i++) {
+		key[k++] = l->rep[i].extent;
+		key[k++] = l->rep[i].stride;
+		key[k++] = l->rep[i].axis;
+	}
+	return k;
+}
+
+static Expr *plan_layout_expr(const Layout *l)
+{
+	static struct LayoutTree { int64_t *key; int n; uint64_t h; Expr *tree; } *tab;
+	static int cap, used;
+	int64_t key[KEY_MAX];
+	/* The constant offset is layout_expr's last term but for a swizzle
+	 * (each tile of a tensor has its own): `TREE + off` over the tree
+	 * without it. */
+	if (!l->swizzled && l->off[AX_M]) {
+		Layout at0 = *l;
+		at0.off[AX_M] = 0;
+		Expr *top = plan_layout_expr(&at0);
+		return ex_op(OP_ADD, top, ex_int(l->off[AX_M]));
+	}
+	int n = layout_key(l, key);
+	if (!n)
+		return layout_expr(l); /* a layout of more than 16 iterators: made each time */
+	uint64_t h = 1469598103934665603u;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint64_t)key[i]) * 1099511628211u;
+	struct LayoutTree *t = NULL;
+	for (int i = cap ? (int)(h & (uint64_t)(cap - 1)) : 0; cap && tab[i].tree; i = (i + 1) & (cap - 1))
+		if (tab[i].h == h && tab[i].n == n && !memcmp(tab[i].key, key, sizeof(int64_t) * (size_t)n)) {
+			t = &tab[i];
+			break;
+		}
+	if (!t) {
+		if (2 * (used + 1) > cap) {
+			int ncap = cap ? 2 * cap : 64;
+			struct LayoutTree *nt = xalloc(sizeof *nt * (size_t)ncap);
+			for (int i = 0; i < cap; i++)
+				if (tab[i].tree) {
+					int j = (int)(tab[i].h & (uint64_t)(ncap - 1));
+					while (nt[j].tree)
+						j = (j + 1) & (ncap - 1);
+					nt[j] = tab[i];
+				}
+			tab = nt, cap = ncap;
+		}
+		int i = (int)(h & (uint64_t)(cap - 1));
+		while (tab[i].tree)
+			i = (i + 1) & (cap - 1);
+		int64_t *kept = xalloc(sizeof(int64_t) * (size_t)n);
+		memcpy(kept, key, sizeof(int64_t) * (size_t)n);
+		tab[i] = (struct LayoutTree){ kept, n, h, layout_expr(l) };
+		used++;
+		t = &tab[i];
+	}
+	Expr *top = new_expr(t->tree->kind, (Pos){0});
+	*top = *t->tree;
+	if (top->nargs)
+		memcpy(operands(top, top->nargs), t->tree->args, sizeof(Expr *) * (size_t)top->nargs);
+	return top;
+}
+
 /* ---- plans ------------------------------------------------------------------- */
 
 enum { PK_LAYOUT, PK_EXPR, PK_COUNT, PK_LIST };
@@ -295,7 +391,7 @@ void write_plans(Expr *call, const Plan *v, int n)
 				if (was && was->val && was->val->kind == V_LAYOUT && was->val->layout == l) {
 					x = was;
 				} else {
-					x = layout_expr(l);
+					x = plan_layout_expr(l);
 					x->val = vnew(V_LAYOUT);
 					x->val->layout = *(Layout *const *)slot;
 				}
