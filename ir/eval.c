@@ -13,10 +13,21 @@ Value *vnew(enum ValueKind kind)
 	return v;
 }
 
+/* An integer's value is never changed once made (every value that is
+ * computed is a new one from vnew: nothing writes into a value it did not
+ * just make), so one value serves each use of the same integer. A long
+ * kernel's literals are a few numbers thousands of times: each was a
+ * value of its own (150 bytes). The table only remembers: a slot taken
+ * by another integer makes a new value, as before. */
 Value *vint(int64_t i)
 {
+	static Value *made[256];
+	Value **slot = &made[(uint64_t)i * 0x9E3779B97F4A7C15u >> 56];
+	if (*slot && (*slot)->i == i)
+		return *slot;
 	Value *v = vnew(V_INT);
 	v->i = i;
+	*slot = v;
 	return v;
 }
 
