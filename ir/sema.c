@@ -845,14 +845,7 @@ static bool scalar_target(Sema *S, Stmt *s)
 {
 	if (s->ntargets != 1 || s->targets[0]->kind != E_NAME || !S->func)
 		return false;
-	Sym *sym = lookup(S, s->targets[0]->str);
-	if (!sym || !sym->val || IS_ERR(sym->val) || sym->val->kind != V_BUFFER)
-		return false;
-	Buffer *b = sym->val->buffer;
-	if (b->ndim != 1 || b->shape[0] != 1)
-		return false;
-	tvm_scalar_element(s->targets[0]);
-	return true;
+	return scalar_target_sym(s, lookup(S, s->targets[0]->str));
 }
 
 /* A[...] with a slice, or a subscripted region name: a region, not an

@@ -218,6 +218,19 @@ Expr *lower_axis_value(Lower *L, int axis, int64_t *count)
 	return div > 1 ? ex_div(t, div) : t;
 }
 
+/* Iter k's digit of x, (x // inner) % extent * stride (no % for the
+ * first of the range, lo), or NULL where it is 0 (an iter of one or of
+ * another axis). */
+static Expr *digit(const Iter *it, int k, int lo, Expr *x, int64_t inner)
+{
+	if (it->extent <= 1 || it->axis != AX_M)
+		return NULL;
+	Expr *c = ex_div(x, inner);
+	if (k != lo)
+		c = ex_mod(c, it->extent);
+	return it->stride == 1 ? c : ex_mul(c, ex_int(it->stride));
+}
+
 /* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
  * axis m, inner running over the iters after each one in the range. */
 Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
@@ -225,15 +238,10 @@ Expr *lower_digits(const Layout *l, int lo, int hi, Expr *x)
 	Expr *sum = NULL; /* 0 + t and t * 1 are t (ex_add, ex_mul): not made */
 	int64_t inner = 1;
 	for (int k = hi - 1; k >= lo; k--) {
-		const Iter *it = &l->shard[k];
-		if (it->extent > 1 && it->axis == AX_M) {
-			Expr *c = ex_div(x, inner);
-			if (k != lo)
-				c = ex_mod(c, it->extent);
-			Expr *t = it->stride == 1 ? c : ex_mul(c, ex_int(it->stride));
+		Expr *t = digit(&l->shard[k], k, lo, x, inner);
+		if (t)
 			sum = sum ? ex_add(sum, t) : t;
-		}
-		inner *= it->extent;
+		inner *= l->shard[k].extent;
 	}
 	return sum ? sum : ex_int(0);
 }
@@ -249,14 +257,10 @@ Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x)
 		return ex_add(acc, lower_digits(l, lo, hi, x));
 	int64_t inner = 1;
 	for (int k = hi - 1; k >= lo; k--) {
-		const Iter *it = &l->shard[k];
-		if (it->extent > 1 && it->axis == AX_M) {
-			Expr *c = ex_div(x, inner);
-			if (k != lo)
-				c = ex_mod(c, it->extent);
-			acc = ex_add(acc, it->stride == 1 ? c : ex_mul(c, ex_int(it->stride)));
-		}
-		inner *= it->extent;
+		Expr *t = digit(&l->shard[k], k, lo, x, inner);
+		if (t)
+			acc = ex_add(acc, t);
+		inner *= l->shard[k].extent;
 	}
 	return acc;
 }
