@@ -15,30 +15,8 @@ Buffer *buffer_root(Buffer *b)
 	return b;
 }
 
-/* layout_span on m of the row-major layout layout_default makes for b's
- * shape (buffer_layout of a buffer without one), without making it: its
- * iters' strides as row_major sets them, summed in their order. */
-static int64_t default_span(const Buffer *b)
-{
-	int64_t size = 1, stride = 1, st[LAYOUT_MAX_ITERS], s = 1, t;
-	bool stop = false; /* row_major stopped at an overflow: the outer strides stay 0 */
-	for (int i = 0; i < b->ndim; i++)
-		if (__builtin_mul_overflow(size, b->shape[i], &size))
-			return 1; /* layout_default refuses it: no iters */
-	for (int i = b->ndim - 1; i >= 0; i--) {
-		st[i] = stop ? 0 : stride;
-		stop = stop || (i > 0 && __builtin_mul_overflow(stride, b->shape[i], &stride));
-	}
-	for (int i = 0; i < b->ndim; i++)
-		if (__builtin_mul_overflow(b->shape[i] - 1, st[i], &t) || __builtin_add_overflow(s, t, &s))
-			return 0;
-	return s;
-}
-
 int64_t buffer_storage(const Buffer *b)
 {
-	if (!b->layout && b->scope != SC_TMEM && b->ndim <= LAYOUT_MAX_ITERS)
-		return default_span(b); /* (check_access asks at every access) */
 	int64_t n = 1;
 	/* the span on the memory axis m, which layout_storage keeps as it is
 	 * (it drops only the thread axes): read off the layout, not a copy */

@@ -31,37 +31,7 @@ static bool same_shape(const int64_t *a, const int64_t *b, int n)
 	return true;
 }
 
-/* The layout slice_region slices (and only reads): the buffer's own, or
- * where it has none the row-major layout of its shape, made once per
- * buffer and shape here instead of on every call (buffer_layout). An
- * entry is found by the buffer's address (the arena reuses none) and
- * used only while the buffer still has no layout and the same shape
- * (which the emulator may set), so a hit is the layout buffer_layout
- * would make. */
-static const Layout *slicing_layout(const Buffer *b)
-{
-	enum { DIMS = 8 };
-	struct Sliced { int ndim; int64_t shape[DIMS]; const Layout *l; };
-	static PtrMap memo;
-	if (b->layout || b->ndim > DIMS)
-		return buffer_layout(b);
-	size_t bytes = sizeof(int64_t) * (size_t)b->ndim;
-	struct Sliced *m = ptrmap_get(&memo, b);
-	if (!m) {
-		m = xalloc(sizeof *m);
-		m->ndim = -1;
-		ptrmap_put(&memo, b, m);
-	}
-	if (m->ndim != b->ndim || !same_shape(m->shape, b->shape, b->ndim)) {
-		m->ndim = b->ndim;
-		if (bytes)
-			memcpy(m->shape, b->shape, bytes);
-		m->l = buffer_layout(b);
-	}
-	return m->l;
-}
-
-/* layout_slice(l, ...) for a buffer's layout l (slicing_layout's), from
+/* layout_slice(l, ...) for a buffer's layout l (buffer_layout's), from
  * its grouping by the shape kept in l's cache, as layout_apply_coord
  * keeps it: every op on a buffer slices it by the same shape, and
  * grouping costs more than copying. The cache holds the grouping of l's
@@ -96,7 +66,7 @@ static Layout *slice_grouped(const Layout *l, const int64_t *shape, int nd, cons
 static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr *const *starts,
                             const int64_t *extents, Expr **base, const char **why)
 {
-	const Layout *l = slicing_layout(b);
+	const Layout *l = buffer_layout(b);
 	int64_t start[LAYOUT_MAX_ITERS];
 	Expr *sym[LAYOUT_MAX_ITERS];
 	bool any_sym = false;

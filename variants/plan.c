@@ -503,12 +503,33 @@ int64_t region_elements(const Value *r)
 	return n;
 }
 
+/* A buffer without a layout of its own has the row-major layout of its
+ * shape, made once per buffer and shape (every access check and every
+ * slice asks for it). An entry is found by the buffer's address (the
+ * arena reuses none) and used only while the buffer still has no layout
+ * and the same shape (which the emulator may set), so a hit is the
+ * layout layout_default would make now; callers only read it. */
 const Layout *buffer_layout(const Buffer *b)
 {
+	enum { DIMS = 8 };
+	struct Default { int ndim; int64_t shape[DIMS]; Layout *l; };
+	static PtrMap made;
 	if (b->layout)
 		return b->layout;
-	Layout *l = layout_new(); /* made on each call: callers in loops hoist it */
+	struct Default *m = b->ndim <= DIMS ? ptrmap_get(&made, b) : NULL;
+	if (m && m->ndim == b->ndim && !memcmp(m->shape, b->shape, sizeof(int64_t) * (size_t)b->ndim))
+		return m->l;
+	Layout *l = layout_new();
 	layout_default(l, b->shape, b->ndim);
+	if (b->ndim > DIMS)
+		return l;
+	if (!m) {
+		m = xalloc(sizeof *m);
+		ptrmap_put(&made, b, m);
+	}
+	m->ndim = b->ndim;
+	memcpy(m->shape, b->shape, sizeof(int64_t) * (size_t)b->ndim);
+	m->l = l;
 	return l;
 }
 
