@@ -10,6 +10,7 @@ command -v bison >/dev/null 2>&1 || need="$need bison"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
 command -v prove >/dev/null 2>&1 || need="$need perl"
+[ -f /usr/include/stdio.h ] || need="$need libc6-dev" # a cc without the C library's headers
 if [ -n "$need" ]; then
   echo "setup: installing$need"
   sudo=""

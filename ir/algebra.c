@@ -496,9 +496,6 @@ char *layout_str(const Layout *l)
 	return b.s;
 }
 
-/* Splits iters of a and b (shards of equal size) until both have the same
- * extents, innermost first; drops extent-1 iters. False when an extent of
- * one side does not divide the other's where they meet. */
 /* Whether layout_refine would give a and b their own iters back: as many
  * iters, each of extent above 1 and that of the other side's iter at its
  * place, no stride overflowing when its iter is walked. */
@@ -515,6 +512,9 @@ static bool refined_already(const Layout *a, const Layout *b)
 	return true;
 }
 
+/* Splits iters of a and b (shards of equal size) until both have the same
+ * extents, innermost first; drops extent-1 iters. False when an extent of
+ * one side does not divide the other's where they meet. */
 bool layout_refine(Layout *a, Layout *b, const char **why)
 {
 	if (refined_already(a, b)) { /* as the walk below leaves them: in new arrays */

@@ -155,10 +155,7 @@ void expr_set_args(Expr *e, Expr *const *v, int n)
 {
 	if (n <= 0)
 		return;
-	int cap = 1;
-	while (cap < n)
-		cap *= 2;
-	e->args = xalloc(sizeof(Expr *) * (size_t)cap);
+	e->args = xalloc_vec(sizeof(Expr *), n);
 	memcpy(e->args, v, sizeof(Expr *) * (size_t)n);
 	e->nargs = n;
 }

@@ -47,6 +47,9 @@ static inline void *xalloc(size_t n)
 	return p;
 }
 void *xrealloc(void *p, size_t old, size_t n);
+/* Room for n elements of `size` bytes in an array as large as vpush would
+ * have grown it (a power of two), so that vpush may append to it. */
+void *xalloc_vec(size_t size, int n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

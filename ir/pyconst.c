@@ -1345,7 +1345,6 @@ static bool desugar_list(Sema *S, Expr **v, int n)
 	return true;
 }
 
-
 /* Rewrites, in place, the Python of a kernel's expression into the text
  * it means: splats spread, getattr(X, "n") as X.n, builtins over
  * constants, comprehensions and f-strings as their values. False after

@@ -106,17 +106,6 @@ static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos p
 
 void define(Sema *S, const char *name, Value *v, Pos pos) { define_hashed(S, name, str_hash(name), v, pos); }
 
-/* A name bound in the kernel's blocks, its hash h given (kernel_lookup). */
-static Sym *kernel_find(const Sema *S, const char *name, unsigned h)
-{
-	for (Env *e = S->env; e && !e->module; e = e->up) {
-		Sym *s = find(e, name, h);
-		if (s)
-			return s;
-	}
-	return NULL;
-}
-
 void bind_name(Sema *S, const char *name, Value *v, Pos pos)
 {
 	Sym *s = xalloc(sizeof *s);
@@ -898,7 +887,7 @@ bool assign1(Sema *S, Stmt *s)
 	Expr *t0 = s->targets[0];
 	bool one = s->ntargets == 1 && t0->kind == E_NAME && S->func;
 	unsigned h0 = one ? str_hash(t0->str) : 0;
-	Sym *k0 = one ? kernel_find(S, t0->str, h0) : NULL;
+	Sym *k0 = one ? kernel_lookup_hashed(S, t0->str, h0) : NULL;
 	if (s->ntargets == 1 && (t0->kind == E_INDEX || (one && scalar_target_sym(s, k0)))) {
 		store(S, s, s->targets[0], value, -1);
 		return true;

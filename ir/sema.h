@@ -133,6 +133,8 @@ bool assign1(Sema *S, Stmt *s);  /* false after an error, the names unbound */
 extern Expr prescan_fixed;  /* prescan's mark of a parameter or loop variable */
 /* A name bound in the kernel's blocks (not at module level), or NULL. */
 Sym *kernel_lookup(Sema *S, const char *name);
+/* kernel_lookup of a name whose str_hash h is known */
+Sym *kernel_lookup_hashed(const Sema *S, const char *name, unsigned h);
 void prescan(const Stmt *f); /* a kernel: its parameters are fixed, its body's names scanned */
 Value *scalar_var(Expr *t, Expr *value, int dt, bool mut);
 int literal_dtype(Expr *value, int dt);

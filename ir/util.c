@@ -111,6 +111,14 @@ void *xalloc_block(size_t n)
 	return b->data;
 }
 
+void *xalloc_vec(size_t size, int n)
+{
+	size_t cap = 1;
+	while (cap < (size_t)n)
+		cap *= 2;
+	return xalloc(size * cap);
+}
+
 void *xrealloc(void *p, size_t old, size_t n)
 {
 	void *q = xalloc(n);
@@ -363,7 +371,6 @@ void bputc(Buf *b, int c)
 	b->s[b->n] = 0;
 }
 
-/* Appends n bytes of s (no NUL among them): one growth and one copy. */
 /* Room in b for n more bytes and the NUL. */
 static void bgrow(Buf *b, size_t n)
 {
@@ -376,6 +383,7 @@ static void bgrow(Buf *b, size_t n)
 	}
 }
 
+/* Appends n bytes of s (no NUL among them): one growth and one copy. */
 void bputn(Buf *b, const char *s, size_t n)
 {
 	if (!n)

@@ -8,9 +8,10 @@
 #include "sema.h"
 
 /* A name bound in the kernel's blocks (not at module level), or NULL. */
-Sym *kernel_lookup(Sema *S, const char *name)
+Sym *kernel_lookup(Sema *S, const char *name) { return kernel_lookup_hashed(S, name, str_hash(name)); }
+
+Sym *kernel_lookup_hashed(const Sema *S, const char *name, unsigned h)
 {
-	unsigned h = str_hash(name);
 	for (Env *e = S->env; e && !e->module; e = e->up) {
 		Sym *s = env_find_hashed(e, name, h);
 		if (s)

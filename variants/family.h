@@ -124,9 +124,10 @@ struct Lower {
 	Func *func;
 	Stmt *fstmt;
 	const char *tid;    /* the name bound to T.thread_id */
-	Map names;          /* every name the kernel uses, of 8 bytes or more */
-	/* the shorter ones, each as its bytes in one integer (lowering.c) */
-	struct { uint64_t *slot; int n, cap; } short_names;
+	Map names;          /* every name the kernel uses, as long as a pointer or longer */
+	/* the shorter ones, each as its bytes in one integer used as the key
+	 * (lowering.c) */
+	PtrMap short_names;
 	unsigned names_gen; /* counts the changes of names (lower_take) */
 	/* lower_fresh's last answers: base (its address and text), the name,
 	 * and names_gen then */

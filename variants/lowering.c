@@ -10,63 +10,37 @@
 
 /* ---- names -------------------------------------------------------------------- */
 
-/* A name of 1 to 7 bytes as one integer, its bytes from the lowest on:
- * equal names, and only they, give equal integers, never 0. A kernel has
- * thousands of short names (r0, c17, S3); an integer is hashed in a step
- * and compared in one, where the Map hashes and compares strings. */
-static bool short_key(const char *s, uint64_t *key)
+/* A name shorter than a pointer as one integer, its bytes from the lowest
+ * on: equal names, and only they, give equal integers, never 0. A kernel
+ * has thousands of short names (r0, c17, S3); an integer is hashed in a
+ * step and compared in one, where the Map hashes and compares strings. */
+static bool short_key(const char *s, const void **key)
 {
-	uint64_t k = 0;
-	for (int i = 0; i < 8; i++) {
+	uintptr_t k = 0;
+	for (size_t i = 0; i < sizeof k; i++) {
 		if (!s[i]) {
-			*key = k;
+			*key = (const void *)k;
 			return i > 0;
 		}
-		k |= (uint64_t)(unsigned char)s[i] << (8 * i);
+		k |= (uintptr_t)(unsigned char)s[i] << (8 * i);
 	}
 	return false;
 }
 
-/* The slot of key in a table of cap (a power of two) slots: key's, or
- * the empty one where it would go. */
-static uint64_t *short_slot(uint64_t *slot, int cap, uint64_t key)
-{
-	unsigned i = (unsigned)((key * 0x9E3779B97F4A7C15u) >> 32) & (unsigned)(cap - 1);
-	while (slot[i] && slot[i] != key)
-		i = (i + 1) & (unsigned)(cap - 1);
-	return &slot[i];
-}
-
 static bool taken(Lower *L, const char *s)
 {
-	uint64_t k;
-	if (!short_key(s, &k))
-		return map_get(&L->names, s) != NULL;
-	return L->short_names.cap && *short_slot(L->short_names.slot, L->short_names.cap, k) == k;
+	const void *k;
+	return short_key(s, &k) ? ptrmap_get(&L->short_names, k) != NULL : map_get(&L->names, s) != NULL;
 }
 
 void lower_take(Lower *L, const char *s)
 {
-	uint64_t k;
+	const void *k;
 	L->names_gen++;
-	if (!short_key(s, &k)) {
+	if (short_key(s, &k))
+		ptrmap_put(&L->short_names, k, (void *)s);
+	else
 		map_put(&L->names, s, (void *)s);
-		return;
-	}
-	if (2 * (L->short_names.n + 1) > L->short_names.cap) {
-		int cap = L->short_names.cap ? 2 * L->short_names.cap : 256;
-		uint64_t *slot = xalloc(sizeof *slot * (size_t)cap);
-		for (int i = 0; i < L->short_names.cap; i++)
-			if (L->short_names.slot[i])
-				*short_slot(slot, cap, L->short_names.slot[i]) = L->short_names.slot[i];
-		L->short_names.slot = slot;
-		L->short_names.cap = cap;
-	}
-	uint64_t *at = short_slot(L->short_names.slot, L->short_names.cap, k);
-	if (!*at) {
-		*at = k;
-		L->short_names.n++;
-	}
 }
 
 /* The names of a kernel, taken once each: a name the walk met lately (the
@@ -174,8 +148,7 @@ void lower_begin(Lower *L, Stmt *f)
 	L->func = f->func;
 	L->fstmt = f;
 	L->names = (Map){ 0 };
-	L->short_names.slot = NULL;
-	L->short_names.n = L->short_names.cap = 0;
+	L->short_names = (PtrMap){ 0 };
 	L->names_gen++; /* lower_fresh's answers were of the last kernel */
 	Collect c = { .L = L };
 	collect(&c, f->body, f->nbody);
@@ -458,7 +431,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	stmt_targets(loop, ex_name(f));
 	Expr *e = ex_int(outer);
 	loop->value = ex_call("range", 1, &e);
-	loop->body = xalloc(sizeof(Stmt *) * 4); /* n <= 3: vpush's array for n */
+	loop->body = xalloc_vec(sizeof(Stmt *), n);
 	memcpy(loop->body, body, sizeof(Stmt *) * (size_t)n);
 	loop->nbody = n;
 	op_replace(o, &loop, 1);

@@ -13,10 +13,7 @@
  * expr_set_args makes it), for the caller to fill. */
 static Expr **operands(Expr *e, int n)
 {
-	int cap = 1;
-	while (cap < n)
-		cap *= 2;
-	e->args = xalloc(sizeof(Expr *) * (size_t)cap);
+	e->args = xalloc_vec(sizeof(Expr *), n);
 	e->nargs = n;
 	return e->args;
 }
@@ -85,9 +82,9 @@ Expr *layout_expr(const Layout *l)
  * value. So one tree is made for each layout and the plans share what is
  * below its top node: each gets a top node of its own (the value the
  * caller attaches) over the same operands; a layout with a constant
- * offset gets `TREE + offset`, the tree of the layout at offset 0. A hit is the tree layout_expr
- * would make: it depends on exactly the fields of the key, and a tree is
- * never changed after (the printer and verification only read a plan's
+ * offset gets `TREE + offset`, the tree of the layout at offset 0. A hit
+ * is the tree layout_expr would make: it depends on exactly the fields of
+ * the key, and a tree is never changed after (the printer and verification only read a plan's
  * layouts: no splat or call in them for desugaring to rewrite; txc-lower
  * drops plans). The templates themselves are never handed out. */
 enum { KEY_FIXED = 6 + AX_COUNT, KEY_MAX = KEY_FIXED + 3 * 16 };
@@ -338,10 +335,7 @@ static const signed char *family_fields(int fam)
  * (a power of two), so that it may add more. */
 static void set_kws(Expr *c, const Kw *v, int n)
 {
-	int cap = 1;
-	while (cap < n)
-		cap *= 2;
-	c->kws = xalloc(sizeof(Kw) * (size_t)cap);
+	c->kws = xalloc_vec(sizeof(Kw), n);
 	memcpy(c->kws, v, sizeof(Kw) * (size_t)n);
 	c->nkws = n;
 }
@@ -361,12 +355,8 @@ void write_plans(Expr *call, const Plan *v, int n)
 {
 	Expr *list = new_expr(E_LIST, (Pos){0});
 	Kw *old = call_kw(call, "plans");
-	if (n > 0) { /* the plans in one array, as large as vpush would have grown it */
-		int cap = 1;
-		while (cap < n)
-			cap *= 2;
-		list->args = xalloc(sizeof(Expr *) * (size_t)cap);
-	}
+	if (n > 0) /* the plans in one array */
+		list->args = xalloc_vec(sizeof(Expr *), n);
 	for (int i = 0; i < n; i++) {
 		const Plan *p = &v[i];
 		Expr *oc = old_plan(old, p->variant);
