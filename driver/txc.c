@@ -83,6 +83,7 @@ static bool pipemode, verifyeach;
 /* The in-process chain ran (and its times are in itimes). */
 static bool inproc;
 static double itimes[MAXSTAGES][2];
+static size_t imem[MAXSTAGES]; /* the arena bytes each in-process stage took */
 static double nvccwall = -1, nvcccpu, t0; /* --time-passes: nvcc's or ptxas's */
 static double now(void);
 static double childcpu(void);
@@ -142,7 +143,8 @@ usage(void)
 	       "  --stop-after=PASS  run the passes up to and including PASS\n"
 	       "  --dump-dir=DIR     also write the output of each pass to DIR/NN-PASS.tx\n"
 	       "  -v                 print the equivalent shell pipeline to standard error\n"
-	       "  --time-passes      print each stage's wall and CPU time to standard error\n"
+	       "  --time-passes      print each stage's wall and CPU time (in one process, and the\n"
+	       "                     MiB it allocated) to standard error\n"
 	       "  --pipe             run the pass programs as processes joined by pipes (the\n"
 	       "                     default runs them in this process; the output is the same)\n"
 	       "  --verify-each      in one process, verify the IR after every pass (an internal\n"
@@ -659,13 +661,14 @@ printtimes(void)
 	double cpu = 0;
 
 	if (inproc)
-		fprintf(stderr, "txc: time per stage in ms (the passes in this process, one after another)\n"
-		        "  %-12s %9s %9s\n", "stage", "wall", "cpu");
+		fprintf(stderr, "txc: time per stage in ms (the passes in this process, one after another), "
+		        "and the memory each took in MiB\n  %-12s %9s %9s %9s\n", "stage", "wall", "cpu", "MiB");
 	else
 		fprintf(stderr, "txc: time per stage in ms (the passes run at once, joined by pipes: wall is each one's "
 		        "start to exit)\n  %-12s %9s %9s\n", "stage", "wall", "cpu");
 	for (size_t i = 0; inproc && i < nrun; ++i) {
-		fprintf(stderr, "  %-12s %9.2f %9.2f\n", stages[i].pass, itimes[i][0] * 1e3, itimes[i][1] * 1e3);
+		fprintf(stderr, "  %-12s %9.2f %9.2f %9.2f\n", stages[i].pass, itimes[i][0] * 1e3, itimes[i][1] * 1e3,
+		        (double)imem[i] / (1 << 20));
 		cpu += itimes[i][1];
 	}
 	for (size_t i = 0; i < nprocs; ++i) {
@@ -1024,6 +1027,7 @@ inprocess(void)
 		const char *pass = stages[i].pass;
 		bool last = i + 1 == nrun, emits = false;
 		double w0 = now(), c0 = selfcpu();
+		size_t m0 = arena_used();
 		Diag d;
 
 		diag_init(&d, msgs);
@@ -1081,6 +1085,7 @@ inprocess(void)
 		}
 		itimes[i][0] = now() - w0;
 		itimes[i][1] = selfcpu() - c0;
+		imem[i] = arena_used() - m0;
 	}
 	progname = "txc";
 	if (msgs)

@@ -47,6 +47,7 @@ static inline void *xalloc(size_t n)
 	return p;
 }
 void *xrealloc(void *p, size_t old, size_t n);
+size_t arena_used(void);                 /* bytes handed out so far */
 /* Room for n elements of `size` bytes in an array as large as vpush would
  * have grown it (a power of two), so that vpush may append to it. */
 void *xalloc_vec(size_t size, int n);

@@ -87,11 +87,18 @@ static Block *block_new(size_t cap)
 }
 
 char *xalloc_next, *xalloc_end;
+static size_t retired; /* bytes handed out from the blocks before the newest */
+
+size_t arena_used(void)
+{
+	return retired + (arena ? (size_t)(xalloc_next - (char *)arena->data) : 0);
+}
 
 void *xalloc_block(size_t n)
 {
 	static size_t next = 65536;
 	size_t cap = n > next ? n : next;
+	retired = arena_used();
 	Block *b = block_new(cap);
 	if (!b) {
 		fprintf(stderr, "%s: error: out of memory (asked for %zu more bytes)\n", progname, cap);

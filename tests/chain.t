@@ -111,6 +111,10 @@ check "standard input with a warning: the pipeline reads it again, the same outp
 "$TXC" --emit=ptx --time-passes examples/copy_tile.tx -o "$TMP/a.ptx" 2>"$TMP/t"
 check "--time-passes in one process: a line per stage and the total" \
   [ "$(grep -cE '^  (parse|align|vectorize|partition|dispatch|lower|ptx|total) ' "$TMP/t")" = 8 ]
+check "--time-passes in one process: each stage's MiB, the parse's more than none" \
+  eval '[ "$(sed -n 2p "$TMP/t" | awk "{print \$4}")" = MiB ] &&
+        [ "$(grep -cE "^  (parse|align|vectorize|partition|dispatch|lower|ptx) +[0-9.]+ +[0-9.]+ +[0-9.]+$" "$TMP/t")" = 7 ] &&
+        awk "\$1 == \"parse\" { exit !(\$4 > 0) }" "$TMP/t"'
 "$TXC" --pipe --verify-each examples/copy_tile.tx >/dev/null 2>&1
 check "--verify-each is an option" [ $? = 0 ]
 done_testing
