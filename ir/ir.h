@@ -528,18 +528,25 @@ struct Kw {
 	Pos pos;
 };
 
-struct Expr {      /* 144 bytes (2.4 million of them in a long kernel); the fields
-	            * every walk reads (parsing, verifying, printing) first, in the
-	            * first 64 bytes: a long kernel's IR is far larger than the
-	            * caches, and a walk pays for each cache line of a node */
-	enum ExprKind kind;
-	int op;
+struct Expr {      /* 128 bytes (2.4 million of them in a long kernel): the
+	            * small fields packed into the first 8; the fields every walk
+	            * reads (parsing, verifying, printing) first, in the first 64
+	            * bytes: a long kernel's IR is far larger than the caches, and
+	            * a walk pays for each cache line of a node */
+	enum ExprKind kind : 8; /* GCC and Clang take an enum bit-field */
+	signed char op;    /* E_BIN, E_UN, E_CMP: the operator (OP_COUNT < 128) */
+	signed char es;    /* a tile op: its execution scope (set by sema) */
+	signed char dtype; /* dtype of a runtime scalar expression (set by sema) */
+	short intrin;      /* a call: the builtin it calls (-1: none; set by sema) */
+	bool paren;        /* tuple written in parentheses (printing hint) */
+	bool rebound;      /* a name's first assignment in a kernel, assigned
+	                    * again later in its scope: a mutable variable */
 	int nargs;
 	int nkws;
 	Expr *a, *b;
 	Expr **args;
 	const char *str;   /* string literal, name, or attribute name */
-	union {            /* one node is one literal: 144 bytes, not 160 */
+	union {            /* one node is one literal */
 		int64_t ival;  /* E_INT */
 		double fval;   /* E_FLOAT */
 	};
@@ -550,13 +557,9 @@ struct Expr {      /* 144 bytes (2.4 million of them in a long kernel); the fiel
 	Var *var;          /* a name: the runtime value it means */
 	Pos pos;
 	int depth;         /* levels of the tree below and including this node */
-	int dtype;         /* dtype of a runtime scalar expression */
-	int intrin;        /* a call: the builtin it calls (-1: none) */
-	int es;            /* a tile op: its execution scope */
-	bool paren;        /* tuple written in parentheses (printing hint) */
-	bool rebound;      /* a name's first assignment in a kernel, assigned
-	                    * again later in its scope: a mutable variable */
 };
+_Static_assert(OP_COUNT <= 127 && IN_COUNT <= 32767 && DT_ERROR <= 127 && ES_COUNT <= 127,
+               "Expr's small fields hold every operator, builtin, dtype and scope");
 
 enum StmtKind {
 	S_EXPR, S_ASSIGN, S_AUGASSIGN, S_IF, S_FOR, S_PASS, S_FUNC, S_IMPORT,
