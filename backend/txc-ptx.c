@@ -82,7 +82,9 @@ typedef struct Gen {
 	Diag *d;
 	Func *f;
 	int target;
-	Buf *out;
+	Buf *out;        /* the kernel's text being written: its newest piece (body_piece) */
+	Buf *pieces;     /* its pieces before */
+	int npieces;
 	NameScope binds;
 	int nreg[R_N];
 	int nlabel;
@@ -2822,9 +2824,25 @@ static void call_stmt(Gen *g, const Expr *e)
 	unsupported(g, e, xprintf("'%s'", e->kind == E_CALL ? expr_str(e->a) : expr_str(e)));
 }
 
+/* A kernel's text is written in pieces of about PIECE bytes, each begun
+ * where a statement starts with less than PIECE_ROOM left in the one
+ * before: a long kernel's text is not copied each time it doubles (a
+ * statement that writes more than PIECE_ROOM grows its piece, as any Buf).
+ * kernel() copies the pieces into the module once, after the header. */
+enum { PIECE = 64 << 10, PIECE_ROOM = 8 << 10 };
+
+static void body_piece(Gen *g)
+{
+	if (g->out->n)
+		vpush(g->pieces, g->npieces, *g->out);
+	*g->out = (Buf){ .s = xalloc(PIECE), .cap = PIECE };
+}
+
 static void stmt(Gen *g, Stmt *s)
 {
 	g->at = s->pos;
+	if (g->out->cap - g->out->n < PIECE_ROOM)
+		body_piece(g);
 	switch (s->kind) {
 	case S_EXPR:
 		call_stmt(g, s->value);
@@ -2920,6 +2938,8 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		params = (Buf){0};
 		g->locals = (Buf){0};
 		g->out = &body;
+		g->pieces = NULL, g->npieces = 0;
+		body_piece(g);
 		memset(g->nreg, 0, sizeof g->nreg);
 		forget(g);
 		g->mutregs = (Map){0};
@@ -3000,6 +3020,15 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 			bprintf(out, "\t.reg %s %s<%d>;\n", reg_type[c], reg_prefix[c], g->nreg[c] + 1);
 	bputs(out, g->locals.s ? g->locals.s : "");
 	bputc(out, '\n');
+	size_t n = body.n + 2; /* the text, then "}\n": out grown once to hold it */
+	for (int i = 0; i < g->npieces; i++)
+		n += g->pieces[i].n;
+	if (out->n + n >= out->cap) {
+		out->s = xrealloc(out->s, out->cap, out->n + n + 1);
+		out->cap = out->n + n + 1;
+	}
+	for (int i = 0; i < g->npieces; i++)
+		bputn(out, g->pieces[i].s, g->pieces[i].n);
 	bputn(out, body.s, body.n);
 	bputs(out, "}\n");
 }
