@@ -106,6 +106,8 @@ typedef struct Gen {
 	PtrMap sums;             /* offset_addr's terms of the program's offsets: Expr -> SumSlot */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
+	struct AddrSlot *addrs;  /* offset_addr's register sums this epoch (addr_slot) */
+	int naddrs, addrcap;
 	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
 	PtrMap decls;            /* the kernel's buffers by their declaring call (the first such buffer) */
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
@@ -182,16 +184,16 @@ static char *udigits(char *end, uint64_t n)
 }
 
 /* "%r12": the class's prefix and the next number (by hand: a register is
- * made for most instructions) */
+ * made for most instructions). The prefix's four bytes (its NULs padding)
+ * and then twelve from the digits on (NULs after them) are copied whole:
+ * at most 3 + 10 characters and the NUL, in the 16 bytes xalloc gives. */
 static const char *newreg_pure(Gen *g, int cls)
 {
-	char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[cls]);
-	const char *p = reg_prefix[cls];
-	char *r = xalloc((size_t)(d + sizeof d - q) + 4), *o = r; /* zeroed: the NUL is there */
-	while (*p)
-		*o++ = *p++;
-	while (q < d + sizeof d)
-		*o++ = *q++;
+	static const char prefix[R_N][4] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
+	char d[16 + 12] = { 0 }, *q = udigits(d + 16, (unsigned)++g->nreg[cls]);
+	char *r = xalloc(16);
+	memcpy(r, prefix[cls], 4);
+	memcpy(r + (prefix[cls][2] ? 3 : 2), q, 12);
 	return r;
 }
 /* A register of an instruction other than pure()'s (offset_addr keeps no
@@ -394,6 +396,7 @@ enum { FMT_PIECES = 16 };
 struct FmtSig {
 	const char *fmt;
 	int n, np, lit; /* lit: the literal pieces' length */
+	bool dlit;      /* a D in the literal text */
 	char kind[PRE_ARGS];
 	struct FmtPiece { const char *s; int len; } p[FMT_PIECES]; /* len -1: the next argument */
 };
@@ -404,7 +407,7 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 	struct FmtSig *x = &sig[((uintptr_t)fmt >> 3) & 63];
 	if (x->fmt == fmt)
 		return x;
-	*x = (struct FmtSig){ .fmt = fmt };
+	*x = (struct FmtSig){ .fmt = fmt, .dlit = strchr(fmt, '\001') != NULL };
 	const char *run = fmt;  /* the literal text not yet a piece */
 	for (const char *f = strchr(fmt, '%'); f && x->n >= 0; f = strchr(f + 1, '%')) {
 		if (x->np + 2 > FMT_PIECES)
@@ -445,8 +448,9 @@ static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, siz
 }
 
 /* The text of fmt's pieces with the arguments in w (as pure() read them)
- * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). */
-static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
+ * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). The
+ * result: where D is in it, -1 unless it is there once as an operand. */
+static int sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 {
 	size_t need = (size_t)sig->lit, slen[PRE_ARGS];
 	for (int a = 0; a < sig->n; a++)
@@ -456,6 +460,7 @@ static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 		g->key.s = xalloc(g->key.cap);
 	}
 	char *o = g->key.s;
+	int dpos = -1, nd = 0;
 	for (int i = 0, a = 0; i < sig->np; i++) {
 		if (sig->p[i].len >= 0) {
 			copy_short(o, sig->p[i].s, (size_t)sig->p[i].len);
@@ -464,7 +469,10 @@ static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 		}
 		uint64_t v = w[a];
 		if (sig->kind[a++] == 's') {
-			copy_short(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
+			const char *t = v ? (const char *)(uintptr_t)v : "(null)";
+			if (t[0] == '\001' && slen[a - 1] == 1)
+				dpos = (int)(o - g->key.s), nd++;
+			copy_short(o, t, slen[a - 1]);
 			o += slen[a - 1];
 		} else {
 			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
@@ -476,39 +484,13 @@ static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 	}
 	*o = 0;
 	g->key.n = (size_t)(o - g->key.s);
+	return nd == 1 && !sig->dlit ? dpos : -1;
 }
 
-static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
+/* The register of pure()'s instruction g->key (dpos: where its D is, or
+ * -1: found by memchr): cse's, else a new one, its instruction written. */
+static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 {
-	va_list ap;
-	const struct FmtSig *sig = fmt_sig(fmt);
-	struct PreSlot k = { .fmt = fmt, .n = sig->n };
-	va_start(ap, fmt);
-	for (int i = 0; i < k.n; i++)
-		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
-		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
-	va_end(ap);
-	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
-	unsigned epoch = g->epoch;
-	if (k.n >= 0) {
-		uint64_t h = (uint64_t)(uintptr_t)fmt * 0x9E3779B97F4A7C15u;
-		for (int i = 0; i < k.n; i++)
-			h = (h ^ k.w[i]) * 0x9E3779B97F4A7C15u;
-		k.h = h ^ (h >> 29);
-		if (g->precap) {
-			ps = pre_slot(g->pre, g->precap, &k);
-			if (ps->fmt)
-				return (Val){ .s = ps->r, .dt = dt, .sp = sp };
-		}
-	}
-	if (sig->np >= 0) {
-		sig_text(g, sig, k.w);
-	} else {
-		va_start(ap, fmt);
-		g->key.n = 0;  /* one buffer for every key: most are found */
-		vbprintf(&g->key, fmt, ap);
-		va_end(ap);
-	}
 	const char *key = g->key.s, *r = NULL;
 	size_t len = g->key.n;
 	uint64_t h = 0xcbf29ce484222325u ^ len, w;
@@ -522,14 +504,18 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 	h ^= h >> 31;
 	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h) : NULL;
 	if (c && c->key)
-		r = c->r;
-	if (!r && g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
+		return c->r;
+	if (g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
 		forget(g), c = NULL;
-	if (!r) {
-		r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
-		Line l;
-		l.out = g->out, l.n = 0;
-		lputn(&l, "\t", 1);
+	r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
+	Line l;
+	l.out = g->out, l.n = 0;
+	lputn(&l, "\t", 1);
+	if (dpos >= 0) {
+		lputn(&l, key, (size_t)dpos);
+		lputs(&l, r);
+		lputn(&l, key + dpos + 1, len - (size_t)dpos - 1);
+	} else {
 		for (const char *p = key, *q, *end = key + len; p < end; p = q) {
 			q = memchr(p, '\001', (size_t)(end - p));
 			if (!q)
@@ -538,29 +524,87 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 			if (q < end)
 				lputs(&l, r), q++;
 		}
-		lputn(&l, "\n", 1);
-		lend(&l);
-		if (2 * (g->ncse + 1) > g->csecap) {
-			int cap = g->csecap ? 2 * g->csecap : 64;
-			struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
-			for (int i = 0; i < g->csecap; i++)
-				if (g->cse[i].key)
-					*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h) = g->cse[i];
-			g->cse = t, g->csecap = cap, c = NULL;
-		}
-		if (!c) /* else the empty slot the look-up found */
-			c = cse_slot(g->cse, g->csecap, key, len, h);
-		*c = (struct CseSlot){ xstrndup(key, len), len, h, r };
-		g->ncse++;
 	}
-	if (k.n >= 0) {
-		k.r = r;
-		if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
-			*ps = k, g->npre++;
-		else
-			pre_put(g, &k);
+	lputn(&l, "\n", 1);
+	lend(&l);
+	if (2 * (g->ncse + 1) > g->csecap) {
+		int cap = g->csecap ? 2 * g->csecap : 64;
+		struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
+		for (int i = 0; i < g->csecap; i++)
+			if (g->cse[i].key)
+				*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h) = g->cse[i];
+		g->cse = t, g->csecap = cap, c = NULL;
 	}
-	return (Val){ .s = r, .dt = dt, .sp = sp };
+	if (!c) /* else the empty slot the look-up found */
+		c = cse_slot(g->cse, g->csecap, key, len, h);
+	*c = (struct CseSlot){ xstrndup(key, len), len, h, r };
+	g->ncse++;
+	return r;
+}
+
+/* pure() of k's format and operands (a format whose text fmt_sig makes
+ * by hand: np >= 0 and n >= 0) */
+static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k)
+{
+	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
+	unsigned epoch = g->epoch;
+	uint64_t h = (uint64_t)(uintptr_t)k->fmt * 0x9E3779B97F4A7C15u;
+	for (int i = 0; i < k->n; i++)
+		h = (h ^ k->w[i]) * 0x9E3779B97F4A7C15u;
+	k->h = h ^ (h >> 29);
+	if (g->precap) {
+		ps = pre_slot(g->pre, g->precap, k);
+		if (ps->fmt)
+			return (Val){ .s = ps->r, .dt = dt, .sp = sp };
+	}
+	k->r = cse_reg(g, dt, sp, sig_text(g, fmt_sig(k->fmt), k->w));
+	if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
+		*ps = *k, g->npre++;
+	else
+		pre_put(g, k);
+	return (Val){ .s = k->r, .dt = dt, .sp = sp };
+}
+
+static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
+{
+	va_list ap;
+	const struct FmtSig *sig = fmt_sig(fmt);
+	struct PreSlot k = { .fmt = fmt, .n = sig->n };
+	va_start(ap, fmt);
+	for (int i = 0; i < k.n; i++)
+		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
+		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
+	va_end(ap);
+	if (k.n >= 0 && sig->np >= 0)
+		return pure_w(g, dt, sp, &k);
+	/* a format read by vbprintf: cse alone */
+	va_start(ap, fmt);
+	g->key.n = 0;
+	vbprintf(&g->key, fmt, ap);
+	va_end(ap);
+	return (Val){ .s = cse_reg(g, dt, sp, -1), .dt = dt, .sp = sp };
+}
+
+/* pure() of the formats an address is made with, one a trip of an
+ * unrolled copy: their operands put in place, not read through va_arg.
+ * pure_addk: add.s32 (a shared address) or add.s64, D = a + k. */
+static const char *const fmt_add[2] = { "add.s64 %s, %s, %lld;", "add.s32 %s, %s, %lld;" };
+static const char *const fmt_mad[2] = { "mad.lo.s64 %s, %s, %lld, %s;", "mad.lo.s32 %s, %s, %lld, %s;" };
+
+static Val pure_addk(Gen *g, int sp, const char *a, int64_t k)
+{
+	const char *fmt = fmt_add[sp == SP_SHARED];
+	struct PreSlot x = { .fmt = fmt, .n = 3, .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k } };
+	return pure_w(g, DT_HANDLE, sp, &x);
+}
+
+/* pure_mad: mad.lo.s32 (a shared address) or mad.lo.s64, D = a * k + base */
+static Val pure_mad(Gen *g, int sp, const char *a, int64_t k, const char *base)
+{
+	const char *fmt = fmt_mad[sp == SP_SHARED];
+	struct PreSlot x = { .fmt = fmt, .n = 4,
+	                     .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k, (uint64_t)(uintptr_t)base } };
+	return pure_w(g, DT_HANDLE, sp, &x);
 }
 
 /* An immediate as PTX writes it for dtype dt. */
@@ -980,9 +1024,10 @@ struct Term {
 	const Expr *e;
 	int sign, hint;
 	bool may_const;
-	/* a program offset's term name, name OP k or k OP name (+ - *: f * 1024):
-	 * trip_const's reading of it with the name's cell found once (form 'n',
-	 * 'l' name on the left, 'r' on the right; 0 none) */
+	/* a program offset's term k, name, name OP k or k OP name (+ - *: f *
+	 * 1024): trip_const's reading of it with the name's cell found once
+	 * (form 'k' the literal k, 'n' the name, 'l' name on the left, 'r' on
+	 * the right; 0 none) */
 	char form;
 	int op;
 	int64_t k;
@@ -1000,9 +1045,10 @@ struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
 struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
 	bool wide;
+	bool formed;             /* each term has a form or is not may_const (sum_again) */
 	int n;                   /* terms, or -1: not summed by terms */
 	struct Term *t;
-	struct TermMemo **memo;  /* per term (one of a shape's, or its own) */
+	struct TermMemo **memo;  /* per term (one of a shape's, or its own made when needed) */
 	/* the address of the register terms last made: its terms' registers and
 	 * signs, the base, the epoch */
 	unsigned aepoch;
@@ -1032,15 +1078,15 @@ static Val addr_plus(Gen *g, Val base, Val off64, int64_t esize)
 		if (off64.imm && off64.i == 0)
 			return base;
 		if (off64.imm)
-			return pure(g, DT_HANDLE, SP_SHARED, "add.s32 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
+			return pure_addk(g, SP_SHARED, base.s, off64.i * esize);
 		Val o = pure(g, DT_UINT32, 0, "cvt.u32.u64 %s, %s;", D, off64.s);
-		return pure(g, DT_HANDLE, SP_SHARED, "mad.lo.s32 %s, %s, %lld, %s;", D, o.s, (long long)esize, base.s);
+		return pure_mad(g, SP_SHARED, o.s, esize, base.s);
 	}
 	if (off64.imm && off64.i == 0)
 		return base;
 	if (off64.imm)
-		return pure(g, DT_HANDLE, base.sp, "add.s64 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
-	return pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, off64.s, (long long)esize, base.s);
+		return pure_addk(g, base.sp, base.s, off64.i * esize);
+	return pure_mad(g, base.sp, off64.s, esize, base.s);
 }
 
 /* An offset as a sum of terms (the lowering writes a tile access's offset
@@ -1201,13 +1247,20 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 	return n;
 }
 
-/* t's form (struct Term), where it has one of trip_const's shapes: a name
- * not a constant of the program, and a literal within 32 bits */
+/* t's form (struct Term), where it has one of trip_const's shapes and
+ * term_val reads it so (its hint not bool or float): a literal within 32
+ * bits, a name not a constant of the program, name OP literal */
 static void trip_form(Gen *g, struct Term *t)
 {
 	const Expr *e = t->e, *n = NULL, *k = NULL;
-	if (int_literal(e))
+	if (t->hint == DT_BOOL || is_float(t->hint))
 		return;
+	if (int_literal(e)) {
+		t->k = e->val ? e->val->i : e->ival;
+		if (t->k >= INT32_MIN && t->k <= INT32_MAX)
+			t->form = 'k';
+		return;
+	}
 	if (e->kind == E_NAME && !e->val) {
 		t->form = 'n', n = e;
 	} else if (e->kind == E_BIN && !e->val && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
@@ -1233,6 +1286,8 @@ static void trip_form(Gen *g, struct Term *t)
 /* trip_const(t->e) by t's form: the same value, or false */
 static bool trip_form_const(const struct Term *t, int64_t *v)
 {
+	if (t->form == 'k')
+		return *v = t->k, true;
 	const Bind *x = t->cell->top;
 	if (!x || !x->is_int || x->ival < INT32_MIN || x->ival > INT32_MAX)
 		return false;
@@ -1258,25 +1313,29 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
 			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
-			for (int i = 0; i < s->n; i++)
+			s->formed = true;
+			for (int i = 0; i < s->n; i++) {
 				if (s->t[i].may_const)
 					trip_form(g, &s->t[i]);
+				s->formed = s->formed && (s->t[i].form || !s->t[i].may_const);
+			}
 			for (int i = 0; i < s->n; i++) { /* a literal: a constant, no register to share */
-				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : &s->memo[i];
-				if (!*m)
+				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : NULL;
+				if (m && !*m)
 					*m = xalloc(sizeof **m);
-				s->memo[i] = *m;
+				s->memo[i] = m ? *m : NULL; /* NULL: term_val makes it (a term mostly constant needs none) */
 			}
 		}
 	}
 	return s;
 }
 
-/* m's register still stands: the same epoch and width, and each name it
- * read bound as it was (its cell's innermost binding, no look-up) */
-static bool memo_valid(Gen *g, const struct TermMemo *m)
+/* m's register still stands: the same epoch and width (g->wide as the
+ * term is evaluated), and each name it read bound as it was (its cell's
+ * innermost binding, no look-up) */
+static bool memo_valid(Gen *g, const struct TermMemo *m, bool wide)
 {
-	if (!m->ok || m->epoch != g->epoch || m->wide != g->wide)
+	if (!m->ok || m->epoch != g->epoch || m->wide != wide)
 		return false;
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
@@ -1316,16 +1375,19 @@ static bool trip_const(Gen *g, const Expr *e, int64_t *v)
 	return *v >= INT32_MIN && *v <= INT32_MAX;
 }
 
-static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
+static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo **mp)
 {
 	int64_t k;
 	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) &&
 	    (t->form && !g->noting ? trip_form_const(t, &k) : trip_const(g, t->e, &k))) /* as lit_int reads it */
 		return (Val){ .dt = DT_INT32, .imm = true, .i = k }; /* imm() less its text: offset_addr adds the value */
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
-		g->nimpure++, m = NULL;
-	if (m && memo_valid(g, m))
+		g->nimpure++, mp = NULL;
+	struct TermMemo *m = mp ? *mp : NULL;
+	if (m && memo_valid(g, m, g->wide))
 		return m->v;
+	if (mp && !m)
+		m = *mp = xalloc(sizeof *m);
 	unsigned epoch = g->epoch, nimpure = g->nimpure;
 	int errors = g->d->errors, d0 = g->ndeps;
 	bool noting = g->noting;
@@ -1356,6 +1418,83 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 	return v;
 }
 
+/* The constant part of a program offset's sum (*c), where the rest is the
+ * register its address was last made of (s->addr): the same epoch and
+ * base, each term a trip's constant (its form) or one whose memo stands
+ * and gives the register it gave then. What offset_addr's loop over the
+ * terms would find then, read without evaluating them; false: the loop
+ * decides. */
+static bool sum_again(Gen *g, const struct SumSlot *s, const char *base, int64_t *c)
+{
+	if (!s->aregs || !s->formed || s->aepoch != g->epoch || s->abase != base || g->noting || g->d->errors)
+		return false;
+	bool wide = g->wide || s->wide;  /* g->wide as the loop evaluates the terms */
+	int64_t sum = 0, k;  /* at most MAX_TERMS terms, each within 32 bits: no overflow */
+	int j = 0;
+	for (int i = 0; i < s->n; i++) {
+		const struct Term *t = &s->t[i];
+		if (t->form) {
+			if (!trip_form_const(t, &k))
+				return false;
+			sum += t->sign > 0 ? k : -k;
+			continue;
+		}
+		const struct TermMemo *m = s->memo[i];
+		if (j == s->naregs || !m || !memo_valid(g, m, wide) || m->v.s != s->aregs[j] || t->sign != s->asigns[j])
+			return false;
+		j++;
+	}
+	*c = sum;
+	return j == s->naregs;
+}
+
+/* The address offset_addr makes of the register terms regs[] (signs[]),
+ * in width wide, times esize plus base: only pure() instructions, which
+ * within one epoch pure() finds again and writes nothing for; so the
+ * address made once in an epoch is the address again (the copies of a
+ * kernel sum the same registers of tid, each copy's offset another
+ * expression). An entry of an epoch before is free. */
+struct AddrSlot {
+	unsigned epoch;
+	bool wide;
+	int sp, nregs;
+	const char *base;
+	int64_t esize;
+	uint64_t h;
+	const char **regs;
+	int *signs;
+	Val a;
+};
+
+static struct AddrSlot *addr_slot(Gen *g, const struct AddrSlot *k)
+{
+	if (2 * (g->naddrs + 1) > g->addrcap) { /* the entries of this epoch moved, the others left */
+		int n = g->addrcap, live = 0, cap = n ? n : 16;
+		for (int i = 0; i < n; i++)
+			live += g->addrs[i].regs && g->addrs[i].epoch == g->epoch;
+		if (4 * (live + 1) > cap) /* naddrs counts the entries of epochs before too */
+			cap *= 2;
+		struct AddrSlot *t = xalloc(sizeof *t * (size_t)cap), *old = g->addrs;
+		g->addrs = t, g->addrcap = cap, g->naddrs = 0;
+		for (int i = 0; i < n; i++)
+			if (old[i].regs && old[i].epoch == g->epoch)
+				*addr_slot(g, &old[i]) = old[i], g->naddrs++;
+	}
+	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(g->addrcap - 1);
+	for (struct AddrSlot *t = g->addrs;; i = (i + 1) & (unsigned)(g->addrcap - 1)) {
+		if (!t[i].regs || t[i].epoch != g->epoch) /* free: k is not in the table */
+			return &t[i];
+		if (t[i].h == k->h && t[i].base == k->base && t[i].sp == k->sp && t[i].esize == k->esize &&
+		    t[i].wide == k->wide && t[i].nregs == k->nregs) {
+			int j = 0;
+			while (j < k->nregs && t[i].regs[j] == k->regs[j] && t[i].signs[j] == k->signs[j])
+				j++;
+			if (j == k->nregs)
+				return &t[i];
+		}
+	}
+}
+
 /* base + off * esize (off an element offset: program says the program's
  * expression, else one made for this access), in base's state space. */
 static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t esize)
@@ -1363,6 +1502,10 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	bool wide;
 	struct Term tl[MAX_TERMS];
 	struct SumSlot *slot = program ? program_terms(g, off) : NULL;
+	int64_t c = 0, cb;
+	if (slot && sum_again(g, slot, base.s, &c) && !__builtin_mul_overflow(c, esize, &cb)) /* a trip of an unrolled loop */
+		return cb ? pure_addk(g, base.sp, slot->addr.s, cb) : slot->addr;
+	c = 0;
 	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl, NULL, NULL);
 	const struct Term *t = slot ? slot->t : tl;
 	if (n <= 0) {
@@ -1374,13 +1517,12 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	}
 	int rt = wide ? DT_INT64 : DT_INT32;
 	const char *T = wide ? "s64" : "s32";
-	int64_t c = 0, cb;
 	const char *regs[MAX_TERMS];
 	int signs[MAX_TERMS], nregs = 0;
 	bool was = g->wide;
 	g->wide = was || wide;
 	for (int i = 0; i < n && !g->d->errors; i++) {
-		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL);
+		Val v = term_val(g, &t[i], rt, slot ? &slot->memo[i] : NULL);
 		if (v.imm) {
 			if (t[i].sign > 0 ? __builtin_add_overflow(c, v.i, &c) : __builtin_sub_overflow(c, v.i, &c))
 				return fail(g, off, "an offset's constant part overflows 64 bits");
@@ -1400,8 +1542,18 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs)
 		while (same < nregs && slot->aregs[same] == regs[same] && slot->asigns[same] == signs[same])
 			same++;
+	struct AddrSlot k = { g->epoch, wide, base.sp, nregs, base.s, esize, 0, regs, signs, { 0 } }, *as = NULL;
+	if (!(slot && same == nregs && slot->aregs)) {
+		uint64_t h = ((uint64_t)(uintptr_t)base.s ^ (uint64_t)esize << 1 ^ (uint64_t)wide) * 0x9E3779B97F4A7C15u;
+		for (int i = 0; i < nregs; i++)
+			h = (h ^ (uint64_t)(uintptr_t)regs[i] ^ (uint64_t)(signs[i] < 0)) * 0x9E3779B97F4A7C15u;
+		k.h = h ^ (h >> 29);
+		as = addr_slot(g, &k);
+	}
 	if (slot && same == nregs && slot->aregs) {
 		a = slot->addr; /* the same instructions again would be found, and write nothing */
+	} else if (as->regs && as->epoch == g->epoch) {
+		a = as->a;
 	} else {
 		Val r = { .s = regs[0], .dt = rt };
 		if (signs[0] < 0)
@@ -1411,11 +1563,23 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 		if (base.sp == SP_SHARED) {
 			/* 32-bit shared addresses: the low 32 bits of the sum, as addr_plus */
 			Val o = wide ? pure(g, DT_UINT32, 0, "cvt.u32.u64 %s, %s;", D, r.s) : r;
-			a = pure(g, DT_HANDLE, SP_SHARED, "mad.lo.s32 %s, %s, %lld, %s;", D, o.s, (long long)esize, base.s);
+			a = pure_mad(g, SP_SHARED, o.s, esize, base.s);
 		} else {
 			r = conv(g, r, DT_INT64);
-			a = pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, r.s, (long long)esize, base.s);
+			a = pure_mad(g, base.sp, r.s, esize, base.s);
 		}
+		if (k.epoch == g->epoch) { /* a forget() since: the address is not kept */
+			as = addr_slot(g, &k); /* the table may have grown */
+			k.regs = xalloc(sizeof *regs * (size_t)nregs);
+			k.signs = xalloc(sizeof *signs * (size_t)nregs);
+			memcpy(k.regs, regs, sizeof *regs * (size_t)nregs);
+			memcpy(k.signs, signs, sizeof *signs * (size_t)nregs);
+			k.a = a;
+			*as = k;
+			g->naddrs++;
+		}
+	}
+	{
 		if (slot) {
 			if (!slot->aregs) {
 				slot->aregs = xalloc(sizeof *regs * (size_t)n);
@@ -1427,8 +1591,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 		}
 	}
 	if (cb)
-		a = pure(g, DT_HANDLE, a.sp, base.sp == SP_SHARED ? "add.s32 %s, %s, %lld;" : "add.s64 %s, %s, %lld;", D, a.s,
-		         (long long)cb);
+		a = pure_addk(g, base.sp, a.s, cb);
 	return a;
 }
 
