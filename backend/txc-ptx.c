@@ -106,6 +106,8 @@ typedef struct Gen {
 	PtrMap sums;             /* offset_addr's terms of the program's offsets: Expr -> SumSlot */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
+	struct Recent { const Expr *e; int hint; struct Shape *x; } recent[4]; /* the shapes last found (shape_of) */
+	int nrecent;
 	struct AddrSlot *addrs;  /* offset_addr's register sums this epoch (addr_slot) */
 	int naddrs, addrcap;
 	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
@@ -1164,6 +1166,8 @@ static bool term_shape(const Expr *e, uint64_t *h)
 
 static bool same_shape(const Expr *x, const Expr *y)
 {
+	if (x == y)
+		return true;
 	if (x->kind != y->kind || x->op != y->op || x->dtype != y->dtype || x->ival != y->ival || x->var != y->var ||
 	    !x->val != !y->val)
 		return false;
@@ -1171,7 +1175,7 @@ static bool same_shape(const Expr *x, const Expr *y)
 	               memcmp(&x->val->f, &y->val->f, sizeof x->val->f) != 0))
 		return false;
 	if (x->kind == E_NAME)
-		return strcmp(x->str, y->str) == 0;
+		return x->str == y->str || strcmp(x->str, y->str) == 0;
 	return x->kind != E_BIN || (same_shape(x->a, y->a) && same_shape(x->b, y->b));
 }
 
@@ -1187,6 +1191,12 @@ static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e,
 /* The Shape of a program offset's term t; NULL: not a tree term_shape reads. */
 static struct Shape *shape_of(Gen *g, const struct Term *t)
 {
+	/* the shapes just found first (the terms of each copy's offset are
+	 * those of the copy before): a tree of one of their shapes is one
+	 * term_shape reads, of that hash, found without hashing it */
+	for (int i = 0; i < g->nrecent; i++)
+		if (g->recent[i].hint == t->hint && same_shape(g->recent[i].e, t->e))
+			return g->recent[i].x;
 	uint64_t h;
 	if (!term_shape(t->e, &h))
 		return NULL;
@@ -1204,6 +1214,9 @@ static struct Shape *shape_of(Gen *g, const struct Term *t)
 		s->x->fits = low_facts_of(t->e, &s->x->er, &s->x->lr);
 		g->nshape++;
 	}
+	int n = g->nrecent < 4 ? g->nrecent++ : 3;
+	memmove(&g->recent[1], &g->recent[0], sizeof *g->recent * (size_t)n);
+	g->recent[0] = (struct Recent){ s->e, s->hint, s->x };
 	return s->x;
 }
 
