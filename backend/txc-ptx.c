@@ -65,9 +65,11 @@ typedef struct Bind {
  * is hashed once per string, not per look-up); the binds in order, each
  * with the Bind it hides, to unbind back to a mark. */
 typedef struct NameCell { struct Bind *top; } NameCell;
+enum { NAME_RECENT = 256 };
 typedef struct NameScope {
 	Map text;   /* a name's text -> its NameCell */
 	PtrMap at;  /* a name's string -> its NameCell */
+	struct { const char *name; NameCell *c; } recent[NAME_RECENT]; /* of at, by the string's address */
 	struct Shadow { NameCell *c; struct Bind *hidden; } *v;
 	int n, cap;
 } NameScope;
@@ -112,6 +114,8 @@ typedef struct Gen {
 	int naddrs, addrcap;
 	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
 	PtrMap decls;            /* the kernel's buffers by their declaring call (the first such buffer) */
+	bool decl_id[IN_COUNT];  /* the builtins of those calls */
+	struct { const Buffer *b; int i; } bufat[16]; /* buf_index's answers, a slot per address */
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
 	bool noting;             /* lookup() notes the names it finds in deps */
@@ -263,12 +267,14 @@ typedef struct Line {
 
 /* memcpy of the few bytes most pieces of a line are: each size a copy of
  * known length (a move or two), not a call */
-static inline void copy_short(char *o, const char *s, size_t k)
+static inline __attribute__((always_inline)) void copy_short(char *o, const char *s, size_t k)
 {
 	switch (k) {
 #define CASE(n) case n: memcpy(o, s, n); return;
 	CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
 	CASE(9) CASE(10) CASE(11) CASE(12) CASE(13) CASE(14) CASE(15) CASE(16)
+	CASE(17) CASE(18) CASE(19) CASE(20) CASE(21) CASE(22) CASE(23) CASE(24)
+	CASE(25) CASE(26) CASE(27) CASE(28) CASE(29) CASE(30) CASE(31) CASE(32)
 #undef CASE
 	default: memcpy(o, s, k);
 	}
@@ -289,6 +295,20 @@ static inline void lputn(Line *l, const char *s, size_t k)
 }
 
 static inline void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
+
+/* Room for n more bytes and the NUL at the end of b (grown as bputn grows
+ * it): where they go. */
+static char *out_room(Buf *b, size_t n)
+{
+	if (b->n + n >= b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		while (b->n + n >= cap)
+			cap *= 2;
+		b->s = xrealloc(b->s, b->cap, cap);
+		b->cap = cap;
+	}
+	return b->s + b->n;
+}
 static void lend(Line *l)
 {
 	Buf *b = l->out;
@@ -660,10 +680,14 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 
 /* ---- names -------------------------------------------------------------------------- */
 
-/* name's cell: found by the string's address, else by its text (once per
- * string), else made */
+/* name's cell: found by the string's address (in recent, a slot per
+ * address: a string's cell never changes, so a copy of at's entry stays
+ * right), else by its text (once per string), else made */
 static NameCell *name_cell(NameScope *sc, const char *name)
 {
+	unsigned i = (unsigned)((uintptr_t)name >> 4) & (NAME_RECENT - 1); /* arena strings: 16-byte aligned */
+	if (sc->recent[i].name == name)
+		return sc->recent[i].c;
 	NameCell *c = ptrmap_get(&sc->at, name);
 	if (!c) {
 		if (!(c = map_get(&sc->text, name))) {
@@ -672,6 +696,7 @@ static NameCell *name_cell(NameScope *sc, const char *name)
 		}
 		ptrmap_put(&sc->at, name, c);
 	}
+	sc->recent[i].name = name, sc->recent[i].c = c;
 	return c;
 }
 
@@ -743,10 +768,15 @@ static Buffer *buffer_of(Gen *g, const Expr *e)
 
 static int buf_index(Gen *g, Buffer *b)
 {
-	for (int i = 0; i < g->f->nbufs; i++)
-		if (g->f->bufs[i] == b)
-			return i;
-	return -1;
+	unsigned k = (unsigned)((uintptr_t)b >> 4) & 15;
+	if (g->bufat[k].b == b)
+		return g->bufat[k].i;
+	int i = 0;
+	while (i < g->f->nbufs && g->f->bufs[i] != b)
+		i++;
+	i = i < g->f->nbufs ? i : -1;
+	g->bufat[k].b = b, g->bufat[k].i = i;
+	return i;
 }
 
 /* Which global buffers a kernel writes, or hands to an instruction (an
@@ -1297,7 +1327,7 @@ static void trip_form(Gen *g, struct Term *t)
 }
 
 /* trip_const(t->e) by t's form: the same value, or false */
-static bool trip_form_const(const struct Term *t, int64_t *v)
+static inline bool trip_form_const(const struct Term *t, int64_t *v)
 {
 	if (t->form == 'k')
 		return *v = t->k, true;
@@ -1346,7 +1376,7 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 /* m's register still stands: the same epoch and width (g->wide as the
  * term is evaluated), and each name it read bound as it was (its cell's
  * innermost binding, no look-up) */
-static bool memo_valid(Gen *g, const struct TermMemo *m, bool wide)
+static inline bool memo_valid(Gen *g, const struct TermMemo *m, bool wide)
 {
 	if (!m->ok || m->epoch != g->epoch || m->wide != wide)
 		return false;
@@ -2103,8 +2133,10 @@ static void copy_bytes(Gen *g, const Expr *e)
 	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
 		nc = true;
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
-	char ops[4 * 16 + 8], *o = ops; /* {%r1, %r2, %r3, %r4}: the registers, made here */
-	char num[24], *q = udigits(num + sizeof num, (unsigned)(g->nreg[R_R] + 1)), *end = num + sizeof num;
+	/* {%r1, %r2, %r3, %r4}: the registers, made here; a number's digits (10
+	 * at most) copied as 16 bytes of num, NULs after them */
+	char ops[4 * 16 + 16], *o = ops;
+	char num[16 + 16] = { 0 }, *end = num + 16, *q = udigits(end, (unsigned)(g->nreg[R_R] + 1));
 	g->nreg[R_R] += nv; /* newreg's names, written here only: consecutive numbers */
 	g->nimpure += nv;
 	if (nv > 1)
@@ -2115,26 +2147,31 @@ static void copy_bytes(Gen *g, const Expr *e)
 			q = dec_next(q, end);
 		}
 		*o++ = '%', *o++ = 'r';
-		for (const char *c = q; c < end; c++)
-			*o++ = *c;
+		memcpy(o, q, 16);
+		o += end - q;
 	}
 	if (nv > 1)
 		*o++ = '}';
 	const struct CopyHead *h = copy_head(g, s.sp, d.sp, nc, n, quals);
-	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would write them */
-	Line l;
-	l.out = g->out, l.n = 0;
+	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would
+	 * write them, in place */
+	size_t on = (size_t)(o - ops), sn = strlen(s.s), dn = strlen(d.s);
+	size_t len = h->ldn + on + 3 + sn + h->stn + dn + 3 + on + 2;
+	char *w = out_room(g->out, len);
 	g->nimpure += 2;
-	lputn(&l, h->ld, h->ldn);
-	lputn(&l, ops, (size_t)(o - ops));
-	lputn(&l, ", [", 3);
-	lputs(&l, s.s);
-	lputn(&l, h->st, h->stn);
-	lputs(&l, d.s);
-	lputn(&l, "], ", 3);
-	lputn(&l, ops, (size_t)(o - ops));
-	lputn(&l, ";\n", 2);
-	lend(&l);
+#define PUT(p, k) (copy_short(w, p, k), w += (k))
+	PUT(h->ld, h->ldn);
+	PUT(ops, on);
+	PUT(", [", 3);
+	PUT(s.s, sn);
+	PUT(h->st, h->stn);
+	PUT(d.s, dn);
+	PUT("], ", 3);
+	PUT(ops, on);
+	PUT(";\n", 2);
+#undef PUT
+	g->out->n += len;
+	*w = 0;
 }
 
 /* T.cuda.zero_bytes: one vector store of zeros */
@@ -2250,7 +2287,7 @@ static void assign(Gen *g, Stmt *s)
 	}
 	if (id == IN_TENSORMAP || id == IN_TENSORMAP_IM2COL)
 		return;
-	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0))) {
+	if (v->kind == E_CALL && (id >= 0 ? g->decl_id[id] : v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)) {
 		Buffer *b = ptrmap_get(&g->decls, v);
 		if (b) {
 			declare(g, b);
@@ -3099,14 +3136,20 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	const char *name = cuda_name(f->name);
 	int64_t bytes = smem_bytes(f);
 	g->f = f;
+	memset(g->bufat, 0, sizeof g->bufat); /* another kernel's buffers */
+	memset(g->decl_id, 0, sizeof g->decl_id);
 	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 	Buf body = {0}, params = {0};
 	PtrMap names = {0}, handles = {0}; /* by name: its text's cell */
 	g->decls = (PtrMap){ 0 };
 	for (int i = 0; i < f->nbufs; i++) {
 		ptrmap_put(&names, name_cell(&g->binds, f->bufs[i]->name), f->bufs[i]);
-		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl))
+		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl)) {
+			int id = low_call_id(f->bufs[i]->decl);
 			ptrmap_put(&g->decls, f->bufs[i]->decl, f->bufs[i]);
+			if (id >= 0)
+				g->decl_id[id] = true;
+		}
 	}
 	scan_writes(g, &names, &handles, s->body, s->nbody);
 	{
