@@ -89,6 +89,7 @@ typedef struct Gen {
 	int npieces;
 	NameScope binds;
 	int nreg[R_N];
+	struct RegNum { char d[32], *q; } regnum[R_N]; /* nreg[]'s decimal digits (reg_digits) */
 	int nlabel;
 	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction */
 	Val *base;       /* per f->bufs entry: the root's base address */
@@ -180,23 +181,59 @@ static const char *mem_ty(int dt)
 	}
 }
 
-/* The decimal digits of n, ending at end; their start. */
+/* The decimal digits of n, ending at end; their start (two a step). */
 static char *udigits(char *end, uint64_t n)
 {
-	do
-		*--end = (char)('0' + n % 10);
-	while (n /= 10);
+	static const char two[200] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	for (; n >= 100; n /= 100)
+		end -= 2, memcpy(end, two + 2 * (n % 100), 2);
+	if (n >= 10)
+		end -= 2, memcpy(end, two + 2 * n, 2);
+	else
+		*--end = (char)('0' + n);
 	return end;
+}
+
+/* The decimal digits q..end of a number, one more (a new digit before q
+ * where all are nines): their start. */
+static char *dec_next(char *q, char *end)
+{
+	char *p = end;
+	while (p > q && p[-1] == '9')
+		*--p = '0';
+	if (p > q)
+		p[-1]++;
+	else
+		*--q = '1';
+	return q;
+}
+
+/* The next register number of class cls: nreg[cls] counted up, its
+ * digits (d[q..16], NULs after them: at most 10, read 12 at a time) too,
+ * not made again from the number. */
+static const char *reg_digits(Gen *g, int cls)
+{
+	struct RegNum *n = &g->regnum[cls];
+	if (!g->nreg[cls]++)
+		memset(n, 0, sizeof *n), n->q = n->d + 15, *n->q = '1';
+	else
+		n->q = dec_next(n->q, n->d + 16);
+	return n->q;
 }
 
 /* "%r12": the class's prefix and the next number (by hand: a register is
  * made for most instructions). The prefix's four bytes (its NULs padding)
- * and then twelve from the digits on (NULs after them) are copied whole:
- * at most 3 + 10 characters and the NUL, in the 16 bytes xalloc gives. */
+ * and then twelve from the digits on are copied whole: at most 3 + 10
+ * characters and the NUL, in the 16 bytes xalloc gives. */
 static const char *newreg_pure(Gen *g, int cls)
 {
 	static const char prefix[R_N][4] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
-	char d[16 + 12] = { 0 }, *q = udigits(d + 16, (unsigned)++g->nreg[cls]);
+	const char *q = reg_digits(g, cls);
 	char *r = xalloc(16);
 	memcpy(r, prefix[cls], 4);
 	memcpy(r + (prefix[cls][2] ? 3 : 2), q, 12);
@@ -256,14 +293,9 @@ static void ins(Gen *g, const char *fmt, ...)
 	bputc(g->out, '\n');
 }
 
-/* A line of output put together by hand, for the instructions written most
- * (a copy's load and store, pure()'s new ones): its pieces gathered here and
- * appended with one bputn, not read through a format. */
-typedef struct Line {
-	Buf *out;
-	size_t n;
-	char s[256];
-} Line;
+/* The instructions written most (a copy's load and store, pure()'s new
+ * ones) are put together by hand, their pieces copied into the output in
+ * place (out_room), not read through a format. */
 
 /* memcpy of the few bytes most pieces of a line are: each size a copy of
  * known length (a move or two), not a call */
@@ -280,22 +312,6 @@ static inline __attribute__((always_inline)) void copy_short(char *o, const char
 	}
 }
 
-static inline void lputn(Line *l, const char *s, size_t k)
-{
-	if (__builtin_expect(l->n + k > sizeof l->s, 0)) { /* a long line: what is here goes first */
-		bputn(l->out, l->s, l->n);
-		l->n = 0;
-		if (k > sizeof l->s) {
-			bputn(l->out, s, k);
-			return;
-		}
-	}
-	copy_short(l->s + l->n, s, k);
-	l->n += k;
-}
-
-static inline void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
-
 /* Room for n more bytes and the NUL at the end of b (grown as bputn grows
  * it): where they go. */
 static char *out_room(Buf *b, size_t n)
@@ -308,17 +324,6 @@ static char *out_room(Buf *b, size_t n)
 		b->cap = cap;
 	}
 	return b->s + b->n;
-}
-static void lend(Line *l)
-{
-	Buf *b = l->out;
-	if (b->n + l->n >= b->cap) { /* no room for the line and its NUL: bputn grows b */
-		bputn(b, l->s, l->n);
-		return;
-	}
-	memcpy(b->s + b->n, l->s, l->n);
-	b->n += l->n;
-	b->s[b->n] = 0;
 }
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
@@ -476,7 +481,10 @@ static int sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 {
 	size_t need = (size_t)sig->lit, slen[PRE_ARGS];
 	for (int a = 0; a < sig->n; a++)
-		need += sig->kind[a] != 's' ? 21 : (slen[a] = w[a] ? strlen((const char *)(uintptr_t)w[a]) : 6);
+		need += sig->kind[a] != 's'                   ? 21
+		        : (slen[a] = w[a] == (uintptr_t)D ? 1 /* most often the D of this file */
+		                     : w[a]               ? strlen((const char *)(uintptr_t)w[a])
+		                                          : 6);
 	if (need + 1 > g->key.cap) {
 		g->key.cap = 2 * (need + 1);
 		g->key.s = xalloc(g->key.cap);
@@ -530,25 +538,28 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	if (g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
 		forget(g), c = NULL;
 	r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
-	Line l;
-	l.out = g->out, l.n = 0;
-	lputn(&l, "\t", 1);
-	if (dpos >= 0) {
-		lputn(&l, key, (size_t)dpos);
-		lputs(&l, r);
-		lputn(&l, key + dpos + 1, len - (size_t)dpos - 1);
+	if (dpos >= 0) { /* the text with r in D's place, in place */
+		size_t rn = strlen(r), n = len + rn + 1; /* a tab and a newline for D */
+		char *w = out_room(g->out, n);
+		*w++ = '\t';
+		copy_short(w, key, (size_t)dpos), w += dpos;
+		copy_short(w, r, rn), w += rn;
+		copy_short(w, key + dpos + 1, len - (size_t)dpos - 1), w += len - (size_t)dpos - 1;
+		*w++ = '\n';
+		*w = 0;
+		g->out->n += n;
 	} else {
+		bputc(g->out, '\t');
 		for (const char *p = key, *q, *end = key + len; p < end; p = q) {
 			q = memchr(p, '\001', (size_t)(end - p));
 			if (!q)
 				q = end;
-			lputn(&l, p, (size_t)(q - p));
+			bputn(g->out, p, (size_t)(q - p));
 			if (q < end)
-				lputs(&l, r), q++;
+				bputs(g->out, r), q++;
 		}
+		bputc(g->out, '\n');
 	}
-	lputn(&l, "\n", 1);
-	lend(&l);
 	if (2 * (g->ncse + 1) > g->csecap) {
 		int cap = g->csecap ? 2 * g->csecap : 64;
 		struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
@@ -794,7 +805,8 @@ static void mark_written(Gen *g, Buffer *b)
 static Buffer *scan_buffer(Gen *g, PtrMap *names, PtrMap *handles, const Expr *e)
 {
 	int dt;
-	if (e->kind == E_CALL && e->nargs > 0 && (resolve(e, &dt) == IN_ADDRESS_OF || resolve(e, &dt) == IN_POINTER_OFFSET))
+	int id = e->kind == E_CALL && e->nargs > 0 ? resolve(e, &dt) : -1;
+	if (id == IN_ADDRESS_OF || id == IN_POINTER_OFFSET)
 		return scan_buffer(g, names, handles, e->args[0]);
 	if (e->kind == E_INDEX)
 		return scan_buffer(g, names, handles, e->a);
@@ -2069,19 +2081,6 @@ static void block(Gen *g, Stmt **v, int n)
 static Val need(Gen *g, const Expr *e, int dt) { return in_reg(g, conv(g, ev(g, e, dt), dt)); }
 static Val need_imm(Gen *g, const Expr *e, int dt) { return conv(g, ev(g, e, dt), dt); }
 
-/* The decimal digits q..end of a number, one more (a new digit before q
- * where all are nines): their start. */
-static char *dec_next(char *q, char *end)
-{
-	char *p = end;
-	while (p > q && p[-1] == '9')
-		*--p = '0';
-	if (p > q)
-		p[-1]++;
-	else
-		*--q = '1';
-	return q;
-}
 
 /* copy_bytes' text around its operands: "\tld.SPACE[.nc]V.T " and
  * "];\n\tst.SPACE.V.T [", made once per kind of copy (what they are made
@@ -2133,22 +2132,19 @@ static void copy_bytes(Gen *g, const Expr *e)
 	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
 		nc = true;
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
-	/* {%r1, %r2, %r3, %r4}: the registers, made here; a number's digits (10
-	 * at most) copied as 16 bytes of num, NULs after them */
+	/* {%r1, %r2, %r3, %r4}: the registers, made here (newreg's names,
+	 * written here only); a number's digits copied as 12 bytes */
 	char ops[4 * 16 + 16], *o = ops;
-	char num[16 + 16] = { 0 }, *end = num + 16, *q = udigits(end, (unsigned)(g->nreg[R_R] + 1));
-	g->nreg[R_R] += nv; /* newreg's names, written here only: consecutive numbers */
 	g->nimpure += nv;
 	if (nv > 1)
 		*o++ = '{';
 	for (int i = 0; i < nv; i++) {
-		if (i) {
+		if (i)
 			*o++ = ',', *o++ = ' ';
-			q = dec_next(q, end);
-		}
+		const char *q = reg_digits(g, R_R);
 		*o++ = '%', *o++ = 'r';
-		memcpy(o, q, 16);
-		o += end - q;
+		memcpy(o, q, 12);
+		o += g->regnum[R_R].d + 16 - q;
 	}
 	if (nv > 1)
 		*o++ = '}';
