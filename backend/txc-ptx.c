@@ -102,7 +102,7 @@ typedef struct Gen {
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
 	struct CseSlot *cse;     /* pure instruction (its destination as \1) -> its register, since the last label */
-	int ncse, csecap;
+	int ncse, csecap;        /* ncse: the entries of this epoch */
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
@@ -334,32 +334,29 @@ struct PreSlot {
 	const char *fmt, *r;
 	uint64_t h;
 	int n;
+	unsigned epoch;
 	uint64_t w[PRE_ARGS];
 };
 
 /* An entry of pure()'s instruction texts (cse): the text, its length and
- * hash, its register. */
+ * hash, its register, the epoch it was made in. */
 struct CseSlot {
 	const char *key;
-	size_t len;
+	unsigned len, epoch;
 	uint64_t h;
 	const char *r;
 };
 
 /* Forgets every value computed since the last label: at a label (a join of
- * control flow) and where a register is assigned again (a mutable variable). */
+ * control flow) and where a register is assigned again (a mutable variable).
+ * cse and pre keep their room: an entry of an epoch before is a free slot
+ * (each lookup stops at the first free slot, where an entry of this epoch
+ * would have gone; none is removed within an epoch), so nothing is cleared
+ * here, nor made again as the tables grow in the next epoch. */
 static void forget(Gen *g)
 {
 	g->epoch++;
-	if (g->ncse && g->csecap <= 64)
-		memset(g->cse, 0, sizeof *g->cse * (size_t)g->csecap);
-	else if (g->ncse)
-		g->cse = NULL, g->csecap = 0;
 	g->ncse = 0;
-	if (g->npre && g->precap <= 64) /* a small table is kept (a label every few instructions) */
-		memset(g->pre, 0, sizeof *g->pre * (size_t)g->precap);
-	else if (g->npre)
-		g->pre = NULL, g->precap = 0;
 	g->npre = 0;
 }
 
@@ -384,10 +381,12 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((for
  * one of cse's, which stays until then. Most of a copy's address arithmetic
  * is found here; different addresses of one text go on to cse. */
 
+/* k's slot in t, if it is there (of k's epoch), else the free one where it
+ * would go */
 static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
 {
 	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(cap - 1);
-	for (; t[i].fmt; i = (i + 1) & (unsigned)(cap - 1))
+	for (; t[i].fmt && t[i].epoch == k->epoch; i = (i + 1) & (unsigned)(cap - 1))
 		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n) {
 			int j = 0; /* a few operands: compared here, not by a memcmp call */
 			while (j < k->n && t[i].w[j] == k->w[j])
@@ -398,18 +397,19 @@ static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot
 	return &t[i];
 }
 
+/* k (of this epoch) into pre */
 static void pre_put(Gen *g, const struct PreSlot *k)
 {
-	if (2 * (g->npre + 1) > g->precap) {
+	if (2 * (g->npre + 1) > g->precap) { /* this epoch's entries moved, the others left */
 		int cap = g->precap ? 2 * g->precap : 16;
 		struct PreSlot *t = xalloc(sizeof *t * (size_t)cap);
 		for (int i = 0; i < g->precap; i++)
-			if (g->pre[i].fmt)
+			if (g->pre[i].fmt && g->pre[i].epoch == g->epoch)
 				*pre_slot(t, cap, &g->pre[i]) = g->pre[i];
 		g->pre = t, g->precap = cap;
 	}
 	struct PreSlot *s = pre_slot(g->pre, g->precap, k);
-	if (!s->fmt)
+	if (!s->fmt || s->epoch != k->epoch)
 		g->npre++;
 	*s = *k;
 }
@@ -465,10 +465,12 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 	return x;
 }
 
-static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h)
+/* The slot of text key (of epoch e) in t, if it is there, else the free
+ * one where it would go */
+static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h, unsigned e)
 {
 	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
-	for (; t[i].key; i = (i + 1) & (unsigned)(cap - 1))
+	for (; t[i].key && t[i].epoch == e; i = (i + 1) & (unsigned)(cap - 1))
 		if (t[i].h == h && t[i].len == len && memcmp(t[i].key, key, len) == 0)
 			break;
 	return &t[i];
@@ -532,8 +534,8 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	for (; i < len; i++)
 		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
 	h ^= h >> 31;
-	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h) : NULL;
-	if (c && c->key)
+	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h, g->epoch) : NULL;
+	if (c && c->key && c->epoch == g->epoch)
 		return c->r;
 	if (g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
 		forget(g), c = NULL;
@@ -560,17 +562,17 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 		}
 		bputc(g->out, '\n');
 	}
-	if (2 * (g->ncse + 1) > g->csecap) {
+	if (2 * (g->ncse + 1) > g->csecap) { /* this epoch's entries moved, the others left */
 		int cap = g->csecap ? 2 * g->csecap : 64;
 		struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
 		for (int i = 0; i < g->csecap; i++)
-			if (g->cse[i].key)
-				*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h) = g->cse[i];
+			if (g->cse[i].key && g->cse[i].epoch == g->epoch)
+				*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h, g->epoch) = g->cse[i];
 		g->cse = t, g->csecap = cap, c = NULL;
 	}
-	if (!c) /* else the empty slot the look-up found */
-		c = cse_slot(g->cse, g->csecap, key, len, h);
-	*c = (struct CseSlot){ xstrndup(key, len), len, h, r };
+	if (!c) /* else the free slot the look-up found */
+		c = cse_slot(g->cse, g->csecap, key, len, h, g->epoch);
+	*c = (struct CseSlot){ xstrndup(key, len), (unsigned)len, g->epoch, h, r };
 	g->ncse++;
 	return r;
 }
@@ -585,16 +587,17 @@ static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k)
 	for (int i = 0; i < k->n; i++)
 		h = (h ^ k->w[i]) * 0x9E3779B97F4A7C15u;
 	k->h = h ^ (h >> 29);
+	k->epoch = epoch;
 	if (g->precap) {
 		ps = pre_slot(g->pre, g->precap, k);
-		if (ps->fmt)
+		if (ps->fmt && ps->epoch == epoch)
 			return (Val){ .s = ps->r, .dt = dt, .sp = sp };
 	}
 	k->r = cse_reg(g, dt, sp, sig_text(g, fmt_sig(k->fmt), k->w));
 	if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
 		*ps = *k, g->npre++;
 	else
-		pre_put(g, k);
+		k->epoch = g->epoch, pre_put(g, k);
 	return (Val){ .s = k->r, .dt = dt, .sp = sp };
 }
 
