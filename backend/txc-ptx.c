@@ -107,6 +107,7 @@ typedef struct Gen {
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 	PtrMap sums;             /* offset_addr's terms of the program's offsets: Expr -> SumSlot */
+	struct { const Expr *off; struct SumSlot *s; } sumat[64]; /* of sums, a slot per address */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
 	struct Recent { const Expr *e; int hint; struct Shape *x; } recent[4]; /* the shapes last found (shape_of) */
@@ -216,7 +217,7 @@ static char *dec_next(char *q, char *end)
 /* The next register number of class cls: nreg[cls] counted up, its
  * digits (d[q..16], NULs after them: at most 10, read 12 at a time) too,
  * not made again from the number. */
-static const char *reg_digits(Gen *g, int cls)
+static inline const char *reg_digits(Gen *g, int cls)
 {
 	struct RegNum *n = &g->regnum[cls];
 	if (!g->nreg[cls]++)
@@ -1359,6 +1360,9 @@ static inline bool trip_form_const(const struct Term *t, int64_t *v)
  * which emission does not change. */
 static struct SumSlot *program_terms(Gen *g, const Expr *off)
 {
+	unsigned k = (unsigned)((uintptr_t)off >> 4) & 63; /* an offset's slot never changes: a copy of it stays right */
+	if (g->sumat[k].off == off)
+		return g->sumat[k].s;
 	struct SumSlot *s = ptrmap_get(&g->sums, off);
 	if (!s) {
 		struct Term t[MAX_TERMS];
@@ -1385,6 +1389,7 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 			}
 		}
 	}
+	g->sumat[k].off = off, g->sumat[k].s = s;
 	return s;
 }
 
