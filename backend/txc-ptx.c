@@ -1605,15 +1605,16 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs)
 		while (same < nregs && slot->aregs[same] == regs[same] && slot->asigns[same] == signs[same])
 			same++;
+	bool again = slot && same == nregs && slot->aregs;
 	struct AddrSlot k = { g->epoch, wide, base.sp, nregs, base.s, esize, 0, regs, signs, { 0 } }, *as = NULL;
-	if (!(slot && same == nregs && slot->aregs)) {
+	if (!again) {
 		uint64_t h = ((uint64_t)(uintptr_t)base.s ^ (uint64_t)esize << 1 ^ (uint64_t)wide) * 0x9E3779B97F4A7C15u;
 		for (int i = 0; i < nregs; i++)
 			h = (h ^ (uint64_t)(uintptr_t)regs[i] ^ (uint64_t)(signs[i] < 0)) * 0x9E3779B97F4A7C15u;
 		k.h = h ^ (h >> 29);
 		as = addr_slot(g, &k);
 	}
-	if (slot && same == nregs && slot->aregs) {
+	if (again) {
 		a = slot->addr; /* the same instructions again would be found, and write nothing */
 	} else if (as->regs && as->epoch == g->epoch) {
 		a = as->a;
@@ -1631,8 +1632,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 			r = conv(g, r, DT_INT64);
 			a = pure_mad(g, base.sp, r.s, esize, base.s);
 		}
-		if (k.epoch == g->epoch) { /* a forget() since: the address is not kept */
-			as = addr_slot(g, &k); /* the table may have grown */
+		if (k.epoch == g->epoch) { /* else a forget() since: the address is not kept */
 			k.regs = xalloc(sizeof *regs * (size_t)nregs);
 			k.signs = xalloc(sizeof *signs * (size_t)nregs);
 			memcpy(k.regs, regs, sizeof *regs * (size_t)nregs);
@@ -1642,16 +1642,14 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 			g->naddrs++;
 		}
 	}
-	{
-		if (slot) {
-			if (!slot->aregs) {
-				slot->aregs = xalloc(sizeof *regs * (size_t)n);
-				slot->asigns = xalloc(sizeof *signs * (size_t)n);
-			}
-			memcpy(slot->aregs, regs, sizeof *regs * (size_t)nregs);
-			memcpy(slot->asigns, signs, sizeof *signs * (size_t)nregs);
-			slot->naregs = nregs, slot->aepoch = g->epoch, slot->abase = base.s, slot->addr = a;
+	if (slot && !again) {
+		if (!slot->aregs) {
+			slot->aregs = xalloc(sizeof *regs * (size_t)n);
+			slot->asigns = xalloc(sizeof *signs * (size_t)n);
 		}
+		memcpy(slot->aregs, regs, sizeof *regs * (size_t)nregs);
+		memcpy(slot->asigns, signs, sizeof *signs * (size_t)nregs);
+		slot->naregs = nregs, slot->aepoch = g->epoch, slot->abase = base.s, slot->addr = a;
 	}
 	if (cb)
 		a = pure_addk(g, base.sp, a.s, cb);
@@ -2088,7 +2086,6 @@ static void block(Gen *g, Stmt **v, int n)
 
 static Val need(Gen *g, const Expr *e, int dt) { return in_reg(g, conv(g, ev(g, e, dt), dt)); }
 static Val need_imm(Gen *g, const Expr *e, int dt) { return conv(g, ev(g, e, dt), dt); }
-
 
 /* copy_bytes' text around its operands: "\tld.SPACE[.nc]V.T " and
  * "];\n\tst.SPACE.V.T [", made once per kind of copy (what they are made
