@@ -65,9 +65,11 @@ typedef struct Bind {
  * is hashed once per string, not per look-up); the binds in order, each
  * with the Bind it hides, to unbind back to a mark. */
 typedef struct NameCell { struct Bind *top; } NameCell;
+enum { NAME_RECENT = 256 };
 typedef struct NameScope {
 	Map text;   /* a name's text -> its NameCell */
 	PtrMap at;  /* a name's string -> its NameCell */
+	struct { const char *name; NameCell *c; } recent[NAME_RECENT]; /* of at, by the string's address */
 	struct Shadow { NameCell *c; struct Bind *hidden; } *v;
 	int n, cap;
 } NameScope;
@@ -82,9 +84,12 @@ typedef struct Gen {
 	Diag *d;
 	Func *f;
 	int target;
-	Buf *out;
+	Buf *out;        /* the kernel's text being written: its newest piece (body_piece) */
+	Buf *pieces;     /* its pieces before */
+	int npieces;
 	NameScope binds;
 	int nreg[R_N];
+	struct RegNum { char d[32], *q; } regnum[R_N]; /* nreg[]'s decimal digits (reg_digits) */
 	int nlabel;
 	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction */
 	Val *base;       /* per f->bufs entry: the root's base address */
@@ -97,15 +102,22 @@ typedef struct Gen {
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
 	struct CseSlot *cse;     /* pure instruction (its destination as \1) -> its register, since the last label */
-	int ncse, csecap;
+	int ncse, csecap;        /* ncse: the entries of this epoch */
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 	PtrMap sums;             /* offset_addr's terms of the program's offsets: Expr -> SumSlot */
+	struct { const Expr *off; struct SumSlot *s; } sumat[64]; /* of sums, a slot per address */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
+	struct Recent { const Expr *e; int hint; struct Shape *x; } recent[4]; /* the shapes last found (shape_of) */
+	int nrecent;
+	struct AddrSlot *addrs;  /* offset_addr's register sums this epoch (addr_slot) */
+	int naddrs, addrcap;
 	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
 	PtrMap decls;            /* the kernel's buffers by their declaring call (the first such buffer) */
+	bool decl_id[IN_COUNT];  /* the builtins of those calls */
+	struct { const Buffer *b; int i; } bufat[16]; /* buf_index's answers, a slot per address */
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
 	bool noting;             /* lookup() notes the names it finds in deps */
@@ -170,26 +182,62 @@ static const char *mem_ty(int dt)
 	}
 }
 
-/* The decimal digits of n, ending at end; their start. */
+/* The decimal digits of n, ending at end; their start (two a step). */
 static char *udigits(char *end, uint64_t n)
 {
-	do
-		*--end = (char)('0' + n % 10);
-	while (n /= 10);
+	static const char two[200] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	for (; n >= 100; n /= 100)
+		end -= 2, memcpy(end, two + 2 * (n % 100), 2);
+	if (n >= 10)
+		end -= 2, memcpy(end, two + 2 * n, 2);
+	else
+		*--end = (char)('0' + n);
 	return end;
 }
 
+/* The decimal digits q..end of a number, one more (a new digit before q
+ * where all are nines): their start. */
+static char *dec_next(char *q, char *end)
+{
+	char *p = end;
+	while (p > q && p[-1] == '9')
+		*--p = '0';
+	if (p > q)
+		p[-1]++;
+	else
+		*--q = '1';
+	return q;
+}
+
+/* The next register number of class cls: nreg[cls] counted up, its
+ * digits (d[q..16], NULs after them: at most 10, read 12 at a time) too,
+ * not made again from the number. */
+static inline const char *reg_digits(Gen *g, int cls)
+{
+	struct RegNum *n = &g->regnum[cls];
+	if (!g->nreg[cls]++)
+		memset(n, 0, sizeof *n), n->q = n->d + 15, *n->q = '1';
+	else
+		n->q = dec_next(n->q, n->d + 16);
+	return n->q;
+}
+
 /* "%r12": the class's prefix and the next number (by hand: a register is
- * made for most instructions) */
+ * made for most instructions). The prefix's four bytes (its NULs padding)
+ * and then twelve from the digits on are copied whole: at most 3 + 10
+ * characters and the NUL, in the 16 bytes xalloc gives. */
 static const char *newreg_pure(Gen *g, int cls)
 {
-	char d[24], *q = udigits(d + sizeof d, (unsigned)++g->nreg[cls]);
-	const char *p = reg_prefix[cls];
-	char *r = xalloc((size_t)(d + sizeof d - q) + 4), *o = r; /* zeroed: the NUL is there */
-	while (*p)
-		*o++ = *p++;
-	while (q < d + sizeof d)
-		*o++ = *q++;
+	static const char prefix[R_N][4] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
+	const char *q = reg_digits(g, cls);
+	char *r = xalloc(16);
+	memcpy(r, prefix[cls], 4);
+	memcpy(r + (prefix[cls][2] ? 3 : 2), q, 12);
 	return r;
 }
 /* A register of an instruction other than pure()'s (offset_addr keeps no
@@ -246,53 +294,37 @@ static void ins(Gen *g, const char *fmt, ...)
 	bputc(g->out, '\n');
 }
 
-/* A line of output put together by hand, for the instructions written most
- * (a copy's load and store, pure()'s new ones): its pieces gathered here and
- * appended with one bputn, not read through a format. */
-typedef struct Line {
-	Buf *out;
-	size_t n;
-	char s[256];
-} Line;
+/* The instructions written most (a copy's load and store, pure()'s new
+ * ones) are put together by hand, their pieces copied into the output in
+ * place (out_room), not read through a format. */
 
 /* memcpy of the few bytes most pieces of a line are: each size a copy of
  * known length (a move or two), not a call */
-static inline void copy_short(char *o, const char *s, size_t k)
+static inline __attribute__((always_inline)) void copy_short(char *o, const char *s, size_t k)
 {
 	switch (k) {
 #define CASE(n) case n: memcpy(o, s, n); return;
 	CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
 	CASE(9) CASE(10) CASE(11) CASE(12) CASE(13) CASE(14) CASE(15) CASE(16)
+	CASE(17) CASE(18) CASE(19) CASE(20) CASE(21) CASE(22) CASE(23) CASE(24)
+	CASE(25) CASE(26) CASE(27) CASE(28) CASE(29) CASE(30) CASE(31) CASE(32)
 #undef CASE
 	default: memcpy(o, s, k);
 	}
 }
 
-static inline void lputn(Line *l, const char *s, size_t k)
+/* Room for n more bytes and the NUL at the end of b (grown as bputn grows
+ * it): where they go. */
+static char *out_room(Buf *b, size_t n)
 {
-	if (__builtin_expect(l->n + k > sizeof l->s, 0)) { /* a long line: what is here goes first */
-		bputn(l->out, l->s, l->n);
-		l->n = 0;
-		if (k > sizeof l->s) {
-			bputn(l->out, s, k);
-			return;
-		}
+	if (b->n + n >= b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		while (b->n + n >= cap)
+			cap *= 2;
+		b->s = xrealloc(b->s, b->cap, cap);
+		b->cap = cap;
 	}
-	copy_short(l->s + l->n, s, k);
-	l->n += k;
-}
-
-static inline void lputs(Line *l, const char *s) { lputn(l, s, strlen(s)); }
-static void lend(Line *l)
-{
-	Buf *b = l->out;
-	if (b->n + l->n >= b->cap) { /* no room for the line and its NUL: bputn grows b */
-		bputn(b, l->s, l->n);
-		return;
-	}
-	memcpy(b->s + b->n, l->s, l->n);
-	b->n += l->n;
-	b->s[b->n] = 0;
+	return b->s + b->n;
 }
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
@@ -303,32 +335,29 @@ struct PreSlot {
 	const char *fmt, *r;
 	uint64_t h;
 	int n;
+	unsigned epoch;
 	uint64_t w[PRE_ARGS];
 };
 
 /* An entry of pure()'s instruction texts (cse): the text, its length and
- * hash, its register. */
+ * hash, its register, the epoch it was made in. */
 struct CseSlot {
 	const char *key;
-	size_t len;
+	unsigned len, epoch;
 	uint64_t h;
 	const char *r;
 };
 
 /* Forgets every value computed since the last label: at a label (a join of
- * control flow) and where a register is assigned again (a mutable variable). */
+ * control flow) and where a register is assigned again (a mutable variable).
+ * cse and pre keep their room: an entry of an epoch before is a free slot
+ * (each lookup stops at the first free slot, where an entry of this epoch
+ * would have gone; none is removed within an epoch), so nothing is cleared
+ * here, nor made again as the tables grow in the next epoch. */
 static void forget(Gen *g)
 {
 	g->epoch++;
-	if (g->ncse && g->csecap <= 64)
-		memset(g->cse, 0, sizeof *g->cse * (size_t)g->csecap);
-	else if (g->ncse)
-		g->cse = NULL, g->csecap = 0;
 	g->ncse = 0;
-	if (g->npre && g->precap <= 64) /* a small table is kept (a label every few instructions) */
-		memset(g->pre, 0, sizeof *g->pre * (size_t)g->precap);
-	else if (g->npre)
-		g->pre = NULL, g->precap = 0;
 	g->npre = 0;
 }
 
@@ -353,10 +382,12 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((for
  * one of cse's, which stays until then. Most of a copy's address arithmetic
  * is found here; different addresses of one text go on to cse. */
 
+/* k's slot in t, if it is there (of k's epoch), else the free one where it
+ * would go */
 static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
 {
 	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(cap - 1);
-	for (; t[i].fmt; i = (i + 1) & (unsigned)(cap - 1))
+	for (; t[i].fmt && t[i].epoch == k->epoch; i = (i + 1) & (unsigned)(cap - 1))
 		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n) {
 			int j = 0; /* a few operands: compared here, not by a memcmp call */
 			while (j < k->n && t[i].w[j] == k->w[j])
@@ -367,18 +398,19 @@ static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot
 	return &t[i];
 }
 
+/* k (of this epoch) into pre */
 static void pre_put(Gen *g, const struct PreSlot *k)
 {
-	if (2 * (g->npre + 1) > g->precap) {
+	if (2 * (g->npre + 1) > g->precap) { /* this epoch's entries moved, the others left */
 		int cap = g->precap ? 2 * g->precap : 16;
 		struct PreSlot *t = xalloc(sizeof *t * (size_t)cap);
 		for (int i = 0; i < g->precap; i++)
-			if (g->pre[i].fmt)
+			if (g->pre[i].fmt && g->pre[i].epoch == g->epoch)
 				*pre_slot(t, cap, &g->pre[i]) = g->pre[i];
 		g->pre = t, g->precap = cap;
 	}
 	struct PreSlot *s = pre_slot(g->pre, g->precap, k);
-	if (!s->fmt)
+	if (!s->fmt || s->epoch != k->epoch)
 		g->npre++;
 	*s = *k;
 }
@@ -392,6 +424,7 @@ enum { FMT_PIECES = 16 };
 struct FmtSig {
 	const char *fmt;
 	int n, np, lit; /* lit: the literal pieces' length */
+	bool dlit;      /* a D in the literal text */
 	char kind[PRE_ARGS];
 	struct FmtPiece { const char *s; int len; } p[FMT_PIECES]; /* len -1: the next argument */
 };
@@ -402,7 +435,7 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 	struct FmtSig *x = &sig[((uintptr_t)fmt >> 3) & 63];
 	if (x->fmt == fmt)
 		return x;
-	*x = (struct FmtSig){ .fmt = fmt };
+	*x = (struct FmtSig){ .fmt = fmt, .dlit = strchr(fmt, '\001') != NULL };
 	const char *run = fmt;  /* the literal text not yet a piece */
 	for (const char *f = strchr(fmt, '%'); f && x->n >= 0; f = strchr(f + 1, '%')) {
 		if (x->np + 2 > FMT_PIECES)
@@ -433,27 +466,34 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 	return x;
 }
 
-static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h)
+/* The slot of text key (of epoch e) in t, if it is there, else the free
+ * one where it would go */
+static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h, unsigned e)
 {
 	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
-	for (; t[i].key; i = (i + 1) & (unsigned)(cap - 1))
+	for (; t[i].key && t[i].epoch == e; i = (i + 1) & (unsigned)(cap - 1))
 		if (t[i].h == h && t[i].len == len && memcmp(t[i].key, key, len) == 0)
 			break;
 	return &t[i];
 }
 
 /* The text of fmt's pieces with the arguments in w (as pure() read them)
- * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). */
-static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
+ * into g->key: exactly as vbprintf writes it (a null %s as "(null)"). The
+ * result: where D is in it, -1 unless it is there once as an operand. */
+static int sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 {
 	size_t need = (size_t)sig->lit, slen[PRE_ARGS];
 	for (int a = 0; a < sig->n; a++)
-		need += sig->kind[a] != 's' ? 21 : (slen[a] = w[a] ? strlen((const char *)(uintptr_t)w[a]) : 6);
+		need += sig->kind[a] != 's'                   ? 21
+		        : (slen[a] = w[a] == (uintptr_t)D ? 1 /* most often the D of this file */
+		                     : w[a]               ? strlen((const char *)(uintptr_t)w[a])
+		                                          : 6);
 	if (need + 1 > g->key.cap) {
 		g->key.cap = 2 * (need + 1);
 		g->key.s = xalloc(g->key.cap);
 	}
 	char *o = g->key.s;
+	int dpos = -1, nd = 0;
 	for (int i = 0, a = 0; i < sig->np; i++) {
 		if (sig->p[i].len >= 0) {
 			copy_short(o, sig->p[i].s, (size_t)sig->p[i].len);
@@ -462,7 +502,10 @@ static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 		}
 		uint64_t v = w[a];
 		if (sig->kind[a++] == 's') {
-			copy_short(o, v ? (const char *)(uintptr_t)v : "(null)", slen[a - 1]);
+			const char *t = v ? (const char *)(uintptr_t)v : "(null)";
+			if (t[0] == '\001' && slen[a - 1] == 1)
+				dpos = (int)(o - g->key.s), nd++;
+			copy_short(o, t, slen[a - 1]);
 			o += slen[a - 1];
 		} else {
 			char d[24], *q = udigits(d + sizeof d, (int64_t)v < 0 ? -v : v);
@@ -474,6 +517,89 @@ static void sig_text(Gen *g, const struct FmtSig *sig, const uint64_t *w)
 	}
 	*o = 0;
 	g->key.n = (size_t)(o - g->key.s);
+	return nd == 1 && !sig->dlit ? dpos : -1;
+}
+
+/* The register of pure()'s instruction g->key (dpos: where its D is, or
+ * -1: found by memchr): cse's, else a new one, its instruction written. */
+static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
+{
+	const char *key = g->key.s, *r = NULL;
+	size_t len = g->key.n;
+	uint64_t h = 0xcbf29ce484222325u ^ len, w;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) { /* eight bytes a step */
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15u;
+	}
+	for (; i < len; i++)
+		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
+	h ^= h >> 31;
+	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h, g->epoch) : NULL;
+	if (c && c->key && c->epoch == g->epoch)
+		return c->r;
+	if (g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
+		forget(g), c = NULL;
+	r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
+	if (dpos >= 0) { /* the text with r in D's place, in place */
+		size_t rn = strlen(r), n = len + rn + 1; /* a tab and a newline for D */
+		char *w = out_room(g->out, n);
+		*w++ = '\t';
+		copy_short(w, key, (size_t)dpos), w += dpos;
+		copy_short(w, r, rn), w += rn;
+		copy_short(w, key + dpos + 1, len - (size_t)dpos - 1), w += len - (size_t)dpos - 1;
+		*w++ = '\n';
+		*w = 0;
+		g->out->n += n;
+	} else {
+		bputc(g->out, '\t');
+		for (const char *p = key, *q, *end = key + len; p < end; p = q) {
+			q = memchr(p, '\001', (size_t)(end - p));
+			if (!q)
+				q = end;
+			bputn(g->out, p, (size_t)(q - p));
+			if (q < end)
+				bputs(g->out, r), q++;
+		}
+		bputc(g->out, '\n');
+	}
+	if (2 * (g->ncse + 1) > g->csecap) { /* this epoch's entries moved, the others left */
+		int cap = g->csecap ? 2 * g->csecap : 64;
+		struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
+		for (int i = 0; i < g->csecap; i++)
+			if (g->cse[i].key && g->cse[i].epoch == g->epoch)
+				*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h, g->epoch) = g->cse[i];
+		g->cse = t, g->csecap = cap, c = NULL;
+	}
+	if (!c) /* else the free slot the look-up found */
+		c = cse_slot(g->cse, g->csecap, key, len, h, g->epoch);
+	*c = (struct CseSlot){ xstrndup(key, len), (unsigned)len, g->epoch, h, r };
+	g->ncse++;
+	return r;
+}
+
+/* pure() of k's format and operands (a format whose text fmt_sig makes
+ * by hand: np >= 0 and n >= 0) */
+static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k)
+{
+	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
+	unsigned epoch = g->epoch;
+	uint64_t h = (uint64_t)(uintptr_t)k->fmt * 0x9E3779B97F4A7C15u;
+	for (int i = 0; i < k->n; i++)
+		h = (h ^ k->w[i]) * 0x9E3779B97F4A7C15u;
+	k->h = h ^ (h >> 29);
+	k->epoch = epoch;
+	if (g->precap) {
+		ps = pre_slot(g->pre, g->precap, k);
+		if (ps->fmt && ps->epoch == epoch)
+			return (Val){ .s = ps->r, .dt = dt, .sp = sp };
+	}
+	k->r = cse_reg(g, dt, sp, sig_text(g, fmt_sig(k->fmt), k->w));
+	if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
+		*ps = *k, g->npre++;
+	else
+		k->epoch = g->epoch, pre_put(g, k);
+	return (Val){ .s = k->r, .dt = dt, .sp = sp };
 }
 
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
@@ -486,79 +612,36 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
 		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
 	va_end(ap);
-	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
-	unsigned epoch = g->epoch;
-	if (k.n >= 0) {
-		uint64_t h = (uint64_t)(uintptr_t)fmt * 0x9E3779B97F4A7C15u;
-		for (int i = 0; i < k.n; i++)
-			h = (h ^ k.w[i]) * 0x9E3779B97F4A7C15u;
-		k.h = h ^ (h >> 29);
-		if (g->precap) {
-			ps = pre_slot(g->pre, g->precap, &k);
-			if (ps->fmt)
-				return (Val){ .s = ps->r, .dt = dt, .sp = sp };
-		}
-	}
-	if (sig->np >= 0) {
-		sig_text(g, sig, k.w);
-	} else {
-		va_start(ap, fmt);
-		g->key.n = 0;  /* one buffer for every key: most are found */
-		vbprintf(&g->key, fmt, ap);
-		va_end(ap);
-	}
-	const char *key = g->key.s, *r = NULL;
-	size_t len = g->key.n;
-	uint64_t h = 0xcbf29ce484222325u ^ len, w;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) { /* eight bytes a step */
-		memcpy(&w, key + i, 8);
-		h = (h ^ w) * 0x9E3779B97F4A7C15u;
-	}
-	for (; i < len; i++)
-		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
-	h ^= h >> 31;
-	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h) : NULL;
-	if (c && c->key)
-		r = c->r;
-	if (!r && g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
-		forget(g), c = NULL;
-	if (!r) {
-		r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
-		Line l;
-		l.out = g->out, l.n = 0;
-		lputn(&l, "\t", 1);
-		for (const char *p = key, *q, *end = key + len; p < end; p = q) {
-			q = memchr(p, '\001', (size_t)(end - p));
-			if (!q)
-				q = end;
-			lputn(&l, p, (size_t)(q - p));
-			if (q < end)
-				lputs(&l, r), q++;
-		}
-		lputn(&l, "\n", 1);
-		lend(&l);
-		if (2 * (g->ncse + 1) > g->csecap) {
-			int cap = g->csecap ? 2 * g->csecap : 64;
-			struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
-			for (int i = 0; i < g->csecap; i++)
-				if (g->cse[i].key)
-					*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h) = g->cse[i];
-			g->cse = t, g->csecap = cap, c = NULL;
-		}
-		if (!c) /* else the empty slot the look-up found */
-			c = cse_slot(g->cse, g->csecap, key, len, h);
-		*c = (struct CseSlot){ xstrndup(key, len), len, h, r };
-		g->ncse++;
-	}
-	if (k.n >= 0) {
-		k.r = r;
-		if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
-			*ps = k, g->npre++;
-		else
-			pre_put(g, &k);
-	}
-	return (Val){ .s = r, .dt = dt, .sp = sp };
+	if (k.n >= 0 && sig->np >= 0)
+		return pure_w(g, dt, sp, &k);
+	/* a format read by vbprintf: cse alone */
+	va_start(ap, fmt);
+	g->key.n = 0;
+	vbprintf(&g->key, fmt, ap);
+	va_end(ap);
+	return (Val){ .s = cse_reg(g, dt, sp, -1), .dt = dt, .sp = sp };
+}
+
+/* pure() of the formats an address is made with, one a trip of an
+ * unrolled copy: their operands put in place, not read through va_arg.
+ * pure_addk: add.s32 (a shared address) or add.s64, D = a + k. */
+static const char *const fmt_add[2] = { "add.s64 %s, %s, %lld;", "add.s32 %s, %s, %lld;" };
+static const char *const fmt_mad[2] = { "mad.lo.s64 %s, %s, %lld, %s;", "mad.lo.s32 %s, %s, %lld, %s;" };
+
+static Val pure_addk(Gen *g, int sp, const char *a, int64_t k)
+{
+	const char *fmt = fmt_add[sp == SP_SHARED];
+	struct PreSlot x = { .fmt = fmt, .n = 3, .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k } };
+	return pure_w(g, DT_HANDLE, sp, &x);
+}
+
+/* pure_mad: mad.lo.s32 (a shared address) or mad.lo.s64, D = a * k + base */
+static Val pure_mad(Gen *g, int sp, const char *a, int64_t k, const char *base)
+{
+	const char *fmt = fmt_mad[sp == SP_SHARED];
+	struct PreSlot x = { .fmt = fmt, .n = 4,
+	                     .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k, (uint64_t)(uintptr_t)base } };
+	return pure_w(g, DT_HANDLE, sp, &x);
 }
 
 /* An immediate as PTX writes it for dtype dt. */
@@ -612,10 +695,14 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 
 /* ---- names -------------------------------------------------------------------------- */
 
-/* name's cell: found by the string's address, else by its text (once per
- * string), else made */
+/* name's cell: found by the string's address (in recent, a slot per
+ * address: a string's cell never changes, so a copy of at's entry stays
+ * right), else by its text (once per string), else made */
 static NameCell *name_cell(NameScope *sc, const char *name)
 {
+	unsigned i = (unsigned)((uintptr_t)name >> 4) & (NAME_RECENT - 1); /* arena strings: 16-byte aligned */
+	if (sc->recent[i].name == name)
+		return sc->recent[i].c;
 	NameCell *c = ptrmap_get(&sc->at, name);
 	if (!c) {
 		if (!(c = map_get(&sc->text, name))) {
@@ -624,6 +711,7 @@ static NameCell *name_cell(NameScope *sc, const char *name)
 		}
 		ptrmap_put(&sc->at, name, c);
 	}
+	sc->recent[i].name = name, sc->recent[i].c = c;
 	return c;
 }
 
@@ -695,10 +783,15 @@ static Buffer *buffer_of(Gen *g, const Expr *e)
 
 static int buf_index(Gen *g, Buffer *b)
 {
-	for (int i = 0; i < g->f->nbufs; i++)
-		if (g->f->bufs[i] == b)
-			return i;
-	return -1;
+	unsigned k = (unsigned)((uintptr_t)b >> 4) & 15;
+	if (g->bufat[k].b == b)
+		return g->bufat[k].i;
+	int i = 0;
+	while (i < g->f->nbufs && g->f->bufs[i] != b)
+		i++;
+	i = i < g->f->nbufs ? i : -1;
+	g->bufat[k].b = b, g->bufat[k].i = i;
+	return i;
 }
 
 /* Which global buffers a kernel writes, or hands to an instruction (an
@@ -716,7 +809,8 @@ static void mark_written(Gen *g, Buffer *b)
 static Buffer *scan_buffer(Gen *g, PtrMap *names, PtrMap *handles, const Expr *e)
 {
 	int dt;
-	if (e->kind == E_CALL && e->nargs > 0 && (resolve(e, &dt) == IN_ADDRESS_OF || resolve(e, &dt) == IN_POINTER_OFFSET))
+	int id = e->kind == E_CALL && e->nargs > 0 ? resolve(e, &dt) : -1;
+	if (id == IN_ADDRESS_OF || id == IN_POINTER_OFFSET)
 		return scan_buffer(g, names, handles, e->args[0]);
 	if (e->kind == E_INDEX)
 		return scan_buffer(g, names, handles, e->a);
@@ -978,9 +1072,10 @@ struct Term {
 	const Expr *e;
 	int sign, hint;
 	bool may_const;
-	/* a program offset's term name, name OP k or k OP name (+ - *: f * 1024):
-	 * trip_const's reading of it with the name's cell found once (form 'n',
-	 * 'l' name on the left, 'r' on the right; 0 none) */
+	/* a program offset's term k, name, name OP k or k OP name (+ - *: f *
+	 * 1024): trip_const's reading of it with the name's cell found once
+	 * (form 'k' the literal k, 'n' the name, 'l' name on the left, 'r' on
+	 * the right; 0 none) */
 	char form;
 	int op;
 	int64_t k;
@@ -998,9 +1093,10 @@ struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
 struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
 	bool wide;
+	bool formed;             /* each term has a form or is not may_const (sum_again) */
 	int n;                   /* terms, or -1: not summed by terms */
 	struct Term *t;
-	struct TermMemo **memo;  /* per term (one of a shape's, or its own) */
+	struct TermMemo **memo;  /* per term (one of a shape's, or its own made when needed) */
 	/* the address of the register terms last made: its terms' registers and
 	 * signs, the base, the epoch */
 	unsigned aepoch;
@@ -1030,15 +1126,15 @@ static Val addr_plus(Gen *g, Val base, Val off64, int64_t esize)
 		if (off64.imm && off64.i == 0)
 			return base;
 		if (off64.imm)
-			return pure(g, DT_HANDLE, SP_SHARED, "add.s32 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
+			return pure_addk(g, SP_SHARED, base.s, off64.i * esize);
 		Val o = pure(g, DT_UINT32, 0, "cvt.u32.u64 %s, %s;", D, off64.s);
-		return pure(g, DT_HANDLE, SP_SHARED, "mad.lo.s32 %s, %s, %lld, %s;", D, o.s, (long long)esize, base.s);
+		return pure_mad(g, SP_SHARED, o.s, esize, base.s);
 	}
 	if (off64.imm && off64.i == 0)
 		return base;
 	if (off64.imm)
-		return pure(g, DT_HANDLE, base.sp, "add.s64 %s, %s, %lld;", D, base.s, (long long)(off64.i * esize));
-	return pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, off64.s, (long long)esize, base.s);
+		return pure_addk(g, base.sp, base.s, off64.i * esize);
+	return pure_mad(g, base.sp, off64.s, esize, base.s);
 }
 
 /* An offset as a sum of terms (the lowering writes a tile access's offset
@@ -1116,6 +1212,8 @@ static bool term_shape(const Expr *e, uint64_t *h)
 
 static bool same_shape(const Expr *x, const Expr *y)
 {
+	if (x == y)
+		return true;
 	if (x->kind != y->kind || x->op != y->op || x->dtype != y->dtype || x->ival != y->ival || x->var != y->var ||
 	    !x->val != !y->val)
 		return false;
@@ -1123,7 +1221,7 @@ static bool same_shape(const Expr *x, const Expr *y)
 	               memcmp(&x->val->f, &y->val->f, sizeof x->val->f) != 0))
 		return false;
 	if (x->kind == E_NAME)
-		return strcmp(x->str, y->str) == 0;
+		return x->str == y->str || strcmp(x->str, y->str) == 0;
 	return x->kind != E_BIN || (same_shape(x->a, y->a) && same_shape(x->b, y->b));
 }
 
@@ -1139,6 +1237,12 @@ static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e,
 /* The Shape of a program offset's term t; NULL: not a tree term_shape reads. */
 static struct Shape *shape_of(Gen *g, const struct Term *t)
 {
+	/* the shapes just found first (the terms of each copy's offset are
+	 * those of the copy before): a tree of one of their shapes is one
+	 * term_shape reads, of that hash, found without hashing it */
+	for (int i = 0; i < g->nrecent; i++)
+		if (g->recent[i].hint == t->hint && same_shape(g->recent[i].e, t->e))
+			return g->recent[i].x;
 	uint64_t h;
 	if (!term_shape(t->e, &h))
 		return NULL;
@@ -1156,6 +1260,9 @@ static struct Shape *shape_of(Gen *g, const struct Term *t)
 		s->x->fits = low_facts_of(t->e, &s->x->er, &s->x->lr);
 		g->nshape++;
 	}
+	int n = g->nrecent < 4 ? g->nrecent++ : 3;
+	memmove(&g->recent[1], &g->recent[0], sizeof *g->recent * (size_t)n);
+	g->recent[0] = (struct Recent){ s->e, s->hint, s->x };
 	return s->x;
 }
 
@@ -1199,13 +1306,20 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 	return n;
 }
 
-/* t's form (struct Term), where it has one of trip_const's shapes: a name
- * not a constant of the program, and a literal within 32 bits */
+/* t's form (struct Term), where it has one of trip_const's shapes and
+ * term_val reads it so (its hint not bool or float): a literal within 32
+ * bits, a name not a constant of the program, name OP literal */
 static void trip_form(Gen *g, struct Term *t)
 {
 	const Expr *e = t->e, *n = NULL, *k = NULL;
-	if (int_literal(e))
+	if (t->hint == DT_BOOL || is_float(t->hint))
 		return;
+	if (int_literal(e)) {
+		t->k = e->val ? e->val->i : e->ival;
+		if (t->k >= INT32_MIN && t->k <= INT32_MAX)
+			t->form = 'k';
+		return;
+	}
 	if (e->kind == E_NAME && !e->val) {
 		t->form = 'n', n = e;
 	} else if (e->kind == E_BIN && !e->val && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
@@ -1229,8 +1343,10 @@ static void trip_form(Gen *g, struct Term *t)
 }
 
 /* trip_const(t->e) by t's form: the same value, or false */
-static bool trip_form_const(const struct Term *t, int64_t *v)
+static inline bool trip_form_const(const struct Term *t, int64_t *v)
 {
+	if (t->form == 'k')
+		return *v = t->k, true;
 	const Bind *x = t->cell->top;
 	if (!x || !x->is_int || x->ival < INT32_MIN || x->ival > INT32_MAX)
 		return false;
@@ -1244,6 +1360,9 @@ static bool trip_form_const(const struct Term *t, int64_t *v)
  * which emission does not change. */
 static struct SumSlot *program_terms(Gen *g, const Expr *off)
 {
+	unsigned k = (unsigned)((uintptr_t)off >> 4) & 63; /* an offset's slot never changes: a copy of it stays right */
+	if (g->sumat[k].off == off)
+		return g->sumat[k].s;
 	struct SumSlot *s = ptrmap_get(&g->sums, off);
 	if (!s) {
 		struct Term t[MAX_TERMS];
@@ -1256,25 +1375,30 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 			s->t = xalloc(sizeof *s->t * (size_t)s->n);
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
 			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
-			for (int i = 0; i < s->n; i++)
+			s->formed = true;
+			for (int i = 0; i < s->n; i++) {
 				if (s->t[i].may_const)
 					trip_form(g, &s->t[i]);
+				s->formed = s->formed && (s->t[i].form || !s->t[i].may_const);
+			}
 			for (int i = 0; i < s->n; i++) { /* a literal: a constant, no register to share */
-				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : &s->memo[i];
-				if (!*m)
+				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : NULL;
+				if (m && !*m)
 					*m = xalloc(sizeof **m);
-				s->memo[i] = *m;
+				s->memo[i] = m ? *m : NULL; /* NULL: term_val makes it (a term mostly constant needs none) */
 			}
 		}
 	}
+	g->sumat[k].off = off, g->sumat[k].s = s;
 	return s;
 }
 
-/* m's register still stands: the same epoch and width, and each name it
- * read bound as it was (its cell's innermost binding, no look-up) */
-static bool memo_valid(Gen *g, const struct TermMemo *m)
+/* m's register still stands: the same epoch and width (g->wide as the
+ * term is evaluated), and each name it read bound as it was (its cell's
+ * innermost binding, no look-up) */
+static inline bool memo_valid(Gen *g, const struct TermMemo *m, bool wide)
 {
-	if (!m->ok || m->epoch != g->epoch || m->wide != g->wide)
+	if (!m->ok || m->epoch != g->epoch || m->wide != wide)
 		return false;
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
@@ -1314,16 +1438,19 @@ static bool trip_const(Gen *g, const Expr *e, int64_t *v)
 	return *v >= INT32_MIN && *v <= INT32_MAX;
 }
 
-static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
+static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo **mp)
 {
 	int64_t k;
 	if (t->may_const && t->hint != DT_BOOL && !is_float(t->hint) &&
 	    (t->form && !g->noting ? trip_form_const(t, &k) : trip_const(g, t->e, &k))) /* as lit_int reads it */
 		return (Val){ .dt = DT_INT32, .imm = true, .i = k }; /* imm() less its text: offset_addr adds the value */
 	if (g->noting) /* within a term being noted: its memo would not see this one's names */
-		g->nimpure++, m = NULL;
-	if (m && memo_valid(g, m))
+		g->nimpure++, mp = NULL;
+	struct TermMemo *m = mp ? *mp : NULL;
+	if (m && memo_valid(g, m, g->wide))
 		return m->v;
+	if (mp && !m)
+		m = *mp = xalloc(sizeof *m);
 	unsigned epoch = g->epoch, nimpure = g->nimpure;
 	int errors = g->d->errors, d0 = g->ndeps;
 	bool noting = g->noting;
@@ -1354,6 +1481,83 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo *m)
 	return v;
 }
 
+/* The constant part of a program offset's sum (*c), where the rest is the
+ * register its address was last made of (s->addr): the same epoch and
+ * base, each term a trip's constant (its form) or one whose memo stands
+ * and gives the register it gave then. What offset_addr's loop over the
+ * terms would find then, read without evaluating them; false: the loop
+ * decides. */
+static bool sum_again(Gen *g, const struct SumSlot *s, const char *base, int64_t *c)
+{
+	if (!s->aregs || !s->formed || s->aepoch != g->epoch || s->abase != base || g->noting || g->d->errors)
+		return false;
+	bool wide = g->wide || s->wide;  /* g->wide as the loop evaluates the terms */
+	int64_t sum = 0, k;  /* at most MAX_TERMS terms, each within 32 bits: no overflow */
+	int j = 0;
+	for (int i = 0; i < s->n; i++) {
+		const struct Term *t = &s->t[i];
+		if (t->form) {
+			if (!trip_form_const(t, &k))
+				return false;
+			sum += t->sign > 0 ? k : -k;
+			continue;
+		}
+		const struct TermMemo *m = s->memo[i];
+		if (j == s->naregs || !m || !memo_valid(g, m, wide) || m->v.s != s->aregs[j] || t->sign != s->asigns[j])
+			return false;
+		j++;
+	}
+	*c = sum;
+	return j == s->naregs;
+}
+
+/* The address offset_addr makes of the register terms regs[] (signs[]),
+ * in width wide, times esize plus base: only pure() instructions, which
+ * within one epoch pure() finds again and writes nothing for; so the
+ * address made once in an epoch is the address again (the copies of a
+ * kernel sum the same registers of tid, each copy's offset another
+ * expression). An entry of an epoch before is free. */
+struct AddrSlot {
+	unsigned epoch;
+	bool wide;
+	int sp, nregs;
+	const char *base;
+	int64_t esize;
+	uint64_t h;
+	const char **regs;
+	int *signs;
+	Val a;
+};
+
+static struct AddrSlot *addr_slot(Gen *g, const struct AddrSlot *k)
+{
+	if (2 * (g->naddrs + 1) > g->addrcap) { /* the entries of this epoch moved, the others left */
+		int n = g->addrcap, live = 0, cap = n ? n : 16;
+		for (int i = 0; i < n; i++)
+			live += g->addrs[i].regs && g->addrs[i].epoch == g->epoch;
+		if (4 * (live + 1) > cap) /* naddrs counts the entries of epochs before too */
+			cap *= 2;
+		struct AddrSlot *t = xalloc(sizeof *t * (size_t)cap), *old = g->addrs;
+		g->addrs = t, g->addrcap = cap, g->naddrs = 0;
+		for (int i = 0; i < n; i++)
+			if (old[i].regs && old[i].epoch == g->epoch)
+				*addr_slot(g, &old[i]) = old[i], g->naddrs++;
+	}
+	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(g->addrcap - 1);
+	for (struct AddrSlot *t = g->addrs;; i = (i + 1) & (unsigned)(g->addrcap - 1)) {
+		if (!t[i].regs || t[i].epoch != g->epoch) /* free: k is not in the table */
+			return &t[i];
+		if (t[i].h == k->h && t[i].base == k->base && t[i].sp == k->sp && t[i].esize == k->esize &&
+		    t[i].wide == k->wide && t[i].nregs == k->nregs) {
+			int j = 0;
+			while (j < k->nregs && t[i].regs[j] == k->regs[j] && t[i].signs[j] == k->signs[j])
+				j++;
+			if (j == k->nregs)
+				return &t[i];
+		}
+	}
+}
+
 /* base + off * esize (off an element offset: program says the program's
  * expression, else one made for this access), in base's state space. */
 static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t esize)
@@ -1361,6 +1565,10 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	bool wide;
 	struct Term tl[MAX_TERMS];
 	struct SumSlot *slot = program ? program_terms(g, off) : NULL;
+	int64_t c = 0, cb;
+	if (slot && sum_again(g, slot, base.s, &c) && !__builtin_mul_overflow(c, esize, &cb)) /* a trip of an unrolled loop */
+		return cb ? pure_addk(g, base.sp, slot->addr.s, cb) : slot->addr;
+	c = 0;
 	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl, NULL, NULL);
 	const struct Term *t = slot ? slot->t : tl;
 	if (n <= 0) {
@@ -1372,13 +1580,12 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	}
 	int rt = wide ? DT_INT64 : DT_INT32;
 	const char *T = wide ? "s64" : "s32";
-	int64_t c = 0, cb;
 	const char *regs[MAX_TERMS];
 	int signs[MAX_TERMS], nregs = 0;
 	bool was = g->wide;
 	g->wide = was || wide;
 	for (int i = 0; i < n && !g->d->errors; i++) {
-		Val v = term_val(g, &t[i], rt, slot ? slot->memo[i] : NULL);
+		Val v = term_val(g, &t[i], rt, slot ? &slot->memo[i] : NULL);
 		if (v.imm) {
 			if (t[i].sign > 0 ? __builtin_add_overflow(c, v.i, &c) : __builtin_sub_overflow(c, v.i, &c))
 				return fail(g, off, "an offset's constant part overflows 64 bits");
@@ -1398,8 +1605,19 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs)
 		while (same < nregs && slot->aregs[same] == regs[same] && slot->asigns[same] == signs[same])
 			same++;
-	if (slot && same == nregs && slot->aregs) {
+	bool again = slot && same == nregs && slot->aregs;
+	struct AddrSlot k = { g->epoch, wide, base.sp, nregs, base.s, esize, 0, regs, signs, { 0 } }, *as = NULL;
+	if (!again) {
+		uint64_t h = ((uint64_t)(uintptr_t)base.s ^ (uint64_t)esize << 1 ^ (uint64_t)wide) * 0x9E3779B97F4A7C15u;
+		for (int i = 0; i < nregs; i++)
+			h = (h ^ (uint64_t)(uintptr_t)regs[i] ^ (uint64_t)(signs[i] < 0)) * 0x9E3779B97F4A7C15u;
+		k.h = h ^ (h >> 29);
+		as = addr_slot(g, &k);
+	}
+	if (again) {
 		a = slot->addr; /* the same instructions again would be found, and write nothing */
+	} else if (as->regs && as->epoch == g->epoch) {
+		a = as->a;
 	} else {
 		Val r = { .s = regs[0], .dt = rt };
 		if (signs[0] < 0)
@@ -1409,24 +1627,32 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 		if (base.sp == SP_SHARED) {
 			/* 32-bit shared addresses: the low 32 bits of the sum, as addr_plus */
 			Val o = wide ? pure(g, DT_UINT32, 0, "cvt.u32.u64 %s, %s;", D, r.s) : r;
-			a = pure(g, DT_HANDLE, SP_SHARED, "mad.lo.s32 %s, %s, %lld, %s;", D, o.s, (long long)esize, base.s);
+			a = pure_mad(g, SP_SHARED, o.s, esize, base.s);
 		} else {
 			r = conv(g, r, DT_INT64);
-			a = pure(g, DT_HANDLE, base.sp, "mad.lo.s64 %s, %s, %lld, %s;", D, r.s, (long long)esize, base.s);
+			a = pure_mad(g, base.sp, r.s, esize, base.s);
 		}
-		if (slot) {
-			if (!slot->aregs) {
-				slot->aregs = xalloc(sizeof *regs * (size_t)n);
-				slot->asigns = xalloc(sizeof *signs * (size_t)n);
-			}
-			memcpy(slot->aregs, regs, sizeof *regs * (size_t)nregs);
-			memcpy(slot->asigns, signs, sizeof *signs * (size_t)nregs);
-			slot->naregs = nregs, slot->aepoch = g->epoch, slot->abase = base.s, slot->addr = a;
+		if (k.epoch == g->epoch) { /* else a forget() since: the address is not kept */
+			k.regs = xalloc(sizeof *regs * (size_t)nregs);
+			k.signs = xalloc(sizeof *signs * (size_t)nregs);
+			memcpy(k.regs, regs, sizeof *regs * (size_t)nregs);
+			memcpy(k.signs, signs, sizeof *signs * (size_t)nregs);
+			k.a = a;
+			*as = k;
+			g->naddrs++;
 		}
 	}
+	if (slot && !again) {
+		if (!slot->aregs) {
+			slot->aregs = xalloc(sizeof *regs * (size_t)n);
+			slot->asigns = xalloc(sizeof *signs * (size_t)n);
+		}
+		memcpy(slot->aregs, regs, sizeof *regs * (size_t)nregs);
+		memcpy(slot->asigns, signs, sizeof *signs * (size_t)nregs);
+		slot->naregs = nregs, slot->aepoch = g->epoch, slot->abase = base.s, slot->addr = a;
+	}
 	if (cb)
-		a = pure(g, DT_HANDLE, a.sp, base.sp == SP_SHARED ? "add.s32 %s, %s, %lld;" : "add.s64 %s, %s, %lld;", D, a.s,
-		         (long long)cb);
+		a = pure_addk(g, base.sp, a.s, cb);
 	return a;
 }
 
@@ -1861,20 +2087,6 @@ static void block(Gen *g, Stmt **v, int n)
 static Val need(Gen *g, const Expr *e, int dt) { return in_reg(g, conv(g, ev(g, e, dt), dt)); }
 static Val need_imm(Gen *g, const Expr *e, int dt) { return conv(g, ev(g, e, dt), dt); }
 
-/* The decimal digits q..end of a number, one more (a new digit before q
- * where all are nines): their start. */
-static char *dec_next(char *q, char *end)
-{
-	char *p = end;
-	while (p > q && p[-1] == '9')
-		*--p = '0';
-	if (p > q)
-		p[-1]++;
-	else
-		*--q = '1';
-	return q;
-}
-
 /* copy_bytes' text around its operands: "\tld.SPACE[.nc]V.T " and
  * "];\n\tst.SPACE.V.T [", made once per kind of copy (what they are made
  * of is the key; quals by address, its text never changes). */
@@ -1925,38 +2137,42 @@ static void copy_bytes(Gen *g, const Expr *e)
 	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
 		nc = true;
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
-	char ops[4 * 16 + 8], *o = ops; /* {%r1, %r2, %r3, %r4}: the registers, made here */
-	char num[24], *q = udigits(num + sizeof num, (unsigned)(g->nreg[R_R] + 1)), *end = num + sizeof num;
-	g->nreg[R_R] += nv; /* newreg's names, written here only: consecutive numbers */
+	/* {%r1, %r2, %r3, %r4}: the registers, made here (newreg's names,
+	 * written here only); a number's digits copied as 12 bytes */
+	char ops[4 * 16 + 16], *o = ops;
 	g->nimpure += nv;
 	if (nv > 1)
 		*o++ = '{';
 	for (int i = 0; i < nv; i++) {
-		if (i) {
+		if (i)
 			*o++ = ',', *o++ = ' ';
-			q = dec_next(q, end);
-		}
+		const char *q = reg_digits(g, R_R);
 		*o++ = '%', *o++ = 'r';
-		for (const char *c = q; c < end; c++)
-			*o++ = *c;
+		memcpy(o, q, 12);
+		o += g->regnum[R_R].d + 16 - q;
 	}
 	if (nv > 1)
 		*o++ = '}';
 	const struct CopyHead *h = copy_head(g, s.sp, d.sp, nc, n, quals);
-	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would write them */
-	Line l;
-	l.out = g->out, l.n = 0;
+	/* ld.SPACE[.nc]V.T OPS, [S]; and st.SPACE.V.T [D], OPS; as ins() would
+	 * write them, in place */
+	size_t on = (size_t)(o - ops), sn = strlen(s.s), dn = strlen(d.s);
+	size_t len = h->ldn + on + 3 + sn + h->stn + dn + 3 + on + 2;
+	char *w = out_room(g->out, len);
 	g->nimpure += 2;
-	lputn(&l, h->ld, h->ldn);
-	lputn(&l, ops, (size_t)(o - ops));
-	lputn(&l, ", [", 3);
-	lputs(&l, s.s);
-	lputn(&l, h->st, h->stn);
-	lputs(&l, d.s);
-	lputn(&l, "], ", 3);
-	lputn(&l, ops, (size_t)(o - ops));
-	lputn(&l, ";\n", 2);
-	lend(&l);
+#define PUT(p, k) (copy_short(w, p, k), w += (k))
+	PUT(h->ld, h->ldn);
+	PUT(ops, on);
+	PUT(", [", 3);
+	PUT(s.s, sn);
+	PUT(h->st, h->stn);
+	PUT(d.s, dn);
+	PUT("], ", 3);
+	PUT(ops, on);
+	PUT(";\n", 2);
+#undef PUT
+	g->out->n += len;
+	*w = 0;
 }
 
 /* T.cuda.zero_bytes: one vector store of zeros */
@@ -2072,7 +2288,7 @@ static void assign(Gen *g, Stmt *s)
 	}
 	if (id == IN_TENSORMAP || id == IN_TENSORMAP_IM2COL)
 		return;
-	if (v->kind == E_CALL && (id >= 0 || (v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0))) {
+	if (v->kind == E_CALL && (id >= 0 ? g->decl_id[id] : v->a->kind == E_ATTR && strcmp(v->a->str, "view") == 0)) {
 		Buffer *b = ptrmap_get(&g->decls, v);
 		if (b) {
 			declare(g, b);
@@ -2822,9 +3038,25 @@ static void call_stmt(Gen *g, const Expr *e)
 	unsupported(g, e, xprintf("'%s'", e->kind == E_CALL ? expr_str(e->a) : expr_str(e)));
 }
 
+/* A kernel's text is written in pieces of about PIECE bytes, each begun
+ * where a statement starts with less than PIECE_ROOM left in the one
+ * before: a long kernel's text is not copied each time it doubles (a
+ * statement that writes more than PIECE_ROOM grows its piece, as any Buf).
+ * kernel() copies the pieces into the module once, after the header. */
+enum { PIECE = 64 << 10, PIECE_ROOM = 8 << 10 };
+
+static void body_piece(Gen *g)
+{
+	if (g->out->n)
+		vpush(g->pieces, g->npieces, *g->out);
+	*g->out = (Buf){ .s = xalloc(PIECE), .cap = PIECE };
+}
+
 static void stmt(Gen *g, Stmt *s)
 {
 	g->at = s->pos;
+	if (g->out->cap - g->out->n < PIECE_ROOM)
+		body_piece(g);
 	switch (s->kind) {
 	case S_EXPR:
 		call_stmt(g, s->value);
@@ -2905,14 +3137,20 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	const char *name = cuda_name(f->name);
 	int64_t bytes = smem_bytes(f);
 	g->f = f;
+	memset(g->bufat, 0, sizeof g->bufat); /* another kernel's buffers */
+	memset(g->decl_id, 0, sizeof g->decl_id);
 	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 	Buf body = {0}, params = {0};
 	PtrMap names = {0}, handles = {0}; /* by name: its text's cell */
 	g->decls = (PtrMap){ 0 };
 	for (int i = 0; i < f->nbufs; i++) {
 		ptrmap_put(&names, name_cell(&g->binds, f->bufs[i]->name), f->bufs[i]);
-		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl))
+		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl)) {
+			int id = low_call_id(f->bufs[i]->decl);
 			ptrmap_put(&g->decls, f->bufs[i]->decl, f->bufs[i]);
+			if (id >= 0)
+				g->decl_id[id] = true;
+		}
 	}
 	scan_writes(g, &names, &handles, s->body, s->nbody);
 	{
@@ -2920,6 +3158,8 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 		params = (Buf){0};
 		g->locals = (Buf){0};
 		g->out = &body;
+		g->pieces = NULL, g->npieces = 0;
+		body_piece(g);
 		memset(g->nreg, 0, sizeof g->nreg);
 		forget(g);
 		g->mutregs = (Map){0};
@@ -3000,6 +3240,15 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 			bprintf(out, "\t.reg %s %s<%d>;\n", reg_type[c], reg_prefix[c], g->nreg[c] + 1);
 	bputs(out, g->locals.s ? g->locals.s : "");
 	bputc(out, '\n');
+	size_t n = body.n + 2; /* the text, then "}\n": out grown once to hold it */
+	for (int i = 0; i < g->npieces; i++)
+		n += g->pieces[i].n;
+	if (out->n + n >= out->cap) {
+		out->s = xrealloc(out->s, out->cap, out->n + n + 1);
+		out->cap = out->n + n + 1;
+	}
+	for (int i = 0; i < g->npieces; i++)
+		bputn(out, g->pieces[i].s, g->pieces[i].n);
 	bputn(out, body.s, body.n);
 	bputs(out, "}\n");
 }
