@@ -118,6 +118,34 @@ static Value *operand(Sema *S, char k, Expr *x)
 
 const char *fn_name(Expr *call) { return expr_str(call->a); }
 
+/* What a row's operand and keyword strings say of their counts, read once
+ * per builtin: the rows are constant. */
+static struct Arity {
+	unsigned char req, max; /* operands required; at most (before a '*') */
+	bool rest;              /* '*': the last kind repeats */
+	bool required_kw;       /* a keyword marked '!' */
+	bool read;
+} arities[IN_COUNT];
+
+static const struct Arity *arity(int id)
+{
+	struct Arity *r = &arities[id];
+	if (r->read)
+		return r;
+	bool opt = false;
+	for (const char *p = intrins[id].args; *p; p++) {
+		if (*p == '|')
+			opt = true;
+		else if (*p == '*')
+			r->rest = true;
+		else
+			r->max++, r->req += !opt;
+	}
+	r->required_kw = strchr(intrins[id].kws, '!') != NULL;
+	r->read = true;
+	return r;
+}
+
 bool check_args(Sema *S, Expr *call, int id, Args *a)
 {
 	const Intrin *in = &intrins[id];
@@ -125,16 +153,9 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 	a->in = in;
 	a->id = id;
 	a->npos = 0;
-	int req = 0, max = 0;
-	bool rest = false, opt = false;
-	for (const char *p = in->args; *p; p++) {
-		if (*p == '|')
-			opt = true;
-		else if (*p == '*')
-			rest = true;
-		else
-			max++, req += !opt;
-	}
+	const struct Arity *ar = arity(id);
+	int req = ar->req, max = ar->max;
+	bool rest = ar->rest;
 	/* the operands given are set below; those left out of the row's
 	 * (optional ones, which readers test for NULL) and a few beyond are
 	 * NULL. Not the whole array: it is 1 KB, and most calls have 2 or 3. */
@@ -220,7 +241,7 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 		ok = v && ok;
 	}
 	/* (only a row that marks a keyword required with '!' has one) */
-	for (const char *s = strchr(in->kws, '!') ? in->kws : ""; *s;) {
+	for (const char *s = ar->required_kw ? in->kws : ""; *s;) {
 		size_t n = strcspn(s, ":");
 		size_t m = strcspn(s, " ");
 		if (s[m - 1] == '!') {
