@@ -24,8 +24,12 @@ static const char *kind_name(char k)
 	}
 }
 
+/* What check_args gives a runtime operand: one placeholder for all, as its
+ * readers only ask its kind (none writes a Value it is given). */
+static Value runtime_operand = { .kind = V_VAR };
+
 /* One operand of kind k; NULL after an error. For runtime operands the
- * result is a V_VAR placeholder. */
+ * result is the V_VAR placeholder. */
 static Value *operand(Sema *S, char k, Expr *x)
 {
 	Value *v;
@@ -35,7 +39,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 			return NULL;
 		if (x->val)
 			return x->val;
-		return vnew(V_VAR);
+		return &runtime_operand;
 	}
 	case 'i': {
 		int64_t i;
@@ -81,7 +85,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 		if ((v ? scalar_named(S, x, v) : scalar(S, x)) == DT_ERROR)
 			return NULL;
 		if (x->dtype == DT_HANDLE)
-			return vnew(V_VAR);
+			return &runtime_operand;
 		break;
 	case 'x':
 		if (x->kind == E_CALL && x->nargs == 1 && !x->nkws && x->args[0]->kind == E_NAME &&
@@ -95,7 +99,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 			}
 		}
 		v = eval(S, x);
-		return IS_ERR(v) ? NULL : v ? v : vnew(V_VAR);
+		return IS_ERR(v) ? NULL : v ? v : &runtime_operand;
 	default: {
 		v = eval_const(S, x, "this operand");
 		if (IS_ERR(v))
@@ -268,6 +272,13 @@ static Buffer *address(Sema *S, Expr *x, Expr **off, const char **why, int depth
 	if (depth > 8) {
 		*why = "it is bound through too many names";
 		return NULL;
+	}
+	if (x->kind == E_NAME && x->var && x->var->base) {
+		/* T.pointer_offset(B, e): B is what its name means here too (a
+		 * buffer's name is bound in a block around the pointer's, and
+		 * nothing hides it there) */
+		*off = x->var->def->args[1];
+		return x->var->base;
 	}
 	if (x->kind == E_NAME && x->var && x->var->def)
 		return address(S, x->var->def, off, why, depth + 1);

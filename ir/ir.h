@@ -1123,6 +1123,7 @@ struct Var {
 	int64_t lo, hi;     /* known range [lo, hi); lo == hi: unknown */
 	int launch;         /* 0 or the launch id kind (IN_CTA_ID, ...) */
 	Expr *def;          /* a let-bound name: its value */
+	Buffer *base;       /* a pointer bound to T.pointer_offset(B, e): B, as sema found it there */
 	int64_t mult;       /* a known divisor of its values (0: none known) */
 	bool mut;           /* a mutable variable (declared with a dtype, or
 	                     * assigned again): no def, range or divisor */
