@@ -384,26 +384,37 @@ static inline bool leaf_facts(const Expr *e, int64_t *lo, int64_t *hi, int64_t *
 	return leaf_range(e, lo, hi);
 }
 
+static bool bin_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult);
+
+/* expr_range_multiple of an operand: a leaf here, a binary node without
+ * asking its kind again (inlined: most operands are one or the other) */
+static inline __attribute__((always_inline)) bool operand_facts(const Expr *x, int64_t *lo, int64_t *hi, int64_t *mult)
+{
+	if (x->kind == E_INT || x->kind == E_NAME)
+		return leaf_facts(x, lo, hi, mult);
+	if (x->kind == E_BIN)
+		return bin_range_multiple(x, lo, hi, mult);
+	*mult = expr_multiple(x);
+	return expr_range(x, lo, hi);
+}
+
+/* expr_range_multiple of binary node e */
+static bool bin_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult)
+{
+	Range r[2];
+	int64_t a, b;
+	r[0].ok = operand_facts(e->a, &r[0].lo, &r[0].hi, &a);
+	r[1].ok = operand_facts(e->b, &r[1].lo, &r[1].hi, &b);
+	*mult = e->val && e->val->kind == V_INT ? const_multiple(e->val->i) : bin_multiple(e, a, b);
+	return r[0].ok && r[1].ok && range_bin(e, r, lo, hi);
+}
+
 /* expr_range and expr_multiple in one walk: each binary node's operands
  * are visited once for both (the two are pure, and a node whose bounds
  * are unknown still has a multiple). */
 bool expr_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult)
 {
-	if (e->kind == E_INT || e->kind == E_NAME)
-		return leaf_facts(e, lo, hi, mult);
-	if (e->kind != E_BIN) {
-		*mult = expr_multiple(e);
-		return expr_range(e, lo, hi);
-	}
-	Range r[2];
-	int64_t a, b;
-	const Expr *x = e->a, *y = e->b;
-	r[0].ok = x->kind == E_INT || x->kind == E_NAME ? leaf_facts(x, &r[0].lo, &r[0].hi, &a) :
-	          expr_range_multiple(x, &r[0].lo, &r[0].hi, &a);
-	r[1].ok = y->kind == E_INT || y->kind == E_NAME ? leaf_facts(y, &r[1].lo, &r[1].hi, &b) :
-	          expr_range_multiple(y, &r[1].lo, &r[1].hi, &b);
-	*mult = e->val && e->val->kind == V_INT ? const_multiple(e->val->i) : bin_multiple(e, a, b);
-	return r[0].ok && r[1].ok && range_bin(e, r, lo, hi);
+	return operand_facts(e, lo, hi, mult);
 }
 
 bool expr_divisible(const Expr *e, int64_t n)
