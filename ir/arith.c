@@ -61,6 +61,91 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
  * that a caller that wants every node's bounds computes each once. */
 bool expr_range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi) { return range_step(e, r, lo, hi); }
 
+/* range_step of a binary node (inlined into range_step and into
+ * expr_range_multiple, which knows the node is one) */
+static inline __attribute__((always_inline)) bool range_bin(const Expr *e, const Range *r, int64_t *lo, int64_t *hi)
+{
+	int64_t a0 = r[0].lo, a1 = r[0].hi, b0 = r[1].lo, b1 = r[1].hi;
+	if (!r[0].ok || !r[1].ok)
+		return false;
+	switch (e->op) {
+	case OP_ADD:
+		return !__builtin_add_overflow(a0, b0, lo) && !__builtin_add_overflow(a1, b1, hi);
+	case OP_SUB:
+		return !__builtin_sub_overflow(a0, b1, lo) && !__builtin_sub_overflow(a1, b0, hi);
+	case OP_MUL: {
+		int64_t c[4];
+		if (b0 == b1 || a0 == a1) { /* a constant factor (most are): two distinct products */
+			int64_t x = b0 == b1 ? b0 : a0, u = b0 == b1 ? a0 : b0, v = b0 == b1 ? a1 : b1;
+			if (__builtin_mul_overflow(u, x, &c[0]) || __builtin_mul_overflow(v, x, &c[1]))
+				return false;
+			*lo = c[0] < c[1] ? c[0] : c[1];
+			*hi = c[0] < c[1] ? c[1] : c[0];
+			return true;
+		}
+		if (__builtin_mul_overflow(a0, b0, &c[0]) || __builtin_mul_overflow(a0, b1, &c[1]) ||
+		    __builtin_mul_overflow(a1, b0, &c[2]) || __builtin_mul_overflow(a1, b1, &c[3]))
+			return false;
+		*lo = *hi = c[0];
+		for (int i = 1; i < 4; i++) {
+			*lo = c[i] < *lo ? c[i] : *lo;
+			*hi = c[i] > *hi ? c[i] : *hi;
+		}
+		return true;
+	}
+	case OP_FLOORDIV:
+		if (b0 <= 0 || a0 < 0)
+			return false;
+		*lo = a0 / b1;
+		*hi = a1 / b0;
+		return true;
+	case OP_MOD:
+		if (b0 <= 0 || a0 < 0)
+			return false;
+		if (b0 != b1) { /* a run-time divisor: below it, and never above a */
+			*lo = 0;
+			*hi = a1 < b1 - 1 ? a1 : b1 - 1;
+			return true;
+		}
+		*lo = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? 0 : a0 % b0;
+		*hi = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? b0 - 1 : a1 % b0;
+		return true;
+	case OP_SHL:
+		if (b0 != b1 || b0 < 0 || b0 > 62 || a0 < 0 || a1 > (INT64_MAX >> b0))
+			return false;
+		*lo = a0 << b0;
+		*hi = a1 << b0;
+		return true;
+	case OP_SHR:
+		if (b0 != b1 || b0 < 0 || b0 > 63 || a0 < 0)
+			return false;
+		*lo = a0 >> b0;
+		*hi = a1 >> b0;
+		return true;
+	}
+	/* bitwise, of non-negative values */
+	if (a0 < 0 || b0 < 0)
+		return false;
+	switch (e->op) {
+	case OP_BITAND:
+		*lo = 0;
+		*hi = a1 < b1 ? a1 : b1;
+		return true;
+	case OP_BITOR: case OP_BITXOR: {
+		/* only the bits below the smaller operand's top bit change
+		 * in the larger one: a ^ b and a | b stay in its block */
+		int64_t big0 = a1 >= b1 ? a0 : b0, big1 = a1 >= b1 ? a1 : b1, small = a1 >= b1 ? b1 : a1;
+		int64_t mask = 0;
+		while (mask < small)
+			mask = mask * 2 + 1;
+		*lo = e->op == OP_BITOR ? big0 : big0 & ~mask;
+		*hi = big1 | mask;
+		return true;
+	}
+	}
+	return false;
+}
+
 /* (inlined into expr_range, which sema asks at every access) */
 static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_t *hi)
 {
@@ -81,84 +166,7 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 		*hi = -a0;
 		return true;
 	case E_BIN:
-		if (!r[0].ok || !r[1].ok)
-			return false;
-		switch (e->op) {
-		case OP_ADD:
-			return !__builtin_add_overflow(a0, b0, lo) && !__builtin_add_overflow(a1, b1, hi);
-		case OP_SUB:
-			return !__builtin_sub_overflow(a0, b1, lo) && !__builtin_sub_overflow(a1, b0, hi);
-		case OP_MUL: {
-			int64_t c[4];
-			if (b0 == b1 || a0 == a1) { /* a constant factor (most are): two distinct products */
-				int64_t x = b0 == b1 ? b0 : a0, u = b0 == b1 ? a0 : b0, v = b0 == b1 ? a1 : b1;
-				if (__builtin_mul_overflow(u, x, &c[0]) || __builtin_mul_overflow(v, x, &c[1]))
-					return false;
-				*lo = c[0] < c[1] ? c[0] : c[1];
-				*hi = c[0] < c[1] ? c[1] : c[0];
-				return true;
-			}
-			if (__builtin_mul_overflow(a0, b0, &c[0]) || __builtin_mul_overflow(a0, b1, &c[1]) ||
-			    __builtin_mul_overflow(a1, b0, &c[2]) || __builtin_mul_overflow(a1, b1, &c[3]))
-				return false;
-			*lo = *hi = c[0];
-			for (int i = 1; i < 4; i++) {
-				*lo = c[i] < *lo ? c[i] : *lo;
-				*hi = c[i] > *hi ? c[i] : *hi;
-			}
-			return true;
-		}
-		case OP_FLOORDIV:
-			if (b0 <= 0 || a0 < 0)
-				return false;
-			*lo = a0 / b1;
-			*hi = a1 / b0;
-			return true;
-		case OP_MOD:
-			if (b0 <= 0 || a0 < 0)
-				return false;
-			if (b0 != b1) { /* a run-time divisor: below it, and never above a */
-				*lo = 0;
-				*hi = a1 < b1 - 1 ? a1 : b1 - 1;
-				return true;
-			}
-			*lo = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? 0 : a0 % b0;
-			*hi = a1 - a0 + 1 >= b0 || a0 % b0 > a1 % b0 ? b0 - 1 : a1 % b0;
-			return true;
-		case OP_SHL:
-			if (b0 != b1 || b0 < 0 || b0 > 62 || a0 < 0 || a1 > (INT64_MAX >> b0))
-				return false;
-			*lo = a0 << b0;
-			*hi = a1 << b0;
-			return true;
-		case OP_SHR:
-			if (b0 != b1 || b0 < 0 || b0 > 63 || a0 < 0)
-				return false;
-			*lo = a0 >> b0;
-			*hi = a1 >> b0;
-			return true;
-		}
-		/* bitwise, of non-negative values */
-		if (a0 < 0 || b0 < 0)
-			return false;
-		switch (e->op) {
-		case OP_BITAND:
-			*lo = 0;
-			*hi = a1 < b1 ? a1 : b1;
-			return true;
-		case OP_BITOR: case OP_BITXOR: {
-			/* only the bits below the smaller operand's top bit change
-			 * in the larger one: a ^ b and a | b stay in its block */
-			int64_t big0 = a1 >= b1 ? a0 : b0, big1 = a1 >= b1 ? a1 : b1, small = a1 >= b1 ? b1 : a1;
-			int64_t mask = 0;
-			while (mask < small)
-				mask = mask * 2 + 1;
-			*lo = e->op == OP_BITOR ? big0 : big0 & ~mask;
-			*hi = big1 | mask;
-			return true;
-		}
-		}
-		return false;
+		return range_bin(e, r, lo, hi);
 	case E_CALL: /* T.min, T.max */
 		if ((e->intrin != IN_MIN && e->intrin != IN_MAX) || e->nargs != 2 || !r[0].ok || !r[1].ok)
 			return false;
@@ -302,15 +310,16 @@ static bool reads_right(int op)
 }
 
 /* expr_multiple of binary node e (not a constant) from its operands': a,
- * and b where reads_right. */
-static int64_t bin_multiple(const Expr *e, int64_t a, int64_t b)
+ * and b where reads_right. (inlined: expr_range_multiple asks it at every
+ * node) */
+static inline __attribute__((always_inline)) int64_t bin_multiple(const Expr *e, int64_t a, int64_t b)
 {
 	int64_t r;
 	switch (e->op) {
 	case OP_ADD: case OP_SUB:
 		return gcd(a, b);
 	case OP_MUL:
-		if (mul_ok(a, b, &r))
+		if (!__builtin_mul_overflow(a, b, &r)) /* mul_ok, without its call */
 			return r;
 		return a ? a : b; /* still a divisor, if not the best */
 	case OP_SHL:
@@ -375,26 +384,37 @@ static inline bool leaf_facts(const Expr *e, int64_t *lo, int64_t *hi, int64_t *
 	return leaf_range(e, lo, hi);
 }
 
+static bool bin_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult);
+
+/* expr_range_multiple of an operand: a leaf here, a binary node without
+ * asking its kind again (inlined: most operands are one or the other) */
+static inline __attribute__((always_inline)) bool operand_facts(const Expr *x, int64_t *lo, int64_t *hi, int64_t *mult)
+{
+	if (x->kind == E_INT || x->kind == E_NAME)
+		return leaf_facts(x, lo, hi, mult);
+	if (x->kind == E_BIN)
+		return bin_range_multiple(x, lo, hi, mult);
+	*mult = expr_multiple(x);
+	return expr_range(x, lo, hi);
+}
+
+/* expr_range_multiple of binary node e */
+static bool bin_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult)
+{
+	Range r[2];
+	int64_t a, b;
+	r[0].ok = operand_facts(e->a, &r[0].lo, &r[0].hi, &a);
+	r[1].ok = operand_facts(e->b, &r[1].lo, &r[1].hi, &b);
+	*mult = e->val && e->val->kind == V_INT ? const_multiple(e->val->i) : bin_multiple(e, a, b);
+	return r[0].ok && r[1].ok && range_bin(e, r, lo, hi);
+}
+
 /* expr_range and expr_multiple in one walk: each binary node's operands
  * are visited once for both (the two are pure, and a node whose bounds
  * are unknown still has a multiple). */
 bool expr_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult)
 {
-	if (e->kind == E_INT || e->kind == E_NAME)
-		return leaf_facts(e, lo, hi, mult);
-	if (e->kind != E_BIN) {
-		*mult = expr_multiple(e);
-		return expr_range(e, lo, hi);
-	}
-	Range r[2];
-	int64_t a, b;
-	const Expr *x = e->a, *y = e->b;
-	r[0].ok = x->kind == E_INT || x->kind == E_NAME ? leaf_facts(x, &r[0].lo, &r[0].hi, &a) :
-	          expr_range_multiple(x, &r[0].lo, &r[0].hi, &a);
-	r[1].ok = y->kind == E_INT || y->kind == E_NAME ? leaf_facts(y, &r[1].lo, &r[1].hi, &b) :
-	          expr_range_multiple(y, &r[1].lo, &r[1].hi, &b);
-	*mult = e->val && e->val->kind == V_INT ? const_multiple(e->val->i) : bin_multiple(e, a, b);
-	return r[0].ok && r[1].ok && range_step(e, r, lo, hi);
+	return operand_facts(e, lo, hi, mult);
 }
 
 bool expr_divisible(const Expr *e, int64_t n)

@@ -24,8 +24,12 @@ static const char *kind_name(char k)
 	}
 }
 
+/* What check_args gives a runtime operand: one placeholder for all, as its
+ * readers only ask its kind (none writes a Value it is given). */
+static Value runtime_operand = { .kind = V_VAR };
+
 /* One operand of kind k; NULL after an error. For runtime operands the
- * result is a V_VAR placeholder. */
+ * result is the V_VAR placeholder. */
 static Value *operand(Sema *S, char k, Expr *x)
 {
 	Value *v;
@@ -35,7 +39,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 			return NULL;
 		if (x->val)
 			return x->val;
-		return vnew(V_VAR);
+		return &runtime_operand;
 	}
 	case 'i': {
 		int64_t i;
@@ -81,7 +85,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 		if ((v ? scalar_named(S, x, v) : scalar(S, x)) == DT_ERROR)
 			return NULL;
 		if (x->dtype == DT_HANDLE)
-			return vnew(V_VAR);
+			return &runtime_operand;
 		break;
 	case 'x':
 		if (x->kind == E_CALL && x->nargs == 1 && !x->nkws && x->args[0]->kind == E_NAME &&
@@ -95,7 +99,7 @@ static Value *operand(Sema *S, char k, Expr *x)
 			}
 		}
 		v = eval(S, x);
-		return IS_ERR(v) ? NULL : v ? v : vnew(V_VAR);
+		return IS_ERR(v) ? NULL : v ? v : &runtime_operand;
 	default: {
 		v = eval_const(S, x, "this operand");
 		if (IS_ERR(v))
@@ -118,6 +122,34 @@ static Value *operand(Sema *S, char k, Expr *x)
 
 const char *fn_name(Expr *call) { return expr_str(call->a); }
 
+/* What a row's operand and keyword strings say of their counts, read once
+ * per builtin: the rows are constant. */
+static struct Arity {
+	unsigned char req, max; /* operands required; at most (before a '*') */
+	bool rest;              /* '*': the last kind repeats */
+	bool required_kw;       /* a keyword marked '!' */
+	bool read;
+} arities[IN_COUNT];
+
+static const struct Arity *arity(int id)
+{
+	struct Arity *r = &arities[id];
+	if (r->read)
+		return r;
+	bool opt = false;
+	for (const char *p = intrins[id].args; *p; p++) {
+		if (*p == '|')
+			opt = true;
+		else if (*p == '*')
+			r->rest = true;
+		else
+			r->max++, r->req += !opt;
+	}
+	r->required_kw = strchr(intrins[id].kws, '!') != NULL;
+	r->read = true;
+	return r;
+}
+
 bool check_args(Sema *S, Expr *call, int id, Args *a)
 {
 	const Intrin *in = &intrins[id];
@@ -125,16 +157,9 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 	a->in = in;
 	a->id = id;
 	a->npos = 0;
-	int req = 0, max = 0;
-	bool rest = false, opt = false;
-	for (const char *p = in->args; *p; p++) {
-		if (*p == '|')
-			opt = true;
-		else if (*p == '*')
-			rest = true;
-		else
-			max++, req += !opt;
-	}
+	const struct Arity *ar = arity(id);
+	int req = ar->req, max = ar->max;
+	bool rest = ar->rest;
 	/* the operands given are set below; those left out of the row's
 	 * (optional ones, which readers test for NULL) and a few beyond are
 	 * NULL. Not the whole array: it is 1 KB, and most calls have 2 or 3. */
@@ -220,7 +245,7 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 		ok = v && ok;
 	}
 	/* (only a row that marks a keyword required with '!' has one) */
-	for (const char *s = strchr(in->kws, '!') ? in->kws : ""; *s;) {
+	for (const char *s = ar->required_kw ? in->kws : ""; *s;) {
 		size_t n = strcspn(s, ":");
 		size_t m = strcspn(s, " ");
 		if (s[m - 1] == '!') {
@@ -247,6 +272,13 @@ static Buffer *address(Sema *S, Expr *x, Expr **off, const char **why, int depth
 	if (depth > 8) {
 		*why = "it is bound through too many names";
 		return NULL;
+	}
+	if (x->kind == E_NAME && x->var && x->var->base) {
+		/* T.pointer_offset(B, e): B is what its name means here too (a
+		 * buffer's name is bound in a block around the pointer's, and
+		 * nothing hides it there) */
+		*off = x->var->def->args[1];
+		return x->var->base;
 	}
 	if (x->kind == E_NAME && x->var && x->var->def)
 		return address(S, x->var->def, off, why, depth + 1);

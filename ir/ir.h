@@ -1122,13 +1122,14 @@ struct Buffer {
 	Pos dyn_at;          /* where the shape names m */
 };
 
-struct Var {
+struct Var {        /* 96 bytes: the two ints together, no padding between */
 	const char *name;
 	Pos pos;
 	int dtype;
-	int64_t lo, hi;     /* known range [lo, hi); lo == hi: unknown */
 	int launch;         /* 0 or the launch id kind (IN_CTA_ID, ...) */
+	int64_t lo, hi;     /* known range [lo, hi); lo == hi: unknown */
 	Expr *def;          /* a let-bound name: its value */
+	Buffer *base;       /* a pointer bound to T.pointer_offset(B, e): B, as sema found it there */
 	int64_t mult;       /* a known divisor of its values (0: none known) */
 	bool mut;           /* a mutable variable (declared with a dtype, or
 	                     * assigned again): no def, range or divisor */

@@ -93,7 +93,7 @@ static int element(Sema *S, Expr *e, Buffer *b)
 	return bad ? DT_ERROR : b->dtype;
 }
 
-static int scalar_call(Sema *S, Expr *e, Value *fn)
+static int scalar_call(Sema *S, Expr *e, Value *fn, Buffer **base)
 {
 	if (fn->kind == V_DTYPE) {
 		e->a->val = fn; /* call_builtin reads the dtype here */
@@ -118,6 +118,8 @@ static int scalar_call(Sema *S, Expr *e, Value *fn)
 	case IN_POINTER_OFFSET:
 		if (!check_args(S, e, fn->intrin, &a))
 			return DT_ERROR;
+		if (base)
+			*base = a.pos[0]->buffer;
 		return DT_HANDLE;
 	case IN_ELECT_SYNC:
 		if (e->nargs == 3)
@@ -269,7 +271,7 @@ static int scalar1(Sema *S, Expr *e)
 			return DT_ERROR;
 		if (!v)
 			return error_dt(S, e->pos, "expected a builtin function");
-		return scalar_call(S, e, v);
+		return scalar_call(S, e, v, NULL);
 	case E_BIN:
 		a = operand_dt(S, e->a);
 		b = operand_dt(S, e->b);
@@ -351,9 +353,9 @@ int scalar_named(Sema *S, Expr *e, Value *v)
 	return e->dtype;
 }
 
-int scalar_builtin(Sema *S, Expr *e, Value *fn)
+int scalar_builtin(Sema *S, Expr *e, Value *fn, Buffer **base)
 {
-	e->dtype = scalar_call(S, e, fn);
+	e->dtype = scalar_call(S, e, fn, base);
 	return e->dtype;
 }
 

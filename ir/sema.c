@@ -1040,7 +1040,8 @@ bool assign1(Sema *S, Stmt *s)
 				error_at(S->d, value->pos, "a module-level assignment must be a compile-time constant");
 				return false;
 			}
-			int dt = rfn ? scalar_builtin(S, value, rfn) : scalar(S, value);
+			Buffer *base = NULL;
+			int dt = rfn ? scalar_builtin(S, value, rfn, &base) : scalar(S, value);
 			if (dt == DT_ERROR)
 				return false;
 			if (s->ntargets != 1) {
@@ -1048,6 +1049,8 @@ bool assign1(Sema *S, Stmt *s)
 				return false;
 			}
 			v = scalar_var(s->targets[0], value, concrete(dt), mut && concrete(dt) != DT_HANDLE);
+			if (v->var->def == value)
+				v->var->base = base;
 		}
 	}
 	if (s->ntargets == 1) {

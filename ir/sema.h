@@ -102,7 +102,7 @@ int scalar_named(Sema *S, Expr *e, Value *v);
  * as the builtin fn (V_FUNC, not T.meta_var): the same answer, as
  * ptx_rewrite and tvm_call leave such a call as it is, without evaluating
  * the callee again. */
-int scalar_builtin(Sema *S, Expr *e, Value *fn);
+int scalar_builtin(Sema *S, Expr *e, Value *fn, Buffer **base); /* base: T.pointer_offset(B, e)'s B */
 int unify(Sema *S, Pos p, const char *op, int a, int b);
 const char *dtype_str(int dt);
 Value *region(Sema *S, Expr *e);
