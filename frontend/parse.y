@@ -296,16 +296,22 @@ static int augop(const char *s)
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test and_test not_test bor
-%type <expr> primary exprlist subscript ret_type
+%type <expr> expr or_test and_test bor
+%type <expr> exprlist subscript ret_type
 %type <expr> expr_opt item dict_item
 %type <op> cmpop
 %type <str> dotted
 %type <stmt> alias param
 
+/* and, then not: `not a and b` is (not a) and b; a comparison binds
+ * tighter than a `not` (see and_test). */
+%left AND
+%precedence NOT
+
 /* The operators below the comparisons, lowest first: ** binds tighter
  * than a unary minus on its left (-a ** b is -(a ** b)), and its right
- * operand may be one (a ** -b). */
+ * operand may be one (a ** -b); a call, subscript or attribute binds
+ * tighter than all of them (-f(x) ** a.b is -(f(x) ** (a.b))). */
 %left '|'
 %left '^'
 %left '&'
@@ -314,6 +320,7 @@ static int augop(const char *s)
 %left '*' '/' FLOORDIV '%' '@'
 %precedence UNARY
 %right POW
+%precedence '.' '(' '['
 
 %%
 
@@ -569,16 +576,16 @@ or_test
 	| or_test OR and_test       { $$ = new_expr(E_OR, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
 	;
 
+/* and, not and the comparisons in one nonterminal, their binding by the
+ * precedence declarations above: an operand is reduced once, not through
+ * a chain of one rule per level. A comparison's operands are bor's, so
+ * that a second comparison operator is seen at once. (`or` keeps a level
+ * of its own: where an or_test must be followed by a token, as in
+ * `a if b else c`, the syntax error lists 'or' but not 'and'.) */
 and_test
-	: not_test
-	| and_test AND not_test     { $$ = new_expr(E_AND, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
-	;
-
-/* The comparisons are not_test's own (no nonterminal of their own): one
- * unit reduction less for every operand. */
-not_test
-	: NOT not_test              { $$ = new_expr(E_NOT, POS(@1)); $$->a = $2; DEEP($$); }
-	| bor
+	: bor
+	| and_test AND and_test     { $$ = new_expr(E_AND, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
+	| NOT and_test              { $$ = new_expr(E_NOT, POS(@1)); $$->a = $2; DEEP($$); }
 	| bor cmpop bor             { $$ = new_expr(E_CMP, POS(@2)); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
 	| bor cmpop bor cmpop       {
 		error_at(lx->diag, POS(@4), "chained comparison is not supported; write (a < b) and (b < c)");
@@ -597,8 +604,7 @@ cmpop
  * reduced once, not through a chain of one rule per level (eight unit
  * reductions for every name and number: a third of the parser's work). */
 bor
-	: primary
-	| bor '|' bor               { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
+	: bor '|' bor               { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
 	| bor '^' bor               { $$ = bin(POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
 	| bor '&' bor               { $$ = bin(POS(@2), OP_BITAND, $1, $3); DEEP($$); }
 	| bor SHL bor               { $$ = bin(POS(@2), OP_SHL, $1, $3); DEEP($$); }
@@ -616,22 +622,24 @@ bor
 	| bor POW bor               { $$ = bin(POS(@2), OP_POW, $1, $3); DEEP($$); }
 	;
 
-primary
+/* The primaries (names, numbers, the atoms below, attributes, calls and
+ * subscripts) are bor's own: a unit reduction less for every operand. */
+bor
 	: NAME                      { $$ = new_name(POS(@1), $1); }
 	| INT                       { $$ = new_int(POS(@1), $1); }
-	| primary '.' NAME          {
+	| bor '.' NAME              {
 		$$ = new_expr(E_ATTR, POS(@3));
 		$$->a = $1;
 		$$->str = $3;
 		DEEP($$);
 	}
-	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
-	| primary '(' expr comp_for ')' {
+	| bor '(' args ')'          { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
+	| bor '(' expr comp_for ')' {
 		$$ = call(lx, callee_pos($1), $1, list1(arg(comp(POS(@3), COMP_GEN, $3, $4), NULL, $3->pos)));
 		DEEP($$->args[0]);
 		DEEP($$);
 	}
-	| primary '[' subscripts ']' {
+	| bor '[' subscripts ']' {
 		$$ = new_expr(E_INDEX, expr_start($1));
 		$$->a = $1;
 		$$->args = (Expr **)$3->v;
@@ -712,9 +720,8 @@ expr_opt
 	| expr
 	;
 
-/* The atoms but a name and an integer, primary's too (atom had only the
- * one use: a unit reduction less for every atom). */
-primary
+/* The atoms but a name and an integer, bor's too. */
+bor
 	: FLOAT                     { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
 	| strings                   { $$ = join_strings(POS(@$), $1); DEEP($$); }
 	| TRUE                      { $$ = new_expr(E_TRUE, POS(@1)); }
