@@ -92,6 +92,31 @@ static Expr *un(Pos p, int op, Expr *a)
 	return e;
 }
 
+/* E_OR, E_AND (a and b) or E_NOT (a alone). */
+static Expr *logic(int kind, Pos p, Expr *a, Expr *b)
+{
+	Expr *e = new_expr(kind, p);
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+static Expr *compare(Pos p, int op, Expr *a, Expr *b)
+{
+	Expr *e = new_expr(E_CMP, p);
+	e->op = op;
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+/* `a < b < c`, at the second operator. */
+static void chained(Lexer *lx, Pos p)
+{
+	error_at(lx->diag, p, "chained comparison is not supported; write (a < b) and (b < c)");
+	lx->failed = true;
+}
+
 /* Every expression tree is at most MAX_EXPR_DEPTH deep, so that the
  * recursive walks of every program (sema, eval, the printer, the passes)
  * stay far inside the C stack: a chain without brackets (`1+1+...`,
@@ -296,15 +321,16 @@ static int augop(const char *s)
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test and_test bor
+%type <expr> expr or_test cond_test and_test bor
 %type <expr> exprlist subscript ret_type
 %type <expr> expr_opt item dict_item
 %type <op> cmpop
 %type <str> dotted
 %type <stmt> alias param
 
-/* and, then not: `not a and b` is (not a) and b; a comparison binds
- * tighter than a `not` (see and_test). */
+/* or, and, then not: `not a and b` is (not a) and b; a comparison binds
+ * tighter than a `not` (see or_test). */
+%left OR
 %left AND
 %precedence NOT
 
@@ -562,7 +588,7 @@ item
 
 expr
 	: or_test
-	| or_test IF or_test ELSE expr {
+	| or_test IF cond_test ELSE expr {
 		$$ = new_expr(E_COND, POS(@2));
 		$$->a = $3;
 		$$->b = $1;
@@ -571,27 +597,34 @@ expr
 	}
 	;
 
+/* or, and, not and the comparisons in one nonterminal, their binding by
+ * the precedence declarations above: an operand is reduced once, not
+ * through a chain of one rule per level. A comparison's operands are
+ * bor's, so that a second comparison operator is seen at once. */
 or_test
-	: and_test
-	| or_test OR and_test       { $$ = new_expr(E_OR, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
+	: bor
+	| or_test OR or_test        { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
+	| or_test AND or_test       { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
+	| NOT or_test               { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
+	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
 	;
 
-/* and, not and the comparisons in one nonterminal, their binding by the
- * precedence declarations above: an operand is reduced once, not through
- * a chain of one rule per level. A comparison's operands are bor's, so
- * that a second comparison operator is seen at once. (`or` keeps a level
- * of its own: where an or_test must be followed by a token, as in
- * `a if b else c`, the syntax error lists 'or' but not 'and'.) */
+/* The condition of `a if c else b`: the same, but with `or` a level of
+ * its own (as or_test was once), so that a syntax error after it says
+ * "expecting 'else' or 'or'" (an and_test is reduced to cond_test before
+ * the error is seen). */
+cond_test
+	: and_test
+	| cond_test OR and_test     { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
+	;
+
 and_test
 	: bor
-	| and_test AND and_test     { $$ = new_expr(E_AND, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
-	| NOT and_test              { $$ = new_expr(E_NOT, POS(@1)); $$->a = $2; DEEP($$); }
-	| bor cmpop bor             { $$ = new_expr(E_CMP, POS(@2)); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
-	| bor cmpop bor cmpop       {
-		error_at(lx->diag, POS(@4), "chained comparison is not supported; write (a < b) and (b < c)");
-		lx->failed = true;
-		YYABORT;
-	}
+	| and_test AND and_test     { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
+	| NOT and_test              { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
+	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
 	;
 
 cmpop
