@@ -317,7 +317,7 @@ static int augop(const char *s)
 %token EQ "'=='" NE "'!='" ARROW "'->'"
 %token LEXERROR "invalid token"
 
-%type <list> stmts stmt simple_stmt small_stmts suite elif_part decorators
+%type <list> stmts stmt_list simple_stmt small_stmts suite elif_part decorators
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
@@ -357,13 +357,19 @@ module
 	;
 
 stmts
-	: stmt
-	| stmts stmt     { $$ = concat($1, $2); }
+	: stmt_list NEWLINE
+	| stmt_list ';' NEWLINE
+	| compound_stmt               { $$ = list1($1); }
+	| stmts compound_stmt         { $$ = lpush($1, $2); }
 	;
 
-stmt
-	: simple_stmt
-	| compound_stmt  { $$ = list1($1); }
+/* A block's statements so far, with the small statements of its last
+ * line: they go straight into the block's list (not a list of the line's
+ * own, then appended), two reductions less for every line. */
+stmt_list
+	: small_stmt                  { $$ = list1($1); }
+	| stmts small_stmt            { $$ = lpush($1, $2); }
+	| stmt_list ';' small_stmt    { $$ = lpush($1, $3); }
 	;
 
 simple_stmt
