@@ -5,6 +5,7 @@
 %define api.pure full
 %define api.location.type {const Pos *}
 %define parse.error detailed
+%define api.token.raw
 %locations
 %param {Lexer *lx}
 %expect 0
@@ -316,6 +317,15 @@ static int augop(const char *s)
 %token POW "'**'" FLOORDIV "'//'" SHL "'<<'" SHR "'>>'" LE "'<='" GE "'>='"
 %token EQ "'=='" NE "'!='" ARROW "'->'"
 %token LEXERROR "invalid token"
+/* The one-byte operators and brackets: named tokens (not character
+ * literals), so that a token's number is its symbol number in the
+ * tables (api.token.raw), with no translation for every token read. In
+ * the order of their symbols when they were character literals: a syntax
+ * error lists the tokens it expects in this order. */
+%token VBAR "'|'" CARET "'^'" AMPER "'&'" PLUS "'+'" MINUS "'-'" STAR "'*'"
+%token SLASH "'/'" PERCENT "'%'" AT "'@'" SEMI "';'" ASSIGN "'='" COLON "':'"
+%token LPAREN "'('" RPAREN "')'" COMMA "','" DOT "'.'" LESS "'<'" GREATER "'>'"
+%token TILDE "'~'" LBRACK "'['" RBRACK "']'" LBRACE "'{'" RBRACE "'}'"
 
 %type <list> stmts stmt_list simple_stmt small_stmts suite elif_part decorators
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
@@ -338,15 +348,15 @@ static int augop(const char *s)
  * than a unary minus on its left (-a ** b is -(a ** b)), and its right
  * operand may be one (a ** -b); a call, subscript or attribute binds
  * tighter than all of them (-f(x) ** a.b is -(f(x) ** (a.b))). */
-%left '|'
-%left '^'
-%left '&'
+%left VBAR
+%left CARET
+%left AMPER
 %left SHL SHR
-%left '+' '-'
-%left '*' '/' FLOORDIV '%' '@'
+%left PLUS MINUS
+%left STAR SLASH FLOORDIV PERCENT AT
 %precedence UNARY
 %right POW
-%precedence '.' '(' '['
+%precedence DOT LPAREN LBRACK
 
 %%
 
@@ -358,33 +368,33 @@ module
 
 stmts
 	: stmt_list NEWLINE
-	| stmt_list ';' NEWLINE
-	| compound_stmt               { $$ = list1($1); }
-	| stmts compound_stmt         { $$ = lpush($1, $2); }
+	| stmt_list SEMI NEWLINE
+	| compound_stmt             { $$ = list1($1); }
+	| stmts compound_stmt       { $$ = lpush($1, $2); }
 	;
 
 /* A block's statements so far, with the small statements of its last
  * line: they go straight into the block's list (not a list of the line's
  * own, then appended), two reductions less for every line. */
 stmt_list
-	: small_stmt                  { $$ = list1($1); }
-	| stmts small_stmt            { $$ = lpush($1, $2); }
-	| stmt_list ';' small_stmt    { $$ = lpush($1, $3); }
+	: small_stmt                 { $$ = list1($1); }
+	| stmts small_stmt           { $$ = lpush($1, $2); }
+	| stmt_list SEMI small_stmt  { $$ = lpush($1, $3); }
 	;
 
 simple_stmt
 	: small_stmts NEWLINE
-	| small_stmts ';' NEWLINE
+	| small_stmts SEMI NEWLINE
 	;
 
 small_stmts
-	: small_stmt                  { $$ = list1($1); }
-	| small_stmts ';' small_stmt  { $$ = lpush($1, $3); }
+	: small_stmt                   { $$ = list1($1); }
+	| small_stmts SEMI small_stmt  { $$ = lpush($1, $3); }
 	;
 
 small_stmt
 	: exprlist                  { $$ = expr_stmt($1); }
-	| exprlist '=' exprlist     {
+	| exprlist ASSIGN exprlist  {
 		$$ = new_stmt(S_ASSIGN, POS(@2));
 		if ($1->kind == E_TUPLE && !$1->paren && $1->nargs > 1) {
 			$$->targets = $1->args;
@@ -394,12 +404,12 @@ small_stmt
 		}
 		$$->value = $3;
 	}
-	| exprlist '=' exprlist '=' {
+	| exprlist ASSIGN exprlist ASSIGN {
 		error_at(lx->diag, POS(@4), "chained assignment is not supported; assign one name at a time");
 		lx->failed = true;
 		YYABORT;
 	}
-	| exprlist ':' expr '=' exprlist {
+	| exprlist COLON expr ASSIGN exprlist {
 		if ($1->kind != E_NAME) {
 			error_at(lx->diag, expr_start($1), "only a name can be annotated: `name: T.int32 = value`");
 			lx->failed = true;
@@ -410,7 +420,7 @@ small_stmt
 		$$->ann = $3;
 		$$->value = $5;
 	}
-	| exprlist ':' expr         {
+	| exprlist COLON expr       {
 		if ($1->kind != E_NAME) {
 			error_at(lx->diag, expr_start($1), "only a name can be annotated: `name: T.int32`");
 			lx->failed = true;
@@ -449,13 +459,13 @@ import
 
 aliases
 	: alias_list
-	| '(' alias_list ')'        { $$ = $2; }
-	| '(' alias_list ',' ')'    { $$ = $2; }
+	| LPAREN alias_list RPAREN        { $$ = $2; }
+	| LPAREN alias_list COMMA RPAREN  { $$ = $2; }
 	;
 
 alias_list
 	: alias                     { $$ = list1($1); }
-	| alias_list ',' alias      { $$ = lpush($1, $3); }
+	| alias_list COMMA alias    { $$ = lpush($1, $3); }
 	;
 
 /* An alias travels in a Stmt: name, and `as` name in module. */
@@ -466,7 +476,7 @@ alias
 
 dotted
 	: NAME
-	| dotted '.' NAME           { $$ = xprintf("%s.%s", $1, $3); }
+	| dotted DOT NAME           { $$ = xprintf("%s.%s", $1, $3); }
 	;
 
 compound_stmt
@@ -474,7 +484,7 @@ compound_stmt
 	;
 
 if_stmt
-	: IF expr ':' suite elif_part {
+	: IF expr COLON suite elif_part {
 		$$ = new_stmt(S_IF, POS(@1));
 		$$->value = $2;
 		set_body($$, $4);
@@ -487,8 +497,8 @@ if_stmt
 
 elif_part
 	: %empty                    { $$ = NULL; }
-	| ELSE ':' suite            { $$ = $3; }
-	| ELIF expr ':' suite elif_part {
+	| ELSE COLON suite          { $$ = $3; }
+	| ELIF expr COLON suite elif_part {
 		Stmt *s = new_stmt(S_IF, POS(@1));
 		s->value = $2;
 		s->elif = true;
@@ -502,7 +512,7 @@ elif_part
 	;
 
 for_stmt
-	: FOR exprlist IN exprlist ':' suite {
+	: FOR exprlist IN exprlist COLON suite {
 		$$ = new_stmt(S_FOR, POS(@1));
 		vpush($$->targets, $$->ntargets, $2);
 		$$->value = $4;
@@ -511,7 +521,7 @@ for_stmt
 	;
 
 funcdef
-	: decorators DEF NAME '(' params ')' ret_type ':' suite {
+	: decorators DEF NAME LPAREN params RPAREN ret_type COLON suite {
 		$$ = new_stmt(S_FUNC, POS(@3));
 		$$->name = $3;
 		$$->decorators = (Expr **)$1->v;
@@ -526,7 +536,7 @@ funcdef
 		$$->ret = $7;
 		set_body($$, $9);
 	}
-	| DEF NAME '(' params ')' ret_type ':' suite {
+	| DEF NAME LPAREN params RPAREN ret_type COLON suite {
 		$$ = new_stmt(S_FUNC, POS(@2));
 		$$->name = $2;
 		for (int i = 0; i < $4->n; i++) {
@@ -542,8 +552,8 @@ funcdef
 	;
 
 decorators
-	: '@' expr NEWLINE              { $$ = list1($2); }
-	| decorators '@' expr NEWLINE   { $$ = lpush($1, $3); }
+	: AT expr NEWLINE             { $$ = list1($2); }
+	| decorators AT expr NEWLINE  { $$ = lpush($1, $3); }
 	;
 
 ret_type
@@ -554,23 +564,23 @@ ret_type
 params
 	: %empty                    { $$ = xalloc(sizeof(List)); }
 	| param_list
-	| param_list ','
+	| param_list COMMA
 	;
 
 param_list
 	: param                     { $$ = list1($1); }
-	| param_list ',' param      { $$ = lpush($1, $3); }
+	| param_list COMMA param    { $$ = lpush($1, $3); }
 	;
 
 /* A parameter travels in a Stmt: name and annotation. */
 param
 	: NAME                      { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; }
-	| NAME ':' expr             { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->value = $3; }
+	| NAME COLON expr           { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->value = $3; }
 	;
 
 suite
 	: simple_stmt
-	| NEWLINE INDENT stmts DEDENT       { $$ = $3; }
+	| NEWLINE INDENT stmts DEDENT  { $$ = $3; }
 	;
 
 /* Expressions, loosest binding first. */
@@ -582,14 +592,14 @@ exprlist
 	;
 
 exprs_comma
-	: item ','                  { $$ = list1($1); }
-	| exprs_comma item ','      { $$ = lpush($1, $2); }
+	: item COMMA                { $$ = list1($1); }
+	| exprs_comma item COMMA    { $$ = lpush($1, $2); }
 	;
 
 /* An item of a tuple, list, call or subscript: an expression or *x. */
 item
 	: expr
-	| '*' bor                   { $$ = star(POS(@1), 1, $2); DEEP($$); }
+	| STAR bor                  { $$ = star(POS(@1), 1, $2); DEEP($$); }
 	;
 
 expr
@@ -634,7 +644,7 @@ and_test
 	;
 
 cmpop
-	: '<' { $$ = OP_LT; } | LE { $$ = OP_LE; } | '>' { $$ = OP_GT; } | GE { $$ = OP_GE; }
+	: LESS { $$ = OP_LT; } | LE { $$ = OP_LE; } | GREATER { $$ = OP_GT; } | GE { $$ = OP_GE; }
 	| EQ { $$ = OP_EQ; } | NE { $$ = OP_NE; }
 	;
 
@@ -643,21 +653,21 @@ cmpop
  * reduced once, not through a chain of one rule per level (eight unit
  * reductions for every name and number: a third of the parser's work). */
 bor
-	: bor '|' bor               { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
-	| bor '^' bor               { $$ = bin(POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
-	| bor '&' bor               { $$ = bin(POS(@2), OP_BITAND, $1, $3); DEEP($$); }
+	: bor VBAR bor              { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
+	| bor CARET bor             { $$ = bin(POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
+	| bor AMPER bor             { $$ = bin(POS(@2), OP_BITAND, $1, $3); DEEP($$); }
 	| bor SHL bor               { $$ = bin(POS(@2), OP_SHL, $1, $3); DEEP($$); }
 	| bor SHR bor               { $$ = bin(POS(@2), OP_SHR, $1, $3); DEEP($$); }
-	| bor '+' bor               { $$ = bin(POS(@2), OP_ADD, $1, $3); DEEP($$); }
-	| bor '-' bor               { $$ = bin(POS(@2), OP_SUB, $1, $3); DEEP($$); }
-	| bor '*' bor               { $$ = bin(POS(@2), OP_MUL, $1, $3); DEEP($$); }
-	| bor '/' bor               { $$ = bin(POS(@2), OP_DIV, $1, $3); DEEP($$); }
+	| bor PLUS bor              { $$ = bin(POS(@2), OP_ADD, $1, $3); DEEP($$); }
+	| bor MINUS bor             { $$ = bin(POS(@2), OP_SUB, $1, $3); DEEP($$); }
+	| bor STAR bor              { $$ = bin(POS(@2), OP_MUL, $1, $3); DEEP($$); }
+	| bor SLASH bor             { $$ = bin(POS(@2), OP_DIV, $1, $3); DEEP($$); }
 	| bor FLOORDIV bor          { $$ = bin(POS(@2), OP_FLOORDIV, $1, $3); DEEP($$); }
-	| bor '%' bor               { $$ = bin(POS(@2), OP_MOD, $1, $3); DEEP($$); }
-	| bor '@' bor               { $$ = bin(POS(@2), OP_MATMUL, $1, $3); DEEP($$); }
-	| '-' bor %prec UNARY       { $$ = un(POS(@1), OP_NEG, $2); DEEP($$); }
-	| '+' bor %prec UNARY       { $$ = un(POS(@1), OP_POS, $2); DEEP($$); }
-	| '~' bor %prec UNARY       { $$ = un(POS(@1), OP_INVERT, $2); DEEP($$); }
+	| bor PERCENT bor           { $$ = bin(POS(@2), OP_MOD, $1, $3); DEEP($$); }
+	| bor AT bor                { $$ = bin(POS(@2), OP_MATMUL, $1, $3); DEEP($$); }
+	| MINUS bor %prec UNARY     { $$ = un(POS(@1), OP_NEG, $2); DEEP($$); }
+	| PLUS bor %prec UNARY      { $$ = un(POS(@1), OP_POS, $2); DEEP($$); }
+	| TILDE bor %prec UNARY     { $$ = un(POS(@1), OP_INVERT, $2); DEEP($$); }
 	| bor POW bor               { $$ = bin(POS(@2), OP_POW, $1, $3); DEEP($$); }
 	;
 
@@ -666,19 +676,19 @@ bor
 bor
 	: NAME                      { $$ = new_name(POS(@1), $1); }
 	| INT                       { $$ = new_int(POS(@1), $1); }
-	| bor '.' NAME              {
+	| bor DOT NAME              {
 		$$ = new_expr(E_ATTR, POS(@3));
 		$$->a = $1;
 		$$->str = $3;
 		DEEP($$);
 	}
-	| bor '(' args ')'          { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
-	| bor '(' expr comp_for ')' {
+	| bor LPAREN args RPAREN    { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
+	| bor LPAREN expr comp_for RPAREN {
 		$$ = call(lx, callee_pos($1), $1, list1(arg(comp(POS(@3), COMP_GEN, $3, $4), NULL, $3->pos)));
 		DEEP($$->args[0]);
 		DEEP($$);
 	}
-	| bor '[' subscripts ']' {
+	| bor LBRACK subscripts RBRACK {
 		$$ = new_expr(E_INDEX, expr_start($1));
 		$$->a = $1;
 		$$->args = (Expr **)$3->v;
@@ -690,16 +700,16 @@ bor
 args
 	: %empty                    { $$ = NULL; }
 	| arg_list
-	| arg_list ','
+	| arg_list COMMA
 	;
 
 arg_list
 	: item                      { $$ = list1(arg($1, NULL, $1->pos)); }
-	| NAME '=' expr             { $$ = list1(arg($3, $1, POS(@1))); }
+	| NAME ASSIGN expr          { $$ = list1(arg($3, $1, POS(@1))); }
 	| POW expr                  { $$ = list1(arg($2, KW_SPLAT, POS(@1))); }
-	| arg_list ',' item         { $$ = lpush($1, arg($3, NULL, $3->pos)); }
-	| arg_list ',' NAME '=' expr { $$ = lpush($1, arg($5, $3, POS(@3))); }
-	| arg_list ',' POW expr     { $$ = lpush($1, arg($4, KW_SPLAT, POS(@3))); }
+	| arg_list COMMA item       { $$ = lpush($1, arg($3, NULL, $3->pos)); }
+	| arg_list COMMA NAME ASSIGN expr { $$ = lpush($1, arg($5, $3, POS(@3))); }
+	| arg_list COMMA POW expr   { $$ = lpush($1, arg($4, KW_SPLAT, POS(@3))); }
 	;
 
 /* for x in s if c ...: the clauses of a comprehension */
@@ -732,20 +742,20 @@ comp_iters
 	;
 
 subscripts
-	: subscript                 { $$ = list1($1); }
-	| subscripts ',' subscript  { $$ = lpush($1, $3); }
+	: subscript                   { $$ = list1($1); }
+	| subscripts COMMA subscript  { $$ = lpush($1, $3); }
 	;
 
 subscript
 	: expr
-	| '*' bor                   { $$ = star(POS(@1), 1, $2); DEEP($$); }
-	| expr_opt ':' expr_opt     {
+	| STAR bor                  { $$ = star(POS(@1), 1, $2); DEEP($$); }
+	| expr_opt COLON expr_opt   {
 		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
 		$$->a = $1;
 		$$->b = $3;
 		DEEP($$);
 	}
-	| expr_opt ':' expr_opt ':' expr_opt {
+	| expr_opt COLON expr_opt COLON expr_opt {
 		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
 		$$->a = $1;
 		$$->b = $3;
@@ -761,31 +771,31 @@ expr_opt
 
 /* The atoms but a name and an integer, bor's too. */
 bor
-	: FLOAT                     { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
-	| strings                   { $$ = join_strings(POS(@$), $1); DEEP($$); }
-	| TRUE                      { $$ = new_expr(E_TRUE, POS(@1)); }
-	| FALSE                     { $$ = new_expr(E_FALSE, POS(@1)); }
-	| NONE                      { $$ = new_expr(E_NONE, POS(@1)); }
-	| '(' ')'                   { $$ = tuple(POS(@1), NULL, true); }
-	| '(' expr ')'              { $$ = $2; }
-	| '(' exprs_comma ')'       { $$ = tuple(POS(@1), $2, true); DEEP($$); }
-	| '(' exprs_comma item ')'  { $$ = tuple(POS(@1), lpush($2, $3), true); DEEP($$); }
-	| '(' expr comp_for ')'     { $$ = comp(POS(@1), COMP_GEN, $2, $3); DEEP($$); }
-	| '[' expr comp_for ']'     { $$ = comp(POS(@1), COMP_LIST, $2, $3); DEEP($$); }
-	| '{' '}'                   { $$ = new_expr(E_DICT, POS(@1)); }
-	| '{' dict_items '}'        {
+	: FLOAT                           { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
+	| strings                         { $$ = join_strings(POS(@$), $1); DEEP($$); }
+	| TRUE                            { $$ = new_expr(E_TRUE, POS(@1)); }
+	| FALSE                           { $$ = new_expr(E_FALSE, POS(@1)); }
+	| NONE                            { $$ = new_expr(E_NONE, POS(@1)); }
+	| LPAREN RPAREN                   { $$ = tuple(POS(@1), NULL, true); }
+	| LPAREN expr RPAREN              { $$ = $2; }
+	| LPAREN exprs_comma RPAREN       { $$ = tuple(POS(@1), $2, true); DEEP($$); }
+	| LPAREN exprs_comma item RPAREN  { $$ = tuple(POS(@1), lpush($2, $3), true); DEEP($$); }
+	| LPAREN expr comp_for RPAREN     { $$ = comp(POS(@1), COMP_GEN, $2, $3); DEEP($$); }
+	| LBRACK expr comp_for RBRACK     { $$ = comp(POS(@1), COMP_LIST, $2, $3); DEEP($$); }
+	| LBRACE RBRACE                   { $$ = new_expr(E_DICT, POS(@1)); }
+	| LBRACE dict_items RBRACE        {
 		$$ = new_expr(E_DICT, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
-	| '{' dict_items ',' '}'    {
+	| LBRACE dict_items COMMA RBRACE  {
 		$$ = new_expr(E_DICT, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
-	| '{' expr ':' expr comp_for '}' {
+	| LBRACE expr COLON expr comp_for RBRACE {
 		Expr *p = new_expr(E_PAIR, $2->pos);
 		p->a = $2;
 		p->b = $4;
@@ -793,14 +803,14 @@ bor
 		$$ = comp(POS(@1), COMP_DICT, p, $5);
 		DEEP($$);
 	}
-	| '[' ']'                   { $$ = new_expr(E_LIST, POS(@1)); }
-	| '[' list_items ']'        {
+	| LBRACK RBRACK                   { $$ = new_expr(E_LIST, POS(@1)); }
+	| LBRACK list_items RBRACK        {
 		$$ = new_expr(E_LIST, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
-	| '[' list_items ',' ']'    {
+	| LBRACK list_items COMMA RBRACK  {
 		$$ = new_expr(E_LIST, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
@@ -810,16 +820,16 @@ bor
 
 list_items
 	: item                      { $$ = list1($1); }
-	| list_items ',' item       { $$ = lpush($1, $3); }
+	| list_items COMMA item     { $$ = lpush($1, $3); }
 	;
 
 dict_items
-	: dict_item                 { $$ = list1($1); }
-	| dict_items ',' dict_item  { $$ = lpush($1, $3); }
+	: dict_item                   { $$ = list1($1); }
+	| dict_items COMMA dict_item  { $$ = lpush($1, $3); }
 	;
 
 dict_item
-	: expr ':' expr             { $$ = new_expr(E_PAIR, $1->pos); $$->a = $1; $$->b = $3; DEEP($$); }
+	: expr COLON expr           { $$ = new_expr(E_PAIR, $1->pos); $$->a = $1; $$->b = $3; DEEP($$); }
 	| POW bor                   { $$ = star(POS(@1), 2, $2); DEEP($$); }
 	| expr                      {
 		error_at(lx->diag, expr_start($1), "sets are not supported in txc programs; a brace makes a dict {key: value}");
