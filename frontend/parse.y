@@ -149,6 +149,16 @@ static inline bool deep(Lexer *lx, Expr *e)
 /* In an action: the node just built must not be too deep. */
 #define DEEP(e) do { if (!deep(lx, (e))) YYABORT; } while (0)
 
+/* lo:hi:step, each part NULL where it is left out. */
+static Expr *slice(Pos p, Expr *lo, Expr *hi, Expr *step)
+{
+	Expr *e = new_expr(E_SLICE, p);
+	e->a = lo;
+	e->b = hi;
+	e->c = step;
+	return e;
+}
+
 /* A list of expressions with a comma: a tuple. */
 static Expr *tuple(Pos p, List *l, bool paren)
 {
@@ -333,7 +343,7 @@ static int augop(const char *s)
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
 %type <expr> expr or_test cond_test and_test bor
 %type <expr> exprlist subscript ret_type
-%type <expr> expr_opt item dict_item
+%type <expr> item dict_item
 %type <op> cmpop
 %type <str> dotted
 %type <stmt> alias param
@@ -746,27 +756,29 @@ subscripts
 	| subscripts COMMA subscript  { $$ = lpush($1, $3); }
 	;
 
+/* A slice's parts each a rule of their own: no reduction for a missing
+ * part, nor for a bound present. */
 subscript
 	: expr
-	| STAR bor                  { $$ = star(POS(@1), 1, $2); DEEP($$); }
-	| expr_opt COLON expr_opt   {
-		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
-		$$->a = $1;
-		$$->b = $3;
-		DEEP($$);
-	}
-	| expr_opt COLON expr_opt COLON expr_opt {
-		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
-		$$->a = $1;
-		$$->b = $3;
-		$$->c = $5;
-		DEEP($$);
-	}
+	| STAR bor                          { $$ = star(POS(@1), 1, $2); DEEP($$); }
+	| expr COLON                        { $$ = slice(expr_start($1), $1, NULL, NULL); DEEP($$); }
+	| expr COLON expr                   { $$ = slice(expr_start($1), $1, $3, NULL); DEEP($$); }
+	| expr COLON COLON                  { $$ = slice(expr_start($1), $1, NULL, NULL); DEEP($$); }
+	| expr COLON COLON expr             { $$ = slice(expr_start($1), $1, NULL, $4); DEEP($$); }
+	| expr COLON expr COLON             { $$ = slice(expr_start($1), $1, $3, NULL); DEEP($$); }
+	| expr COLON expr COLON expr        { $$ = slice(expr_start($1), $1, $3, $5); DEEP($$); }
+	| no_lower COLON                    { $$ = slice(POS(@2), NULL, NULL, NULL); DEEP($$); }
+	| no_lower COLON expr               { $$ = slice(POS(@2), NULL, $3, NULL); DEEP($$); }
+	| no_lower COLON COLON              { $$ = slice(POS(@2), NULL, NULL, NULL); DEEP($$); }
+	| no_lower COLON COLON expr         { $$ = slice(POS(@2), NULL, NULL, $4); DEEP($$); }
+	| no_lower COLON expr COLON         { $$ = slice(POS(@2), NULL, $3, NULL); DEEP($$); }
+	| no_lower COLON expr COLON expr    { $$ = slice(POS(@2), NULL, $3, $5); DEEP($$); }
 	;
 
-expr_opt
-	: %empty                    { $$ = NULL; }
-	| expr
+/* A slice without a lower bound, reduced before its colon: where the
+ * colon is missing (`x[]`), the syntax error says "expecting ':'". */
+no_lower
+	: %empty
 	;
 
 /* The atoms but a name and an integer, bor's too. */
