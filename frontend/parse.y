@@ -713,11 +713,15 @@ args
 	| arg_list COMMA
 	;
 
+/* An item's two forms spelled out (an expression or *x): one reduction
+ * less for every positional argument. */
 arg_list
-	: item                      { $$ = list1(arg($1, NULL, $1->pos)); }
+	: expr                      { $$ = list1(arg($1, NULL, $1->pos)); }
+	| STAR bor                  { Expr *e = star(POS(@1), 1, $2); DEEP(e); $$ = list1(arg(e, NULL, e->pos)); }
 	| NAME ASSIGN expr          { $$ = list1(arg($3, $1, POS(@1))); }
 	| POW expr                  { $$ = list1(arg($2, KW_SPLAT, POS(@1))); }
-	| arg_list COMMA item       { $$ = lpush($1, arg($3, NULL, $3->pos)); }
+	| arg_list COMMA expr       { $$ = lpush($1, arg($3, NULL, $3->pos)); }
+	| arg_list COMMA STAR bor   { Expr *e = star(POS(@3), 1, $4); DEEP(e); $$ = lpush($1, arg(e, NULL, e->pos)); }
 	| arg_list COMMA NAME ASSIGN expr { $$ = lpush($1, arg($5, $3, POS(@3))); }
 	| arg_list COMMA POW expr   { $$ = lpush($1, arg($4, KW_SPLAT, POS(@3))); }
 	;
