@@ -33,7 +33,7 @@ typedef struct Lexer {
 	/* The positions of the tokens read, which the parser's location stack
 	 * points into: filled a chunk at a time, freed by lexer_close. */
 	struct PosChunk *pos_chunks;
-	int pos_left;
+	Pos *pos_next, *pos_end;  /* the newest chunk's free part */
 } Lexer;
 
 bool lexer_open(Lexer *lx, const Src *src, Diag *d);

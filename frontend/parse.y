@@ -5,6 +5,7 @@
 %define api.pure full
 %define api.location.type {const Pos *}
 %define parse.error detailed
+%define api.token.raw
 %locations
 %param {Lexer *lx}
 %expect 0
@@ -92,6 +93,31 @@ static Expr *un(Pos p, int op, Expr *a)
 	return e;
 }
 
+/* E_OR, E_AND (a and b) or E_NOT (a alone). */
+static Expr *logic(int kind, Pos p, Expr *a, Expr *b)
+{
+	Expr *e = new_expr(kind, p);
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+static Expr *compare(Pos p, int op, Expr *a, Expr *b)
+{
+	Expr *e = new_expr(E_CMP, p);
+	e->op = op;
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+/* `a < b < c`, at the second operator. */
+static void chained(Lexer *lx, Pos p)
+{
+	error_at(lx->diag, p, "chained comparison is not supported; write (a < b) and (b < c)");
+	lx->failed = true;
+}
+
 /* Every expression tree is at most MAX_EXPR_DEPTH deep, so that the
  * recursive walks of every program (sema, eval, the printer, the passes)
  * stay far inside the C stack: a chain without brackets (`1+1+...`,
@@ -122,6 +148,16 @@ static inline bool deep(Lexer *lx, Expr *e)
 
 /* In an action: the node just built must not be too deep. */
 #define DEEP(e) do { if (!deep(lx, (e))) YYABORT; } while (0)
+
+/* lo:hi:step, each part NULL where it is left out. */
+static Expr *slice(Pos p, Expr *lo, Expr *hi, Expr *step)
+{
+	Expr *e = new_expr(E_SLICE, p);
+	e->a = lo;
+	e->b = hi;
+	e->c = step;
+	return e;
+}
 
 /* A list of expressions with a comma: a tuple. */
 static Expr *tuple(Pos p, List *l, bool paren)
@@ -291,29 +327,46 @@ static int augop(const char *s)
 %token POW "'**'" FLOORDIV "'//'" SHL "'<<'" SHR "'>>'" LE "'<='" GE "'>='"
 %token EQ "'=='" NE "'!='" ARROW "'->'"
 %token LEXERROR "invalid token"
+/* The one-byte operators and brackets: named tokens (not character
+ * literals), so that a token's number is its symbol number in the
+ * tables (api.token.raw), with no translation for every token read. In
+ * the order of their symbols when they were character literals: a syntax
+ * error lists the tokens it expects in this order. */
+%token VBAR "'|'" CARET "'^'" AMPER "'&'" PLUS "'+'" MINUS "'-'" STAR "'*'"
+%token SLASH "'/'" PERCENT "'%'" AT "'@'" SEMI "';'" ASSIGN "'='" COLON "':'"
+%token LPAREN "'('" RPAREN "')'" COMMA "','" DOT "'.'" LESS "'<'" GREATER "'>'"
+%token TILDE "'~'" LBRACK "'['" RBRACK "']'" LBRACE "'{'" RBRACE "'}'"
 
-%type <list> stmts stmt simple_stmt small_stmts suite elif_part decorators
+%type <list> stmts stmt_list simple_stmt small_stmts suite elif_part decorators
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test and_test not_test bor
-%type <expr> primary exprlist subscript ret_type
-%type <expr> expr_opt item dict_item
+%type <expr> expr or_test cond_test and_test bor
+%type <expr> exprlist subscript ret_type
+%type <expr> item dict_item
 %type <op> cmpop
 %type <str> dotted
 %type <stmt> alias param
 
+/* or, and, then not: `not a and b` is (not a) and b; a comparison binds
+ * tighter than a `not` (see or_test). */
+%left OR
+%left AND
+%precedence NOT
+
 /* The operators below the comparisons, lowest first: ** binds tighter
  * than a unary minus on its left (-a ** b is -(a ** b)), and its right
- * operand may be one (a ** -b). */
-%left '|'
-%left '^'
-%left '&'
+ * operand may be one (a ** -b); a call, subscript or attribute binds
+ * tighter than all of them (-f(x) ** a.b is -(f(x) ** (a.b))). */
+%left VBAR
+%left CARET
+%left AMPER
 %left SHL SHR
-%left '+' '-'
-%left '*' '/' FLOORDIV '%' '@'
+%left PLUS MINUS
+%left STAR SLASH FLOORDIV PERCENT AT
 %precedence UNARY
 %right POW
+%precedence DOT LPAREN LBRACK
 
 %%
 
@@ -324,28 +377,34 @@ module
 	;
 
 stmts
-	: stmt
-	| stmts stmt     { $$ = concat($1, $2); }
+	: stmt_list NEWLINE
+	| stmt_list SEMI NEWLINE
+	| compound_stmt             { $$ = list1($1); }
+	| stmts compound_stmt       { $$ = lpush($1, $2); }
 	;
 
-stmt
-	: simple_stmt
-	| compound_stmt  { $$ = list1($1); }
+/* A block's statements so far, with the small statements of its last
+ * line: they go straight into the block's list (not a list of the line's
+ * own, then appended), two reductions less for every line. */
+stmt_list
+	: small_stmt                 { $$ = list1($1); }
+	| stmts small_stmt           { $$ = lpush($1, $2); }
+	| stmt_list SEMI small_stmt  { $$ = lpush($1, $3); }
 	;
 
 simple_stmt
 	: small_stmts NEWLINE
-	| small_stmts ';' NEWLINE
+	| small_stmts SEMI NEWLINE
 	;
 
 small_stmts
-	: small_stmt                  { $$ = list1($1); }
-	| small_stmts ';' small_stmt  { $$ = lpush($1, $3); }
+	: small_stmt                   { $$ = list1($1); }
+	| small_stmts SEMI small_stmt  { $$ = lpush($1, $3); }
 	;
 
 small_stmt
 	: exprlist                  { $$ = expr_stmt($1); }
-	| exprlist '=' exprlist     {
+	| exprlist ASSIGN exprlist  {
 		$$ = new_stmt(S_ASSIGN, POS(@2));
 		if ($1->kind == E_TUPLE && !$1->paren && $1->nargs > 1) {
 			$$->targets = $1->args;
@@ -355,12 +414,12 @@ small_stmt
 		}
 		$$->value = $3;
 	}
-	| exprlist '=' exprlist '=' {
+	| exprlist ASSIGN exprlist ASSIGN {
 		error_at(lx->diag, POS(@4), "chained assignment is not supported; assign one name at a time");
 		lx->failed = true;
 		YYABORT;
 	}
-	| exprlist ':' expr '=' exprlist {
+	| exprlist COLON expr ASSIGN exprlist {
 		if ($1->kind != E_NAME) {
 			error_at(lx->diag, expr_start($1), "only a name can be annotated: `name: T.int32 = value`");
 			lx->failed = true;
@@ -371,7 +430,7 @@ small_stmt
 		$$->ann = $3;
 		$$->value = $5;
 	}
-	| exprlist ':' expr         {
+	| exprlist COLON expr       {
 		if ($1->kind != E_NAME) {
 			error_at(lx->diag, expr_start($1), "only a name can be annotated: `name: T.int32`");
 			lx->failed = true;
@@ -410,13 +469,13 @@ import
 
 aliases
 	: alias_list
-	| '(' alias_list ')'        { $$ = $2; }
-	| '(' alias_list ',' ')'    { $$ = $2; }
+	| LPAREN alias_list RPAREN        { $$ = $2; }
+	| LPAREN alias_list COMMA RPAREN  { $$ = $2; }
 	;
 
 alias_list
 	: alias                     { $$ = list1($1); }
-	| alias_list ',' alias      { $$ = lpush($1, $3); }
+	| alias_list COMMA alias    { $$ = lpush($1, $3); }
 	;
 
 /* An alias travels in a Stmt: name, and `as` name in module. */
@@ -427,7 +486,7 @@ alias
 
 dotted
 	: NAME
-	| dotted '.' NAME           { $$ = xprintf("%s.%s", $1, $3); }
+	| dotted DOT NAME           { $$ = xprintf("%s.%s", $1, $3); }
 	;
 
 compound_stmt
@@ -435,7 +494,7 @@ compound_stmt
 	;
 
 if_stmt
-	: IF expr ':' suite elif_part {
+	: IF expr COLON suite elif_part {
 		$$ = new_stmt(S_IF, POS(@1));
 		$$->value = $2;
 		set_body($$, $4);
@@ -448,8 +507,8 @@ if_stmt
 
 elif_part
 	: %empty                    { $$ = NULL; }
-	| ELSE ':' suite            { $$ = $3; }
-	| ELIF expr ':' suite elif_part {
+	| ELSE COLON suite          { $$ = $3; }
+	| ELIF expr COLON suite elif_part {
 		Stmt *s = new_stmt(S_IF, POS(@1));
 		s->value = $2;
 		s->elif = true;
@@ -463,7 +522,7 @@ elif_part
 	;
 
 for_stmt
-	: FOR exprlist IN exprlist ':' suite {
+	: FOR exprlist IN exprlist COLON suite {
 		$$ = new_stmt(S_FOR, POS(@1));
 		vpush($$->targets, $$->ntargets, $2);
 		$$->value = $4;
@@ -472,7 +531,7 @@ for_stmt
 	;
 
 funcdef
-	: decorators DEF NAME '(' params ')' ret_type ':' suite {
+	: decorators DEF NAME LPAREN params RPAREN ret_type COLON suite {
 		$$ = new_stmt(S_FUNC, POS(@3));
 		$$->name = $3;
 		$$->decorators = (Expr **)$1->v;
@@ -487,7 +546,7 @@ funcdef
 		$$->ret = $7;
 		set_body($$, $9);
 	}
-	| DEF NAME '(' params ')' ret_type ':' suite {
+	| DEF NAME LPAREN params RPAREN ret_type COLON suite {
 		$$ = new_stmt(S_FUNC, POS(@2));
 		$$->name = $2;
 		for (int i = 0; i < $4->n; i++) {
@@ -503,8 +562,8 @@ funcdef
 	;
 
 decorators
-	: '@' expr NEWLINE              { $$ = list1($2); }
-	| decorators '@' expr NEWLINE   { $$ = lpush($1, $3); }
+	: AT expr NEWLINE             { $$ = list1($2); }
+	| decorators AT expr NEWLINE  { $$ = lpush($1, $3); }
 	;
 
 ret_type
@@ -515,23 +574,23 @@ ret_type
 params
 	: %empty                    { $$ = xalloc(sizeof(List)); }
 	| param_list
-	| param_list ','
+	| param_list COMMA
 	;
 
 param_list
 	: param                     { $$ = list1($1); }
-	| param_list ',' param      { $$ = lpush($1, $3); }
+	| param_list COMMA param    { $$ = lpush($1, $3); }
 	;
 
 /* A parameter travels in a Stmt: name and annotation. */
 param
 	: NAME                      { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; }
-	| NAME ':' expr             { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->value = $3; }
+	| NAME COLON expr           { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->value = $3; }
 	;
 
 suite
 	: simple_stmt
-	| NEWLINE INDENT stmts DEDENT       { $$ = $3; }
+	| NEWLINE INDENT stmts DEDENT  { $$ = $3; }
 	;
 
 /* Expressions, loosest binding first. */
@@ -543,19 +602,19 @@ exprlist
 	;
 
 exprs_comma
-	: item ','                  { $$ = list1($1); }
-	| exprs_comma item ','      { $$ = lpush($1, $2); }
+	: item COMMA                { $$ = list1($1); }
+	| exprs_comma item COMMA    { $$ = lpush($1, $2); }
 	;
 
 /* An item of a tuple, list, call or subscript: an expression or *x. */
 item
 	: expr
-	| '*' bor                   { $$ = star(POS(@1), 1, $2); DEEP($$); }
+	| STAR bor                  { $$ = star(POS(@1), 1, $2); DEEP($$); }
 	;
 
 expr
 	: or_test
-	| or_test IF or_test ELSE expr {
+	| or_test IF cond_test ELSE expr {
 		$$ = new_expr(E_COND, POS(@2));
 		$$->a = $3;
 		$$->b = $1;
@@ -564,31 +623,38 @@ expr
 	}
 	;
 
+/* or, and, not and the comparisons in one nonterminal, their binding by
+ * the precedence declarations above: an operand is reduced once, not
+ * through a chain of one rule per level. A comparison's operands are
+ * bor's, so that a second comparison operator is seen at once. */
 or_test
+	: bor
+	| or_test OR or_test        { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
+	| or_test AND or_test       { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
+	| NOT or_test               { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
+	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
+	;
+
+/* The condition of `a if c else b`: the same, but with `or` a level of
+ * its own (as or_test was once), so that a syntax error after it says
+ * "expecting 'else' or 'or'" (an and_test is reduced to cond_test before
+ * the error is seen). */
+cond_test
 	: and_test
-	| or_test OR and_test       { $$ = new_expr(E_OR, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
+	| cond_test OR and_test     { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
 	;
 
 and_test
-	: not_test
-	| and_test AND not_test     { $$ = new_expr(E_AND, POS(@2)); $$->a = $1; $$->b = $3; DEEP($$); }
-	;
-
-/* The comparisons are not_test's own (no nonterminal of their own): one
- * unit reduction less for every operand. */
-not_test
-	: NOT not_test              { $$ = new_expr(E_NOT, POS(@1)); $$->a = $2; DEEP($$); }
-	| bor
-	| bor cmpop bor             { $$ = new_expr(E_CMP, POS(@2)); $$->op = $2; $$->a = $1; $$->b = $3; DEEP($$); }
-	| bor cmpop bor cmpop       {
-		error_at(lx->diag, POS(@4), "chained comparison is not supported; write (a < b) and (b < c)");
-		lx->failed = true;
-		YYABORT;
-	}
+	: bor
+	| and_test AND and_test     { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
+	| NOT and_test              { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
+	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
 	;
 
 cmpop
-	: '<' { $$ = OP_LT; } | LE { $$ = OP_LE; } | '>' { $$ = OP_GT; } | GE { $$ = OP_GE; }
+	: LESS { $$ = OP_LT; } | LE { $$ = OP_LE; } | GREATER { $$ = OP_GT; } | GE { $$ = OP_GE; }
 	| EQ { $$ = OP_EQ; } | NE { $$ = OP_NE; }
 	;
 
@@ -597,41 +663,42 @@ cmpop
  * reduced once, not through a chain of one rule per level (eight unit
  * reductions for every name and number: a third of the parser's work). */
 bor
-	: primary
-	| bor '|' bor               { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
-	| bor '^' bor               { $$ = bin(POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
-	| bor '&' bor               { $$ = bin(POS(@2), OP_BITAND, $1, $3); DEEP($$); }
+	: bor VBAR bor              { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
+	| bor CARET bor             { $$ = bin(POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
+	| bor AMPER bor             { $$ = bin(POS(@2), OP_BITAND, $1, $3); DEEP($$); }
 	| bor SHL bor               { $$ = bin(POS(@2), OP_SHL, $1, $3); DEEP($$); }
 	| bor SHR bor               { $$ = bin(POS(@2), OP_SHR, $1, $3); DEEP($$); }
-	| bor '+' bor               { $$ = bin(POS(@2), OP_ADD, $1, $3); DEEP($$); }
-	| bor '-' bor               { $$ = bin(POS(@2), OP_SUB, $1, $3); DEEP($$); }
-	| bor '*' bor               { $$ = bin(POS(@2), OP_MUL, $1, $3); DEEP($$); }
-	| bor '/' bor               { $$ = bin(POS(@2), OP_DIV, $1, $3); DEEP($$); }
+	| bor PLUS bor              { $$ = bin(POS(@2), OP_ADD, $1, $3); DEEP($$); }
+	| bor MINUS bor             { $$ = bin(POS(@2), OP_SUB, $1, $3); DEEP($$); }
+	| bor STAR bor              { $$ = bin(POS(@2), OP_MUL, $1, $3); DEEP($$); }
+	| bor SLASH bor             { $$ = bin(POS(@2), OP_DIV, $1, $3); DEEP($$); }
 	| bor FLOORDIV bor          { $$ = bin(POS(@2), OP_FLOORDIV, $1, $3); DEEP($$); }
-	| bor '%' bor               { $$ = bin(POS(@2), OP_MOD, $1, $3); DEEP($$); }
-	| bor '@' bor               { $$ = bin(POS(@2), OP_MATMUL, $1, $3); DEEP($$); }
-	| '-' bor %prec UNARY       { $$ = un(POS(@1), OP_NEG, $2); DEEP($$); }
-	| '+' bor %prec UNARY       { $$ = un(POS(@1), OP_POS, $2); DEEP($$); }
-	| '~' bor %prec UNARY       { $$ = un(POS(@1), OP_INVERT, $2); DEEP($$); }
+	| bor PERCENT bor           { $$ = bin(POS(@2), OP_MOD, $1, $3); DEEP($$); }
+	| bor AT bor                { $$ = bin(POS(@2), OP_MATMUL, $1, $3); DEEP($$); }
+	| MINUS bor %prec UNARY     { $$ = un(POS(@1), OP_NEG, $2); DEEP($$); }
+	| PLUS bor %prec UNARY      { $$ = un(POS(@1), OP_POS, $2); DEEP($$); }
+	| TILDE bor %prec UNARY     { $$ = un(POS(@1), OP_INVERT, $2); DEEP($$); }
 	| bor POW bor               { $$ = bin(POS(@2), OP_POW, $1, $3); DEEP($$); }
 	;
 
-primary
+/* The primaries (names, numbers, the atoms below, attributes, calls and
+ * subscripts) are bor's own: a unit reduction less for every operand. */
+bor
 	: NAME                      { $$ = new_name(POS(@1), $1); }
 	| INT                       { $$ = new_int(POS(@1), $1); }
-	| primary '.' NAME          {
+	| bor DOT NAME              {
 		$$ = new_expr(E_ATTR, POS(@3));
 		$$->a = $1;
 		$$->str = $3;
 		DEEP($$);
 	}
-	| primary '(' args ')'      { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
-	| primary '(' expr comp_for ')' {
+	| bor LPAREN args RPAREN    { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
+	| bor LPAREN expr comp_for RPAREN {
 		$$ = call(lx, callee_pos($1), $1, list1(arg(comp(POS(@3), COMP_GEN, $3, $4), NULL, $3->pos)));
 		DEEP($$->args[0]);
 		DEEP($$);
 	}
-	| primary '[' subscripts ']' {
+	| bor LBRACK subscripts RBRACK {
 		$$ = new_expr(E_INDEX, expr_start($1));
 		$$->a = $1;
 		$$->args = (Expr **)$3->v;
@@ -643,16 +710,20 @@ primary
 args
 	: %empty                    { $$ = NULL; }
 	| arg_list
-	| arg_list ','
+	| arg_list COMMA
 	;
 
+/* An item's two forms spelled out (an expression or *x): one reduction
+ * less for every positional argument. */
 arg_list
-	: item                      { $$ = list1(arg($1, NULL, $1->pos)); }
-	| NAME '=' expr             { $$ = list1(arg($3, $1, POS(@1))); }
+	: expr                      { $$ = list1(arg($1, NULL, $1->pos)); }
+	| STAR bor                  { Expr *e = star(POS(@1), 1, $2); DEEP(e); $$ = list1(arg(e, NULL, e->pos)); }
+	| NAME ASSIGN expr          { $$ = list1(arg($3, $1, POS(@1))); }
 	| POW expr                  { $$ = list1(arg($2, KW_SPLAT, POS(@1))); }
-	| arg_list ',' item         { $$ = lpush($1, arg($3, NULL, $3->pos)); }
-	| arg_list ',' NAME '=' expr { $$ = lpush($1, arg($5, $3, POS(@3))); }
-	| arg_list ',' POW expr     { $$ = lpush($1, arg($4, KW_SPLAT, POS(@3))); }
+	| arg_list COMMA expr       { $$ = lpush($1, arg($3, NULL, $3->pos)); }
+	| arg_list COMMA STAR bor   { Expr *e = star(POS(@3), 1, $4); DEEP(e); $$ = lpush($1, arg(e, NULL, e->pos)); }
+	| arg_list COMMA NAME ASSIGN expr { $$ = lpush($1, arg($5, $3, POS(@3))); }
+	| arg_list COMMA POW expr   { $$ = lpush($1, arg($4, KW_SPLAT, POS(@3))); }
 	;
 
 /* for x in s if c ...: the clauses of a comprehension */
@@ -685,61 +756,62 @@ comp_iters
 	;
 
 subscripts
-	: subscript                 { $$ = list1($1); }
-	| subscripts ',' subscript  { $$ = lpush($1, $3); }
+	: subscript                   { $$ = list1($1); }
+	| subscripts COMMA subscript  { $$ = lpush($1, $3); }
 	;
 
+/* A slice's parts each a rule of their own: no reduction for a missing
+ * part, nor for a bound present. */
 subscript
 	: expr
-	| '*' bor                   { $$ = star(POS(@1), 1, $2); DEEP($$); }
-	| expr_opt ':' expr_opt     {
-		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
-		$$->a = $1;
-		$$->b = $3;
-		DEEP($$);
-	}
-	| expr_opt ':' expr_opt ':' expr_opt {
-		$$ = new_expr(E_SLICE, $1 ? expr_start($1) : POS(@2));
-		$$->a = $1;
-		$$->b = $3;
-		$$->c = $5;
-		DEEP($$);
-	}
+	| STAR bor                          { $$ = star(POS(@1), 1, $2); DEEP($$); }
+	| expr COLON                        { $$ = slice(expr_start($1), $1, NULL, NULL); DEEP($$); }
+	| expr COLON expr                   { $$ = slice(expr_start($1), $1, $3, NULL); DEEP($$); }
+	| expr COLON COLON                  { $$ = slice(expr_start($1), $1, NULL, NULL); DEEP($$); }
+	| expr COLON COLON expr             { $$ = slice(expr_start($1), $1, NULL, $4); DEEP($$); }
+	| expr COLON expr COLON             { $$ = slice(expr_start($1), $1, $3, NULL); DEEP($$); }
+	| expr COLON expr COLON expr        { $$ = slice(expr_start($1), $1, $3, $5); DEEP($$); }
+	| no_lower COLON                    { $$ = slice(POS(@2), NULL, NULL, NULL); DEEP($$); }
+	| no_lower COLON expr               { $$ = slice(POS(@2), NULL, $3, NULL); DEEP($$); }
+	| no_lower COLON COLON              { $$ = slice(POS(@2), NULL, NULL, NULL); DEEP($$); }
+	| no_lower COLON COLON expr         { $$ = slice(POS(@2), NULL, NULL, $4); DEEP($$); }
+	| no_lower COLON expr COLON         { $$ = slice(POS(@2), NULL, $3, NULL); DEEP($$); }
+	| no_lower COLON expr COLON expr    { $$ = slice(POS(@2), NULL, $3, $5); DEEP($$); }
 	;
 
-expr_opt
-	: %empty                    { $$ = NULL; }
-	| expr
+/* A slice without a lower bound, reduced before its colon: where the
+ * colon is missing (`x[]`), the syntax error says "expecting ':'". */
+no_lower
+	: %empty
 	;
 
-/* The atoms but a name and an integer, primary's too (atom had only the
- * one use: a unit reduction less for every atom). */
-primary
-	: FLOAT                     { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
-	| strings                   { $$ = join_strings(POS(@$), $1); DEEP($$); }
-	| TRUE                      { $$ = new_expr(E_TRUE, POS(@1)); }
-	| FALSE                     { $$ = new_expr(E_FALSE, POS(@1)); }
-	| NONE                      { $$ = new_expr(E_NONE, POS(@1)); }
-	| '(' ')'                   { $$ = tuple(POS(@1), NULL, true); }
-	| '(' expr ')'              { $$ = $2; }
-	| '(' exprs_comma ')'       { $$ = tuple(POS(@1), $2, true); DEEP($$); }
-	| '(' exprs_comma item ')'  { $$ = tuple(POS(@1), lpush($2, $3), true); DEEP($$); }
-	| '(' expr comp_for ')'     { $$ = comp(POS(@1), COMP_GEN, $2, $3); DEEP($$); }
-	| '[' expr comp_for ']'     { $$ = comp(POS(@1), COMP_LIST, $2, $3); DEEP($$); }
-	| '{' '}'                   { $$ = new_expr(E_DICT, POS(@1)); }
-	| '{' dict_items '}'        {
+/* The atoms but a name and an integer, bor's too. */
+bor
+	: FLOAT                           { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
+	| strings                         { $$ = join_strings(POS(@$), $1); DEEP($$); }
+	| TRUE                            { $$ = new_expr(E_TRUE, POS(@1)); }
+	| FALSE                           { $$ = new_expr(E_FALSE, POS(@1)); }
+	| NONE                            { $$ = new_expr(E_NONE, POS(@1)); }
+	| LPAREN RPAREN                   { $$ = tuple(POS(@1), NULL, true); }
+	| LPAREN expr RPAREN              { $$ = $2; }
+	| LPAREN exprs_comma RPAREN       { $$ = tuple(POS(@1), $2, true); DEEP($$); }
+	| LPAREN exprs_comma item RPAREN  { $$ = tuple(POS(@1), lpush($2, $3), true); DEEP($$); }
+	| LPAREN expr comp_for RPAREN     { $$ = comp(POS(@1), COMP_GEN, $2, $3); DEEP($$); }
+	| LBRACK expr comp_for RBRACK     { $$ = comp(POS(@1), COMP_LIST, $2, $3); DEEP($$); }
+	| LBRACE RBRACE                   { $$ = new_expr(E_DICT, POS(@1)); }
+	| LBRACE dict_items RBRACE        {
 		$$ = new_expr(E_DICT, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
-	| '{' dict_items ',' '}'    {
+	| LBRACE dict_items COMMA RBRACE  {
 		$$ = new_expr(E_DICT, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
-	| '{' expr ':' expr comp_for '}' {
+	| LBRACE expr COLON expr comp_for RBRACE {
 		Expr *p = new_expr(E_PAIR, $2->pos);
 		p->a = $2;
 		p->b = $4;
@@ -747,14 +819,14 @@ primary
 		$$ = comp(POS(@1), COMP_DICT, p, $5);
 		DEEP($$);
 	}
-	| '[' ']'                   { $$ = new_expr(E_LIST, POS(@1)); }
-	| '[' list_items ']'        {
+	| LBRACK RBRACK                   { $$ = new_expr(E_LIST, POS(@1)); }
+	| LBRACK list_items RBRACK        {
 		$$ = new_expr(E_LIST, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
-	| '[' list_items ',' ']'    {
+	| LBRACK list_items COMMA RBRACK  {
 		$$ = new_expr(E_LIST, POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
@@ -764,16 +836,16 @@ primary
 
 list_items
 	: item                      { $$ = list1($1); }
-	| list_items ',' item       { $$ = lpush($1, $3); }
+	| list_items COMMA item     { $$ = lpush($1, $3); }
 	;
 
 dict_items
-	: dict_item                 { $$ = list1($1); }
-	| dict_items ',' dict_item  { $$ = lpush($1, $3); }
+	: dict_item                   { $$ = list1($1); }
+	| dict_items COMMA dict_item  { $$ = lpush($1, $3); }
 	;
 
 dict_item
-	: expr ':' expr             { $$ = new_expr(E_PAIR, $1->pos); $$->a = $1; $$->b = $3; DEEP($$); }
+	: expr COLON expr           { $$ = new_expr(E_PAIR, $1->pos); $$->a = $1; $$->b = $3; DEEP($$); }
 	| POW bor                   { $$ = star(POS(@1), 2, $2); DEEP($$); }
 	| expr                      {
 		error_at(lx->diag, expr_start($1), "sets are not supported in txc programs; a brace makes a dict {key: value}");
