@@ -296,7 +296,7 @@ static void ins(Gen *g, const char *fmt, ...)
 
 /* The instructions written most (a copy's load and store, pure()'s new
  * ones) are put together by hand, their pieces copied into the output in
- * place (out_room), not read through a format. */
+ * place (broom), not read through a format. */
 
 /* memcpy of the few bytes most pieces of a line are: each size a copy of
  * known length (a move or two), not a call */
@@ -311,20 +311,6 @@ static inline __attribute__((always_inline)) void copy_short(char *o, const char
 #undef CASE
 	default: memcpy(o, s, k);
 	}
-}
-
-/* Room for n more bytes and the NUL at the end of b (grown as bputn grows
- * it): where they go. */
-static char *out_room(Buf *b, size_t n)
-{
-	if (b->n + n >= b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
-		while (b->n + n >= cap)
-			cap *= 2;
-		b->s = xrealloc(b->s, b->cap, cap);
-		b->cap = cap;
-	}
-	return b->s + b->n;
 }
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
@@ -543,7 +529,7 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
 	if (dpos >= 0) { /* the text with r in D's place, in place */
 		size_t rn = strlen(r), n = len + rn + 1; /* a tab and a newline for D */
-		char *w = out_room(g->out, n);
+		char *w = broom(g->out, n);
 		*w++ = '\t';
 		copy_short(w, key, (size_t)dpos), w += dpos;
 		copy_short(w, r, rn), w += rn;
@@ -2158,7 +2144,7 @@ static void copy_bytes(Gen *g, const Expr *e)
 	 * write them, in place */
 	size_t on = (size_t)(o - ops), sn = strlen(s.s), dn = strlen(d.s);
 	size_t len = h->ldn + on + 3 + sn + h->stn + dn + 3 + on + 2;
-	char *w = out_room(g->out, len);
+	char *w = broom(g->out, len);
 	g->nimpure += 2;
 #define PUT(p, k) (copy_short(w, p, k), w += (k))
 	PUT(h->ld, h->ldn);

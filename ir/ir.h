@@ -98,6 +98,9 @@ void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 void vbprintf(Buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* n bytes of s, which holds no NUL among them */
 void bputn(Buf *b, const char *s, size_t n);
+/* Room in b for n more bytes and the NUL (grown by doubling): where they
+ * go; the writer then adds n to b->n and puts the NUL. */
+char *broom(Buf *b, size_t n);
 /* A shape as Python writes the tuple: (128, 64), (8,). */
 const char *shape_tuple(const int64_t *shape, int ndim);
 

@@ -378,8 +378,7 @@ void bputc(Buf *b, int c)
 	b->s[b->n] = 0;
 }
 
-/* Room in b for n more bytes and the NUL. */
-static void bgrow(Buf *b, size_t n)
+char *broom(Buf *b, size_t n)
 {
 	if (b->n + n >= b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 256;
@@ -388,6 +387,7 @@ static void bgrow(Buf *b, size_t n)
 		b->s = xrealloc(b->s, b->cap, cap);
 		b->cap = cap;
 	}
+	return b->s + b->n;
 }
 
 /* Appends n bytes of s (no NUL among them): one growth and one copy. */
@@ -395,7 +395,7 @@ void bputn(Buf *b, const char *s, size_t n)
 {
 	if (!n)
 		return;
-	bgrow(b, n);
+	broom(b, n);
 	memcpy(b->s + b->n, s, n);
 	b->n += n;
 	b->s[b->n] = 0;
@@ -420,7 +420,7 @@ void vbprintf(Buf *b, const char *fmt, va_list ap)
 			size_t n = pieces_len(pc, k);
 			if (!n)
 				return;
-			bgrow(b, n);  /* one growth, then the pieces */
+			broom(b, n);  /* one growth, then the pieces */
 			b->n = (size_t)(pieces_copy(b->s + b->n, pc, k) - b->s);
 			b->s[b->n] = 0;
 			return;
