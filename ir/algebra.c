@@ -121,13 +121,13 @@ bool layout_apply_coord(const Layout *l, const int64_t *shape, int ndim, const i
 	int dims[LAYOUT_MAX_ITERS + 1];
 	const char *why;
 	Layout *g = NULL;
-	LayoutCache *cache = l->cache; /* apply is called per element: group once per shape */
+	LayoutCache *cache = layout_cache(l); /* apply is called per element: group once per shape */
 	if (cache && cache->grouped && cache->gndim == ndim && !memcmp(cache->gshape, shape, sizeof(int64_t) * (size_t)ndim)) {
 		g = cache->grouped;
 		memcpy(dims, cache->gdims, sizeof(int) * (size_t)(ndim + 1));
 	} else if (ndim <= 8) {
 		g = layout_group(l, shape, ndim, dims, &why);
-		if (g && cache) {
+		if (g) {
 			cache->grouped = g;
 			cache->gndim = ndim;
 			memcpy(cache->gshape, shape, sizeof(int64_t) * (size_t)ndim);

@@ -748,9 +748,9 @@ struct Layout {
 	/* swizzle (ComposeLayout): bits per element M, length B, atom S */
 	bool swizzled;
 	int swz_m, swz_b, swz_s;
-	/* layout_apply_coord's grouping for the last shape it was given: a
-	 * cache allocated with the layout (layout_new), so that a const
-	 * layout keeps it; NULL for a layout made otherwise (no caching) */
+	/* layout_apply_coord's grouping for the last shape it was given:
+	 * made on first use (layout_cache), NULL before; shared by a struct
+	 * copy of the layout, whose iters must then not change */
 	struct LayoutCache *cache;
 };
 typedef struct LayoutCache {
@@ -761,6 +761,7 @@ typedef struct LayoutCache {
 } LayoutCache;
 
 Layout *layout_new(void);
+LayoutCache *layout_cache(const Layout *l); /* l's cache, made if it has none */
 Layout *layout_copy(const Layout *l);
 /* Number of logical elements (product of the shard extents). */
 bool layout_size(const Layout *l, int64_t *out);

@@ -9,17 +9,24 @@ bool add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a
 
 Layout *layout_new(void)
 {
-	struct { Layout l; LayoutCache c; } *n = xalloc(sizeof *n); /* one allocation */
-	n->l.cache = &n->c;
-	return &n->l;
+	return xalloc(sizeof(Layout));
+}
+
+/* The cache is made on first use: most layouts (an op's region, a plan's)
+ * are never applied per element, and a cache is 160 bytes. A const
+ * layout gets one too: the cache is not part of what the layout means. */
+LayoutCache *layout_cache(const Layout *l)
+{
+	if (!l->cache)
+		((Layout *)l)->cache = xalloc(sizeof(LayoutCache));
+	return l->cache;
 }
 
 Layout *layout_copy(const Layout *l)
 {
 	Layout *c = layout_new();
-	LayoutCache *own = c->cache; /* the copy will be changed: its own cache */
 	*c = *l;
-	c->cache = own;
+	c->cache = NULL; /* the copy will be changed: a cache of its own, when used */
 	c->shard = xalloc(sizeof(Iter) * (size_t)(l->nshard + 1));
 	if (l->nshard)
 		memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);

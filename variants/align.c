@@ -41,10 +41,10 @@ static bool same_shape(const int64_t *a, const int64_t *b, int n)
 static Layout *slice_grouped(const Layout *l, const int64_t *shape, int nd, const int64_t *start,
                              const int64_t *extents, const char **why)
 {
-	LayoutCache *cache = l->cache;
+	LayoutCache *cache = layout_cache(l);
 	size_t bytes = sizeof(int64_t) * (size_t)nd;
 	int dims[LAYOUT_MAX_ITERS + 1];
-	if (!cache || nd > 8)
+	if (nd > 8)
 		return layout_slice(l, shape, nd, start, extents, why);
 	if (!cache->grouped || cache->gndim != nd || !same_shape(cache->gshape, shape, nd)) {
 		Layout *g = layout_group(l, shape, nd, dims, why);
