@@ -122,9 +122,15 @@ static int dispatch_op(OpSite *o, void *vctx)
 			bprintf(&rules, "; %s: %s", variants[cand[i]].name, why[i]);
 		warn_at(ctx->d, call->pos, "%s falls back to a scalar copy by one thread%s", op, rules.s);
 	}
-	Expr *name = new_expr(E_STR, (Pos){0});
-	name->str = va->name;
-	set_kw(call, "dispatch", name);
+	/* one dispatch="NAME" node for each variant, shared by the ops it runs:
+	 * the next passes read its string, nothing changes it */
+	static Expr *named[VA_COUNT];
+	Expr **name = &named[cand[chosen]];
+	if (!*name) {
+		*name = new_expr(E_STR, (Pos){0});
+		(*name)->str = va->name;
+	}
+	set_kw(call, "dispatch", *name);
 	Plan *p = plan[chosen];
 	write_plans(call, p, p ? 1 : 0);
 	return 1;

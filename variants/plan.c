@@ -265,14 +265,44 @@ static Expr *str_expr(const char *s)
 	return e;
 }
 
-/* The T.plan call of the variant in plans= now, the first as read_plans
- * finds them. */
-static Expr *old_plan(const Kw *old, const char *variant)
+/* The expression of count c in a plan: one node for each value, shared
+ * by the plans that have it (a long kernel's plans hold a few counts
+ * thousands of times). A count is read by its value (read_plans reads the
+ * value set here, the one verification sets), printed, and neither put
+ * into lowered code nor changed: verifying it sets the same value and
+ * dtype at each use. The table only remembers: a slot taken by another
+ * count makes a new node. */
+static Expr *count_expr(int64_t c)
 {
-	if (!old || old->value->kind != E_LIST)
-		return NULL;
-	for (int i = 0; i < old->value->nargs; i++) {
-		Expr *c = old->value->args[i];
+	static Expr *made[64];
+	Expr **slot = &made[(uint64_t)c * 0x9E3779B97F4A7C15u >> 58];
+	if (!*slot || (*slot)->ival != c) {
+		*slot = ex_int(c);
+		(*slot)->val = vint(c);
+	}
+	return *slot;
+}
+
+/* A new T.plan(variant) call. Its callee `T.plan` is one tree for every
+ * plan: nothing rewrites a callee, and verifying one gives it the same
+ * value each time. */
+static Expr *plan_call(const char *variant)
+{
+	static Expr *callee;
+	if (!callee)
+		callee = ex_call("T.plan", 0, NULL)->a;
+	Expr *c = new_call((Pos){0}, callee);
+	Expr *name = str_expr(variant);
+	expr_set_args(c, &name, 1);
+	return c;
+}
+
+/* The T.plan call of the variant among the n calls of an earlier plans=
+ * list, the first as read_plans finds them. */
+static Expr *old_plan(Expr *const *v, int n, const char *variant)
+{
+	for (int i = 0; i < n; i++) {
+		Expr *c = v[i];
 		if (c->kind == E_CALL && c->nargs && c->args[0]->kind == E_STR &&
 		    (c->args[0]->str == variant || !strcmp(c->args[0]->str, variant)))
 			return c;
@@ -353,13 +383,26 @@ static void set_kws(Expr *c, const Kw *v, int n)
  * which the next pass reads (read_plans) without verifying again. */
 void write_plans(Expr *call, const Plan *v, int n)
 {
-	Expr *list = new_expr(E_LIST, (Pos){0});
 	Kw *old = call_kw(call, "plans");
-	if (n > 0) /* the plans in one array */
-		list->args = xalloc_vec(sizeof(Expr *), n);
+	Expr *olist = old && old->value->kind == E_LIST ? old->value : NULL, *list;
+	Expr *kept[8], *const *prev = olist ? olist->args : NULL;
+	int nprev = olist ? olist->nargs : 0;
+	if (olist && !olist->pos.src && n <= nprev && nprev <= (int)(sizeof kept / sizeof kept[0])) {
+		/* the list an earlier pass wrote, filled again (its array has
+		 * room): nothing else holds it, read_plans keeps only what is
+		 * inside it; its calls are searched in a copy */
+		memcpy(kept, olist->args, sizeof(Expr *) * (size_t)nprev);
+		prev = kept;
+		list = olist;
+		list->nargs = 0;
+	} else {
+		list = new_expr(E_LIST, (Pos){0});
+		if (n > 0) /* the plans in one array */
+			list->args = xalloc_vec(sizeof(Expr *), n);
+	}
 	for (int i = 0; i < n; i++) {
 		const Plan *p = &v[i];
-		Expr *oc = old_plan(old, p->variant);
+		Expr *oc = old_plan(prev, nprev, p->variant);
 		if (oc && (oc->pos.src || oc->nargs != 1 || oc->val))
 			oc = NULL;
 		/* a call of the list already (two plans of one variant) stays
@@ -401,8 +444,7 @@ void write_plans(Expr *call, const Plan *v, int n)
 				    was->val->i == c) {
 					x = was;
 				} else {
-					x = ex_int(c);
-					x->val = vint(c);
+					x = count_expr(c);
 				}
 			}
 			}
@@ -426,8 +468,7 @@ void write_plans(Expr *call, const Plan *v, int n)
 			c->kws = NULL;
 			c->nkws = 0;
 		} else {
-			Expr *name = str_expr(p->variant);
-			c = ex_call("T.plan", 1, &name);
+			c = plan_call(p->variant);
 		}
 		if (nk)
 			set_kws(c, kws, nk);
