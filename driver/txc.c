@@ -921,17 +921,25 @@ readinput(Src *src)
 	bool std = !infile || strcmp(infile, "-") == 0;
 	int fd = std ? 0 : open(infile, O_RDONLY | O_CLOEXEC);
 	Buf b = {0};
-	char chunk[65536];
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return false;
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0 && b.n <= MAX_INPUT) {
+	/* read into the buffer itself, sized once for a file (a long
+	 * kernel's text was copied three times as the buffer doubled) */
+	if (!std && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < MAX_INPUT)
+		broom(&b, (size_t)st.st_size + 1);
+	for (;;) {
+		if (b.cap - b.n < 2) /* no room, or only the NUL's */
+			broom(&b, 65536);
+		if ((n = read(fd, b.s + b.n, b.cap - b.n - 1)) == 0 || b.n > MAX_INPUT)
+			break;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
-		bputn(&b, chunk, (size_t)n);
+		b.n += (size_t)n;
 	}
 	if (!std)
 		close(fd);
