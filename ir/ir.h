@@ -1042,6 +1042,9 @@ typedef struct Plan {
 #define PLAN_KW(name, kind, fams, by, doc) #name ":" PF_KIND_##kind " "
 #define PLAN_KEYWORDS PLAN_FIELDS(PLAN_KW) "why:s "
 int read_plans(const Expr *call, Plan **out);
+/* read_plans into room (cap plans) when they fit, for a pass that is done
+ * with them before it reads the next op's */
+int read_plans_in(const Expr *call, Plan *room, int cap, Plan **out);
 void write_plans(Expr *call, const Plan *v, int n);
 Plan *find_plan(Plan *v, int n, const char *variant);
 /* Whether keyword `name` of T.plan must be a positive integer. */

@@ -29,8 +29,8 @@ static int dispatch_op(OpSite *o, void *vctx)
 {
 	Ctx *ctx = vctx;
 	Expr *call = o->call;
-	Plan *plans;
-	int nplans = read_plans(call, &plans);
+	Plan room[VA_COUNT + 1], *plans;
+	int nplans = read_plans_in(call, room, VA_COUNT + 1, &plans);
 	/* the table sorted once: by_priority orders the variants of one op
 	 * totally (their names differ), so filtering the sorted table gives
 	 * the order sorting the op's variants would */

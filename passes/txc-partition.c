@@ -15,8 +15,8 @@ static int partition_op(OpSite *o, void *ctx)
 	(void)ctx;
 	Expr *call = o->call;
 	int64_t threads = scope_threads(o->func, call->es);
-	Plan *plans;
-	int n = read_plans(call, &plans);
+	Plan room[VA_COUNT + 1], *plans;
+	int n = read_plans_in(call, room, VA_COUNT + 1, &plans);
 	for (int k = 0; k < n; k++) {
 		Plan *p = &plans[k];
 		int va = variant_lookup(call->intrin, p->variant);

@@ -19,8 +19,8 @@ static int vectorize_op(OpSite *o, void *ctx)
 	Expr *call = o->call;
 	const Value *dst = call->args[0]->val;
 	int64_t threads = scope_threads(o->func, call->es);
-	Plan *plans;
-	int n = read_plans(call, &plans);
+	Plan room[VA_COUNT + 1], *plans;
+	int n = read_plans_in(call, room, VA_COUNT + 1, &plans);
 	for (int k = 0; k < n; k++) {
 		Plan *p = &plans[k];
 		int va = variant_lookup(call->intrin, p->variant);

@@ -197,12 +197,23 @@ static int plan_family(const Expr *call, const char *variant)
 
 int read_plans(const Expr *call, Plan **out)
 {
+	return read_plans_in(call, NULL, 0, out);
+}
+
+int read_plans_in(const Expr *call, Plan *room, int cap, Plan **out)
+{
 	Kw *kw = call_kw(call, "plans");
 	*out = NULL;
 	if (!kw || kw->value->kind != E_LIST)
 		return 0;
 	Expr *l = kw->value;
-	Plan *v = xalloc(sizeof(Plan) * (size_t)(l->nargs + 1));
+	Plan *v;
+	if (l->nargs < cap) {
+		v = room;
+		memset(v, 0, sizeof(Plan) * (size_t)(l->nargs + 1));
+	} else {
+		v = xalloc(sizeof(Plan) * (size_t)(l->nargs + 1));
+	}
 	for (int i = 0; i < l->nargs; i++) {
 		Expr *c = l->args[i];
 		Plan *p = &v[i];
@@ -464,6 +475,15 @@ void write_plans(Expr *call, const Plan *v, int n)
 			continue;
 		}
 		Expr *c = oc;
+		int room = 0; /* oc's keywords fill an array of a power of two (set_kws) */
+		while (c && room < c->nkws)
+			room = room ? 2 * room : 1;
+		if (c && nk <= room) { /* written over: nothing else holds the array */
+			memcpy(c->kws, kws, sizeof(Kw) * (size_t)nk);
+			c->nkws = nk;
+			list->args[list->nargs++] = c;
+			continue;
+		}
 		if (c) {
 			c->kws = NULL;
 			c->nkws = 0;
