@@ -1070,7 +1070,16 @@ inprocess(void)
 			ok = ok && verify_module(m, &d);
 			prove_accesses = false;
 		} else {
-			/* the backend: the program would reject a module without a kernel */
+			/* the backend: it rejects a module without a kernel, as the
+			 * program does, but naming the file (the program, at the end
+			 * of the pipeline, reads IR without a location to name it by;
+			 * with dumps to write, the pipeline writes them and says it) */
+			if (!haskernel(m) && !dumpdir) {
+				find_kernel(stages[i].prog, m, NULL);
+				fclose(msgs);
+				free(said);
+				return 1;
+			}
 			emits = true;
 			prove_accesses = true;
 			if (verifyeach && !verify_module(m, &d))

@@ -20,6 +20,9 @@ done
 "$TXC_BIN/txc" "$TMP/consts.tx" -o "$TMP/out.cu" 2>"$TMP/err"; rc=$?
 check "txc: no CUDA from a module without a kernel" [ "$rc $(ls "$TMP" | grep -c 'out\.cu')" = "1 0" ]
 check "txc: says why" grep -q "has no kernel" "$TMP/err"
+check "txc: naming the file" grep -q "^txc-cuda: error: '$TMP/consts.tx' has no kernel: write one with @T.prim_func" "$TMP/err"
+"$TXC_BIN/txc" --emit=ptx --arch=sm_90a "$TMP/empty.tx" -o "$TMP/out.ptx" 2>"$TMP/err"; rc=$?
+check "txc --emit=ptx: an empty file is refused, naming it" [ "$rc $(ls "$TMP" | grep -c 'out\.ptx') $(grep -c "^txc-ptx: error: '$TMP/empty.tx' has no kernel" "$TMP/err")" = "1 0 1" ]
 "$TXC_BIN/txc" --emit=ir "$TMP/consts.tx" -o "$TMP/out.tx" 2>"$TMP/err"; rc=$?
 check "txc --emit=ir: the constants, lowered (unchanged)" [ "$rc $(grep -cx 'n = 4' "$TMP/out.tx")" = "0 1" ]
 done_testing
