@@ -59,8 +59,8 @@ static int lower_op(OpSite *o, void *ctx)
 	}
 	if (va < 0)
 		return lower_fail(L, o, "it has no dispatch= (run txc-dispatch first)");
-	Plan *plans;
-	int n = read_plans(o->call, &plans);
+	Plan room[VA_COUNT + 1], *plans; /* the family's lower keeps no plan */
+	int n = read_plans_in(o->call, room, VA_COUNT + 1, &plans);
 	Plan *p = find_plan(plans, n, variants[va].name);
 	const Value *dst = o->call->args[0]->val, *src = o->call->args[1]->val;
 	/* dispatch= and the plan are claims (a user may have written them):

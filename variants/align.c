@@ -58,6 +58,17 @@ static Layout *slice_grouped(const Layout *l, const int64_t *shape, int nd, cons
 	return layout_slice_grouped(layout_copy(cache->grouped), cache->gdims, shape, nd, start, extents, why);
 }
 
+/* The base of a region whose starts are constants: one 0 for every plan
+ * (a long kernel's copies each made two). A plan's base is read
+ * (vectorize, prove), printed, verified like any plan keyword (the same
+ * value each time) and reaches lowered code only through ex_add and
+ * lower_start, which drop a 0: nothing is written into the node. */
+static Expr *zero_base(void)
+{
+	static Expr *zero;
+	return zero ? zero : (zero = ex_int(0));
+}
+
 /* The region of one operand as a layout over its elements in row-major
  * order, and the storage offset of its first element beyond the layout's
  * own offset (an expression of launch ids and loop variables): the
@@ -81,7 +92,7 @@ static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr 
 	Layout *s = slice_grouped(l, shape, nd, start, extents, why);
 	if (!s)
 		return NULL;
-	*base = ex_int(0);
+	*base = zero_base();
 	if (!any_sym) /* the grouping below serves symbolic starts alone */
 		return s;
 	int dims[LAYOUT_MAX_ITERS + 1];
