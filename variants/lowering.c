@@ -150,6 +150,8 @@ void lower_begin(Lower *L, Stmt *f)
 	L->names = (Map){ 0 };
 	L->short_names = (PtrMap){ 0 };
 	L->names_gen++; /* lower_fresh's answers were of the last kernel */
+	memset(L->index, 0, sizeof L->index);
+	memset(L->callee, 0, sizeof L->callee);
 	Collect c = { .L = L };
 	collect(&c, f->body, f->nbody);
 	for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
@@ -167,14 +169,102 @@ Stmt *lower_loop(const char *var, int64_t n, Stmt *body)
 	return loop;
 }
 
+/* ---- shared nodes ------------------------------------------------------------- */
+
+/* The ops of a kernel lower to the same few subtrees again and again: the
+ * callees (T.pointer_offset, T.cuda.copy_bytes, range), the thread index
+ * and its digits (tid % 8 * 8, tid // 8 * 64). One node of each serves
+ * every op of the kernel (a long kernel made 52 nodes per copy, 28 of
+ * them these). A node may have several parents when what is written into
+ * it later is the same for each:
+ * - sema annotates a node (val, var, dtype) from its subtree and from
+ *   what its names mean. The thread index's name is bound once, at the
+ *   kernel's top level, and a kernel's blocks may not hide a name
+ *   (define_hashed): it means one Var wherever a lowered op is; an
+ *   integer means itself. A callee's names and attributes get nothing
+ *   (eval reads them; the call's own node takes intrin).
+ * - the rewrites in place (`*e = *x` and the like: tvm.c's layouts,
+ *   T.meta_var, X.data, allocated_addr; calls.c's address operands;
+ *   desugar's calls and builtins; ptx_rewrite, which gives the call a new
+ *   callee) change calls, buffer names and attributes other than these:
+ *   none is a name of the thread index, an integer, an operator node or a
+ *   callee here; lowering and the passes after it build new nodes over
+ *   these, never into them.
+ * - the backends' memos by node (txc-ptx's sums and divisions) depend on
+ *   the tree and its names' ranges alone, the same for every parent.
+ * The printers read the tree: the text is the same. */
+
+/* The callee of path (ex_call's names and attributes), one per kernel. */
+static Expr *callee(Lower *L, const char *path)
+{
+	enum { N = sizeof L->callee / sizeof L->callee[0] };
+	for (int i = 0; i < N; i++) {
+		if (!L->callee[i].path) {
+			L->callee[i].path = path;
+			return L->callee[i].e = ex_call(path, 0, NULL)->a;
+		}
+		if (L->callee[i].path == path || strcmp(L->callee[i].path, path) == 0)
+			return L->callee[i].e;
+	}
+	return ex_call(path, 0, NULL)->a;
+}
+
+/* ex_call(path, n, args) with the kernel's callee node. */
+static Expr *call(Lower *L, const char *path, int n, Expr **args)
+{
+	Expr *c = new_call((Pos){0}, callee(L, path));
+	expr_set_args(c, args, n);
+	return c;
+}
+
+/* The digit terms made lately, by what they were made of: x (a node's
+ * address, never another node's: the arena frees nothing), inner, the
+ * remainder's extent (0: none) and the stride. A term is made from x and
+ * the numbers alone, and nothing is written into x or the term after
+ * (the list above): a hit is the tree digit() would make again, over the
+ * same x, so the term is shared exactly where x is. A slot another term
+ * takes is only a term made anew. */
+static struct DigitMemo {
+	const Expr *x;
+	int64_t inner, mod, stride;
+	Expr *e;
+} digits[64];
+
+static Expr *digit_term(Expr *x, int64_t inner, int64_t mod, int64_t stride)
+{
+	uint64_t h = (uint64_t)(uintptr_t)x >> 4;
+	h = (h ^ (uint64_t)inner * 0x9E3779B97F4A7C15u ^ (uint64_t)mod * 0xC2B2AE3D27D4EB4Fu ^ (uint64_t)stride) *
+	    0x9E3779B97F4A7C15u;
+	struct DigitMemo *m = &digits[h >> 58];
+	if (m->x == x && m->inner == inner && m->mod == mod && m->stride == stride)
+		return m->e;
+	Expr *c = ex_div(x, inner);
+	if (mod)
+		c = ex_mod(c, mod);
+	c = stride == 1 ? c : ex_mul(c, ex_int(stride));
+	*m = (struct DigitMemo){ x, inner, mod, stride, c };
+	return c;
+}
+
 /* ---- expressions ------------------------------------------------------------- */
 
-/* The index of the thread within the op's scope. */
+/* The index of the thread within the op's scope (the kernel's node for
+ * a scope of g threads). */
 Expr *lower_scope_index(Lower *L, int es)
 {
+	enum { N = sizeof L->index / sizeof L->index[0] };
 	int64_t g = scope_threads(L->func, es);
 	if (g == 1)
 		return ex_int(0);
+	for (int i = 0; i < N; i++) {
+		if (L->index[i].g == g)
+			return L->index[i].e;
+		if (!L->index[i].e) {
+			Expr *t = ex_name(L->tid);
+			L->index[i].g = g;
+			return L->index[i].e = g >= L->func->threads ? t : ex_mod(t, g);
+		}
+	}
 	Expr *t = ex_name(L->tid);
 	return g >= L->func->threads ? t : ex_mod(t, g);
 }
@@ -198,10 +288,7 @@ static Expr *digit(const Iter *it, int k, int lo, Expr *x, int64_t inner)
 {
 	if (it->extent <= 1 || it->axis != AX_M)
 		return NULL;
-	Expr *c = ex_div(x, inner);
-	if (k != lo)
-		c = ex_mod(c, it->extent);
-	return it->stride == 1 ? c : ex_mul(c, ex_int(it->stride));
+	return digit_term(x, inner, k != lo ? it->extent : 0, it->stride);
 }
 
 /* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
@@ -238,7 +325,12 @@ Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x)
 	return acc;
 }
 
-Expr *lower_start(const Layout *l, Expr *base) { return ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M])); }
+/* (ex_add(base or 0, off), without the 0s it would drop) */
+Expr *lower_start(const Layout *l, Expr *base)
+{
+	int64_t off = l->off[AX_M];
+	return !base ? ex_int(off) : off || (base->kind == E_INT && base->ival == 0) ? ex_add(base, ex_int(off)) : base;
+}
 
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
 {
@@ -349,7 +441,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 {
 	Expr *store_ok = lower_inside(db, da), *load_ok = lower_inside(sb, sa);
 	Expr *dp[] = { ex_name(db->name), da }, *sp[] = { ex_name(sb->name), sa };
-	Expr *dptr = ex_call("T.pointer_offset", 2, dp), *sptr = ex_call("T.pointer_offset", 2, sp);
+	Expr *dptr = call(L, "T.pointer_offset", 2, dp), *sptr = call(L, "T.pointer_offset", 2, sp);
 	Stmt *body[3];
 	int n = 0;
 	if (outer > 1) {
@@ -405,7 +497,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		args[4] = ex_int(0);
 	if (nargs > 5 && !args[5])
 		args[5] = ex_int(-1);
-	copy->value = ex_call(intrins[va->access].path, nargs, args);
+	copy->value = call(L, intrins[va->access].path, nargs, args);
 	for (int side = 0; side < 2; side++) {
 		Expr *ok = side ? store_ok : load_ok;
 		if (!ok)
@@ -430,7 +522,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
 	stmt_targets(loop, ex_name(f));
 	Expr *e = ex_int(outer);
-	loop->value = ex_call("range", 1, &e);
+	loop->value = call(L, "range", 1, &e);
 	loop->body = xalloc_vec(sizeof(Stmt *), n);
 	memcpy(loop->body, body, sizeof(Stmt *) * (size_t)n);
 	loop->nbody = n;
