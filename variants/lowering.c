@@ -152,6 +152,8 @@ void lower_begin(Lower *L, Stmt *f)
 	L->names_gen++; /* lower_fresh's answers were of the last kernel */
 	memset(L->index, 0, sizeof L->index);
 	memset(L->callee, 0, sizeof L->callee);
+	memset(L->range, 0, sizeof L->range);
+	memset(L->size, 0, sizeof L->size);
 	Collect c = { .L = L };
 	collect(&c, f->body, f->nbody);
 	for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
@@ -172,27 +174,45 @@ Stmt *lower_loop(const char *var, int64_t n, Stmt *body)
 /* ---- shared nodes ------------------------------------------------------------- */
 
 /* The ops of a kernel lower to the same few subtrees again and again: the
- * callees (T.pointer_offset, T.cuda.copy_bytes, range), the thread index
- * and its digits (tid % 8 * 8, tid // 8 * 64). One node of each serves
- * every op of the kernel (a long kernel made 52 nodes per copy, 28 of
- * them these). A node may have several parents when what is written into
- * it later is the same for each:
+ * callees (T.pointer_offset, T.cuda.copy_bytes), the thread index and its
+ * digits (tid % 8 * 8, tid // 8 * 64), integers, range(4). One node of
+ * each serves every op of the kernel (a long kernel made 52 nodes per
+ * copy, 33 of them these). A node may have several parents when what is
+ * written into it later is the same for each:
  * - sema annotates a node (val, var, dtype) from its subtree and from
  *   what its names mean. The thread index's name is bound once, at the
  *   kernel's top level, and a kernel's blocks may not hide a name
  *   (define_hashed): it means one Var wherever a lowered op is; an
  *   integer means itself. A callee's names and attributes get nothing
- *   (eval reads them; the call's own node takes intrin).
+ *   (eval reads them; the call's own node takes intrin). An integer is
+ *   shared only among places sema treats alike: the operands of
+ *   runtime arithmetic, whole offsets and loop bounds, which scalar()
+ *   annotates (lower_int); an access's size operand, which check_args
+ *   evaluates (the size cache). range(n) is annotated by check_args, the
+ *   same for every loop (the loop's variable is its target's).
  * - the rewrites in place (`*e = *x` and the like: tvm.c's layouts,
- *   T.meta_var, X.data, allocated_addr; calls.c's address operands;
- *   desugar's calls and builtins; ptx_rewrite, which gives the call a new
+ *   T.meta_var, X.data, allocated_addr, views among a call's operands;
+ *   calls.c's address operands; desugar's calls and builtins, range not
+ *   one of them; T.grid loops; ptx_rewrite, which gives the call a new
  *   callee) change calls, buffer names and attributes other than these:
- *   none is a name of the thread index, an integer, an operator node or a
- *   callee here; lowering and the passes after it build new nodes over
- *   these, never into them.
+ *   none is a name of the thread index, an integer, an operator node, a
+ *   callee or range(n) here; lowering and the passes after it build new
+ *   nodes over these, never into them.
  * - the backends' memos by node (txc-ptx's sums and divisions) depend on
  *   the tree and its names' ranges alone, the same for every parent.
  * The printers read the tree: the text is the same. */
+
+/* An integer where scalar() will annotate it (above), shared by value: by
+ * any kernel, since it means itself in each. A slot another value takes
+ * only makes the next one anew. */
+static Expr *lower_int(int64_t v)
+{
+	static Expr *made[64];
+	Expr **slot = &made[(uint64_t)v * 0x9E3779B97F4A7C15u >> 58];
+	if (!*slot || (*slot)->ival != v)
+		*slot = ex_int(v);
+	return *slot;
+}
 
 /* The callee of path (ex_call's names and attributes), one per kernel. */
 static Expr *callee(Lower *L, const char *path)
@@ -215,6 +235,38 @@ static Expr *call(Lower *L, const char *path, int n, Expr **args)
 	Expr *c = new_call((Pos){0}, callee(L, path));
 	expr_set_args(c, args, n);
 	return c;
+}
+
+/* The kernel's node of n among two kept in c (the newer second). */
+typedef struct Kept Kept;
+
+static Expr **kept(Kept *c, int64_t n)
+{
+	if (c[0].e && c[0].n == n)
+		return &c[0].e;
+	if (c[1].e && c[1].n == n)
+		return &c[1].e;
+	c[0] = c[1];
+	c[1] = (Kept){ n, NULL };
+	return &c[1].e;
+}
+
+/* range(n), the kernel's */
+static Expr *range_call(Lower *L, int64_t n)
+{
+	Expr **e = kept(L->range, n);
+	if (!*e) {
+		Expr *x = lower_int(n);
+		*e = call(L, "range", 1, &x);
+	}
+	return *e;
+}
+
+/* an access's size operand of n bytes, the kernel's */
+static Expr *size_int(Lower *L, int64_t n)
+{
+	Expr **e = kept(L->size, n);
+	return *e ? *e : (*e = ex_int(n));
 }
 
 /* The digit terms made lately, by what they were made of: x (a node's
@@ -241,7 +293,7 @@ static Expr *digit_term(Expr *x, int64_t inner, int64_t mod, int64_t stride)
 	Expr *c = ex_div(x, inner);
 	if (mod)
 		c = ex_mod(c, mod);
-	c = stride == 1 ? c : ex_mul(c, ex_int(stride));
+	c = stride == 1 ? c : ex_mul(c, lower_int(stride));
 	*m = (struct DigitMemo){ x, inner, mod, stride, c };
 	return c;
 }
@@ -329,7 +381,7 @@ Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x)
 Expr *lower_start(const Layout *l, Expr *base)
 {
 	int64_t off = l->off[AX_M];
-	return !base ? ex_int(off) : off || (base->kind == E_INT && base->ival == 0) ? ex_add(base, ex_int(off)) : base;
+	return !base ? lower_int(off) : off || (base->kind == E_INT && base->ival == 0) ? ex_add(base, lower_int(off)) : base;
 }
 
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
@@ -469,7 +521,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	Kw *l1 = gload ? call_kw(o->call, "l1_evict") : NULL, *lpf = gload ? call_kw(o->call, "prefetch_size") : NULL;
 	/* the operands past the last one given are left out; those before it
 	 * that are not given are 0 (qualifiers, prefetch) and -1 (size) */
-	Expr *args[] = { dptr, sptr, ex_int(bytes), NULL, pf ? pf->value : NULL, NULL, pred ? pred->value : NULL };
+	Expr *args[] = { dptr, sptr, size_int(L, bytes), NULL, pf ? pf->value : NULL, NULL, pred ? pred->value : NULL };
 	if (nc && !l1 && !lpf) {
 		args[3] = nc->value;
 	} else if (l1 || lpf) { /* "nc.L1::no_allocate.L2::256B": the load's qualifiers in PTX's order */
@@ -521,8 +573,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	}
 	Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
 	stmt_targets(loop, ex_name(f));
-	Expr *e = ex_int(outer);
-	loop->value = call(L, "range", 1, &e);
+	loop->value = range_call(L, outer);
 	loop->body = xalloc_vec(sizeof(Stmt *), n);
 	memcpy(loop->body, body, sizeof(Stmt *) * (size_t)n);
 	loop->nbody = n;
