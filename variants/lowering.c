@@ -176,8 +176,8 @@ Stmt *lower_loop(const char *var, int64_t n, Stmt *body)
 /* The ops of a kernel lower to the same few subtrees again and again: the
  * callees (T.pointer_offset, T.cuda.copy_bytes), the thread index and its
  * digits (tid % 8 * 8, tid // 8 * 64), integers, range(4). One node of
- * each serves every op of the kernel (a long kernel made 52 nodes per
- * copy, 33 of them these). A node may have several parents when what is
+ * each serves every op of the kernel (a copy of a long kernel took 52
+ * new nodes, now 21). A node may have several parents when what is
  * written into it later is the same for each:
  * - sema annotates a node (val, var, dtype) from its subtree and from
  *   what its names mean. The thread index's name is bound once, at the
