@@ -58,10 +58,12 @@ Value *eval_name(Sema *S, Expr *e)
 	return s->val;
 }
 
+/* A table at most half full, of 8 slots at first: most blocks bind a
+ * few names (a lowered loop: its variable and two pointers). */
 static void insert(Env *e, Sym *s, unsigned hash)
 {
 	if (2 * (e->n + 1) > e->cap) {
-		int cap = e->cap ? 2 * e->cap : 16;
+		int cap = e->cap ? 2 * e->cap : 8;
 		Sym **tab = xalloc(sizeof(Sym *) * (size_t)cap);
 		for (int i = 0; i < e->cap; i++)
 			for (Sym *x = e->tab[i], *next; x; x = next) {

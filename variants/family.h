@@ -140,6 +140,11 @@ struct Lower {
 	 * ops are lowered (the tma family's tensor maps) */
 	Stmt **pre;
 	int npre;
+	/* nodes every op of the kernel shares (lowering.c, "shared nodes"):
+	 * the thread index within a scope of g threads, the callees */
+	struct { int64_t g; Expr *e; } index[4];
+	struct { const char *path; Expr *e; } callee[4];
+	struct Kept { int64_t n; Expr *e; } range[2], size[2]; /* range(n); an access's size operand */
 };
 /* A name no statement of the kernel uses; lowered loops are siblings, so
  * the same fresh name serves every op. take() marks one as used. */

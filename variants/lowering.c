@@ -150,6 +150,10 @@ void lower_begin(Lower *L, Stmt *f)
 	L->names = (Map){ 0 };
 	L->short_names = (PtrMap){ 0 };
 	L->names_gen++; /* lower_fresh's answers were of the last kernel */
+	memset(L->index, 0, sizeof L->index);
+	memset(L->callee, 0, sizeof L->callee);
+	memset(L->range, 0, sizeof L->range);
+	memset(L->size, 0, sizeof L->size);
 	Collect c = { .L = L };
 	collect(&c, f->body, f->nbody);
 	for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
@@ -167,14 +171,152 @@ Stmt *lower_loop(const char *var, int64_t n, Stmt *body)
 	return loop;
 }
 
+/* ---- shared nodes ------------------------------------------------------------- */
+
+/* The ops of a kernel lower to the same few subtrees again and again: the
+ * callees (T.pointer_offset, T.cuda.copy_bytes), the thread index and its
+ * digits (tid % 8 * 8, tid // 8 * 64), integers, range(4). One node of
+ * each serves every op of the kernel (a copy of a long kernel took 52
+ * new nodes, now 21). A node may have several parents when what is
+ * written into it later is the same for each:
+ * - sema annotates a node (val, var, dtype) from its subtree and from
+ *   what its names mean. The thread index's name is bound once, at the
+ *   kernel's top level, and a kernel's blocks may not hide a name
+ *   (define_hashed): it means one Var wherever a lowered op is; an
+ *   integer means itself. A callee's names and attributes get nothing
+ *   (eval reads them; the call's own node takes intrin). An integer is
+ *   shared only among places sema treats alike: the operands of
+ *   runtime arithmetic, whole offsets and loop bounds, which scalar()
+ *   annotates (lower_int); an access's size operand, which check_args
+ *   evaluates (the size cache). range(n) is annotated by check_args, the
+ *   same for every loop (the loop's variable is its target's).
+ * - the rewrites in place (`*e = *x` and the like: tvm.c's layouts,
+ *   T.meta_var, X.data, allocated_addr, views among a call's operands;
+ *   calls.c's address operands; desugar's calls and builtins, range not
+ *   one of them; T.grid loops; ptx_rewrite, which gives the call a new
+ *   callee) change calls, buffer names and attributes other than these:
+ *   none is a name of the thread index, an integer, an operator node, a
+ *   callee or range(n) here; lowering and the passes after it build new
+ *   nodes over these, never into them.
+ * - the backends' memos by node (txc-ptx's sums and divisions) depend on
+ *   the tree and its names' ranges alone, the same for every parent.
+ * The printers read the tree: the text is the same. */
+
+/* An integer where scalar() will annotate it (above), shared by value: by
+ * any kernel, since it means itself in each. A slot another value takes
+ * only makes the next one anew. */
+static Expr *lower_int(int64_t v)
+{
+	static Expr *made[64];
+	Expr **slot = &made[(uint64_t)v * 0x9E3779B97F4A7C15u >> 58];
+	if (!*slot || (*slot)->ival != v)
+		*slot = ex_int(v);
+	return *slot;
+}
+
+/* The callee of path (ex_call's names and attributes), one per kernel. */
+static Expr *callee(Lower *L, const char *path)
+{
+	enum { N = sizeof L->callee / sizeof L->callee[0] };
+	for (int i = 0; i < N; i++) {
+		if (!L->callee[i].path) {
+			L->callee[i].path = path;
+			return L->callee[i].e = ex_call(path, 0, NULL)->a;
+		}
+		if (L->callee[i].path == path || strcmp(L->callee[i].path, path) == 0)
+			return L->callee[i].e;
+	}
+	return ex_call(path, 0, NULL)->a;
+}
+
+/* ex_call(path, n, args) with the kernel's callee node. */
+static Expr *call(Lower *L, const char *path, int n, Expr **args)
+{
+	Expr *c = new_call((Pos){0}, callee(L, path));
+	expr_set_args(c, args, n);
+	return c;
+}
+
+/* The kernel's node of n among two kept in c (the newer second). */
+typedef struct Kept Kept;
+
+static Expr **kept(Kept *c, int64_t n)
+{
+	if (c[0].e && c[0].n == n)
+		return &c[0].e;
+	if (c[1].e && c[1].n == n)
+		return &c[1].e;
+	c[0] = c[1];
+	c[1] = (Kept){ n, NULL };
+	return &c[1].e;
+}
+
+/* range(n), the kernel's */
+static Expr *range_call(Lower *L, int64_t n)
+{
+	Expr **e = kept(L->range, n);
+	if (!*e) {
+		Expr *x = lower_int(n);
+		*e = call(L, "range", 1, &x);
+	}
+	return *e;
+}
+
+/* an access's size operand of n bytes, the kernel's */
+static Expr *size_int(Lower *L, int64_t n)
+{
+	Expr **e = kept(L->size, n);
+	return *e ? *e : (*e = ex_int(n));
+}
+
+/* The digit terms made lately, by what they were made of: x (a node's
+ * address, never another node's: the arena frees nothing), inner, the
+ * remainder's extent (0: none) and the stride. A term is made from x and
+ * the numbers alone, and nothing is written into x or the term after
+ * (the list above): a hit is the tree digit() would make again, over the
+ * same x, so the term is shared exactly where x is. A slot another term
+ * takes is only a term made anew. */
+static struct DigitMemo {
+	const Expr *x;
+	int64_t inner, mod, stride;
+	Expr *e;
+} digits[64];
+
+static Expr *digit_term(Expr *x, int64_t inner, int64_t mod, int64_t stride)
+{
+	uint64_t h = (uint64_t)(uintptr_t)x >> 4;
+	h = (h ^ (uint64_t)inner * 0x9E3779B97F4A7C15u ^ (uint64_t)mod * 0xC2B2AE3D27D4EB4Fu ^ (uint64_t)stride) *
+	    0x9E3779B97F4A7C15u;
+	struct DigitMemo *m = &digits[h >> 58];
+	if (m->x == x && m->inner == inner && m->mod == mod && m->stride == stride)
+		return m->e;
+	Expr *c = ex_div(x, inner);
+	if (mod)
+		c = ex_mod(c, mod);
+	c = stride == 1 ? c : ex_mul(c, lower_int(stride));
+	*m = (struct DigitMemo){ x, inner, mod, stride, c };
+	return c;
+}
+
 /* ---- expressions ------------------------------------------------------------- */
 
-/* The index of the thread within the op's scope. */
+/* The index of the thread within the op's scope (the kernel's node for
+ * a scope of g threads). */
 Expr *lower_scope_index(Lower *L, int es)
 {
+	enum { N = sizeof L->index / sizeof L->index[0] };
 	int64_t g = scope_threads(L->func, es);
 	if (g == 1)
 		return ex_int(0);
+	for (int i = 0; i < N; i++) {
+		if (L->index[i].g == g)
+			return L->index[i].e;
+		if (!L->index[i].e) {
+			Expr *t = ex_name(L->tid);
+			L->index[i].g = g;
+			return L->index[i].e = g >= L->func->threads ? t : ex_mod(t, g);
+		}
+	}
 	Expr *t = ex_name(L->tid);
 	return g >= L->func->threads ? t : ex_mod(t, g);
 }
@@ -198,10 +340,7 @@ static Expr *digit(const Iter *it, int k, int lo, Expr *x, int64_t inner)
 {
 	if (it->extent <= 1 || it->axis != AX_M)
 		return NULL;
-	Expr *c = ex_div(x, inner);
-	if (k != lo)
-		c = ex_mod(c, it->extent);
-	return it->stride == 1 ? c : ex_mul(c, ex_int(it->stride));
+	return digit_term(x, inner, k != lo ? it->extent : 0, it->stride);
 }
 
 /* sum over iters [lo, hi) of layout l of (x // inner) % extent * stride on
@@ -238,7 +377,12 @@ Expr *lower_digits_onto(Expr *acc, const Layout *l, int lo, int hi, Expr *x)
 	return acc;
 }
 
-Expr *lower_start(const Layout *l, Expr *base) { return ex_add(base ? base : ex_int(0), ex_int(l->off[AX_M])); }
+/* (ex_add(base or 0, off), without the 0s it would drop) */
+Expr *lower_start(const Layout *l, Expr *base)
+{
+	int64_t off = l->off[AX_M];
+	return !base ? lower_int(off) : off || (base->kind == E_INT && base->ival == 0) ? ex_add(base, lower_int(off)) : base;
+}
 
 Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
 {
@@ -349,7 +493,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 {
 	Expr *store_ok = lower_inside(db, da), *load_ok = lower_inside(sb, sa);
 	Expr *dp[] = { ex_name(db->name), da }, *sp[] = { ex_name(sb->name), sa };
-	Expr *dptr = ex_call("T.pointer_offset", 2, dp), *sptr = ex_call("T.pointer_offset", 2, sp);
+	Expr *dptr = call(L, "T.pointer_offset", 2, dp), *sptr = call(L, "T.pointer_offset", 2, sp);
 	Stmt *body[3];
 	int n = 0;
 	if (outer > 1) {
@@ -377,7 +521,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	Kw *l1 = gload ? call_kw(o->call, "l1_evict") : NULL, *lpf = gload ? call_kw(o->call, "prefetch_size") : NULL;
 	/* the operands past the last one given are left out; those before it
 	 * that are not given are 0 (qualifiers, prefetch) and -1 (size) */
-	Expr *args[] = { dptr, sptr, ex_int(bytes), NULL, pf ? pf->value : NULL, NULL, pred ? pred->value : NULL };
+	Expr *args[] = { dptr, sptr, size_int(L, bytes), NULL, pf ? pf->value : NULL, NULL, pred ? pred->value : NULL };
 	if (nc && !l1 && !lpf) {
 		args[3] = nc->value;
 	} else if (l1 || lpf) { /* "nc.L1::no_allocate.L2::256B": the load's qualifiers in PTX's order */
@@ -405,7 +549,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 		args[4] = ex_int(0);
 	if (nargs > 5 && !args[5])
 		args[5] = ex_int(-1);
-	copy->value = ex_call(intrins[va->access].path, nargs, args);
+	copy->value = call(L, intrins[va->access].path, nargs, args);
 	for (int side = 0; side < 2; side++) {
 		Expr *ok = side ? store_ok : load_ok;
 		if (!ok)
@@ -429,8 +573,7 @@ int lower_emit_loop(Lower *L, OpSite *o, const Variant *va, int64_t outer, const
 	}
 	Stmt *loop = new_stmt(S_FOR, o->stmt->pos);
 	stmt_targets(loop, ex_name(f));
-	Expr *e = ex_int(outer);
-	loop->value = ex_call("range", 1, &e);
+	loop->value = range_call(L, outer);
 	loop->body = xalloc_vec(sizeof(Stmt *), n);
 	memcpy(loop->body, body, sizeof(Stmt *) * (size_t)n);
 	loop->nbody = n;

@@ -6,6 +6,8 @@
  * Lowered to a loop in which every thread computes both addresses from its
  * index in the scope and makes one access of the variant (copy_bytes or
  * cp.async) of vec elements. */
+#include <string.h>
+
 #include "family.h"
 
 static bool align(Plan *p, const Variant *va, const Value *dst, const Value *src, const char **why)
@@ -69,6 +71,53 @@ static const char *prove(const Plan *p, const Variant *va, const Value *dst, con
 	return plan_prove_pair(p, va, dst, src, true, false, threads);
 }
 
+/* The iters of layout_group(l, shape, 3, dims), as an op before had them:
+ * a kernel's ops mostly have plans of the same few layouts (offsets
+ * aside), and the lowering reads only the grouping's iters (the digits):
+ * its offsets and swizzle are l's, read from l. layout_group makes the
+ * iters from l's iters and the shape alone: where both are as they were
+ * (a copy of the iters is kept), a hit is what it would make again. A
+ * failure is not kept. */
+enum { GROUP_ITERS = 8, GROUPS = 4 };
+static struct Grouped {
+	Iter it[GROUP_ITERS];
+	int n;
+	int64_t shape[3];
+	Layout *g;
+	int dims[4];
+} grouped[GROUPS];
+static unsigned ngrouped;
+
+static bool same_iters(const Iter *a, const Iter *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].extent != b[i].extent || a[i].stride != b[i].stride || a[i].axis != b[i].axis)
+			return false;
+	return true;
+}
+
+static const Layout *group3(const Layout *l, const int64_t *shape, int *dims, const char **why)
+{
+	for (int i = 0; i < GROUPS; i++) {
+		struct Grouped *m = &grouped[i];
+		if (m->g && m->n == l->nshard && same_iters(m->it, l->shard, l->nshard) &&
+		    memcmp(m->shape, shape, sizeof m->shape) == 0) {
+			memcpy(dims, m->dims, sizeof m->dims);
+			return m->g;
+		}
+	}
+	Layout *g = layout_group(l, shape, 3, dims, why);
+	if (!g || l->nshard > GROUP_ITERS)
+		return g;
+	struct Grouped *m = &grouped[ngrouped++ % GROUPS];
+	memcpy(m->it, l->shard, sizeof(Iter) * (size_t)l->nshard);
+	m->n = l->nshard;
+	memcpy(m->shape, shape, sizeof m->shape);
+	memcpy(m->dims, dims, sizeof m->dims);
+	m->g = g;
+	return g;
+}
+
 /* [outer, threads, vec] over the plan's iteration space. */
 static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 {
@@ -76,8 +125,9 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	int64_t shape[3] = { p->outer, p->threads, p->vec };
 	int dd[4], sd[4];
 	const char *why;
-	Layout *d = layout_group(p->dst, shape, 3, dd, &why);
-	Layout *s = d ? layout_group(p->src, shape, 3, sd, &why) : NULL;
+	/* the groupings' iters; the offsets and swizzles are the plan's */
+	const Layout *d = group3(p->dst, shape, dd, &why);
+	const Layout *s = d ? group3(p->src, shape, sd, &why) : NULL;
 	if (!s)
 		return lower_fail(L, o, xprintf("the plan's outer %lld x threads %lld x vec %lld does not split its layouts: %s",
 		                          (long long)p->outer, (long long)p->threads, (long long)p->vec, why));
@@ -87,10 +137,10 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	const char *f = lower_fresh(L, "f");
 	Expr *t = lower_scope_index(L, o->call->es), *fx = p->outer > 1 ? ex_name(f) : ex_int(0);
 	/* lower_address(d, base, digits of f + digits of t), a digit at a time */
-	Expr *da = ex_swizzle(d, lower_digits_onto(lower_digits_onto(lower_start(d, p->dst_base), d, dd[0], dd[1], fx), d,
-	                                           dd[1], dd[2], t));
-	Expr *sa = ex_swizzle(s, lower_digits_onto(lower_digits_onto(lower_start(s, p->src_base), s, sd[0], sd[1], fx), s,
-	                                           sd[1], sd[2], t));
+	Expr *da = ex_swizzle(p->dst, lower_digits_onto(lower_digits_onto(lower_start(p->dst, p->dst_base), d, dd[0], dd[1],
+	                                                                  fx), d, dd[1], dd[2], t));
+	Expr *sa = ex_swizzle(p->src, lower_digits_onto(lower_digits_onto(lower_start(p->src, p->src_base), s, sd[0], sd[1],
+	                                                                  fx), s, sd[1], sd[2], t));
 	int64_t bytes = p->vec * dtype_bytes(dst->buffer->dtype);
 	if (L->verify && !lower_verify(L, o, p, false, dst, src, da, sa, f))
 		return -1;
