@@ -49,11 +49,13 @@ typedef struct Val {
 	int64_t i;
 } Val;
 
-/* A name in scope: a buffer, a runtime value, or a constant. */
+/* A name in scope: a buffer, a runtime value, or a constant. id: which
+ * bind() made it (a Bind is reused once unbound; a memo notes the id). */
 typedef struct Bind {
 	const char *name;
 	Buffer *buf;
 	bool is_int, is_str, has_val;
+	uint64_t id;
 	int64_t ival;
 	const char *str;
 	Val v;
@@ -63,7 +65,9 @@ typedef struct Bind {
  * each string's cell found by its address (the IR's names are arena
  * strings, never rewritten or freed, so one address is one text: the text
  * is hashed once per string, not per look-up); the binds in order, each
- * with the Bind it hides, to unbind back to a mark. */
+ * with the Bind it hides, to unbind back to a mark; the Binds unbound, for
+ * bind() to take again (nothing keeps one after its unbinding: a memo
+ * keeps its id). */
 typedef struct NameCell { struct Bind *top; } NameCell;
 enum { NAME_RECENT = 256 };
 typedef struct NameScope {
@@ -72,9 +76,13 @@ typedef struct NameScope {
 	struct { const char *name; NameCell *c; } recent[NAME_RECENT]; /* of at, by the string's address */
 	struct Shadow { NameCell *c; struct Bind *hidden; } *v;
 	int n, cap;
+	struct Bind **free;
+	int nfree, freecap;
+	uint64_t nbinds;  /* bind()s so far: the next id */
 } NameScope;
 
 enum { R_P, R_H, R_R, R_RD, R_F, R_FD, R_N };
+enum { SUM_SETS = 32 };
 static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
 static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
 
@@ -106,8 +114,8 @@ typedef struct Gen {
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
-	PtrMap sums;             /* offset_addr's terms of the program's offsets: Expr -> SumSlot */
-	struct { const Expr *off; struct SumSlot *s; } sumat[64]; /* of sums, a slot per address */
+	struct SumSlot *sums;    /* offset_addr's terms of the program's offsets, the latest few (program_terms) */
+	unsigned char sumlru[SUM_SETS]; /* per set of sums: the way used last */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
 	struct Recent { const Expr *e; int hint; struct Shape *x; } recent[4]; /* the shapes last found (shape_of) */
@@ -121,7 +129,7 @@ typedef struct Gen {
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
 	bool noting;             /* lookup() notes the names it finds in deps */
-	struct Dep { NameCell *cell; Bind *x; const char *vs; int64_t ival; } *deps;
+	struct Dep { NameCell *cell; uint64_t id; const char *vs; int64_t ival; } *deps;
 	int ndeps;
 	struct CopyHead *heads;  /* copy_bytes' texts by kind (copy_head) */
 	int nheads;
@@ -707,6 +715,12 @@ static void names_unbind(NameScope *sc, int mark)
 {
 	while (sc->n > mark) {
 		sc->n--;
+		if (sc->nfree == sc->freecap) {
+			int cap = sc->freecap ? 2 * sc->freecap : 32;
+			sc->free = xrealloc(sc->free, sizeof *sc->free * (size_t)sc->freecap, sizeof *sc->free * (size_t)cap);
+			sc->freecap = cap;
+		}
+		sc->free[sc->nfree++] = sc->v[sc->n].c->top;
 		sc->v[sc->n].c->top = sc->v[sc->n].hidden;
 	}
 }
@@ -718,7 +732,7 @@ static Bind *lookup(Gen *g, const char *name)
 	NameCell *c = name_cell(&g->binds, name);
 	Bind *x = c->top;
 	if (g->noting && x) {
-		struct Dep dep = { c, x, x->v.s, x->ival };
+		struct Dep dep = { c, x->id, x->v.s, x->ival };
 		vpush(g->deps, g->ndeps, dep);
 	}
 	return x;
@@ -737,9 +751,9 @@ static int low_name(void *gp, const char *name, int64_t *iv, const char **sv)
 
 static Bind *bind(Gen *g, const char *name, Buffer *b)
 {
-	Bind *x = xalloc(sizeof *x);
-	*x = (Bind){ .name = name, .buf = b };
 	NameScope *sc = &g->binds;
+	Bind *x = sc->nfree ? sc->free[--sc->nfree] : xalloc(sizeof *x);
+	*x = (Bind){ .name = name, .buf = b, .id = ++sc->nbinds };
 	if (sc->n == sc->cap) {
 		int cap = sc->cap ? 2 * sc->cap : 32;
 		sc->v = xrealloc(sc->v, sizeof *sc->v * (size_t)sc->cap, sizeof *sc->v * (size_t)cap);
@@ -1078,13 +1092,15 @@ struct TermMemo { bool ok, wide; unsigned epoch; Val v; int ndeps; struct Dep de
 struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
 struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
+	const Expr *off;         /* the offset, NULL: a free slot */
+	int cap;                 /* the room of t, memo, aregs and asigns, kept for the next offset */
 	bool wide;
 	bool formed;             /* each term has a form or is not may_const (sum_again) */
 	int n;                   /* terms, or -1: not summed by terms */
 	struct Term *t;
 	struct TermMemo **memo;  /* per term (one of a shape's, or its own made when needed) */
 	/* the address of the register terms last made: its terms' registers and
-	 * signs, the base, the epoch */
+	 * signs, the base (NULL: none made), the epoch */
 	unsigned aepoch;
 	const char *abase, **aregs;
 	int naregs, *asigns;
@@ -1342,25 +1358,42 @@ static inline bool trip_form_const(const struct Term *t, int64_t *v)
 }
 
 /* The program's offset off's slot (its address a key), its terms and width
- * found once: they depend only on the expression and its names' ranges,
- * which emission does not change. */
+ * found once while it is among the offsets met last: they depend only on
+ * the expression and its names' ranges, which emission does not change.
+ * The slots are a cache (two ways of SUM_SETS sets, the way used less
+ * recently taken): an offset's slot serves the trips of its unrolled loop,
+ * and is garbage after it. One taken by another offset is made again when
+ * this one comes back; what it would have kept is an address offset_addr
+ * then makes again of the same pure() instructions (its terms' registers,
+ * each found again), so the output is the same. */
 static struct SumSlot *program_terms(Gen *g, const Expr *off)
 {
-	unsigned k = (unsigned)((uintptr_t)off >> 4) & 63; /* an offset's slot never changes: a copy of it stays right */
-	if (g->sumat[k].off == off)
-		return g->sumat[k].s;
-	struct SumSlot *s = ptrmap_get(&g->sums, off);
-	if (!s) {
+	unsigned set = (unsigned)(((uint64_t)(uintptr_t)off * 0x9E3779B97F4A7C15u) >> 59) & (SUM_SETS - 1);
+	if (!g->sums) {
+		g->sums = xalloc(sizeof *g->sums * 2 * SUM_SETS);
+		memset(g->sums, 0, sizeof *g->sums * 2 * SUM_SETS);
+	}
+	struct SumSlot *s = &g->sums[2 * set];
+	if (s[0].off == off || s[1].off == off) {
+		g->sumlru[set] = s[1].off == off;
+		return &s[s[1].off == off];
+	}
+	g->sumlru[set] ^= 1;
+	s += g->sumlru[set];
+	{
 		struct Term t[MAX_TERMS];
 		struct Shape *sh[MAX_TERMS];
-		s = xalloc(sizeof *s);
-		*s = (struct SumSlot){ 0 };
-		ptrmap_put(&g->sums, off, s);
+		*s = (struct SumSlot){ .off = off, .cap = s->cap, .t = s->t, .memo = s->memo, .aregs = s->aregs, .asigns = s->asigns };
 		s->n = sum_terms(off, &s->wide, t, g, sh);
 		if (s->n > 0) {
-			s->t = xalloc(sizeof *s->t * (size_t)s->n);
+			if (s->n > s->cap) { /* room for the longest sum so far: the arrays of a few terms, reused */
+				s->cap = s->n < 4 ? 4 : s->n;
+				s->t = xalloc(sizeof *s->t * (size_t)s->cap);
+				s->memo = xalloc(sizeof *s->memo * (size_t)s->cap);
+				s->aregs = xalloc(sizeof *s->aregs * (size_t)s->cap);
+				s->asigns = xalloc(sizeof *s->asigns * (size_t)s->cap);
+			}
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
-			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
 			s->formed = true;
 			for (int i = 0; i < s->n; i++) {
 				if (s->t[i].may_const)
@@ -1375,7 +1408,6 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 			}
 		}
 	}
-	g->sumat[k].off = off, g->sumat[k].s = s;
 	return s;
 }
 
@@ -1389,7 +1421,7 @@ static inline bool memo_valid(Gen *g, const struct TermMemo *m, bool wide)
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
 		const Bind *x = d->cell->top;
-		if (x != d->x || x->v.s != d->vs || x->ival != d->ival)
+		if (!x || x->id != d->id || x->v.s != d->vs || x->ival != d->ival)
 			return false;
 	}
 	return true;
@@ -1450,7 +1482,7 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo **mp)
 		m->ndeps = 0;
 		for (int i = d0; i < g->ndeps && m->ok; i++) {
 			int j = 0;
-			while (j < m->ndeps && m->dep[j].x != g->deps[i].x)
+			while (j < m->ndeps && m->dep[j].id != g->deps[i].id)
 				j++;
 			if (j < m->ndeps)
 				continue;
@@ -1475,7 +1507,7 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo **mp)
  * decides. */
 static bool sum_again(Gen *g, const struct SumSlot *s, const char *base, int64_t *c)
 {
-	if (!s->aregs || !s->formed || s->aepoch != g->epoch || s->abase != base || g->noting || g->d->errors)
+	if (!s->abase || !s->formed || s->aepoch != g->epoch || s->abase != base || g->noting || g->d->errors)
 		return false;
 	bool wide = g->wide || s->wide;  /* g->wide as the loop evaluates the terms */
 	int64_t sum = 0, k;  /* at most MAX_TERMS terms, each within 32 bits: no overflow */
@@ -1591,7 +1623,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs)
 		while (same < nregs && slot->aregs[same] == regs[same] && slot->asigns[same] == signs[same])
 			same++;
-	bool again = slot && same == nregs && slot->aregs;
+	bool again = slot && same == nregs && slot->abase;
 	struct AddrSlot k = { g->epoch, wide, base.sp, nregs, base.s, esize, 0, regs, signs, { 0 } }, *as = NULL;
 	if (!again) {
 		uint64_t h = ((uint64_t)(uintptr_t)base.s ^ (uint64_t)esize << 1 ^ (uint64_t)wide) * 0x9E3779B97F4A7C15u;
@@ -1628,11 +1660,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 			g->naddrs++;
 		}
 	}
-	if (slot && !again) {
-		if (!slot->aregs) {
-			slot->aregs = xalloc(sizeof *regs * (size_t)n);
-			slot->asigns = xalloc(sizeof *signs * (size_t)n);
-		}
+	if (slot && !again) { /* its arrays: room for n terms */
 		memcpy(slot->aregs, regs, sizeof *regs * (size_t)nregs);
 		memcpy(slot->asigns, signs, sizeof *signs * (size_t)nregs);
 		slot->naregs = nregs, slot->aepoch = g->epoch, slot->abase = base.s, slot->addr = a;
