@@ -323,23 +323,27 @@ static inline __attribute__((always_inline)) void copy_short(char *o, const char
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
-/* An entry of pure()'s first look-up (below). */
-enum { PRE_ARGS = 6 };
+/* An entry of pure()'s first look-up (below): 64 bytes. The operands
+ * past the format's are 0 (the formats of this file have at most 5). */
+enum { PRE_ARGS = 5 };
 struct PreSlot {
 	const char *fmt, *r;
-	uint64_t h;
-	int n;
+	uint32_t h;
 	unsigned epoch;
 	uint64_t w[PRE_ARGS];
 };
 
 /* An entry of pure()'s instruction texts (cse): the text, its length and
- * hash, its register, the epoch it was made in. */
+ * hash, its register, the epoch it was made in. The text is the
+ * instruction as written in the output where D is there once (dpos: where,
+ * r written there in its place; the arena never hands out or rewrites
+ * written bytes again, so they stay as written, also where their piece is
+ * grown elsewhere), else a copy (dpos -1). */
 struct CseSlot {
-	const char *key;
+	const char *key, *r;
+	uint32_t h;
 	unsigned len, epoch;
-	uint64_t h;
-	const char *r;
+	int dpos;
 };
 
 /* Forgets every value computed since the last label: at a label (a join of
@@ -380,15 +384,11 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((for
  * would go */
 static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
 {
-	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(cap - 1);
+	unsigned i = k->h & (unsigned)(cap - 1);
 	for (; t[i].fmt && t[i].epoch == k->epoch; i = (i + 1) & (unsigned)(cap - 1))
-		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n) {
-			int j = 0; /* a few operands: compared here, not by a memcmp call */
-			while (j < k->n && t[i].w[j] == k->w[j])
-				j++;
-			if (j == k->n)
-				break;
-		}
+		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].w[0] == k->w[0] && t[i].w[1] == k->w[1] &&
+		    t[i].w[2] == k->w[2] && t[i].w[3] == k->w[3] && t[i].w[4] == k->w[4])
+			break;
 	return &t[i];
 }
 
@@ -462,12 +462,22 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 
 /* The slot of text key (of epoch e) in t, if it is there, else the free
  * one where it would go */
-static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h, unsigned e)
+static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint32_t h, unsigned e)
 {
-	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
-	for (; t[i].key && t[i].epoch == e; i = (i + 1) & (unsigned)(cap - 1))
-		if (t[i].h == h && t[i].len == len && memcmp(t[i].key, key, len) == 0)
+	unsigned i = h & (unsigned)(cap - 1);
+	for (; t[i].key && t[i].epoch == e; i = (i + 1) & (unsigned)(cap - 1)) {
+		if (t[i].h != h || t[i].len != len)
+			continue;
+		if (t[i].dpos < 0) {
+			if (memcmp(t[i].key, key, len) == 0)
+				break;
+			continue;
+		}
+		size_t d = (size_t)t[i].dpos; /* key as t[i].key, r in D's place */
+		if (key[d] == '\001' && memcmp(t[i].key, key, d) == 0 &&
+		    memcmp(t[i].key + d + strlen(t[i].r), key + d + 1, len - d - 1) == 0)
 			break;
+	}
 	return &t[i];
 }
 
@@ -529,7 +539,9 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	for (; i < len; i++)
 		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
 	h ^= h >> 31;
-	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h, g->epoch) : NULL;
+	uint32_t h32 = (uint32_t)(h >> 32);
+	const char *kept = NULL; /* the text as written, D at dpos */
+	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h32, g->epoch) : NULL;
 	if (c && c->key && c->epoch == g->epoch)
 		return c->r;
 	if (g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
@@ -539,6 +551,7 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 		size_t rn = strlen(r), n = len + rn + 1; /* a tab and a newline for D */
 		char *w = broom(g->out, n);
 		*w++ = '\t';
+		kept = w;
 		copy_short(w, key, (size_t)dpos), w += dpos;
 		copy_short(w, r, rn), w += rn;
 		copy_short(w, key + dpos + 1, len - (size_t)dpos - 1), w += len - (size_t)dpos - 1;
@@ -561,27 +574,32 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 		int cap = g->csecap ? 2 * g->csecap : 64;
 		struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
 		for (int i = 0; i < g->csecap; i++)
-			if (g->cse[i].key && g->cse[i].epoch == g->epoch)
-				*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h, g->epoch) = g->cse[i];
+			if (g->cse[i].key && g->cse[i].epoch == g->epoch) { /* each text once: its first free slot */
+				unsigned j = g->cse[i].h & (unsigned)(cap - 1);
+				while (t[j].key)
+					j = (j + 1) & (unsigned)(cap - 1);
+				t[j] = g->cse[i];
+			}
 		g->cse = t, g->csecap = cap, c = NULL;
 	}
 	if (!c) /* else the free slot the look-up found */
-		c = cse_slot(g->cse, g->csecap, key, len, h, g->epoch);
-	*c = (struct CseSlot){ xstrndup(key, len), (unsigned)len, g->epoch, h, r };
+		c = cse_slot(g->cse, g->csecap, key, len, h32, g->epoch);
+	*c = (struct CseSlot){ kept ? kept : xstrndup(key, len), r, h32, (unsigned)len, g->epoch, kept ? dpos : -1 };
 	g->ncse++;
 	return r;
 }
 
 /* pure() of k's format and operands (a format whose text fmt_sig makes
  * by hand: np >= 0 and n >= 0) */
-static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k)
+static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k, int n)
 {
 	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
 	unsigned epoch = g->epoch;
 	uint64_t h = (uint64_t)(uintptr_t)k->fmt * 0x9E3779B97F4A7C15u;
-	for (int i = 0; i < k->n; i++)
+	for (int i = 0; i < n; i++)
 		h = (h ^ k->w[i]) * 0x9E3779B97F4A7C15u;
-	k->h = h ^ (h >> 29);
+	h ^= h >> 29;
+	k->h = (uint32_t)(h >> 32);
 	k->epoch = epoch;
 	if (g->precap) {
 		ps = pre_slot(g->pre, g->precap, k);
@@ -600,14 +618,14 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 {
 	va_list ap;
 	const struct FmtSig *sig = fmt_sig(fmt);
-	struct PreSlot k = { .fmt = fmt, .n = sig->n };
+	struct PreSlot k = { .fmt = fmt };
 	va_start(ap, fmt);
-	for (int i = 0; i < k.n; i++)
+	for (int i = 0; i < sig->n; i++)
 		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
 		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
 	va_end(ap);
-	if (k.n >= 0 && sig->np >= 0)
-		return pure_w(g, dt, sp, &k);
+	if (sig->n >= 0 && sig->np >= 0)
+		return pure_w(g, dt, sp, &k, sig->n);
 	/* a format read by vbprintf: cse alone */
 	va_start(ap, fmt);
 	g->key.n = 0;
@@ -625,17 +643,17 @@ static const char *const fmt_mad[2] = { "mad.lo.s64 %s, %s, %lld, %s;", "mad.lo.
 static Val pure_addk(Gen *g, int sp, const char *a, int64_t k)
 {
 	const char *fmt = fmt_add[sp == SP_SHARED];
-	struct PreSlot x = { .fmt = fmt, .n = 3, .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k } };
-	return pure_w(g, DT_HANDLE, sp, &x);
+	struct PreSlot x = { .fmt = fmt, .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k } };
+	return pure_w(g, DT_HANDLE, sp, &x, 3);
 }
 
 /* pure_mad: mad.lo.s32 (a shared address) or mad.lo.s64, D = a * k + base */
 static Val pure_mad(Gen *g, int sp, const char *a, int64_t k, const char *base)
 {
 	const char *fmt = fmt_mad[sp == SP_SHARED];
-	struct PreSlot x = { .fmt = fmt, .n = 4,
+	struct PreSlot x = { .fmt = fmt,
 	                     .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k, (uint64_t)(uintptr_t)base } };
-	return pure_w(g, DT_HANDLE, sp, &x);
+	return pure_w(g, DT_HANDLE, sp, &x, 4);
 }
 
 /* An immediate as PTX writes it for dtype dt. */
@@ -1268,6 +1286,23 @@ static struct Shape *shape_of(Gen *g, const struct Term *t)
 	return s->x;
 }
 
+/* low_fits32_given of e, a node of flatten's chain of + and - or one of
+ * its terms, given the terms' facts in flatten's order (*k the next term):
+ * the same facts, each term's taken where the walk meets it, not searched
+ * for among the terms at each node. *er: e's expr_range; its low_range is
+ * the same (low_range_step reads shifts and bitwise operations only). */
+static bool chain_fits(const Expr *e, int *k, const Range *ter, const bool *tfits, Range *er)
+{
+	if (int_literal(e) || e->kind != E_BIN || (e->op != OP_ADD && e->op != OP_SUB)) {
+		*er = ter[*k];
+		return tfits[(*k)++];
+	}
+	Range r[2];
+	bool fa = chain_fits(e->a, k, ter, tfits, &r[0]), fb = chain_fits(e->b, k, ter, tfits, &r[1]);
+	er->ok = expr_range_step(e, r, &er->lo, &er->hi);
+	return fa && fb && er->ok && er->lo >= INT32_MIN && er->hi <= INT32_MAX;
+}
+
 /* With g (a program offset): each term's Shape in sh[] (NULL: none), and
  * the terms' facts taken from their Shapes where all have one. */
 static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct Shape **sh)
@@ -1288,8 +1323,20 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 		else
 			given = false;
 	}
-	*wide = !(given ? low_fits32_given(off, at, n, ger, glr, gfits, r)
-	                : low_fits32_noting(off, at, n > 0 ? n : 0, r)); /* one walk for both */
+	if (given) { /* low_fits32_given(off, at, n, ger, glr, gfits, r): a term's range noted at its first place */
+		int k = 0;
+		Range er;
+		*wide = !chain_fits(off, &k, ger, gfits, &er);
+		for (int i = 0; i < n; i++) {
+			int j = 0;
+			while (at[j] != at[i])
+				j++;
+			if (j == i)
+				r[i] = glr[i];
+		}
+	} else {
+		*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
+	}
 	int64_t lo = 0, hi = 0;
 	for (int i = 0; i < n && !*wide; i++) {
 		int64_t x = r[i].lo, y = r[i].hi;
