@@ -589,9 +589,33 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	return r;
 }
 
+/* sig_text of pure_addk's format and operands (fmt_add[]: "add.s64 ",
+ * D, ", ", a, ", ", the number, ";"), made without reading the format */
+static int addk_text(Gen *g, const struct PreSlot *k)
+{
+	const char *a = k->w[1] ? (const char *)(uintptr_t)k->w[1] : "(null)";
+	size_t an = strlen(a), need = 8 + 3 + an + 2 + 21 + 1;
+	if (need + 1 > g->key.cap) {
+		g->key.cap = 2 * (need + 1);
+		g->key.s = xalloc(g->key.cap);
+	}
+	char *o = g->key.s, d[24], *q = udigits(d + sizeof d, (int64_t)k->w[2] < 0 ? -k->w[2] : k->w[2]);
+	if ((int64_t)k->w[2] < 0)
+		*--q = '-';
+	memcpy(o, k->fmt, 8), o += 8;
+	memcpy(o, D ", ", 3), o += 3;
+	copy_short(o, a, an), o += an;
+	memcpy(o, ", ", 2), o += 2;
+	copy_short(o, q, (size_t)(d + sizeof d - q)), o += d + sizeof d - q;
+	*o++ = ';';
+	*o = 0;
+	g->key.n = (size_t)(o - g->key.s);
+	return 8;
+}
+
 /* pure() of k's format and operands (a format whose text fmt_sig makes
- * by hand: np >= 0 and n >= 0) */
-static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k, int n)
+ * by hand: np >= 0 and n >= 0; n of them; addk: pure_addk's) */
+static inline __attribute__((always_inline)) Val pure_k(Gen *g, int dt, int sp, struct PreSlot *k, int n, bool addk)
 {
 	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
 	unsigned epoch = g->epoch;
@@ -606,13 +630,14 @@ static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k, int n)
 		if (ps->fmt && ps->epoch == epoch)
 			return (Val){ .s = ps->r, .dt = dt, .sp = sp };
 	}
-	k->r = cse_reg(g, dt, sp, sig_text(g, fmt_sig(k->fmt), k->w));
+	k->r = cse_reg(g, dt, sp, addk ? addk_text(g, k) : sig_text(g, fmt_sig(k->fmt), k->w));
 	if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
 		*ps = *k, g->npre++;
 	else
 		k->epoch = g->epoch, pre_put(g, k);
 	return (Val){ .s = k->r, .dt = dt, .sp = sp };
 }
+static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k, int n) { return pure_k(g, dt, sp, k, n, false); }
 
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 {
@@ -644,7 +669,7 @@ static Val pure_addk(Gen *g, int sp, const char *a, int64_t k)
 {
 	const char *fmt = fmt_add[sp == SP_SHARED];
 	struct PreSlot x = { .fmt = fmt, .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k } };
-	return pure_w(g, DT_HANDLE, sp, &x, 3);
+	return pure_k(g, DT_HANDLE, sp, &x, 3, true);
 }
 
 /* pure_mad: mad.lo.s32 (a shared address) or mad.lo.s64, D = a * k + base */
