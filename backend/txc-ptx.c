@@ -120,6 +120,7 @@ typedef struct Gen {
 	int nshape, shapecap;
 	struct Recent { const Expr *e; int hint; struct Shape *x; } recent[4]; /* the shapes last found (shape_of) */
 	int nrecent;
+	struct Shape *first_shape; /* the Shape of the first term that has one in the offset before */
 	struct AddrSlot *addrs;  /* offset_addr's register sums this epoch (addr_slot) */
 	int naddrs, addrcap;
 	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
@@ -1131,8 +1132,18 @@ struct TermMemo { bool ok, wide; unsigned epoch; Val v; int ndeps; struct Dep de
 /* What is known of the terms of one shape (below) and hint, shared by
  * every program offset that has such a term (the lowering writes the same
  * tid % 8 * 8 in each copy's offset): its facts (low_facts_of: they depend
- * on the shape alone) and, but for a literal, its memo per width (m[wide]). */
-struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
+ * on the shape alone) and, but for a literal, its memo per width (m[wide]).
+ * e and hint: the term it was made of; next[i & 3]: the Shape of the term
+ * after it, at i in its offset, when one was last found (shape_of's first
+ * guess for such a term: the offsets of the copies are alike). */
+struct Shape {
+	Range er, lr;
+	bool fits;
+	struct TermMemo *m[2];
+	const Expr *e;
+	int hint;
+	struct Shape *next[4];
+};
 struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
 	const Expr *off;         /* the offset, NULL: a free slot */
@@ -1280,8 +1291,10 @@ static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e,
 }
 
 /* The Shape of a program offset's term t; NULL: not a tree term_shape reads. */
-static struct Shape *shape_of(Gen *g, const struct Term *t)
+static struct Shape *shape_of(Gen *g, const struct Term *t, struct Shape *guess)
 {
+	if (guess && guess->hint == t->hint && same_shape(guess->e, t->e))
+		return guess;
 	/* the shapes just found first (the terms of each copy's offset are
 	 * those of the copy before): a tree of one of their shapes is one
 	 * term_shape reads, of that hash, found without hashing it */
@@ -1303,6 +1316,7 @@ static struct Shape *shape_of(Gen *g, const struct Term *t)
 	if (!s->e) {
 		*s = (struct ShapeSlot){ t->e, t->hint, h, xalloc(sizeof(struct Shape)) };
 		s->x->fits = low_facts_of(t->e, &s->x->er, &s->x->lr);
+		s->x->e = t->e, s->x->hint = t->hint;
 		g->nshape++;
 	}
 	int n = g->nrecent < 4 ? g->nrecent++ : 3;
@@ -1311,21 +1325,57 @@ static struct Shape *shape_of(Gen *g, const struct Term *t)
 	return s->x;
 }
 
-/* low_fits32_given of e, a node of flatten's chain of + and - or one of
- * its terms, given the terms' facts in flatten's order (*k the next term):
- * the same facts, each term's taken where the walk meets it, not searched
- * for among the terms at each node. *er: e's expr_range; its low_range is
- * the same (low_range_step reads shifts and bitwise operations only). */
-static bool chain_fits(const Expr *e, int *k, const Range *ter, const bool *tfits, Range *er)
+/* The terms' facts flatten_facts finds: per term its expr_range, low_range
+ * and low_fits32; given: every term has them (one mostly a trip's
+ * constant, or one of a Shape). */
+struct TermFacts {
+	Range er[MAX_TERMS], lr[MAX_TERMS];
+	bool fits[MAX_TERMS];
+	bool given;
+	struct Shape *prev; /* the Shape of the last term that has one */
+};
+
+/* flatten of a program offset, in the same walk each term's Shape (sh[])
+ * and facts, and, while given, those of e as low_fits32_given finds them
+ * from the terms' (*er its expr_range, the result its low_fits32): each
+ * term's taken where the walk meets it, not searched for among the terms
+ * at each node; a node of the chain's low_range is its expr_range
+ * (low_range_step reads shifts and bitwise operations only). */
+static int flatten_facts(Gen *g, const Expr *e, int sign, int hint, struct Term *t, struct Shape **sh,
+                         struct TermFacts *f, int n, Range *er, bool *fits)
 {
-	if (int_literal(e) || e->kind != E_BIN || (e->op != OP_ADD && e->op != OP_SUB)) {
-		*er = ter[*k];
-		return tfits[(*k)++];
+	if (n < 0)
+		return n;
+	if (!int_literal(e) && e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB)) {
+		if (e->dtype != DT_INT32 && e->dtype != DT_INT64)
+			return -1;
+		int it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
+		Range r[2];
+		bool fa, fb;
+		n = flatten_facts(g, e->a, sign, it, t, sh, f, n, &r[0], &fa);
+		n = flatten_facts(g, e->b, e->op == OP_SUB ? -sign : sign, it, t, sh, f, n, &r[1], &fb);
+		if (n > 0 && f->given) {
+			er->ok = expr_range_step(e, r, &er->lo, &er->hi);
+			*fits = fa && fb && er->ok && er->lo >= INT32_MIN && er->hi <= INT32_MAX;
+		}
+		return n;
 	}
-	Range r[2];
-	bool fa = chain_fits(e->a, k, ter, tfits, &r[0]), fb = chain_fits(e->b, k, ter, tfits, &r[1]);
-	er->ok = expr_range_step(e, r, &er->lo, &er->hi);
-	return fa && fb && er->ok && er->lo >= INT32_MIN && er->hi <= INT32_MAX;
+	if (n == MAX_TERMS)
+		return -1;
+	struct Term *x = &t[n];
+	*x = (struct Term){ .e = e, .sign = sign, .hint = hint, .may_const = may_trip_const(e) };
+	if (x->may_const) /* f * 1024, a literal: mostly a trip's constant, its memo its own */
+		sh[n] = NULL, f->fits[n] = low_facts_of(e, &f->er[n], &f->lr[n]);
+	else if ((sh[n] = shape_of(g, x, f->prev ? f->prev->next[n & 3] : g->first_shape))) {
+		f->er[n] = sh[n]->er, f->lr[n] = sh[n]->lr, f->fits[n] = sh[n]->fits;
+		*(f->prev ? &f->prev->next[n & 3] : &g->first_shape) = sh[n];
+		f->prev = sh[n];
+	} else {
+		f->given = false;
+	}
+	if (f->given)
+		*er = f->er[n], *fits = f->fits[n];
+	return n + 1;
 }
 
 /* With g (a program offset): each term's Shape in sh[] (NULL: none), and
@@ -1334,30 +1384,22 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 {
 	const Expr *at[MAX_TERMS] = { 0 };
 	Range r[MAX_TERMS];
-	int n = flatten(off, 1, DT_NONE, t, 0);
-	Range ger[MAX_TERMS], glr[MAX_TERMS];
-	bool gfits[MAX_TERMS], given = g && n > 0;
-	for (int i = 0; i < n; i++) {
+	struct TermFacts f;
+	Range er;
+	bool fits;
+	f.given = g != NULL;
+	f.prev = NULL;
+	int n = g ? flatten_facts(g, off, 1, DT_NONE, t, sh, &f, 0, &er, &fits) : flatten(off, 1, DT_NONE, t, 0);
+	for (int i = 0; i < n; i++)
 		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-		if (!g)
-			continue;
-		if (t[i].may_const) /* f * 1024, a literal: mostly a trip's constant, its memo its own */
-			sh[i] = NULL, gfits[i] = low_facts_of(t[i].e, &ger[i], &glr[i]);
-		else if ((sh[i] = shape_of(g, &t[i])))
-			ger[i] = sh[i]->er, glr[i] = sh[i]->lr, gfits[i] = sh[i]->fits;
-		else
-			given = false;
-	}
-	if (given) { /* low_fits32_given(off, at, n, ger, glr, gfits, r): a term's range noted at its first place */
-		int k = 0;
-		Range er;
-		*wide = !chain_fits(off, &k, ger, gfits, &er);
+	if (n > 0 && f.given) { /* low_fits32_given(off, at, n, ...): a term's range noted at its first place */
+		*wide = !fits;
 		for (int i = 0; i < n; i++) {
 			int j = 0;
 			while (at[j] != at[i])
 				j++;
 			if (j == i)
-				r[i] = glr[i];
+				r[i] = f.lr[i];
 		}
 	} else {
 		*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
