@@ -736,11 +736,17 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 /* name's cell: found by the string's address (in recent, a slot per
  * address: a string's cell never changes, so a copy of at's entry stays
  * right), else by its text (once per string), else made */
-static NameCell *name_cell(NameScope *sc, const char *name)
+static NameCell *name_cell_slow(NameScope *sc, const char *name, unsigned i);
+
+static inline NameCell *name_cell(NameScope *sc, const char *name)
 {
 	unsigned i = (unsigned)((uintptr_t)name >> 4) & (NAME_RECENT - 1); /* arena strings: 16-byte aligned */
-	if (sc->recent[i].name == name)
-		return sc->recent[i].c;
+	return sc->recent[i].name == name ? sc->recent[i].c : name_cell_slow(sc, name, i);
+}
+
+/* name_cell past recent (slot i) */
+static NameCell *name_cell_slow(NameScope *sc, const char *name, unsigned i)
+{
 	NameCell *c = ptrmap_get(&sc->at, name);
 	if (!c) {
 		if (!(c = map_get(&sc->text, name))) {
@@ -771,14 +777,18 @@ static void names_unbind(NameScope *sc, int mark)
 
 /* A name's binding (while offset_addr evaluates a term, noted as a name its
  * value depends on). */
-static Bind *lookup(Gen *g, const char *name)
+static void note_dep(Gen *g, NameCell *c, const Bind *x)
+{
+	struct Dep dep = { c, x->id, x->v.s, x->ival };
+	vpush(g->deps, g->ndeps, dep);
+}
+
+static inline Bind *lookup(Gen *g, const char *name)
 {
 	NameCell *c = name_cell(&g->binds, name);
 	Bind *x = c->top;
-	if (g->noting && x) {
-		struct Dep dep = { c, x->id, x->v.s, x->ival };
-		vpush(g->deps, g->ndeps, dep);
-	}
+	if (g->noting && x)
+		note_dep(g, c, x);
 	return x;
 }
 
@@ -825,11 +835,17 @@ static Buffer *buffer_of(Gen *g, const Expr *e)
 	return x ? x->buf : NULL;
 }
 
-static int buf_index(Gen *g, Buffer *b)
+static int buf_index_slow(Gen *g, Buffer *b, unsigned k);
+
+static inline int buf_index(Gen *g, Buffer *b)
 {
 	unsigned k = (unsigned)((uintptr_t)b >> 4) & 15;
-	if (g->bufat[k].b == b)
-		return g->bufat[k].i;
+	return g->bufat[k].b == b ? g->bufat[k].i : buf_index_slow(g, b, k);
+}
+
+/* buf_index past bufat (slot k) */
+static int buf_index_slow(Gen *g, Buffer *b, unsigned k)
+{
 	int i = 0;
 	while (i < g->f->nbufs && g->f->bufs[i] != b)
 		i++;
