@@ -1499,10 +1499,8 @@ static inline bool trip_form_const(const struct Term *t, int64_t *v)
 static struct SumSlot *program_terms(Gen *g, const Expr *off)
 {
 	unsigned set = (unsigned)(((uint64_t)(uintptr_t)off * 0x9E3779B97F4A7C15u) >> 59) & (SUM_SETS - 1);
-	if (!g->sums) {
-		g->sums = xalloc(sizeof *g->sums * 2 * SUM_SETS);
-		memset(g->sums, 0, sizeof *g->sums * 2 * SUM_SETS);
-	}
+	if (!g->sums)
+		g->sums = xalloc(sizeof *g->sums * 2 * SUM_SETS); /* zeroed: free */
 	struct SumSlot *s = &g->sums[2 * set];
 	if (s[0].off == off || s[1].off == off) {
 		g->sumlru[set] = s[1].off == off;
@@ -1927,7 +1925,7 @@ static Val call_expr(Gen *g, const Expr *e)
 /* The natural dtype of a runtime name's value (64 bits in an offset that
  * may pass 2^31, as txc-cuda's (int64_t) casts make it). */
 /* A name's value, x its binding (lookup's) */
-static Val bound_val(Gen *g, const Expr *e, Bind *x)
+static inline Val bound_val(Gen *g, const Expr *e, Bind *x)
 {
 	if (x && x->is_int)
 		return lit_int(g, x->ival, DT_NONE);
@@ -2173,7 +2171,7 @@ static Val ev(Gen *g, const Expr *e, int hint)
  * handle (with xp: *xp the binding of e when e is a name). */
 static Val address_x(Gen *g, const Expr *e, Bind **xp)
 {
-	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (e->kind == E_CALL && low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return address_x(g, e->args[0], NULL);
 	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL; /* a name: looked up once (buffer_of, name_val) */
 	if (xp)
@@ -2202,7 +2200,7 @@ static Val address(Gen *g, const Expr *e) { return address_x(g, e, NULL); }
  * binding where address_x found it (e a name), else NULL. */
 static Buffer *addr_buffer(Gen *g, const Expr *e, Bind *x)
 {
-	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (e->kind == E_CALL && low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return addr_buffer(g, e->args[0], NULL);
 	if (e->kind == E_INDEX)
 		return buffer_of(g, e->a);
