@@ -1862,9 +1862,9 @@ static Val cast(Gen *g, const Expr *x, int to)
 
 static Val binary(Gen *g, const Expr *e, int hint);
 
-static Val call_expr(Gen *g, const Expr *e)
+/* A call's value, id and dt its builtin as resolve() reads it */
+static Val call_expr_id(Gen *g, const Expr *e, int id, int dt)
 {
-	int dt, id = resolve(e, &dt);
 	if ((dt && e->nargs == 1) || id == IN_CAST) {
 		Pos at = g->at;
 		g->at = expr_start(e); /* a conversion's error names the call */
@@ -1920,6 +1920,12 @@ static Val call_expr(Gen *g, const Expr *e)
 	}
 	}
 	return fail(g, e, xprintf("'%s' is not supported by txc-ptx yet (use --backend=cuda)", expr_str(e->a)));
+}
+
+static Val call_expr(Gen *g, const Expr *e)
+{
+	int dt, id = resolve(e, &dt);
+	return call_expr_id(g, e, id, dt);
 }
 
 /* The natural dtype of a runtime name's value (64 bits in an offset that
@@ -2404,7 +2410,7 @@ static void assign(Gen *g, Stmt *s)
 		store(g, t[0], v, -1);
 		return;
 	}
-	int id = v->kind == E_CALL ? resolve(v, &dt) : -1;
+	int id = v->kind == E_CALL ? resolve(v, &dt) : -1, cdt = dt;
 	if (is_launch_id(id)) {
 		for (int i = 0; i < nt; i++) {
 			Bind *x = bind(g, t[i]->str, NULL);
@@ -2457,10 +2463,11 @@ static void assign(Gen *g, Stmt *s)
 	}
 	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
 		dt = low_concrete(v->dtype);
-		Val rhs = ev(g, v, dt);
+		/* a call without sema's value: ev()'s, its builtin read once */
+		Val rhs = v->kind == E_CALL && !v->val ? call_expr_id(g, v, id, cdt) : ev(g, v, dt);
 		if (dt != DT_HANDLE)
 			rhs = conv(g, rhs, dt);
-		if (!rhs.imm && map_get(&g->mutregs, rhs.s)) {
+		if (!rhs.imm && g->mutregs.n && map_get(&g->mutregs, rhs.s)) {
 			/* a copy: the name keeps this value when the variable changes */
 			Val c = { .s = newreg(g, rhs.sp == SP_SHARED ? R_R : reg_class(rhs.dt)), .dt = rhs.dt };
 			c.sp = rhs.sp;
