@@ -775,14 +775,15 @@ static void names_unbind(NameScope *sc, int mark)
 	}
 }
 
-/* A name's binding (while offset_addr evaluates a term, noted as a name its
- * value depends on). */
+/* x, c's binding, as a name the term offset_addr evaluates depends on */
 static void note_dep(Gen *g, NameCell *c, const Bind *x)
 {
 	struct Dep dep = { c, x->id, x->v.s, x->ival };
 	vpush(g->deps, g->ndeps, dep);
 }
 
+/* A name's binding (while offset_addr evaluates a term, noted as a name its
+ * value depends on). */
 static inline Bind *lookup(Gen *g, const char *name)
 {
 	NameCell *c = name_cell(&g->binds, name);
@@ -2401,7 +2402,7 @@ static void declare(Gen *g, Buffer *b)
 static void assign(Gen *g, Stmt *s)
 {
 	Expr **t = s->targets, *v = s->value;
-	int nt = s->ntargets, dt;
+	int nt = s->ntargets, dt = 0;
 	if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
 		nt = t[0]->nargs;
 		t = t[0]->args;
