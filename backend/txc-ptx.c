@@ -1353,10 +1353,9 @@ struct TermFacts {
 };
 
 /* flatten of a program offset, in the same walk each term's Shape (sh[])
- * and facts, and, while given, those of e as low_fits32_given finds them
- * from the terms' (*er its expr_range, the result its low_fits32): each
- * term's taken where the walk meets it, not searched for among the terms
- * at each node; a node of the chain's low_range is its expr_range
+ * and facts, and, while given, those of e as low_fits32 finds them, each
+ * term's taken where the walk meets it (*er its expr_range, the result its
+ * low_fits32); a node of the chain's low_range is its expr_range
  * (low_range_step reads shifts and bitwise operations only). */
 static int flatten_facts(Gen *g, const Expr *e, int sign, int hint, struct Term *t, struct Shape **sh,
                          struct TermFacts *f, int n, Range *er, bool *fits)
@@ -1409,7 +1408,7 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 	int n = g ? flatten_facts(g, off, 1, DT_NONE, t, sh, &f, 0, &er, &fits) : flatten(off, 1, DT_NONE, t, 0);
 	for (int i = 0; i < n; i++)
 		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-	if (n > 0 && f.given) { /* low_fits32_given(off, at, n, ...): a term's range noted at its first place */
+	if (n > 0 && f.given) { /* a term's range noted at its first place only, as the walk before this one did */
 		*wide = !fits;
 		for (int i = 0; i < n; i++) {
 			int j = 0;
