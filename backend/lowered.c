@@ -117,19 +117,11 @@ typedef struct Noting {
 	const Expr *const *at;
 	int n;
 	Range *out;
-	const Range *ger, *glr;  /* if set: the nodes at[]'s facts, given (gfits[i] their low_fits32) */
-	const bool *gfits;
 } Noting;
 
 static bool low_facts_noting(const Expr *e, const Noting *nt, Range *er, Range *lr)
 {
 	bool fits;
-	for (int i = 0; nt && nt->ger && i < nt->n; i++)
-		if (nt->at[i] == e) {
-			*er = nt->ger[i], *lr = nt->glr[i];
-			nt->out[i] = *lr;
-			return nt->gfits[i];
-		}
 	*er = (Range){ 0, 0, false };
 	if (e->kind == E_BIN || (e->kind == E_UN && e->op == OP_NEG)) {
 		Range oer[2] = { { 0, 0, false }, { 0, 0, false } }, olr[2] = { { 0, 0, false }, { 0, 0, false } };
@@ -148,7 +140,7 @@ static bool low_facts_noting(const Expr *e, const Noting *nt, Range *er, Range *
 		fits = true;  /* a leaf, or bounds expr_range_step does not read below it */
 	}
 	fits = fits && lr->ok && lr->lo >= INT32_MIN && lr->hi <= INT32_MAX;
-	for (int i = 0; nt && !nt->ger && i < nt->n; i++) /* given: at[] were met above */
+	for (int i = 0; nt && i < nt->n; i++)
 		if (nt->at[i] == e)
 			nt->out[i] = *lr;
 	return fits;
@@ -170,20 +162,12 @@ bool low_fits32(const Expr *e)
 
 bool low_fits32_noting(const Expr *e, const Expr *const *at, int n, Range *out)
 {
-	Noting nt = { at, n, out, NULL, NULL, NULL };
+	Noting nt = { at, n, out };
 	Range er, lr;
 	return low_facts_noting(e, &nt, &er, &lr);
 }
 
 bool low_facts_of(const Expr *e, Range *er, Range *lr) { return low_facts_noting(e, NULL, er, lr); }
-
-bool low_fits32_given(const Expr *e, const Expr *const *at, int n, const Range *er, const Range *lr, const bool *fits,
-                      Range *out)
-{
-	Noting nt = { at, n, out, er, lr, fits };
-	Range r, l;
-	return low_facts_noting(e, &nt, &r, &l);
-}
 
 const char *low_grid_str(const Func *f)
 {

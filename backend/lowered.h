@@ -33,10 +33,6 @@ bool low_fits32(const Expr *e);
 bool low_fits32_noting(const Expr *e, const Expr *const *at, int n, Range *out);
 /* e's expr_range, low_range and (the result) low_fits32, in one walk */
 bool low_facts_of(const Expr *e, Range *er, Range *lr);
-/* low_fits32_noting, the facts of the nodes at[] given (as low_facts_of
- * finds them: er, lr, fits), not found again below them */
-bool low_fits32_given(const Expr *e, const Expr *const *at, int n, const Range *er, const Range *lr, const bool *fits,
-                      Range *out);
 
 static inline bool low_is_fp8(int dt) { return dt == DT_FP8E4M3 || dt == DT_FP8E5M2; }
 static inline bool low_is_half(int dt) { return dt == DT_FLOAT16 || dt == DT_BFLOAT16; }

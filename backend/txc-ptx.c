@@ -49,11 +49,13 @@ typedef struct Val {
 	int64_t i;
 } Val;
 
-/* A name in scope: a buffer, a runtime value, or a constant. */
+/* A name in scope: a buffer, a runtime value, or a constant. id: which
+ * bind() made it (a Bind is reused once unbound; a memo notes the id). */
 typedef struct Bind {
 	const char *name;
 	Buffer *buf;
 	bool is_int, is_str, has_val;
+	uint64_t id;
 	int64_t ival;
 	const char *str;
 	Val v;
@@ -63,7 +65,9 @@ typedef struct Bind {
  * each string's cell found by its address (the IR's names are arena
  * strings, never rewritten or freed, so one address is one text: the text
  * is hashed once per string, not per look-up); the binds in order, each
- * with the Bind it hides, to unbind back to a mark. */
+ * with the Bind it hides, to unbind back to a mark; the Binds unbound, for
+ * bind() to take again (nothing keeps one after its unbinding: a memo
+ * keeps its id). */
 typedef struct NameCell { struct Bind *top; } NameCell;
 enum { NAME_RECENT = 256 };
 typedef struct NameScope {
@@ -72,9 +76,13 @@ typedef struct NameScope {
 	struct { const char *name; NameCell *c; } recent[NAME_RECENT]; /* of at, by the string's address */
 	struct Shadow { NameCell *c; struct Bind *hidden; } *v;
 	int n, cap;
+	struct Bind **free;
+	int nfree, freecap;
+	uint64_t nbinds;  /* bind()s so far: the next id */
 } NameScope;
 
 enum { R_P, R_H, R_R, R_RD, R_F, R_FD, R_N };
+enum { SUM_SETS = 32 };
 static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
 static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
 
@@ -106,12 +114,13 @@ typedef struct Gen {
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
-	PtrMap sums;             /* offset_addr's terms of the program's offsets: Expr -> SumSlot */
-	struct { const Expr *off; struct SumSlot *s; } sumat[64]; /* of sums, a slot per address */
+	struct SumSlot *sums;    /* offset_addr's terms of the program's offsets, the latest few (program_terms) */
+	unsigned char sumlru[SUM_SETS]; /* per set of sums: the way used last */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
 	struct Recent { const Expr *e; int hint; struct Shape *x; } recent[4]; /* the shapes last found (shape_of) */
 	int nrecent;
+	struct Shape *first_shape; /* the Shape of the first term that has one in the offset before */
 	struct AddrSlot *addrs;  /* offset_addr's register sums this epoch (addr_slot) */
 	int naddrs, addrcap;
 	PtrMap divs;             /* binary()'s // and %: Expr -> whether its operands are >= 0 and > 0 */
@@ -121,7 +130,7 @@ typedef struct Gen {
 	unsigned epoch;          /* forget()s so far: pure()'s registers are found again within one */
 	unsigned nimpure;        /* instructions and registers made other than by pure() */
 	bool noting;             /* lookup() notes the names it finds in deps */
-	struct Dep { NameCell *cell; Bind *x; const char *vs; int64_t ival; } *deps;
+	struct Dep { NameCell *cell; uint64_t id; const char *vs; int64_t ival; } *deps;
 	int ndeps;
 	struct CopyHead *heads;  /* copy_bytes' texts by kind (copy_head) */
 	int nheads;
@@ -315,23 +324,27 @@ static inline __attribute__((always_inline)) void copy_short(char *o, const char
 
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
-/* An entry of pure()'s first look-up (below). */
-enum { PRE_ARGS = 6 };
+/* An entry of pure()'s first look-up (below): 64 bytes. The operands
+ * past the format's are 0 (the formats of this file have at most 5). */
+enum { PRE_ARGS = 5 };
 struct PreSlot {
 	const char *fmt, *r;
-	uint64_t h;
-	int n;
+	uint32_t h;
 	unsigned epoch;
 	uint64_t w[PRE_ARGS];
 };
 
 /* An entry of pure()'s instruction texts (cse): the text, its length and
- * hash, its register, the epoch it was made in. */
+ * hash, its register, the epoch it was made in. The text is the
+ * instruction as written in the output where D is there once (dpos: where,
+ * r written there in its place; the arena never hands out or rewrites
+ * written bytes again, so they stay as written, also where their piece is
+ * grown elsewhere), else a copy (dpos -1). */
 struct CseSlot {
-	const char *key;
+	const char *key, *r;
+	uint32_t h;
 	unsigned len, epoch;
-	uint64_t h;
-	const char *r;
+	int dpos;
 };
 
 /* Forgets every value computed since the last label: at a label (a join of
@@ -372,15 +385,11 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((for
  * would go */
 static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
 {
-	unsigned i = (unsigned)(k->h >> 32) & (unsigned)(cap - 1);
+	unsigned i = k->h & (unsigned)(cap - 1);
 	for (; t[i].fmt && t[i].epoch == k->epoch; i = (i + 1) & (unsigned)(cap - 1))
-		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].n == k->n) {
-			int j = 0; /* a few operands: compared here, not by a memcmp call */
-			while (j < k->n && t[i].w[j] == k->w[j])
-				j++;
-			if (j == k->n)
-				break;
-		}
+		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].w[0] == k->w[0] && t[i].w[1] == k->w[1] &&
+		    t[i].w[2] == k->w[2] && t[i].w[3] == k->w[3] && t[i].w[4] == k->w[4])
+			break;
 	return &t[i];
 }
 
@@ -454,12 +463,22 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 
 /* The slot of text key (of epoch e) in t, if it is there, else the free
  * one where it would go */
-static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint64_t h, unsigned e)
+static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint32_t h, unsigned e)
 {
-	unsigned i = (unsigned)(h >> 32) & (unsigned)(cap - 1);
-	for (; t[i].key && t[i].epoch == e; i = (i + 1) & (unsigned)(cap - 1))
-		if (t[i].h == h && t[i].len == len && memcmp(t[i].key, key, len) == 0)
+	unsigned i = h & (unsigned)(cap - 1);
+	for (; t[i].key && t[i].epoch == e; i = (i + 1) & (unsigned)(cap - 1)) {
+		if (t[i].h != h || t[i].len != len)
+			continue;
+		if (t[i].dpos < 0) {
+			if (memcmp(t[i].key, key, len) == 0)
+				break;
+			continue;
+		}
+		size_t d = (size_t)t[i].dpos; /* key as t[i].key, r in D's place */
+		if (key[d] == '\001' && memcmp(t[i].key, key, d) == 0 &&
+		    memcmp(t[i].key + d + strlen(t[i].r), key + d + 1, len - d - 1) == 0)
 			break;
+	}
 	return &t[i];
 }
 
@@ -521,7 +540,9 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	for (; i < len; i++)
 		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
 	h ^= h >> 31;
-	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h, g->epoch) : NULL;
+	uint32_t h32 = (uint32_t)(h >> 32);
+	const char *kept = NULL; /* the text as written, D at dpos */
+	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h32, g->epoch) : NULL;
 	if (c && c->key && c->epoch == g->epoch)
 		return c->r;
 	if (g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
@@ -531,6 +552,7 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 		size_t rn = strlen(r), n = len + rn + 1; /* a tab and a newline for D */
 		char *w = broom(g->out, n);
 		*w++ = '\t';
+		kept = w;
 		copy_short(w, key, (size_t)dpos), w += dpos;
 		copy_short(w, r, rn), w += rn;
 		copy_short(w, key + dpos + 1, len - (size_t)dpos - 1), w += len - (size_t)dpos - 1;
@@ -553,53 +575,83 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 		int cap = g->csecap ? 2 * g->csecap : 64;
 		struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
 		for (int i = 0; i < g->csecap; i++)
-			if (g->cse[i].key && g->cse[i].epoch == g->epoch)
-				*cse_slot(t, cap, g->cse[i].key, g->cse[i].len, g->cse[i].h, g->epoch) = g->cse[i];
+			if (g->cse[i].key && g->cse[i].epoch == g->epoch) { /* each text once: its first free slot */
+				unsigned j = g->cse[i].h & (unsigned)(cap - 1);
+				while (t[j].key)
+					j = (j + 1) & (unsigned)(cap - 1);
+				t[j] = g->cse[i];
+			}
 		g->cse = t, g->csecap = cap, c = NULL;
 	}
 	if (!c) /* else the free slot the look-up found */
-		c = cse_slot(g->cse, g->csecap, key, len, h, g->epoch);
-	*c = (struct CseSlot){ xstrndup(key, len), (unsigned)len, g->epoch, h, r };
+		c = cse_slot(g->cse, g->csecap, key, len, h32, g->epoch);
+	*c = (struct CseSlot){ kept ? kept : xstrndup(key, len), r, h32, (unsigned)len, g->epoch, kept ? dpos : -1 };
 	g->ncse++;
 	return r;
 }
 
+/* sig_text of pure_addk's format and operands (fmt_add[]: "add.s64 ",
+ * D, ", ", a, ", ", the number, ";"), made without reading the format */
+static int addk_text(Gen *g, const struct PreSlot *k)
+{
+	const char *a = k->w[1] ? (const char *)(uintptr_t)k->w[1] : "(null)";
+	size_t an = strlen(a), need = 8 + 3 + an + 2 + 21 + 1;
+	if (need + 1 > g->key.cap) {
+		g->key.cap = 2 * (need + 1);
+		g->key.s = xalloc(g->key.cap);
+	}
+	char *o = g->key.s, d[24], *q = udigits(d + sizeof d, (int64_t)k->w[2] < 0 ? -k->w[2] : k->w[2]);
+	if ((int64_t)k->w[2] < 0)
+		*--q = '-';
+	memcpy(o, k->fmt, 8), o += 8;
+	memcpy(o, D ", ", 3), o += 3;
+	copy_short(o, a, an), o += an;
+	memcpy(o, ", ", 2), o += 2;
+	copy_short(o, q, (size_t)(d + sizeof d - q)), o += d + sizeof d - q;
+	*o++ = ';';
+	*o = 0;
+	g->key.n = (size_t)(o - g->key.s);
+	return 8;
+}
+
 /* pure() of k's format and operands (a format whose text fmt_sig makes
- * by hand: np >= 0 and n >= 0) */
-static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k)
+ * by hand: np >= 0 and n >= 0; n of them; addk: pure_addk's) */
+static inline __attribute__((always_inline)) Val pure_k(Gen *g, int dt, int sp, struct PreSlot *k, int n, bool addk)
 {
 	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
 	unsigned epoch = g->epoch;
 	uint64_t h = (uint64_t)(uintptr_t)k->fmt * 0x9E3779B97F4A7C15u;
-	for (int i = 0; i < k->n; i++)
+	for (int i = 0; i < n; i++)
 		h = (h ^ k->w[i]) * 0x9E3779B97F4A7C15u;
-	k->h = h ^ (h >> 29);
+	h ^= h >> 29;
+	k->h = (uint32_t)(h >> 32);
 	k->epoch = epoch;
 	if (g->precap) {
 		ps = pre_slot(g->pre, g->precap, k);
 		if (ps->fmt && ps->epoch == epoch)
 			return (Val){ .s = ps->r, .dt = dt, .sp = sp };
 	}
-	k->r = cse_reg(g, dt, sp, sig_text(g, fmt_sig(k->fmt), k->w));
+	k->r = cse_reg(g, dt, sp, addk ? addk_text(g, k) : sig_text(g, fmt_sig(k->fmt), k->w));
 	if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
 		*ps = *k, g->npre++;
 	else
 		k->epoch = g->epoch, pre_put(g, k);
 	return (Val){ .s = k->r, .dt = dt, .sp = sp };
 }
+static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k, int n) { return pure_k(g, dt, sp, k, n, false); }
 
 static Val pure(Gen *g, int dt, int sp, const char *fmt, ...)
 {
 	va_list ap;
 	const struct FmtSig *sig = fmt_sig(fmt);
-	struct PreSlot k = { .fmt = fmt, .n = sig->n };
+	struct PreSlot k = { .fmt = fmt };
 	va_start(ap, fmt);
-	for (int i = 0; i < k.n; i++)
+	for (int i = 0; i < sig->n; i++)
 		k.w[i] = sig->kind[i] == 's' ? (uint64_t)(uintptr_t)va_arg(ap, const char *) :
 		         sig->kind[i] == 'd' ? (uint64_t)(int64_t)va_arg(ap, int) : (uint64_t)va_arg(ap, long long);
 	va_end(ap);
-	if (k.n >= 0 && sig->np >= 0)
-		return pure_w(g, dt, sp, &k);
+	if (sig->n >= 0 && sig->np >= 0)
+		return pure_w(g, dt, sp, &k, sig->n);
 	/* a format read by vbprintf: cse alone */
 	va_start(ap, fmt);
 	g->key.n = 0;
@@ -617,17 +669,17 @@ static const char *const fmt_mad[2] = { "mad.lo.s64 %s, %s, %lld, %s;", "mad.lo.
 static Val pure_addk(Gen *g, int sp, const char *a, int64_t k)
 {
 	const char *fmt = fmt_add[sp == SP_SHARED];
-	struct PreSlot x = { .fmt = fmt, .n = 3, .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k } };
-	return pure_w(g, DT_HANDLE, sp, &x);
+	struct PreSlot x = { .fmt = fmt, .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k } };
+	return pure_k(g, DT_HANDLE, sp, &x, 3, true);
 }
 
 /* pure_mad: mad.lo.s32 (a shared address) or mad.lo.s64, D = a * k + base */
 static Val pure_mad(Gen *g, int sp, const char *a, int64_t k, const char *base)
 {
 	const char *fmt = fmt_mad[sp == SP_SHARED];
-	struct PreSlot x = { .fmt = fmt, .n = 4,
+	struct PreSlot x = { .fmt = fmt,
 	                     .w = { (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)a, (uint64_t)k, (uint64_t)(uintptr_t)base } };
-	return pure_w(g, DT_HANDLE, sp, &x);
+	return pure_w(g, DT_HANDLE, sp, &x, 4);
 }
 
 /* An immediate as PTX writes it for dtype dt. */
@@ -684,11 +736,17 @@ static Val unsupported(Gen *g, const Expr *e, const char *what)
 /* name's cell: found by the string's address (in recent, a slot per
  * address: a string's cell never changes, so a copy of at's entry stays
  * right), else by its text (once per string), else made */
-static NameCell *name_cell(NameScope *sc, const char *name)
+static NameCell *name_cell_slow(NameScope *sc, const char *name, unsigned i);
+
+static inline NameCell *name_cell(NameScope *sc, const char *name)
 {
 	unsigned i = (unsigned)((uintptr_t)name >> 4) & (NAME_RECENT - 1); /* arena strings: 16-byte aligned */
-	if (sc->recent[i].name == name)
-		return sc->recent[i].c;
+	return sc->recent[i].name == name ? sc->recent[i].c : name_cell_slow(sc, name, i);
+}
+
+/* name_cell past recent (slot i) */
+static NameCell *name_cell_slow(NameScope *sc, const char *name, unsigned i)
+{
 	NameCell *c = ptrmap_get(&sc->at, name);
 	if (!c) {
 		if (!(c = map_get(&sc->text, name))) {
@@ -707,20 +765,31 @@ static void names_unbind(NameScope *sc, int mark)
 {
 	while (sc->n > mark) {
 		sc->n--;
+		if (sc->nfree == sc->freecap) {
+			int cap = sc->freecap ? 2 * sc->freecap : 32;
+			sc->free = xrealloc(sc->free, sizeof *sc->free * (size_t)sc->freecap, sizeof *sc->free * (size_t)cap);
+			sc->freecap = cap;
+		}
+		sc->free[sc->nfree++] = sc->v[sc->n].c->top;
 		sc->v[sc->n].c->top = sc->v[sc->n].hidden;
 	}
 }
 
+/* x, c's binding, as a name the term offset_addr evaluates depends on */
+static void note_dep(Gen *g, NameCell *c, const Bind *x)
+{
+	struct Dep dep = { c, x->id, x->v.s, x->ival };
+	vpush(g->deps, g->ndeps, dep);
+}
+
 /* A name's binding (while offset_addr evaluates a term, noted as a name its
  * value depends on). */
-static Bind *lookup(Gen *g, const char *name)
+static inline Bind *lookup(Gen *g, const char *name)
 {
 	NameCell *c = name_cell(&g->binds, name);
 	Bind *x = c->top;
-	if (g->noting && x) {
-		struct Dep dep = { c, x, x->v.s, x->ival };
-		vpush(g->deps, g->ndeps, dep);
-	}
+	if (g->noting && x)
+		note_dep(g, c, x);
 	return x;
 }
 
@@ -737,9 +806,9 @@ static int low_name(void *gp, const char *name, int64_t *iv, const char **sv)
 
 static Bind *bind(Gen *g, const char *name, Buffer *b)
 {
-	Bind *x = xalloc(sizeof *x);
-	*x = (Bind){ .name = name, .buf = b };
 	NameScope *sc = &g->binds;
+	Bind *x = sc->nfree ? sc->free[--sc->nfree] : xalloc(sizeof *x);
+	*x = (Bind){ .name = name, .buf = b, .id = ++sc->nbinds };
 	if (sc->n == sc->cap) {
 		int cap = sc->cap ? 2 * sc->cap : 32;
 		sc->v = xrealloc(sc->v, sizeof *sc->v * (size_t)sc->cap, sizeof *sc->v * (size_t)cap);
@@ -767,11 +836,17 @@ static Buffer *buffer_of(Gen *g, const Expr *e)
 	return x ? x->buf : NULL;
 }
 
-static int buf_index(Gen *g, Buffer *b)
+static int buf_index_slow(Gen *g, Buffer *b, unsigned k);
+
+static inline int buf_index(Gen *g, Buffer *b)
 {
 	unsigned k = (unsigned)((uintptr_t)b >> 4) & 15;
-	if (g->bufat[k].b == b)
-		return g->bufat[k].i;
+	return g->bufat[k].b == b ? g->bufat[k].i : buf_index_slow(g, b, k);
+}
+
+/* buf_index past bufat (slot k) */
+static int buf_index_slow(Gen *g, Buffer *b, unsigned k)
+{
 	int i = 0;
 	while (i < g->f->nbufs && g->f->bufs[i] != b)
 		i++;
@@ -1074,17 +1149,29 @@ struct TermMemo { bool ok, wide; unsigned epoch; Val v; int ndeps; struct Dep de
 /* What is known of the terms of one shape (below) and hint, shared by
  * every program offset that has such a term (the lowering writes the same
  * tid % 8 * 8 in each copy's offset): its facts (low_facts_of: they depend
- * on the shape alone) and, but for a literal, its memo per width (m[wide]). */
-struct Shape { Range er, lr; bool fits; struct TermMemo *m[2]; };
+ * on the shape alone) and, but for a literal, its memo per width (m[wide]).
+ * e and hint: the term it was made of; next[i & 3]: the Shape of the term
+ * after it, at i in its offset, when one was last found (shape_of's first
+ * guess for such a term: the offsets of the copies are alike). */
+struct Shape {
+	Range er, lr;
+	bool fits;
+	struct TermMemo *m[2];
+	const Expr *e;
+	int hint;
+	struct Shape *next[4];
+};
 struct ShapeSlot { const Expr *e; int hint; uint64_t h; struct Shape *x; };
 struct SumSlot {
+	const Expr *off;         /* the offset, NULL: a free slot */
+	int cap;                 /* the room of t, memo, aregs and asigns, kept for the next offset */
 	bool wide;
 	bool formed;             /* each term has a form or is not may_const (sum_again) */
 	int n;                   /* terms, or -1: not summed by terms */
 	struct Term *t;
 	struct TermMemo **memo;  /* per term (one of a shape's, or its own made when needed) */
 	/* the address of the register terms last made: its terms' registers and
-	 * signs, the base, the epoch */
+	 * signs, the base (NULL: none made), the epoch */
 	unsigned aepoch;
 	const char *abase, **aregs;
 	int naregs, *asigns;
@@ -1221,8 +1308,10 @@ static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e,
 }
 
 /* The Shape of a program offset's term t; NULL: not a tree term_shape reads. */
-static struct Shape *shape_of(Gen *g, const struct Term *t)
+static struct Shape *shape_of(Gen *g, const struct Term *t, struct Shape *guess)
 {
+	if (guess && guess->hint == t->hint && same_shape(guess->e, t->e))
+		return guess;
 	/* the shapes just found first (the terms of each copy's offset are
 	 * those of the copy before): a tree of one of their shapes is one
 	 * term_shape reads, of that hash, found without hashing it */
@@ -1244,6 +1333,7 @@ static struct Shape *shape_of(Gen *g, const struct Term *t)
 	if (!s->e) {
 		*s = (struct ShapeSlot){ t->e, t->hint, h, xalloc(sizeof(struct Shape)) };
 		s->x->fits = low_facts_of(t->e, &s->x->er, &s->x->lr);
+		s->x->e = t->e, s->x->hint = t->hint;
 		g->nshape++;
 	}
 	int n = g->nrecent < 4 ? g->nrecent++ : 3;
@@ -1252,28 +1342,84 @@ static struct Shape *shape_of(Gen *g, const struct Term *t)
 	return s->x;
 }
 
+/* The terms' facts flatten_facts finds: per term its expr_range, low_range
+ * and low_fits32; given: every term has them (one mostly a trip's
+ * constant, or one of a Shape). */
+struct TermFacts {
+	Range er[MAX_TERMS], lr[MAX_TERMS];
+	bool fits[MAX_TERMS];
+	bool given;
+	struct Shape *prev; /* the Shape of the last term that has one */
+};
+
+/* flatten of a program offset, in the same walk each term's Shape (sh[])
+ * and facts, and, while given, those of e as low_fits32 finds them, each
+ * term's taken where the walk meets it (*er its expr_range, the result its
+ * low_fits32); a node of the chain's low_range is its expr_range
+ * (low_range_step reads shifts and bitwise operations only). */
+static int flatten_facts(Gen *g, const Expr *e, int sign, int hint, struct Term *t, struct Shape **sh,
+                         struct TermFacts *f, int n, Range *er, bool *fits)
+{
+	if (n < 0)
+		return n;
+	if (!int_literal(e) && e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB)) {
+		if (e->dtype != DT_INT32 && e->dtype != DT_INT64)
+			return -1;
+		int it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
+		Range r[2];
+		bool fa, fb;
+		n = flatten_facts(g, e->a, sign, it, t, sh, f, n, &r[0], &fa);
+		n = flatten_facts(g, e->b, e->op == OP_SUB ? -sign : sign, it, t, sh, f, n, &r[1], &fb);
+		if (n > 0 && f->given) {
+			er->ok = expr_range_step(e, r, &er->lo, &er->hi);
+			*fits = fa && fb && er->ok && er->lo >= INT32_MIN && er->hi <= INT32_MAX;
+		}
+		return n;
+	}
+	if (n == MAX_TERMS)
+		return -1;
+	struct Term *x = &t[n];
+	*x = (struct Term){ .e = e, .sign = sign, .hint = hint, .may_const = may_trip_const(e) };
+	if (x->may_const) /* f * 1024, a literal: mostly a trip's constant, its memo its own */
+		sh[n] = NULL, f->fits[n] = low_facts_of(e, &f->er[n], &f->lr[n]);
+	else if ((sh[n] = shape_of(g, x, f->prev ? f->prev->next[n & 3] : g->first_shape))) {
+		f->er[n] = sh[n]->er, f->lr[n] = sh[n]->lr, f->fits[n] = sh[n]->fits;
+		*(f->prev ? &f->prev->next[n & 3] : &g->first_shape) = sh[n];
+		f->prev = sh[n];
+	} else {
+		f->given = false;
+	}
+	if (f->given)
+		*er = f->er[n], *fits = f->fits[n];
+	return n + 1;
+}
+
 /* With g (a program offset): each term's Shape in sh[] (NULL: none), and
  * the terms' facts taken from their Shapes where all have one. */
 static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct Shape **sh)
 {
 	const Expr *at[MAX_TERMS] = { 0 };
 	Range r[MAX_TERMS];
-	int n = flatten(off, 1, DT_NONE, t, 0);
-	Range ger[MAX_TERMS], glr[MAX_TERMS];
-	bool gfits[MAX_TERMS], given = g && n > 0;
-	for (int i = 0; i < n; i++) {
+	struct TermFacts f;
+	Range er;
+	bool fits;
+	f.given = g != NULL;
+	f.prev = NULL;
+	int n = g ? flatten_facts(g, off, 1, DT_NONE, t, sh, &f, 0, &er, &fits) : flatten(off, 1, DT_NONE, t, 0);
+	for (int i = 0; i < n; i++)
 		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-		if (!g)
-			continue;
-		if (t[i].may_const) /* f * 1024, a literal: mostly a trip's constant, its memo its own */
-			sh[i] = NULL, gfits[i] = low_facts_of(t[i].e, &ger[i], &glr[i]);
-		else if ((sh[i] = shape_of(g, &t[i])))
-			ger[i] = sh[i]->er, glr[i] = sh[i]->lr, gfits[i] = sh[i]->fits;
-		else
-			given = false;
+	if (n > 0 && f.given) { /* a term's range noted at its first place only, as the walk before this one did */
+		*wide = !fits;
+		for (int i = 0; i < n; i++) {
+			int j = 0;
+			while (at[j] != at[i])
+				j++;
+			if (j == i)
+				r[i] = f.lr[i];
+		}
+	} else {
+		*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
 	}
-	*wide = !(given ? low_fits32_given(off, at, n, ger, glr, gfits, r)
-	                : low_fits32_noting(off, at, n > 0 ? n : 0, r)); /* one walk for both */
 	int64_t lo = 0, hi = 0;
 	for (int i = 0; i < n && !*wide; i++) {
 		int64_t x = r[i].lo, y = r[i].hi;
@@ -1342,25 +1488,40 @@ static inline bool trip_form_const(const struct Term *t, int64_t *v)
 }
 
 /* The program's offset off's slot (its address a key), its terms and width
- * found once: they depend only on the expression and its names' ranges,
- * which emission does not change. */
+ * found once while it is among the offsets met last: they depend only on
+ * the expression and its names' ranges, which emission does not change.
+ * The slots are a cache (two ways of SUM_SETS sets, the way used less
+ * recently taken): an offset's slot serves the trips of its unrolled loop,
+ * and is garbage after it. One taken by another offset is made again when
+ * this one comes back; what it would have kept is an address offset_addr
+ * then makes again of the same pure() instructions (its terms' registers,
+ * each found again), so the output is the same. */
 static struct SumSlot *program_terms(Gen *g, const Expr *off)
 {
-	unsigned k = (unsigned)((uintptr_t)off >> 4) & 63; /* an offset's slot never changes: a copy of it stays right */
-	if (g->sumat[k].off == off)
-		return g->sumat[k].s;
-	struct SumSlot *s = ptrmap_get(&g->sums, off);
-	if (!s) {
+	unsigned set = (unsigned)(((uint64_t)(uintptr_t)off * 0x9E3779B97F4A7C15u) >> 59) & (SUM_SETS - 1);
+	if (!g->sums)
+		g->sums = xalloc(sizeof *g->sums * 2 * SUM_SETS); /* zeroed: free */
+	struct SumSlot *s = &g->sums[2 * set];
+	if (s[0].off == off || s[1].off == off) {
+		g->sumlru[set] = s[1].off == off;
+		return &s[s[1].off == off];
+	}
+	g->sumlru[set] ^= 1;
+	s += g->sumlru[set];
+	{
 		struct Term t[MAX_TERMS];
 		struct Shape *sh[MAX_TERMS];
-		s = xalloc(sizeof *s);
-		*s = (struct SumSlot){ 0 };
-		ptrmap_put(&g->sums, off, s);
+		*s = (struct SumSlot){ .off = off, .cap = s->cap, .t = s->t, .memo = s->memo, .aregs = s->aregs, .asigns = s->asigns };
 		s->n = sum_terms(off, &s->wide, t, g, sh);
 		if (s->n > 0) {
-			s->t = xalloc(sizeof *s->t * (size_t)s->n);
+			if (s->n > s->cap) { /* room for the longest sum so far: the arrays of a few terms, reused */
+				s->cap = s->n < 4 ? 4 : s->n;
+				s->t = xalloc(sizeof *s->t * (size_t)s->cap);
+				s->memo = xalloc(sizeof *s->memo * (size_t)s->cap);
+				s->aregs = xalloc(sizeof *s->aregs * (size_t)s->cap);
+				s->asigns = xalloc(sizeof *s->asigns * (size_t)s->cap);
+			}
 			memcpy(s->t, t, sizeof *t * (size_t)s->n);
-			s->memo = xalloc(sizeof *s->memo * (size_t)s->n);
 			s->formed = true;
 			for (int i = 0; i < s->n; i++) {
 				if (s->t[i].may_const)
@@ -1375,7 +1536,6 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 			}
 		}
 	}
-	g->sumat[k].off = off, g->sumat[k].s = s;
 	return s;
 }
 
@@ -1389,7 +1549,7 @@ static inline bool memo_valid(Gen *g, const struct TermMemo *m, bool wide)
 	for (int i = 0; i < m->ndeps; i++) {
 		const struct Dep *d = &m->dep[i];
 		const Bind *x = d->cell->top;
-		if (x != d->x || x->v.s != d->vs || x->ival != d->ival)
+		if (!x || x->id != d->id || x->v.s != d->vs || x->ival != d->ival)
 			return false;
 	}
 	return true;
@@ -1450,7 +1610,7 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo **mp)
 		m->ndeps = 0;
 		for (int i = d0; i < g->ndeps && m->ok; i++) {
 			int j = 0;
-			while (j < m->ndeps && m->dep[j].x != g->deps[i].x)
+			while (j < m->ndeps && m->dep[j].id != g->deps[i].id)
 				j++;
 			if (j < m->ndeps)
 				continue;
@@ -1475,7 +1635,7 @@ static Val term_val(Gen *g, const struct Term *t, int rt, struct TermMemo **mp)
  * decides. */
 static bool sum_again(Gen *g, const struct SumSlot *s, const char *base, int64_t *c)
 {
-	if (!s->aregs || !s->formed || s->aepoch != g->epoch || s->abase != base || g->noting || g->d->errors)
+	if (!s->abase || !s->formed || s->aepoch != g->epoch || s->abase != base || g->noting || g->d->errors)
 		return false;
 	bool wide = g->wide || s->wide;  /* g->wide as the loop evaluates the terms */
 	int64_t sum = 0, k;  /* at most MAX_TERMS terms, each within 32 bits: no overflow */
@@ -1591,7 +1751,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	if (slot && slot->aepoch == g->epoch && slot->abase == base.s && slot->naregs == nregs)
 		while (same < nregs && slot->aregs[same] == regs[same] && slot->asigns[same] == signs[same])
 			same++;
-	bool again = slot && same == nregs && slot->aregs;
+	bool again = slot && same == nregs && slot->abase;
 	struct AddrSlot k = { g->epoch, wide, base.sp, nregs, base.s, esize, 0, regs, signs, { 0 } }, *as = NULL;
 	if (!again) {
 		uint64_t h = ((uint64_t)(uintptr_t)base.s ^ (uint64_t)esize << 1 ^ (uint64_t)wide) * 0x9E3779B97F4A7C15u;
@@ -1628,11 +1788,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 			g->naddrs++;
 		}
 	}
-	if (slot && !again) {
-		if (!slot->aregs) {
-			slot->aregs = xalloc(sizeof *regs * (size_t)n);
-			slot->asigns = xalloc(sizeof *signs * (size_t)n);
-		}
+	if (slot && !again) { /* its arrays: room for n terms */
 		memcpy(slot->aregs, regs, sizeof *regs * (size_t)nregs);
 		memcpy(slot->asigns, signs, sizeof *signs * (size_t)nregs);
 		slot->naregs = nregs, slot->aepoch = g->epoch, slot->abase = base.s, slot->addr = a;
@@ -1706,9 +1862,9 @@ static Val cast(Gen *g, const Expr *x, int to)
 
 static Val binary(Gen *g, const Expr *e, int hint);
 
-static Val call_expr(Gen *g, const Expr *e)
+/* A call's value, id and dt its builtin as resolve() reads it */
+static Val call_expr_id(Gen *g, const Expr *e, int id, int dt)
 {
-	int dt, id = resolve(e, &dt);
 	if ((dt && e->nargs == 1) || id == IN_CAST) {
 		Pos at = g->at;
 		g->at = expr_start(e); /* a conversion's error names the call */
@@ -1766,10 +1922,16 @@ static Val call_expr(Gen *g, const Expr *e)
 	return fail(g, e, xprintf("'%s' is not supported by txc-ptx yet (use --backend=cuda)", expr_str(e->a)));
 }
 
+static Val call_expr(Gen *g, const Expr *e)
+{
+	int dt, id = resolve(e, &dt);
+	return call_expr_id(g, e, id, dt);
+}
+
 /* The natural dtype of a runtime name's value (64 bits in an offset that
  * may pass 2^31, as txc-cuda's (int64_t) casts make it). */
 /* A name's value, x its binding (lookup's) */
-static Val bound_val(Gen *g, const Expr *e, Bind *x)
+static inline Val bound_val(Gen *g, const Expr *e, Bind *x)
 {
 	if (x && x->is_int)
 		return lit_int(g, x->ival, DT_NONE);
@@ -2015,7 +2177,7 @@ static Val ev(Gen *g, const Expr *e, int hint)
  * handle (with xp: *xp the binding of e when e is a name). */
 static Val address_x(Gen *g, const Expr *e, Bind **xp)
 {
-	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (e->kind == E_CALL && low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return address_x(g, e->args[0], NULL);
 	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL; /* a name: looked up once (buffer_of, name_val) */
 	if (xp)
@@ -2044,7 +2206,7 @@ static Val address(Gen *g, const Expr *e) { return address_x(g, e, NULL); }
  * binding where address_x found it (e a name), else NULL. */
 static Buffer *addr_buffer(Gen *g, const Expr *e, Bind *x)
 {
-	if (low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
+	if (e->kind == E_CALL && low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return addr_buffer(g, e->args[0], NULL);
 	if (e->kind == E_INDEX)
 		return buffer_of(g, e->a);
@@ -2239,7 +2401,7 @@ static void declare(Gen *g, Buffer *b)
 static void assign(Gen *g, Stmt *s)
 {
 	Expr **t = s->targets, *v = s->value;
-	int nt = s->ntargets, dt;
+	int nt = s->ntargets, dt = 0;
 	if (nt == 1 && t[0]->kind == E_TUPLE && !t[0]->paren) {
 		nt = t[0]->nargs;
 		t = t[0]->args;
@@ -2248,7 +2410,7 @@ static void assign(Gen *g, Stmt *s)
 		store(g, t[0], v, -1);
 		return;
 	}
-	int id = v->kind == E_CALL ? resolve(v, &dt) : -1;
+	int id = v->kind == E_CALL ? resolve(v, &dt) : -1, cdt = dt;
 	if (is_launch_id(id)) {
 		for (int i = 0; i < nt; i++) {
 			Bind *x = bind(g, t[i]->str, NULL);
@@ -2301,10 +2463,11 @@ static void assign(Gen *g, Stmt *s)
 	}
 	if (nt == 1 && t[0]->kind == E_NAME && v->dtype != DT_NONE) {
 		dt = low_concrete(v->dtype);
-		Val rhs = ev(g, v, dt);
+		/* a call without sema's value: ev()'s, its builtin read once */
+		Val rhs = v->kind == E_CALL && !v->val ? call_expr_id(g, v, id, cdt) : ev(g, v, dt);
 		if (dt != DT_HANDLE)
 			rhs = conv(g, rhs, dt);
-		if (!rhs.imm && map_get(&g->mutregs, rhs.s)) {
+		if (!rhs.imm && g->mutregs.n && map_get(&g->mutregs, rhs.s)) {
 			/* a copy: the name keeps this value when the variable changes */
 			Val c = { .s = newreg(g, rhs.sp == SP_SHARED ? R_R : reg_class(rhs.dt)), .dt = rhs.dt };
 			c.sp = rhs.sp;
