@@ -341,15 +341,18 @@ static int augop(const char *s)
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test cond_test and_test bor
+%type <expr> expr test or_test cond_test and_test bor
 %type <expr> exprlist subscript ret_type
 %type <expr> item dict_item
 %type <op> cmpop
 %type <str> dotted
 %type <stmt> alias param
 
-/* or, and, then not: `not a and b` is (not a) and b; a comparison binds
- * tighter than a `not` (see or_test). */
+/* a if c else b, or, and, then not: `a or b if c else d` is (a or b) if
+ * c else d, `a if c else b if d else e` is a if c else (b if d else e),
+ * `not a and b` is (not a) and b; a comparison binds tighter than a `not`
+ * (see expr). */
+%right IF
 %left OR
 %left AND
 %precedence NOT
@@ -494,7 +497,7 @@ compound_stmt
 	;
 
 if_stmt
-	: IF expr COLON suite elif_part {
+	: IF test COLON suite elif_part {
 		$$ = new_stmt(S_IF, POS(@1));
 		$$->value = $2;
 		set_body($$, $4);
@@ -508,7 +511,7 @@ if_stmt
 elif_part
 	: %empty                    { $$ = NULL; }
 	| ELSE COLON suite          { $$ = $3; }
-	| ELIF expr COLON suite elif_part {
+	| ELIF test COLON suite elif_part {
 		Stmt *s = new_stmt(S_IF, POS(@1));
 		s->value = $2;
 		s->elif = true;
@@ -562,8 +565,8 @@ funcdef
 	;
 
 decorators
-	: AT expr NEWLINE             { $$ = list1($2); }
-	| decorators AT expr NEWLINE  { $$ = lpush($1, $3); }
+	: AT test NEWLINE             { $$ = list1($2); }
+	| decorators AT test NEWLINE  { $$ = lpush($1, $3); }
 	;
 
 ret_type
@@ -612,9 +615,20 @@ item
 	| STAR bor                  { $$ = star(POS(@1), 1, $2); DEEP($$); }
 	;
 
+/* or, and, not, the comparisons and `a if c else b` in one nonterminal,
+ * their binding by the precedence declarations above: an operand is
+ * reduced to an expr at once, not through a chain of one rule per level
+ * (two unit reductions less for every argument and subscript). A
+ * comparison's operands are bor's, so that a second comparison operator
+ * is seen at once. */
 expr
-	: or_test
-	| or_test IF cond_test ELSE expr {
+	: bor
+	| expr OR expr              { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
+	| expr AND expr             { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
+	| NOT expr                  { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
+	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
+	| expr IF cond_test ELSE expr %prec IF {
 		$$ = new_expr(E_COND, POS(@2));
 		$$->a = $3;
 		$$->b = $1;
@@ -623,10 +637,16 @@ expr
 	}
 	;
 
-/* or, and, not and the comparisons in one nonterminal, their binding by
- * the precedence declarations above: an operand is reduced once, not
- * through a chain of one rule per level. A comparison's operands are
- * bor's, so that a second comparison operator is seen at once. */
+/* An expression a fixed token follows (`if c:`, `@d` and the end of the
+ * line): a level of its own, so that a syntax error after it says
+ * "expecting ':'", not also 'and', 'if' and 'or' (expr's own state has
+ * no reduction to make there). */
+test
+	: expr
+	;
+
+/* The same without `a if c else b`, for a comprehension's iterable and
+ * conditions (`for x in s if c`: the `if` is a condition's). */
 or_test
 	: bor
 	| or_test OR or_test        { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
