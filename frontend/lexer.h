@@ -11,6 +11,7 @@ typedef struct Lexer {
 	Diag *diag;
 	void *scanner;
 	void *buffer;
+	char *text;               /* the text the scanner reads (lexer_open) */
 	int line, col, off;       /* where the next match starts */
 	int logical_line;         /* line as the user numbers it (logical()) */
 	int depth;                /* open brackets */
