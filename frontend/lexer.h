@@ -11,6 +11,8 @@ typedef struct Lexer {
 	Diag *diag;
 	void *scanner;
 	void *buffer;
+	char *text;               /* the text the scanner reads (lexer_open) */
+	struct NameTable *names;  /* the names read (name()); NULL in a field */
 	int line, col, off;       /* where the next match starts */
 	int logical_line;         /* line as the user numbers it (logical()) */
 	int depth;                /* open brackets */

@@ -61,9 +61,10 @@ typedef struct List { void **v; int n; } List;
 
 static List *list1(void *x)
 {
-	/* the header and the first item in one allocation: vpush moves the
-	 * items out when the second comes */
-	List *l = xalloc(sizeof *l + sizeof(void *));
+	/* the header and room for two items in one allocation (the 32 bytes
+	 * xalloc gives the header and one): vpush moves the items out when
+	 * the third comes, to an array of 4 as it grows one of 2 */
+	List *l = xalloc(sizeof *l + 2 * sizeof(void *));
 	l->v = (void **)(l + 1);
 	l->v[0] = x;
 	l->n = 1;
@@ -72,7 +73,10 @@ static List *list1(void *x)
 
 static List *lpush(List *l, void *x)
 {
-	vpush(l->v, l->n, x);
+	if (l->n == 1 && l->v == (void **)(l + 1))
+		l->v[l->n++] = x;
+	else
+		vpush(l->v, l->n, x);
 	return l;
 }
 
@@ -171,40 +175,51 @@ static Expr *tuple(Pos p, List *l, bool paren)
 	return e;
 }
 
-/* Arguments of a call: positional first, then keywords. */
+/* Arguments of a call: positional first, then keywords. A positional
+ * argument is its Expr in the list, a keyword argument (or **x) an Arg
+ * with the low bit of its address set (xalloc aligns to 16). */
 typedef struct Arg { Expr *value; const char *kw; Pos pos; } Arg;
 
-static Arg *arg(Expr *v, const char *kw, Pos p)
+static void *kwarg(Expr *v, const char *kw, Pos p)
 {
 	Arg *a = xalloc(sizeof *a);
 	a->value = v;
 	a->kw = kw;
 	a->pos = p;
-	return a;
+	return (void *)((uintptr_t)a | 1);
+}
+
+static Arg *as_kwarg(void *item)
+{
+	return (uintptr_t)item & 1 ? (Arg *)((uintptr_t)item & ~(uintptr_t)1) : NULL;
 }
 
 static Expr *call(Lexer *lx, Pos p, Expr *fn, List *args)
 {
 	Expr *e = new_call(p, fn);
-	for (int i = 0; args && i < args->n; i++) {
-		Arg *a = args->v[i];
-		if (a->kw) {
-			for (int k = 0; k < e->nkws; k++)
-				if (strcmp(a->kw, KW_SPLAT) != 0 && strcmp(e->kws[k].name, a->kw) == 0) {
-					error_at(lx->diag, a->pos, "keyword argument '%s' repeated", a->kw);
-					lx->failed = true;
-				}
-			call_add_kw(e, a->kw, a->value, a->pos);
-		} else if (e->nkws) {
+	int npos = 0;
+	while (args && npos < args->n && !as_kwarg(args->v[npos]))
+		npos++;
+	if (npos) /* the leading positional arguments in one array */
+		expr_set_args(e, (Expr **)args->v, npos);
+	for (int i = npos; args && i < args->n; i++) {
+		Arg *a = as_kwarg(args->v[i]);
+		if (!a) {
+			Expr *v = args->v[i];
 			bool splat = false;
 			for (int k = 0; k < e->nkws; k++)
 				splat |= strcmp(e->kws[k].name, KW_SPLAT) == 0;
-			error_at(lx->diag, a->value->pos, "%s", splat ? "positional argument follows keyword argument unpacking"
-			                                                : "positional argument follows keyword argument");
+			error_at(lx->diag, v->pos, "%s", splat ? "positional argument follows keyword argument unpacking"
+			                                       : "positional argument follows keyword argument");
 			lx->failed = true;
-		} else {
-			call_add_arg(e, a->value);
+			continue;
 		}
+		for (int k = 0; k < e->nkws; k++)
+			if (strcmp(a->kw, KW_SPLAT) != 0 && strcmp(e->kws[k].name, a->kw) == 0) {
+				error_at(lx->diag, a->pos, "keyword argument '%s' repeated", a->kw);
+				lx->failed = true;
+			}
+		call_add_kw(e, a->kw, a->value, a->pos);
 	}
 	return e;
 }
@@ -341,15 +356,18 @@ static int augop(const char *s)
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
-%type <expr> expr or_test cond_test and_test bor
+%type <expr> expr test or_test cond_test and_test bor
 %type <expr> exprlist subscript ret_type
 %type <expr> item dict_item
 %type <op> cmpop
 %type <str> dotted
 %type <stmt> alias param
 
-/* or, and, then not: `not a and b` is (not a) and b; a comparison binds
- * tighter than a `not` (see or_test). */
+/* a if c else b, or, and, then not: `a or b if c else d` is (a or b) if
+ * c else d, `a if c else b if d else e` is a if c else (b if d else e),
+ * `not a and b` is (not a) and b; a comparison binds tighter than a `not`
+ * (see expr). */
+%right IF
 %left OR
 %left AND
 %precedence NOT
@@ -494,7 +512,7 @@ compound_stmt
 	;
 
 if_stmt
-	: IF expr COLON suite elif_part {
+	: IF test COLON suite elif_part {
 		$$ = new_stmt(S_IF, POS(@1));
 		$$->value = $2;
 		set_body($$, $4);
@@ -508,7 +526,7 @@ if_stmt
 elif_part
 	: %empty                    { $$ = NULL; }
 	| ELSE COLON suite          { $$ = $3; }
-	| ELIF expr COLON suite elif_part {
+	| ELIF test COLON suite elif_part {
 		Stmt *s = new_stmt(S_IF, POS(@1));
 		s->value = $2;
 		s->elif = true;
@@ -562,8 +580,8 @@ funcdef
 	;
 
 decorators
-	: AT expr NEWLINE             { $$ = list1($2); }
-	| decorators AT expr NEWLINE  { $$ = lpush($1, $3); }
+	: AT test NEWLINE             { $$ = list1($2); }
+	| decorators AT test NEWLINE  { $$ = lpush($1, $3); }
 	;
 
 ret_type
@@ -612,9 +630,20 @@ item
 	| STAR bor                  { $$ = star(POS(@1), 1, $2); DEEP($$); }
 	;
 
+/* or, and, not, the comparisons and `a if c else b` in one nonterminal,
+ * their binding by the precedence declarations above: an operand is
+ * reduced to an expr at once, not through a chain of one rule per level
+ * (two unit reductions less for every argument and subscript). A
+ * comparison's operands are bor's, so that a second comparison operator
+ * is seen at once. */
 expr
-	: or_test
-	| or_test IF cond_test ELSE expr {
+	: bor
+	| expr OR expr              { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
+	| expr AND expr             { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
+	| NOT expr                  { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
+	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
+	| expr IF cond_test ELSE expr %prec IF {
 		$$ = new_expr(E_COND, POS(@2));
 		$$->a = $3;
 		$$->b = $1;
@@ -623,10 +652,16 @@ expr
 	}
 	;
 
-/* or, and, not and the comparisons in one nonterminal, their binding by
- * the precedence declarations above: an operand is reduced once, not
- * through a chain of one rule per level. A comparison's operands are
- * bor's, so that a second comparison operator is seen at once. */
+/* An expression a fixed token follows (`if c:`, `@d` and the end of the
+ * line): a level of its own, so that a syntax error after it says
+ * "expecting ':'", not also 'and', 'if' and 'or' (expr's own state has
+ * no reduction to make there). */
+test
+	: expr
+	;
+
+/* The same without `a if c else b`, for a comprehension's iterable and
+ * conditions (`for x in s if c`: the `if` is a condition's). */
 or_test
 	: bor
 	| or_test OR or_test        { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
@@ -694,7 +729,7 @@ bor
 	}
 	| bor LPAREN args RPAREN    { $$ = call(lx, callee_pos($1), $1, $3); DEEP($$); }
 	| bor LPAREN expr comp_for RPAREN {
-		$$ = call(lx, callee_pos($1), $1, list1(arg(comp(POS(@3), COMP_GEN, $3, $4), NULL, $3->pos)));
+		$$ = call(lx, callee_pos($1), $1, list1(comp(POS(@3), COMP_GEN, $3, $4)));
 		DEEP($$->args[0]);
 		DEEP($$);
 	}
@@ -716,14 +751,14 @@ args
 /* An item's two forms spelled out (an expression or *x): one reduction
  * less for every positional argument. */
 arg_list
-	: expr                      { $$ = list1(arg($1, NULL, $1->pos)); }
-	| STAR bor                  { Expr *e = star(POS(@1), 1, $2); DEEP(e); $$ = list1(arg(e, NULL, e->pos)); }
-	| NAME ASSIGN expr          { $$ = list1(arg($3, $1, POS(@1))); }
-	| POW expr                  { $$ = list1(arg($2, KW_SPLAT, POS(@1))); }
-	| arg_list COMMA expr       { $$ = lpush($1, arg($3, NULL, $3->pos)); }
-	| arg_list COMMA STAR bor   { Expr *e = star(POS(@3), 1, $4); DEEP(e); $$ = lpush($1, arg(e, NULL, e->pos)); }
-	| arg_list COMMA NAME ASSIGN expr { $$ = lpush($1, arg($5, $3, POS(@3))); }
-	| arg_list COMMA POW expr   { $$ = lpush($1, arg($4, KW_SPLAT, POS(@3))); }
+	: expr                      { $$ = list1($1); }
+	| STAR bor                  { Expr *e = star(POS(@1), 1, $2); DEEP(e); $$ = list1(e); }
+	| NAME ASSIGN expr          { $$ = list1(kwarg($3, $1, POS(@1))); }
+	| POW expr                  { $$ = list1(kwarg($2, KW_SPLAT, POS(@1))); }
+	| arg_list COMMA expr       { $$ = lpush($1, $3); }
+	| arg_list COMMA STAR bor   { Expr *e = star(POS(@3), 1, $4); DEEP(e); $$ = lpush($1, e); }
+	| arg_list COMMA NAME ASSIGN expr { $$ = lpush($1, kwarg($5, $3, POS(@3))); }
+	| arg_list COMMA POW expr   { $$ = lpush($1, kwarg($4, KW_SPLAT, POS(@3))); }
 	;
 
 /* for x in s if c ...: the clauses of a comprehension */

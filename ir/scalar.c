@@ -477,8 +477,15 @@ Value *region(Sema *S, Expr *e)
 					continue;
 				}
 			}
+			/* a missing upper bound is the dimension's end: a node on
+			 * the stack, as only the extent below reads it */
+			Expr dim_end;
 			lo = s->a ? s->a : new_int(p, 0);
-			hi = s->b ? s->b : new_int(p, shape[i]);
+			hi = s->b;
+			if (!hi) {
+				dim_end = (Expr){ .kind = E_INT, .intrin = -1, .ival = shape[i], .pos = p };
+				hi = &dim_end;
+			}
 			if ((s->a && scalar(S, s->a) == DT_ERROR) || (s->b && scalar(S, s->b) == DT_ERROR)) {
 				bad = true;
 				continue;

@@ -43,7 +43,7 @@ for my $line (split /\n/, $rules) {
             my $w = $q =~ s/\\(.)/$1/gr;
             if ($w =~ /^\w+$/) { push @kw, $w } else { push @ops, $w }
         }
-    } elsif ($line =~ /^\[([^\]]+)\]\s+return byte_token\[\(unsigned char\)yytext\[0\]\]/) {
+    } elsif ($line =~ /^\[([^\]]+)\]\{BLANK\}\* \{$/) { # the operator and the blanks after it
         push @ops, split //, $1;
     }
 }
