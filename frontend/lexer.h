@@ -33,8 +33,7 @@ typedef struct Lexer {
 	bool sub, sub_started;
 	Expr *result;
 	/* The positions of the tokens read, which the parser's location stack
-	 * points into: filled a chunk at a time, freed by lexer_close. */
-	struct PosChunk *pos_chunks;
+	 * points into: from the arena, a chunk at a time (new_pos). */
 	Pos *pos_next, *pos_end;  /* the newest chunk's free part */
 } Lexer;
 
