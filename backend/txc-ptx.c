@@ -1241,21 +1241,17 @@ static bool may_trip_const(const Expr *e)
 	       may_trip_const(e->a) && may_trip_const(e->b);
 }
 
-static int flatten(const Expr *e, int sign, int hint, struct Term *t, int n)
+/* Whether e is a link of a sum's chain of + and -: 1, with *it the dtype
+ * its operands are read at (its own where known, else the hint); 0 when
+ * it is a term; -1 when it adds another type (no sum of terms). */
+static int chain_link(const Expr *e, int hint, int *it)
 {
-	if (n < 0)
-		return n;
-	if (!int_literal(e) && e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB)) {
-		if (e->dtype != DT_INT32 && e->dtype != DT_INT64)
-			return -1;
-		int it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
-		n = flatten(e->a, sign, it, t, n);
-		return flatten(e->b, e->op == OP_SUB ? -sign : sign, it, t, n);
-	}
-	if (n == MAX_TERMS)
+	if (int_literal(e) || e->kind != E_BIN || (e->op != OP_ADD && e->op != OP_SUB))
+		return 0;
+	if (e->dtype != DT_INT32 && e->dtype != DT_INT64)
 		return -1;
-	t[n] = (struct Term){ .e = e, .sign = sign, .hint = hint, .may_const = may_trip_const(e) };
-	return n + 1;
+	*it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
+	return 1;
 }
 
 /* A term's shape: integer literals and names (with their values, Vars and
@@ -1352,8 +1348,10 @@ struct TermFacts {
 	struct Shape *prev; /* the Shape of the last term that has one */
 };
 
-/* flatten of a program offset, in the same walk each term's Shape (sh[])
- * and facts, and, while given, those of e as low_fits32 finds them, each
+/* The terms of e's chain of + and - into t[n..], each with its sign and
+ * hint (-1: too many, or a chain of another type); with g (a program
+ * offset), in the same walk each term's Shape (sh[]) and facts, and,
+ * while given, those of e as low_fits32 finds them, each
  * term's taken where the walk meets it (*er its expr_range, the result its
  * low_fits32); a node of the chain's low_range is its expr_range
  * (low_range_step reads shifts and bitwise operations only). */
@@ -1362,10 +1360,10 @@ static int flatten_facts(Gen *g, const Expr *e, int sign, int hint, struct Term 
 {
 	if (n < 0)
 		return n;
-	if (!int_literal(e) && e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB)) {
-		if (e->dtype != DT_INT32 && e->dtype != DT_INT64)
-			return -1;
-		int it = low_known(e->a->dtype) ? e->a->dtype : low_known(e->b->dtype) ? e->b->dtype : hint;
+	int it, link = chain_link(e, hint, &it);
+	if (link < 0)
+		return -1;
+	if (link) {
 		Range r[2];
 		bool fa, fb;
 		n = flatten_facts(g, e->a, sign, it, t, sh, f, n, &r[0], &fa);
@@ -1380,6 +1378,8 @@ static int flatten_facts(Gen *g, const Expr *e, int sign, int hint, struct Term 
 		return -1;
 	struct Term *x = &t[n];
 	*x = (struct Term){ .e = e, .sign = sign, .hint = hint, .may_const = may_trip_const(e) };
+	if (!g) /* the terms alone */
+		return n + 1;
 	if (x->may_const) /* f * 1024, a literal: mostly a trip's constant, its memo its own */
 		sh[n] = NULL, f->fits[n] = low_facts_of(e, &f->er[n], &f->lr[n]);
 	else if ((sh[n] = shape_of(g, x, f->prev ? f->prev->next[n & 3] : g->first_shape))) {
@@ -1405,7 +1405,7 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 	bool fits;
 	f.given = g != NULL;
 	f.prev = NULL;
-	int n = g ? flatten_facts(g, off, 1, DT_NONE, t, sh, &f, 0, &er, &fits) : flatten(off, 1, DT_NONE, t, 0);
+	int n = flatten_facts(g, off, 1, DT_NONE, t, sh, &f, 0, &er, &fits);
 	for (int i = 0; i < n; i++)
 		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
 	if (n > 0 && f.given) { /* a term's range noted at its first place only, as the walk before this one did */
