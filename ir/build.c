@@ -16,6 +16,19 @@ Expr *ex_int(int64_t v)
 	return e;
 }
 
+/* An integer node shared by value, for the places whose callers say why
+ * nothing is written into it but what is the same at every use (a long
+ * kernel's passes write a few numbers thousands of times). The table only
+ * remembers: a slot another value takes makes the next one anew. */
+Expr *ex_int_shared(int64_t v)
+{
+	static Expr *made[64];
+	Expr **slot = &made[(uint64_t)v * 0x9E3779B97F4A7C15u >> 58];
+	if (!*slot || (*slot)->ival != v)
+		*slot = ex_int(v);
+	return *slot;
+}
+
 Expr *ex_name(const char *name)
 {
 	Expr *e = new_expr(E_NAME, nopos);

@@ -871,6 +871,7 @@ bool expr_divisible(const Expr *e, int64_t n);
 /* ---- build.c: expressions made by passes ---------------------------------- */
 
 Expr *ex_int(int64_t v);
+Expr *ex_int_shared(int64_t v); /* one node per value: see its callers */
 Expr *ex_str(const char *s); /* a string literal */
 Expr *ex_name(const char *name);
 Expr *ex_add(Expr *a, Expr *b);   /* these fold constants and drop 0 and 1 */

@@ -203,16 +203,9 @@ Stmt *lower_loop(const char *var, int64_t n, Stmt *body)
  * The printers read the tree: the text is the same. */
 
 /* An integer where scalar() will annotate it (above), shared by value: by
- * any kernel, since it means itself in each. A slot another value takes
- * only makes the next one anew. */
-static Expr *lower_int(int64_t v)
-{
-	static Expr *made[64];
-	Expr **slot = &made[(uint64_t)v * 0x9E3779B97F4A7C15u >> 58];
-	if (!*slot || (*slot)->ival != v)
-		*slot = ex_int(v);
-	return *slot;
-}
+ * any kernel, since it means itself in each; a plan's count may be the
+ * same node (plan.c), whose value is the one scalar() gives. */
+static Expr *lower_int(int64_t v) { return ex_int_shared(v); }
 
 /* The callee of path (ex_call's names and attributes), one per kernel. */
 static Expr *callee(Lower *L, const char *path)

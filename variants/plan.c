@@ -279,19 +279,15 @@ static Expr *str_expr(const char *s)
 /* The expression of count c in a plan: one node for each value, shared
  * by the plans that have it (a long kernel's plans hold a few counts
  * thousands of times). A count is read by its value (read_plans reads the
- * value set here, the one verification sets), printed, and neither put
- * into lowered code nor changed: verifying it sets the same value and
- * dtype at each use. The table only remembers: a slot taken by another
- * count makes a new node. */
+ * value set here, the one verification sets) and printed; verifying it
+ * sets the same value and dtype at each use, and so does scalar() where
+ * the same node is a lowered integer (ex_int_shared, lowering.c). */
 static Expr *count_expr(int64_t c)
 {
-	static Expr *made[64];
-	Expr **slot = &made[(uint64_t)c * 0x9E3779B97F4A7C15u >> 58];
-	if (!*slot || (*slot)->ival != c) {
-		*slot = ex_int(c);
-		(*slot)->val = vint(c);
-	}
-	return *slot;
+	Expr *x = ex_int_shared(c);
+	if (!x->val) /* verification's value (scalar() gives a lowered one the same) */
+		x->val = vint(c);
+	return x;
 }
 
 /* A new T.plan(variant) call. Its callee `T.plan` is one tree for every
