@@ -1001,10 +1001,11 @@ srcname(const Module *m)
  *
  * Verification: the parse verifies the program (what txc-parse does).
  * The passes before lower change only the plans= and dispatch= keywords of
- * tile ops; the next pass reads them back (read_plans, call_kw) from the
- * expressions and the values that write_plans attaches to them, the values
- * verification would give them, and verifying rewrites nothing in them. So
- * their output is not verified again. txc-lower's output is: verifying
+ * tile ops. The next pass reads the plans back as the last one wrote them
+ * (plans_in_memory: kept by the call, written out as expressions only
+ * where the IR is printed or verified, and after txc-lower for an op it
+ * leaves), and dispatch= as set_kw wrote it; verifying would rewrite
+ * nothing in them. So their output is not verified again. txc-lower's output is: verifying
  * puts the statements it made in canonical form, binds their names and
  * annotates them, which the backend and the printer read; with
  * prove_accesses set and the backend's target when a backend follows, as
@@ -1031,6 +1032,7 @@ inprocess(void)
 
 	for (size_t i = 0; ok && i < nrun; ++i)
 		backend_runs |= !strcmp(stages[i].pass, "cuda") || !strcmp(stages[i].pass, "ptx");
+	plans_in_memory = true; /* written out below wherever the IR is read */
 	for (size_t i = 0; ok && i < nrun && !interrupted; ++i) {
 		const char *pass = stages[i].pass;
 		bool last = i + 1 == nrun, emits = false;
@@ -1060,6 +1062,7 @@ inprocess(void)
 			ok = txc_dispatch(m, &d, false);
 		} else if (!strcmp(pass, "lower")) {
 			ok = txc_lower(m, &d) && !d.errors;
+			plans_flush(); /* the ops it left keep theirs */
 			if (ok && verifyeach) {
 				/* as txc-lower run alone checks its output */
 				if (!verify_module(m, &d))
@@ -1089,6 +1092,8 @@ inprocess(void)
 			prove_accesses = false;
 		}
 		ok = ok && !d.errors;
+		if (ok && !emits && (verifyeach || last || dumpdir))
+			plans_flush();
 		if (ok && verifyeach && !emits && strcmp(pass, "lower") && strcmp(pass, "parse") && !verify_module(m, &d))
 			die("%s produced IR that does not verify", stages[i].prog);
 		fflush(msgs);

@@ -1047,6 +1047,13 @@ int read_plans(const Expr *call, Plan **out);
  * with them before it reads the next op's */
 int read_plans_in(const Expr *call, Plan *room, int cap, Plan **out);
 void write_plans(Expr *call, const Plan *v, int n);
+/* In one process: write_plans keeps the plans by the call (read_plans
+ * reads them back) and plans_flush writes every kept one as expressions,
+ * which must come before anything reads or prints a call's keywords;
+ * plans_forget drops an op's (txc-lower, replacing it). See plan.c. */
+extern bool plans_in_memory;
+void plans_flush(void);
+void plans_forget(const Expr *call);
 Plan *find_plan(Plan *v, int n, const char *variant);
 /* Whether keyword `name` of T.plan must be a positive integer. */
 bool plan_count_field(const char *name);

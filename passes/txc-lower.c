@@ -77,7 +77,10 @@ static int lower_op(OpSite *o, void *ctx)
 			return lower_fail(L, o, xprintf("its keyword %s= is honoured by %s, and it is dispatched to %s",
 			                          o->call->kws[i].name, kv, variants[va].name));
 	}
-	return fam->lower(L, o, &variants[va], p);
+	int r = fam->lower(L, o, &variants[va], p);
+	if (r >= 0 && o->nrepl >= 0) /* the op is gone, its plans with it */
+		plans_forget(o->call);
+	return r;
 }
 
 static Lower lower;

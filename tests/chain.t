@@ -65,6 +65,19 @@ check "$n test files: the same output, messages and status in one process and pi
 check "every one of the $quietn test files that compile without a message ran in one process ($ran did)" \
   [ "$ran" -ge "$quietn" -a "$quietn" -gt 0 ]
 
+# Without TXC_VERIFY, the passes hand their plans on in memory and write
+# them only where the IR is printed (variants/plan.c): the IR after each
+# pass is the pipeline's, keyword order included (dispatch= after plans=).
+for f in examples/*.tx tests/tvm/*.tx; do
+  bad=
+  for p in align vectorize partition dispatch lower; do
+    "$TXC" --stop-after=$p --emit=ir "$f" >"$TMP/a.out" 2>"$TMP/a.err"; ra=$?
+    "$TXC" --pipe --stop-after=$p --emit=ir "$f" >"$TMP/b.out" 2>"$TMP/b.err"; rb=$?
+    [ $ra = $rb ] && cmp -s "$TMP/a.out" "$TMP/b.out" && cmp -s "$TMP/a.err" "$TMP/b.err" || bad="$bad $p"
+  done
+  check "$f: the IR after each pass in one process (plans kept in memory) is the pipeline's${bad:+; not after$bad}" [ -z "$bad" ]
+done
+
 # --dump-dir: the same files, printed from the Module in one process.
 for f in examples/copy_tile.tx examples/tma_ring.tx examples/ldgsts_load.tx; do
   rm -rf "$TMP/da" "$TMP/db"

@@ -200,8 +200,88 @@ int read_plans(const Expr *call, Plan **out)
 	return read_plans_in(call, NULL, 0, out);
 }
 
+/* ---- plans kept in memory ------------------------------------------------------ */
+
+/* In one process (txc's chain, plans_in_memory), a pass hands its plans to
+ * the next as they are: write_plans keeps a copy by the call's node and
+ * read_plans_in gives it back, where writing them as expressions and
+ * reading them again took two thirds of the passes' time. The expressions
+ * are written by plans_flush, before anything else reads the call's
+ * keywords: the printer, verification (sema reads plans=) and txc-lower's
+ * output (an op it leaves). A kept copy is the plans write_plans was
+ * given, exactly what read_plans would read from the expressions it would
+ * have written; until the flush, the call's plans= keyword (absent, or
+ * the text's own) is not read by the passes. txc-lower forgets an op's
+ * copy when it replaces the op. */
+bool plans_in_memory;
+
+typedef struct KeptPlans {
+	int n, cap;
+	Plan v[];
+} KeptPlans;
+
+static PtrMap kept; /* call -> KeptPlans; NULL once flushed or forgotten */
+
+static void keep_plans(Expr *call, const Plan *v, int n)
+{
+	/* plans= where the expressions would be, in the order of the
+	 * keywords they would make: added at the end when a first plan is
+	 * written (before a dispatch= added later), removed with the last;
+	 * its value stands for the kept plans until the flush */
+	static Expr unwritten = { .kind = E_NONE };
+	Kw *kw = call_kw(call, "plans");
+	if (n && !kw)
+		call_add_kw(call, "plans", &unwritten, (Pos){0});
+	else if (!n && kw)
+		set_kw(call, "plans", NULL);
+	KeptPlans *k = ptrmap_get(&kept, call);
+	if (!k || k->cap < n) {
+		int cap = n > 2 ? n : 2;
+		k = xalloc(sizeof *k + sizeof(Plan) * (size_t)cap);
+		k->cap = cap;
+		ptrmap_put(&kept, call, k);
+	}
+	k->n = n;
+	memcpy(k->v, v, sizeof(Plan) * (size_t)n);
+}
+
+void plans_forget(const Expr *call)
+{
+	if (kept.n && ptrmap_get(&kept, call))
+		ptrmap_put(&kept, call, NULL);
+}
+
+static void write_plans_now(Expr *call, const Plan *v, int n);
+
+void plans_flush(void)
+{
+	for (int i = 0; i < kept.cap; i++) {
+		KeptPlans *k = kept.slots[i].val;
+		if (k) {
+			kept.slots[i].val = NULL;
+			write_plans_now((Expr *)kept.slots[i].key, k->v, k->n);
+		}
+	}
+}
+
+void write_plans(Expr *call, const Plan *v, int n)
+{
+	if (plans_in_memory)
+		keep_plans(call, v, n);
+	else
+		write_plans_now(call, v, n);
+}
+
 int read_plans_in(const Expr *call, Plan *room, int cap, Plan **out)
 {
+	const KeptPlans *k = kept.n ? ptrmap_get(&kept, call) : NULL;
+	if (k) {
+		Plan *v = k->n < cap ? room : xalloc(sizeof(Plan) * (size_t)(k->n + 1));
+		memcpy(v, k->v, sizeof(Plan) * (size_t)k->n);
+		memset(&v[k->n], 0, sizeof(Plan));
+		*out = v;
+		return k->n;
+	}
 	Kw *kw = call_kw(call, "plans");
 	*out = NULL;
 	if (!kw || kw->value->kind != E_LIST)
@@ -388,7 +468,7 @@ static void set_kws(Expr *c, const Kw *v, int n)
  * expression has a position and all are made anew. The layouts and
  * counts carry the value verification would give them (check_args),
  * which the next pass reads (read_plans) without verifying again. */
-void write_plans(Expr *call, const Plan *v, int n)
+static void write_plans_now(Expr *call, const Plan *v, int n)
 {
 	Kw *old = call_kw(call, "plans");
 	Expr *olist = old && old->value->kind == E_LIST ? old->value : NULL, *list;
