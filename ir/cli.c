@@ -94,6 +94,15 @@ Module *load_module(const char *prog, const char *file, int target, bool verify)
 	return !verify || verify_module(m, &d) ? m : NULL;
 }
 
+const char *module_file(const Module *m)
+{
+	if (strcmp(m->src->name, "<stdin>") == 0)
+		for (int i = 0; i < m->nbody; i++)
+			if (m->body[i]->pos.file)
+				return m->body[i]->pos.file;
+	return m->src->name;
+}
+
 Func *find_kernel(const char *prog, const Module *m, const char *name)
 {
 	Buf names = {0};
@@ -107,9 +116,9 @@ Func *find_kernel(const char *prog, const Module *m, const char *name)
 		bprintf(&names, "%s%s", names.n ? ", " : "", s->func->name);
 	}
 	if (!name)
-		fprintf(stderr, "%s: error: '%s' has no kernel: write one with @T.prim_func\n", prog, m->src->name);
+		fprintf(stderr, "%s: error: '%s' has no kernel: write one with @T.prim_func\n", prog, module_file(m));
 	else
-		fprintf(stderr, "%s: error: '%s' has no kernel named '%s'%s%s%s\n", prog, m->src->name, name,
+		fprintf(stderr, "%s: error: '%s' has no kernel named '%s'%s%s%s\n", prog, module_file(m), name,
 		        names.n ? " (it has: " : "", names.n ? names.s : "", names.n ? ")" : "");
 	return NULL;
 }

@@ -192,8 +192,12 @@ _Noreturn void cli_usage_error(const Cli *c, const char *fmt, ...) __attribute__
 /* Reads, parses and (if asked) verifies a program for the target; NULL
  * after the errors are reported. */
 Module *load_module(const char *prog, const char *file, int target, bool verify);
+/* The file a module's text came from: read from a pipe, the file the
+ * first location comment (`#@ FILE:LINE`, as the passes print them)
+ * before a module-level statement names. */
+const char *module_file(const Module *m);
 /* The kernel called name (NULL: the first one), or NULL after saying which
- * kernels there are. */
+ * kernels there are (naming module_file). */
 Func *find_kernel(const char *prog, const Module *m, const char *name);
 
 /* The body of a pass program: read and parse the input, verify, run `pass`

@@ -23,6 +23,12 @@ check "txc: says why" grep -q "has no kernel" "$TMP/err"
 check "txc: naming the file" grep -q "^txc-cuda: error: '$TMP/consts.tx' has no kernel: write one with @T.prim_func" "$TMP/err"
 "$TXC_BIN/txc" --emit=ptx --arch=sm_90a "$TMP/empty.tx" -o "$TMP/out.ptx" 2>"$TMP/err"; rc=$?
 check "txc --emit=ptx: an empty file is refused, naming it" [ "$rc $(ls "$TMP" | grep -c 'out\.ptx') $(grep -c "^txc-ptx: error: '$TMP/empty.tx' has no kernel" "$TMP/err")" = "1 0 1" ]
+"$TXC_BIN/txc" --emit=ptx --dump-dir="$TMP/dumps" "$TMP/consts.tx" -o "$TMP/out.ptx" 2>"$TMP/err"; rc=$?
+check "txc --dump-dir: a module without a kernel is refused by the piped backend, naming the file (its #@ comments)" \
+  [ "$rc $(ls "$TMP" | grep -c 'out\.ptx') $(grep -c "^txc-ptx: error: '$TMP/consts.tx' has no kernel" "$TMP/err") $(ls "$TMP/dumps" | wc -l)" = "1 0 1 6" ]
+"$TXC_BIN/txc-ptx" <"$TMP/consts.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "txc-ptx: standard input without location comments is named <stdin>" \
+  [ "$rc $(grep -c "^txc-ptx: error: '<stdin>' has no kernel" "$TMP/err")" = "1 1" ]
 "$TXC_BIN/txc" --emit=ir "$TMP/consts.tx" -o "$TMP/out.tx" 2>"$TMP/err"; rc=$?
 check "txc --emit=ir: the constants, lowered (unchanged)" [ "$rc $(grep -cx 'n = 4' "$TMP/out.tx")" = "0 1" ]
 done_testing
