@@ -242,7 +242,8 @@ static void keep_plans(Expr *call, const Plan *v, int n)
 		ptrmap_put(&kept, call, k);
 	}
 	k->n = n;
-	memcpy(k->v, v, sizeof(Plan) * (size_t)n);
+	if (n) /* v may be NULL then */
+		memcpy(k->v, v, sizeof(Plan) * (size_t)n);
 }
 
 void plans_forget(const Expr *call)
