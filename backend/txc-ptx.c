@@ -537,8 +537,13 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 		memcpy(&w, key + i, 8);
 		h = (h ^ w) * 0x9E3779B97F4A7C15u;
 	}
-	for (; i < len; i++)
-		h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
+	if (i < len && len >= 8) { /* the rest: the last eight bytes, read again in part */
+		memcpy(&w, key + len - 8, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15u;
+	} else {
+		for (; i < len; i++)
+			h = (h ^ (unsigned char)key[i]) * 0x100000001b3u;
+	}
 	h ^= h >> 31;
 	uint32_t h32 = (uint32_t)(h >> 32);
 	const char *kept = NULL; /* the text as written, D at dpos */
@@ -1306,14 +1311,18 @@ static struct ShapeSlot *shape_slot(struct ShapeSlot *t, int cap, const Expr *e,
 /* The Shape of a program offset's term t; NULL: not a tree term_shape reads. */
 static struct Shape *shape_of(Gen *g, const struct Term *t, struct Shape *guess)
 {
+	/* A hit's tree becomes the Shape's e: of the same shape, so every
+	 * answer of same_shape against it is the same, and the next copy's
+	 * term, mostly that very node (the lowering shares it), is found by
+	 * its address, not by a walk of both trees. */
 	if (guess && guess->hint == t->hint && same_shape(guess->e, t->e))
-		return guess;
+		return guess->e = t->e, guess;
 	/* the shapes just found first (the terms of each copy's offset are
 	 * those of the copy before): a tree of one of their shapes is one
 	 * term_shape reads, of that hash, found without hashing it */
 	for (int i = 0; i < g->nrecent; i++)
 		if (g->recent[i].hint == t->hint && same_shape(g->recent[i].e, t->e))
-			return g->recent[i].x;
+			return g->recent[i].e = g->recent[i].x->e = t->e, g->recent[i].x;
 	uint64_t h;
 	if (!term_shape(t->e, &h))
 		return NULL;
@@ -1398,34 +1407,34 @@ static int flatten_facts(Gen *g, const Expr *e, int sign, int hint, struct Term 
  * the terms' facts taken from their Shapes where all have one. */
 static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct Shape **sh)
 {
-	const Expr *at[MAX_TERMS] = { 0 };
-	Range r[MAX_TERMS];
+	Range r[MAX_TERMS], *rp = r;
 	struct TermFacts f;
 	Range er;
 	bool fits;
 	f.given = g != NULL;
 	f.prev = NULL;
 	int n = flatten_facts(g, off, 1, DT_NONE, t, sh, &f, 0, &er, &fits);
-	for (int i = 0; i < n; i++)
-		at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-	if (n > 0 && f.given) { /* a term's range noted at its first place only, as the walk before this one did */
+	if (n > 0 && f.given) {
 		*wide = !fits;
-		for (int i = 0; i < n; i++) {
-			int j = 0;
-			while (at[j] != at[i])
-				j++;
-			if (j == i)
-				r[i] = f.lr[i];
-		}
+		rp = f.lr; /* a term's range at its first place only, as the walk before this one noted it */
+		for (int i = 1; i < n && !*wide; i++)
+			for (int j = 0; j < i; j++)
+				if (t[j].e == t[i].e) {
+					f.lr[i] = (Range){ 0, 0, false };
+					break;
+				}
 	} else {
+		const Expr *at[MAX_TERMS];
+		for (int i = 0; i < n; i++)
+			at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
 		*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
 	}
 	int64_t lo = 0, hi = 0;
 	for (int i = 0; i < n && !*wide; i++) {
-		int64_t x = r[i].lo, y = r[i].hi;
+		int64_t x = rp[i].lo, y = rp[i].hi;
 		if (int_literal(t[i].e))
 			continue;
-		if (t[i].e->dtype != DT_INT32 || !r[i].ok)
+		if (t[i].e->dtype != DT_INT32 || !rp[i].ok)
 			return -1;
 		if (t[i].sign < 0) {
 			int64_t z = x;
