@@ -82,7 +82,7 @@ typedef struct NameScope {
 } NameScope;
 
 enum { R_P, R_H, R_R, R_RD, R_F, R_FD, R_N };
-enum { SUM_SETS = 32 };
+enum { SUM_SETS = 32, SUM_LIKES = 2 };
 static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
 static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
 
@@ -116,6 +116,9 @@ typedef struct Gen {
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 	struct SumSlot *sums;    /* offset_addr's terms of the program's offsets, the latest few (program_terms) */
 	unsigned char sumlru[SUM_SETS]; /* per set of sums: the way used last */
+	struct SumLike *likes;   /* the terms of the offsets program_terms summed last, for those alike (like_sum) */
+	int nlike;               /* likes in use */
+	unsigned char likeord[SUM_LIKES]; /* their indices, the one used last first */
 	struct ShapeSlot *shape; /* their terms' memos by shape */
 	int nshape, shapecap;
 	struct Recent { const Expr *e; int hint; struct Shape *x; } recent[4]; /* the shapes last found (shape_of) */
@@ -1249,7 +1252,7 @@ static bool may_trip_const(const Expr *e)
 /* Whether e is a link of a sum's chain of + and -: 1, with *it the dtype
  * its operands are read at (its own where known, else the hint); 0 when
  * it is a term; -1 when it adds another type (no sum of terms). */
-static int chain_link(const Expr *e, int hint, int *it)
+static inline int chain_link(const Expr *e, int hint, int *it)
 {
 	if (int_literal(e) || e->kind != E_BIN || (e->op != OP_ADD && e->op != OP_SUB))
 		return 0;
@@ -1403,38 +1406,17 @@ static int flatten_facts(Gen *g, const Expr *e, int sign, int hint, struct Term 
 	return n + 1;
 }
 
-/* With g (a program offset): each term's Shape in sh[] (NULL: none), and
- * the terms' facts taken from their Shapes where all have one. */
-static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct Shape **sh)
+/* The count n of terms t[] when offset_addr sums them so, else -1: each
+ * term's low_range r[i] (noted at its first place only), *wide already
+ * decided: in 32 bits, the terms' ranges must sum within 32 bits. */
+static int sum_fits(const struct Term *t, int n, const Range *r, bool wide)
 {
-	Range r[MAX_TERMS], *rp = r;
-	struct TermFacts f;
-	Range er;
-	bool fits;
-	f.given = g != NULL;
-	f.prev = NULL;
-	int n = flatten_facts(g, off, 1, DT_NONE, t, sh, &f, 0, &er, &fits);
-	if (n > 0 && f.given) {
-		*wide = !fits;
-		rp = f.lr; /* a term's range at its first place only, as the walk before this one noted it */
-		for (int i = 1; i < n && !*wide; i++)
-			for (int j = 0; j < i; j++)
-				if (t[j].e == t[i].e) {
-					f.lr[i] = (Range){ 0, 0, false };
-					break;
-				}
-	} else {
-		const Expr *at[MAX_TERMS];
-		for (int i = 0; i < n; i++)
-			at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
-		*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
-	}
 	int64_t lo = 0, hi = 0;
-	for (int i = 0; i < n && !*wide; i++) {
-		int64_t x = rp[i].lo, y = rp[i].hi;
+	for (int i = 0; i < n && !wide; i++) {
+		int64_t x = r[i].lo, y = r[i].hi;
 		if (int_literal(t[i].e))
 			continue;
-		if (t[i].e->dtype != DT_INT32 || !rp[i].ok)
+		if (t[i].e->dtype != DT_INT32 || !r[i].ok)
 			return -1;
 		if (t[i].sign < 0) {
 			int64_t z = x;
@@ -1445,6 +1427,47 @@ static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct
 			return -1;
 	}
 	return n;
+}
+
+/* The terms' low_ranges lr[] as the walk of the whole noted them, a
+ * term's at its first place only (r[]) */
+static void first_ranges(const struct Term *t, int n, const Range *lr, Range *r)
+{
+	for (int i = 0; i < n; i++) {
+		r[i] = lr[i];
+		for (int j = 0; j < i; j++)
+			if (t[j].e == t[i].e) {
+				r[i] = (Range){ 0, 0, false };
+				break;
+			}
+	}
+}
+
+/* With g (a program offset): each term's Shape in sh[] (NULL: none), and
+ * the terms' facts taken from their Shapes where all have one (then in
+ * *fp, fp->given). */
+static int sum_terms(const Expr *off, bool *wide, struct Term *t, Gen *g, struct Shape **sh, struct TermFacts *fp)
+{
+	Range r[MAX_TERMS];
+	struct TermFacts fl, *f = fp ? fp : &fl;
+	Range er;
+	bool fits;
+	f->given = g != NULL;
+	f->prev = NULL;
+	int n = flatten_facts(g, off, 1, DT_NONE, t, sh, f, 0, &er, &fits);
+	f->given = n > 0 && f->given;
+	if (f->given) {
+		*wide = !fits;
+		if (!fits)
+			return n;
+		first_ranges(t, n, f->lr, r);
+	} else {
+		const Expr *at[MAX_TERMS];
+		for (int i = 0; i < n; i++)
+			at[i] = t[i].e, r[i] = (Range){ 0, 0, false };
+		*wide = !low_fits32_noting(off, at, n > 0 ? n : 0, r); /* one walk for both */
+	}
+	return sum_fits(t, n, r, *wide);
 }
 
 /* t's form (struct Term), where it has one of trip_const's shapes and
@@ -1496,6 +1519,100 @@ static inline bool trip_form_const(const struct Term *t, int64_t *v)
 	return *v >= INT32_MIN && *v <= INT32_MAX;
 }
 
+/* A program offset's terms as program_terms found them (n, wide, formed,
+ * t[] and memo[]: its slot's before its first trip) and their facts as
+ * flatten_facts found them (er[], fits[]), kept to serve the offsets
+ * alike that follow (like_sum): each copy of a kernel sums the same
+ * terms, but for the constant of its corner. */
+struct SumLike {
+	const Expr *off;
+	int n;
+	bool wide, formed;
+	struct Term t[MAX_TERMS];
+	struct TermMemo *memo[MAX_TERMS];
+	Range er[MAX_TERMS];
+	bool fits[MAX_TERMS];
+};
+
+/* Whether y reads as x (a term trip_const may fold) to everything that
+ * sums it: flatten_facts, sum_terms, trip_form and term_val read a
+ * literal's value, a name's text (its binding) and its Var's bounds
+ * (leaf_range), the nodes' kinds, operators, dtypes and values, nothing
+ * else of these nodes. Names of other Vars of the same bounds are alike:
+ * each copy's loop has its own f. */
+static bool like_trip_term(const Expr *x, const Expr *y)
+{
+	if (x == y)
+		return true;
+	if (x->kind != y->kind || x->op != y->op || x->dtype != y->dtype || x->ival != y->ival || !x->val != !y->val)
+		return false;
+	if (x->val && (x->val->kind != y->val->kind || x->val->i != y->val->i ||
+	               memcmp(&x->val->f, &y->val->f, sizeof x->val->f) != 0))
+		return false;
+	switch (x->kind) {
+	case E_INT:
+		return true;
+	case E_NAME:
+		return (x->var == y->var || (x->var && y->var && x->var->lo == y->var->lo && x->var->hi == y->var->hi)) &&
+		       (x->str == y->str || strcmp(x->str, y->str) == 0);
+	case E_BIN:
+		return like_trip_term(x->a, y->a) && like_trip_term(x->b, y->b);
+	default:
+		return false;
+	}
+}
+
+/* y's chain of + and - walked along x's, of a program offset whose terms
+ * are t[0..n) (flatten_facts' order): the same links (operator, dtypes),
+ * and per term the same node, or, where the term is one trip_const may
+ * fold, one like_trip_term finds alike, or another integer literal (*lit
+ * then: its facts and form are its own); the terms the same nodes where
+ * x's are (sum_terms notes a term's range at its first place only). y's
+ * terms into at[]. The count of terms matched so far (from k), -1 at a
+ * difference. Where all match, every term, link and fact sum_terms reads
+ * of y is x's, but for the literals' (like_facts). */
+static int like_sum(const Expr *x, const Expr *y, int hint, const struct Term *t, int n, int k, const Expr **at,
+                    bool *lit)
+{
+	int it = hint, link = chain_link(x, hint, &it);
+	if (link < 0)
+		return -1;
+	if (link) { /* y a link as well, its operands read at the same dtype */
+		if (x != y && (y->kind != E_BIN || x->op != y->op || x->dtype != y->dtype || x->val || y->val ||
+		               x->a->dtype != y->a->dtype || x->b->dtype != y->b->dtype))
+			return -1;
+		k = like_sum(x->a, y->a, it, t, n, k, at, lit);
+		return k < 0 ? k : like_sum(x->b, y->b, it, t, n, k, at, lit);
+	}
+	if (k >= n || t[k].e != x)
+		return -1;
+	if (x != y && !(t[k].may_const && like_trip_term(x, y))) {
+		if (!(t[k].may_const && x->kind == E_INT && y->kind == E_INT && x->dtype == y->dtype))
+			return -1;
+		*lit = true;
+	}
+	for (int j = 0; j < k; j++)
+		if ((t[j].e == x) != (at[j] == y))
+			return -1;
+	at[k] = y;
+	return k + 1;
+}
+
+/* The facts flatten_facts finds of y's chain (*er; the result its
+ * low_fits32) from its terms' er[] and fits[] (from *k on, in its order) */
+static bool like_facts(const Expr *y, int hint, const Range *ter, const bool *tfits, int *k, Range *er)
+{
+	int it = hint;
+	if (chain_link(y, hint, &it) > 0) {
+		Range r[2];
+		bool fa = like_facts(y->a, it, ter, tfits, k, &r[0]), fb = like_facts(y->b, it, ter, tfits, k, &r[1]);
+		er->ok = expr_range_step(y, r, &er->lo, &er->hi);
+		return fa && fb && er->ok && er->lo >= INT32_MIN && er->hi <= INT32_MAX;
+	}
+	*er = ter[*k];
+	return tfits[(*k)++];
+}
+
 /* The program's offset off's slot (its address a key), its terms and width
  * found once while it is among the offsets met last: they depend only on
  * the expression and its names' ranges, which emission does not change.
@@ -1517,34 +1634,95 @@ static struct SumSlot *program_terms(Gen *g, const Expr *off)
 	}
 	g->sumlru[set] ^= 1;
 	s += g->sumlru[set];
-	{
+	*s = (struct SumSlot){ .off = off, .cap = s->cap, .t = s->t, .memo = s->memo, .aregs = s->aregs, .asigns = s->asigns };
+	/* an offset like one summed lately (like_sum): its terms, of this
+	 * offset's nodes; else its own, kept as a like where their facts are
+	 * the Shapes' (flatten_facts) */
+	struct SumLike own, *l = NULL;
+	const Expr *at[MAX_TERMS];
+	int li = 0; /* l's place in likeord; -1: own */
+	if (!g->likes)
+		g->likes = xalloc(sizeof *g->likes * SUM_LIKES);
+	for (; li < g->nlike; li++) {
+		l = &g->likes[g->likeord[li]];
+		const struct Term *last = &l->t[l->n - 1]; /* most often told apart first: its operand last added */
+		if (l->n > 1 && last->e == l->off->b && !last->may_const && off->kind == E_BIN && off->b != last->e)
+			continue;
+		bool lit = false;
+		if (like_sum(l->off, off, DT_NONE, l->t, l->n, 0, at, &lit) != l->n)
+			continue;
+		if (!lit)
+			break;
+		/* another corner: its literals' facts and forms, the sum's facts
+		 * again; alike where its width is the like's (the terms' memos are
+		 * of one width) */
+		Range er[MAX_TERMS], r, lr;
+		bool fits[MAX_TERMS];
+		int k = 0;
+		memcpy(er, l->er, sizeof *er * (size_t)l->n);
+		memcpy(fits, l->fits, sizeof *fits * (size_t)l->n);
+		for (int i = 0; i < l->n; i++)
+			if (at[i] != l->t[i].e && int_literal(at[i]))
+				fits[i] = low_facts_of(at[i], &er[i], &lr);
+		if (like_facts(off, DT_NONE, er, fits, &k, &r) == l->wide)
+			continue;
+		memcpy(l->er, er, sizeof *er * (size_t)l->n);
+		memcpy(l->fits, fits, sizeof *fits * (size_t)l->n);
+		l->formed = true;
+		for (int i = 0; i < l->n; i++) {
+			struct Term *t = &l->t[i];
+			if (at[i] != t->e && int_literal(at[i]))
+				*t = (struct Term){ .e = at[i], .sign = t->sign, .hint = t->hint, .may_const = true }, trip_form(g, t);
+			l->formed = l->formed && (t->form || !t->may_const);
+		}
+		break;
+	}
+	if (li == g->nlike) {
 		struct Term t[MAX_TERMS];
 		struct Shape *sh[MAX_TERMS];
-		*s = (struct SumSlot){ .off = off, .cap = s->cap, .t = s->t, .memo = s->memo, .aregs = s->aregs, .asigns = s->asigns };
-		s->n = sum_terms(off, &s->wide, t, g, sh);
-		if (s->n > 0) {
-			if (s->n > s->cap) { /* room for the longest sum so far: the arrays of a few terms, reused */
-				s->cap = s->n < 4 ? 4 : s->n;
-				s->t = xalloc(sizeof *s->t * (size_t)s->cap);
-				s->memo = xalloc(sizeof *s->memo * (size_t)s->cap);
-				s->aregs = xalloc(sizeof *s->aregs * (size_t)s->cap);
-				s->asigns = xalloc(sizeof *s->asigns * (size_t)s->cap);
-			}
-			memcpy(s->t, t, sizeof *t * (size_t)s->n);
-			s->formed = true;
-			for (int i = 0; i < s->n; i++) {
-				if (s->t[i].may_const)
-					trip_form(g, &s->t[i]);
-				s->formed = s->formed && (s->t[i].form || !s->t[i].may_const);
-			}
-			for (int i = 0; i < s->n; i++) { /* a literal: a constant, no register to share */
-				struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : NULL;
-				if (m && !*m)
-					*m = xalloc(sizeof **m);
-				s->memo[i] = m ? *m : NULL; /* NULL: term_val makes it (a term mostly constant needs none) */
-			}
+		struct TermFacts f;
+		s->n = sum_terms(off, &s->wide, t, g, sh, &f);
+		if (s->n <= 0)
+			return s;
+		if (!f.given)
+			l = &own, li = -1;
+		else if (g->nlike < SUM_LIKES)
+			l = &g->likes[g->likeord[li] = (unsigned char)g->nlike++];
+		else
+			l = &g->likes[g->likeord[--li]]; /* the like used longest ago */
+		l->n = s->n, l->wide = s->wide, l->formed = true;
+		memcpy(l->t, t, sizeof *t * (size_t)s->n);
+		memcpy(l->er, f.er, sizeof *l->er * (size_t)s->n);
+		memcpy(l->fits, f.fits, sizeof *l->fits * (size_t)s->n);
+		for (int i = 0; i < s->n; i++) {
+			if (t[i].may_const)
+				trip_form(g, &l->t[i]);
+			l->formed = l->formed && (l->t[i].form || !t[i].may_const);
+			struct TermMemo **m = sh[i] && !int_literal(t[i].e) ? &sh[i]->m[s->wide] : NULL;
+			if (m && !*m) /* a literal: a constant, no register to share */
+				*m = xalloc(sizeof **m);
+			l->memo[i] = m ? *m : NULL; /* NULL: term_val makes it (a term mostly constant needs none) */
+			at[i] = t[i].e;
 		}
 	}
+	if (li > 0) { /* the like used last first */
+		unsigned char k = g->likeord[li];
+		memmove(&g->likeord[1], &g->likeord[0], (size_t)li);
+		g->likeord[0] = k;
+	}
+	s->n = l->n, s->wide = l->wide, s->formed = l->formed;
+	if (s->n > s->cap) { /* room for the longest sum so far: the arrays of a few terms, reused */
+		s->cap = s->n < 4 ? 4 : s->n;
+		s->t = xalloc(sizeof *s->t * (size_t)s->cap);
+		s->memo = xalloc(sizeof *s->memo * (size_t)s->cap);
+		s->aregs = xalloc(sizeof *s->aregs * (size_t)s->cap);
+		s->asigns = xalloc(sizeof *s->asigns * (size_t)s->cap);
+	}
+	memcpy(s->memo, l->memo, sizeof *s->memo * (size_t)s->n);
+	for (int i = 0; i < s->n; i++)
+		s->t[i] = l->t[i], s->t[i].e = at[i];
+	if (li >= 0) /* the like now of this offset's nodes: the next copy's shared terms found by address */
+		l->off = off, memcpy(l->t, s->t, sizeof *s->t * (size_t)s->n);
 	return s;
 }
 
@@ -1724,7 +1902,7 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	if (slot && sum_again(g, slot, base.s, &c) && !__builtin_mul_overflow(c, esize, &cb)) /* a trip of an unrolled loop */
 		return cb ? pure_addk(g, base.sp, slot->addr.s, cb) : slot->addr;
 	c = 0;
-	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl, NULL, NULL);
+	int n = slot ? (wide = slot->wide, slot->n) : sum_terms(off, &wide, tl, NULL, NULL, NULL);
 	const struct Term *t = slot ? slot->t : tl;
 	if (n <= 0) {
 		bool was = g->wide;
