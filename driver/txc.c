@@ -1010,8 +1010,9 @@ srcname(const Module *m)
  * annotates them, which the backend and the printer read; with
  * prove_accesses set and the backend's target when a backend follows, as
  * the backend's own reading would (it proves every access in bounds and
- * aligned). Under --verify-each (TXC_VERIFY=1, the tests) every pass's
- * output is verified, a failure an internal error, as in the programs.
+ * aligned), but without desugaring again (sema.c, desugar_stmt). Under
+ * --verify-each (TXC_VERIFY=1, the tests) every pass's output is
+ * verified, a failure an internal error, as in the programs.
  *
  * Returns the exit status, or -1 when the pipeline must run instead: the
  * input could not be read, or a stage failed or had something to say
@@ -1069,9 +1070,10 @@ inprocess(void)
 					die("txc-lower produced IR that does not verify");
 			}
 			prove_accesses = backend_runs;
+			desugared = true; /* the parse's verify_module did it */
 			m->target = backend_runs ? tg : TG_ANY;
 			ok = ok && verify_module(m, &d);
-			prove_accesses = false;
+			prove_accesses = desugared = false;
 		} else {
 			/* the backend: it rejects a module without a kernel, as the
 			 * program does, but naming the file (the program, at the end

@@ -1304,6 +1304,10 @@ bool verify_module(Module *m, Diag *d);
  * bounds, or it is an error. The others leave it to the emulator's checks
  * at run time, where the threads that go wrong can be named. */
 extern bool prove_accesses;
+/* Set by a caller that verifies a module again (txc's lowered kernels):
+ * its kernels' Python was written out when they were verified before, and
+ * what was added since is free of it (sema.c, desugar_stmt). */
+extern bool desugared;
 /* After verify_module: what a module-level name means, or NULL. */
 Value *module_value(const Module *m, const char *name);
 

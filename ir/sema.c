@@ -6,6 +6,7 @@
 #include "sema.h"
 
 bool prove_accesses;
+bool desugared;
 
 /* ---- names ----------------------------------------------------------------- */
 
@@ -1301,9 +1302,21 @@ static void for_stmt(Sema *S, Stmt *s)
 }
 
 /* The Python of a statement's expressions rewritten into the text it
- * means (pyconst.c); false after an error. */
+ * means (pyconst.c); false after an error.
+ *
+ * Not where `desugared` is set: the module was verified before, which
+ * rewrote its kernels' Python in place, and the statements added since
+ * (the passes' and txc-lower's) are made by the builders (ir/build.c) and
+ * from copies of verified trees (expr_copy), never with Python's sugar: a
+ * splat, a keyword dict, a comprehension, an f-string, a builtin over
+ * constants, getattr or T.ceildiv. Desugaring a tree it has desugared
+ * finds none of these and rewrites nothing; what it evaluates on the way
+ * (a call's callee) the statement's own check evaluates too, so that a
+ * statement it would refuse is refused without it. */
 static bool desugar_stmt(Sema *S, Stmt *s)
 {
+	if (desugared)
+		return true;
 	switch (s->kind) {
 	case S_EXPR: case S_IF: case S_FOR:
 		return desugar(S, &s->value);
@@ -1742,7 +1755,7 @@ static void kernel(Sema *S, Stmt *s)
 	/* the scalar parameters first: a T.Buffer's shape may name one */
 	bool *typed = xalloc(sizeof(bool) * (size_t)(s->nparams + 1));
 	for (int i = 0; i < s->nparams; i++)
-		typed[i] = !s->params[i].type || desugar(S, &s->params[i].type);
+		typed[i] = !s->params[i].type || desugared || desugar(S, &s->params[i].type);
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < s->nparams; i++)
 			if (typed[i] && scalar_param(S, &s->params[i]) == !pass)
