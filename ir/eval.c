@@ -172,13 +172,14 @@ static unsigned member_hash(const Value *base, const char *name)
 }
 
 /* The slot of (base, name) in the memo: its answer, or the empty slot it
- * would take. */
+ * would take. (A callee's name is most often the one the slot keeps: the
+ * lowering's callees are shared, the lexer's short names interned.) */
 static struct MemberSlot *member_slot(MemberMemo *m, const Value *base, const char *name, unsigned h)
 {
 	unsigned mask = (unsigned)m->cap - 1;
 	struct MemberSlot *x = &m->slots[h & mask];
 	for (unsigned i = h; x->v; x = &m->slots[++i & mask])
-		if (x->hash == h && x->ns == base->s && x->scope == base->i && strcmp(x->name, name) == 0)
+		if (x->hash == h && x->ns == base->s && x->scope == base->i && (x->name == name || strcmp(x->name, name) == 0))
 			break;
 	return x;
 }

@@ -43,7 +43,7 @@ typedef struct Scan {
 static int scan_find(const Scan *s, const char *name, unsigned h)
 {
 	unsigned mask = (unsigned)s->cap - 1, i = h & mask;
-	while (s->tab[i].name && (s->tab[i].hash != h || strcmp(s->tab[i].name, name) != 0))
+	while (s->tab[i].name && s->tab[i].name != name && (s->tab[i].hash != h || strcmp(s->tab[i].name, name) != 0))
 		i = (i + 1) & mask;
 	return (int)i;
 }
