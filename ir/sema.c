@@ -736,6 +736,7 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if (!check_args(S, e, id, &a))
 			return;
+		S->tmem_ops += id == IN_TC_ALLOC || id == IN_TC_DEALLOC || id == IN_TC_RELINQ || id == IN_TC_LD || id == IN_TC_ST;
 		if (!S->in_device)
 			error_at(S->d, e->pos, "%s() before T.device_entry()", fn_name(e));
 		/* the instructions that write registers: into buffer elements */
@@ -1749,6 +1750,7 @@ static void kernel(Sema *S, Stmt *s)
 	memset(S->launch, 0, sizeof S->launch);
 	memset(S->launch_dims, 0, sizeof S->launch_dims);
 	S->cta_group = 0;
+	S->tmem_ops = 0;
 	push_env(S, false);
 	prescan(s);
 	S->npending = 0;
@@ -1859,7 +1861,12 @@ static void kernel(Sema *S, Stmt *s)
 	}
 	check_grid(S, f);
 	check_thread_axes(S, f);
-	check_tmem_allocs(S, f);
+	/* Its walk looks for the statements whose call is one of those ops
+	 * (call_builtin): without an error, stmts checked every statement,
+	 * and call_stmt counted those it found; after one, a statement left
+	 * unchecked may keep what an earlier verify_module wrote */
+	if (S->tmem_ops || S->d->errors != errors)
+		check_tmem_allocs(S, f);
 	pool_check(S, f);
 	int64_t used = smem_plan(f);
 	if (f->dyn_smem && f->dyn_smem < used)

@@ -63,6 +63,8 @@ typedef struct Sema {
 	const char *cta_group_how; /* " (the default)" when the keyword is absent */
 	MemberMemo members;
 	bool opaque_bound; /* an import bound a name of a module txc does not know (V_OPAQUE; only imports make them) */
+	int tmem_ops;      /* the kernel's statements that call_stmt checked as tcgen05 alloc, dealloc,
+	                    * relinquish_alloc_permit, ld or st (check_tmem_allocs judges no others) */
 } Sema;
 
 /* The value that says: an error was reported already. */
