@@ -213,6 +213,79 @@ static inline int operand_dt(Sema *S, Expr *x)
 	return scalar(S, x);
 }
 
+/* A chain: e = ((x op1 k1) op2 k2) ... opn kn, n >= 2 binary nodes whose
+ * right operands are literals, x a name. A digit of a lowered op's offset
+ * is one (tid % 8 * 8, tid // 8 * 64), a node that every op of a kernel
+ * shares (variants/lowering.c, on shared nodes): scalar() meets it again
+ * at each op. What scalar1 writes into a chain, and whether it reports
+ * anything, depends only on the operators, the literals and what x means
+ * (eval_name): each operator's checks read only its operands' dtypes.
+ * The memo keeps, of a chain that scalar1 annotated without an error and
+ * without a constant value (x a runtime variable), the operators, x's
+ * dtype and each node's. A hit is a chain with those operators whose x
+ * means a variable of that dtype now (as lookup finds it, and not one
+ * read before it is set) and whose nodes hold what scalar1 would write
+ * now: x that variable and no value, each literal a value of its number
+ * (vint may make an equal one: no reader compares them by address) and
+ * weak int, each node no value and the dtype kept. The visit would write
+ * nothing new and report nothing, so it is skipped. The slot is chosen
+ * by e's address alone, which only makes hits likely; anything else is
+ * a miss, checked as before. */
+enum { CHAIN_MAX = 6 };
+static struct Chain {
+	const Expr *e;
+	int n;
+	signed char op[CHAIN_MAX];
+	signed char dt[CHAIN_MAX]; /* node i's dtype, counted from e */
+	int x_dt;
+} chains[64];
+
+static struct Chain *chain_slot(const Expr *e)
+{
+	return &chains[((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u >> 58];
+}
+
+/* Whether literal k holds what operand_dt writes into it. */
+static inline bool literal_done(const Expr *k)
+{
+	return k->kind == E_INT && k->dtype == DT_WEAK_INT && k->val && k->val->kind == V_INT && k->val->i == k->ival;
+}
+
+/* The dtype of chain e as the memo has it, or -1: not a hit. */
+static int chain_hit(Sema *S, const Expr *e)
+{
+	const struct Chain *c = chain_slot(e);
+	if (c->e != e)
+		return -1;
+	const Expr *x = e;
+	for (int i = 0; i < c->n; i++, x = x->a)
+		if (x->kind != E_BIN || x->op != c->op[i] || x->val || x->dtype != c->dt[i] || !literal_done(x->b))
+			return -1;
+	if (x->kind != E_NAME || x->val || !x->var || x->dtype != c->x_dt || x->var->dtype != c->x_dt ||
+	    (x->var->mut && !x->var->set))
+		return -1;
+	Sym *s = lookup(S, x->str);
+	return s && s->val->kind == V_VAR && s->val->var == x->var ? c->dt[0] : -1;
+}
+
+/* Keeps chain e, which scalar1 has just found of dtype dt (not an error). */
+static void chain_put(const Expr *e, int dt)
+{
+	struct Chain c = { .e = e };
+	const Expr *x = e;
+	for (; x->kind == E_BIN; x = x->a) {
+		if (c.n == CHAIN_MAX || x->val || !literal_done(x->b))
+			return;
+		c.op[c.n] = x->op;
+		c.dt[c.n] = (signed char)(c.n ? x->dtype : dt); /* e's is written when scalar1 returns */
+		c.n++;
+	}
+	if (c.n < 2 || x->kind != E_NAME || x->val || !x->var)
+		return;
+	c.x_dt = x->dtype;
+	*chain_slot(e) = c;
+}
+
 static int scalar1(Sema *S, Expr *e)
 {
 	Value *v;
@@ -273,6 +346,8 @@ static int scalar1(Sema *S, Expr *e)
 			return error_dt(S, e->pos, "expected a builtin function");
 		return scalar_call(S, e, v, NULL);
 	case E_BIN:
+		if (e->a->kind == E_BIN && e->b->kind == E_INT && (a = chain_hit(S, e)) >= 0)
+			return a;
 		a = operand_dt(S, e->a);
 		b = operand_dt(S, e->b);
 		if (a == DT_ERROR || b == DT_ERROR)
@@ -299,7 +374,10 @@ static int scalar1(Sema *S, Expr *e)
 		} else if (e->op == OP_POW) {
 			return error_dt(S, e->pos, "'**' needs compile-time constant operands");
 		}
-		return unify_dt(S, e->pos, op_spelling[e->op], a, b);
+		a = unify_dt(S, e->pos, op_spelling[e->op], a, b);
+		if (a != DT_ERROR && e->a->kind == E_BIN && e->b->kind == E_INT)
+			chain_put(e, a);
+		return a;
 	case E_UN:
 		a = scalar(S, e->a);
 		if (a == DT_ERROR)
