@@ -709,6 +709,56 @@ static Value *attr(Sema *S, Expr *e, const Sym *root)
 	return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 }
 
+/* A chain of attributes over a namespace, each a member of the one before
+ * (T.pointer_offset, T.cuda.copy_bytes, Tx.cta.copy): every call's callee
+ * is one, evaluated at each call. Its value depends only on the root
+ * name's value and the attributes' names: member's answers depend on the
+ * namespace and the name alone, and no namespace is changed once made.
+ * The memo keeps it by those, the root's Value and the names' addresses
+ * (equal addresses are equal names: the lowering's callees are shared
+ * nodes, the lexer interns short names), and a hit compares them all.
+ * Errors are not kept (each is reported where it is met). */
+enum { NS_CHAINS = 64, NS_CHAIN_MAX = 4 };
+struct NsChain {
+	const Value *root;
+	int n;
+	const char *name[NS_CHAIN_MAX]; /* the root's attribute first */
+	Value *v;                       /* NULL: an empty slot */
+};
+
+/* eval of chain e of n attributes over root (its Sym s), a namespace */
+static Value *ns_chain(Sema *S, Expr *e, const Sym *s, int n)
+{
+	const Value *root = s->val;
+	Expr *at[NS_CHAIN_MAX];
+	Expr *x = e;
+	for (int i = n - 1; i >= 0; i--, x = x->a)
+		at[i] = x;
+	if (!S->ns_chains)
+		S->ns_chains = xalloc(sizeof *S->ns_chains * NS_CHAINS);
+	uintptr_t h = ((uintptr_t)root >> 4) * 0x9E3779B97F4A7C15u ^ ((uintptr_t)e->str >> 3) * 0xC2B2AE3D27D4EB4Fu;
+	struct NsChain *c = &S->ns_chains[(h ^ (h >> 32)) % NS_CHAINS];
+	if (c->v && c->root == root && c->n == n) {
+		int i = 0;
+		while (i < n && c->name[i] == at[i]->str)
+			i++;
+		if (i == n)
+			return c->v;
+	}
+	Value *v = s->val;
+	for (int i = 0; i < n; i++) {
+		if (v->kind != V_NAMESPACE) /* a member of something else: attr's (the steps before found again) */
+			return attr(S, e, s);
+		v = member(S, v, at[i]);
+		if (IS_ERR(v))
+			return v;
+	}
+	*c = (struct NsChain){ root, n, { 0 }, v };
+	for (int i = 0; i < n; i++)
+		c->name[i] = at[i]->str;
+	return v;
+}
+
 Value *eval(Sema *S, Expr *e)
 {
 	Value *a, *b, *v;
@@ -734,8 +784,9 @@ Value *eval(Sema *S, Expr *e)
 		return eval_name(S, e);
 	case E_ATTR: {
 		Expr *root = e->a;
-		while (root->kind == E_ATTR)
-			root = root->a;
+		int n = 1;
+		for (; root->kind == E_ATTR; root = root->a)
+			n++;
 		Sym *s = root->kind == E_NAME ? lookup(S, root->str) : NULL;
 		if (s && s->val->kind == V_OPAQUE) {
 			/* tvm.runtime.DataType, math.prod: a name of the module that txc knows */
@@ -761,6 +812,8 @@ Value *eval(Sema *S, Expr *e)
 				            "--intrinsics` lists those it knows", expr_str(e->a), e->str, mod.s);
 			return opaque_use(S, e, s->val); /* named in full: np.float16 */
 		}
+		if (s && s->val->kind == V_NAMESPACE && n <= NS_CHAIN_MAX)
+			return ns_chain(S, e, s, n);
 		return attr(S, e, s);
 	}
 	case E_TUPLE: case E_LIST:

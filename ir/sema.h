@@ -62,6 +62,7 @@ typedef struct Sema {
 	Pos cta_group_at;
 	const char *cta_group_how; /* " (the default)" when the keyword is absent */
 	MemberMemo members;
+	struct NsChain *ns_chains; /* eval.c's memo of attribute chains over namespaces; NULL until used */
 	bool opaque_bound; /* an import bound a name of a module txc does not know (V_OPAQUE; only imports make them) */
 	int tmem_ops;      /* the kernel's statements that call_stmt checked as tcgen05 alloc, dealloc,
 	                    * relinquish_alloc_permit, ld or st (check_tmem_allocs judges no others) */
