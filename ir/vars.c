@@ -38,6 +38,12 @@ typedef struct Scan {
 	int names, cap;
 	struct ScanBind { int slot; int hidden; Expr *val; } *v; /* hidden: the slot's top before the bind */
 	int n;
+	/* The slots of names met lately, by the name's address: a kernel
+	 * spells its names again and again from the same strings (the lexer
+	 * interns them, the lowering repeats its own), and prescan writes no
+	 * name, so an address names the same string throughout. Emptied when
+	 * the table grows, which moves the slots. */
+	struct ScanSeen { const char *name; int slot; } seen[64];
 } Scan;
 
 static int scan_find(const Scan *s, const char *name, unsigned h)
@@ -51,10 +57,13 @@ static int scan_find(const Scan *s, const char *name, unsigned h)
 /* The slot of a name, made on its first use. */
 static int scan_name(Scan *s, const char *name)
 {
+	struct ScanSeen *seen = &s->seen[((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15u >> 58];
+	if (seen->name == name)
+		return seen->slot;
 	unsigned h = str_hash(name);
 	if (2 * (s->names + 1) > s->cap) {
-		Scan g = { xalloc(sizeof *g.tab * (size_t)(s->cap ? 2 * s->cap : 64)), s->names, s->cap ? 2 * s->cap : 64,
-		           s->v, s->n };
+		Scan g = { .tab = xalloc(sizeof *g.tab * (size_t)(s->cap ? 2 * s->cap : 64)), .names = s->names,
+		           .cap = s->cap ? 2 * s->cap : 64, .v = s->v, .n = s->n }; /* nothing seen */
 		int *moved = xalloc(sizeof(int) * (size_t)(s->cap + 1));
 		for (int i = 0; i < s->cap; i++)
 			if (s->tab[i].name) {
@@ -70,6 +79,7 @@ static int scan_name(Scan *s, const char *name)
 		s->tab[k] = (struct ScanName){ name, h, 0 };
 		s->names++;
 	}
+	*seen = (struct ScanSeen){ name, k };
 	return k;
 }
 
