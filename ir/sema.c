@@ -1305,7 +1305,7 @@ static void for_stmt(Sema *S, Stmt *s)
 /* The Python of a statement's expressions rewritten into the text it
  * means (pyconst.c); false after an error.
  *
- * Not where `desugared` is set: the module was verified before, which
+ * Skipped where `desugared` is set: the module was verified before, which
  * rewrote its kernels' Python in place, and the statements added since
  * (the passes' and txc-lower's) are made by the builders (ir/build.c) and
  * from copies of verified trees (expr_copy), never with Python's sugar: a
@@ -1861,10 +1861,11 @@ static void kernel(Sema *S, Stmt *s)
 	}
 	check_grid(S, f);
 	check_thread_axes(S, f);
-	/* Its walk looks for the statements whose call is one of those ops
-	 * (call_builtin): without an error, stmts checked every statement,
-	 * and call_stmt counted those it found; after one, a statement left
-	 * unchecked may keep what an earlier verify_module wrote */
+	/* check_tmem_allocs judges only the statements whose call is one of
+	 * the ops tmem_ops counts (call_builtin): without an error, stmts
+	 * checked every statement and call_stmt counted those; after one, a
+	 * statement left unchecked may keep what an earlier verify_module
+	 * wrote, and the walk runs as before */
 	if (S->tmem_ops || S->d->errors != errors)
 		check_tmem_allocs(S, f);
 	pool_check(S, f);
