@@ -205,6 +205,11 @@ static const char *prove_aligned(const Plan *p, const Plan *t, const Value *dst,
 	if ((why = side_why("dst", p->dst, p->dst_base, t->dst, t->dst_base)) ||
 	    (why = side_why("src", p->src, p->src_base, t->src, t->src_base)))
 		return why;
+	/* both sides' iters the truth's, in its order (each side has as many
+	 * iters as the other here): then each side's form and the pairing's
+	 * are the truth's (same_iters compares every iter of both) */
+	if (same_iters(p->dst, p->src, t->dst, t->src))
+		return NULL;
 	if (!same_form(p->dst, NULL, t->dst, NULL))
 		return reach_why("dst", p->dst, dst, t->dst);
 	if (!same_form(p->src, NULL, t->src, NULL))
