@@ -13,7 +13,9 @@ static bool base_ok(const Layout *l, const Expr *base, int64_t vec)
 {
 	if (l->off[AX_M] % vec)
 		return false;
-	return !base || expr_divisible(base, vec);
+	/* most bases are the 0 of constant starts (align.c's zero_base),
+	 * which every vec divides */
+	return !base || (base->kind == E_INT && base->ival == 0) || expr_divisible(base, vec);
 }
 
 /* A swizzled side: a vector may not cross a 2^M-element chunk. */
