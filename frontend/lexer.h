@@ -13,24 +13,27 @@ typedef struct Lexer {
 	void *buffer;
 	char *text;               /* the text the scanner reads (lexer_open) */
 	struct NameTable *names;  /* the names read (name()); NULL in a field */
-	int line, col, off;       /* where the next match starts */
-	int logical_line;         /* line as the user numbers it (logical()) */
+	/* Where the next match starts: the text, the line as the user numbers
+	 * it (logical()), column, byte offset and the file of the last
+	 * #@ FILE:LINE comment; its length is 0. */
+	Pos at;
+	int line;                 /* the physical line of the next match */
 	int depth;                /* open brackets */
 	Pos open[MAX_BRACKETS];   /* where they opened */
 	int indent[MAX_INDENT];   /* widths of the open blocks */
 	int nindent;
-	int pending_dedents;
-	bool pending_indent;
+	/* Tokens given before scanning on: `queued` of queued_token (INDENT,
+	 * DEDENTs or an f-string field's FEXPR), at next_pos. */
+	int queued, queued_token;
 	bool at_eof;
-	Pos next_pos;             /* where pending INDENT/DEDENTs point */
+	Pos next_pos;
 	int last;                 /* the last token returned */
 	bool failed;              /* an error was reported */
-	const char *dir_file;     /* the last #@ FILE:LINE comment */
-	int dir_line, dir_phys;
+	int dir_line, dir_phys;   /* the last #@ FILE:LINE comment: LINE, its line */
 	Module *module;           /* the parser's result */
 	/* a sub-lexer over one replacement field of an f-string: it starts
 	 * inside a bracket and gives the parser FEXPR first */
-	bool sub, sub_started;
+	bool sub;
 	Expr *result;
 	/* The positions of the tokens read, which the parser's location stack
 	 * points into: from the arena, a chunk at a time (new_pos). */
