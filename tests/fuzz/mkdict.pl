@@ -38,7 +38,7 @@ my $lex = slurp('frontend/lex.l');
 my ($rules) = $lex =~ /^%%\n(.*?)^%%\n/ms or die "mkdict: no rules section in frontend/lex.l\n";
 my (@kw, @ops);
 for my $line (split /\n/, $rules) {
-    if ($line =~ /^("(?:[^"\\]|\\.)*"(?:\|"(?:[^"\\]|\\.)*")*)\s/) {
+    if ($line =~ /^\(?("(?:[^"\\]|\\.)*"(?:\|"(?:[^"\\]|\\.)*")*)\)?(?:\{BLANK\}\*)?\s/) { # a word may take the blanks after it
         for my $q ($1 =~ /"((?:[^"\\]|\\.)*)"/g) {
             my $w = $q =~ s/\\(.)/$1/gr;
             if ($w =~ /^\w+$/) { push @kw, $w } else { push @ops, $w }
