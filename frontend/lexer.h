@@ -36,13 +36,18 @@ typedef struct Lexer {
 	bool sub;
 	Expr *result;
 	/* The positions of the tokens read, which the parser's location stack
-	 * points into: from the arena, a chunk at a time (new_pos). */
-	Pos *pos_next, *pos_end;  /* the newest chunk's free part */
+	 * points into: from the arena, a chunk at a time (new_pos), written
+	 * over after each statement (lexer_free_pos). */
+	Pos *pos_chunk;           /* the newest chunk */
+	Pos *pos_next, *pos_end;  /* its free part */
 } Lexer;
 
 bool lexer_open(Lexer *lx, const Src *src, Diag *d);
 void lexer_close(Lexer *lx);
 bool lexer_open_field(Lexer *lx, const Lexer *outer, int off, int len, int line, int col);
+/* The parser reads no position after `last` (a location, see parse.y)
+ * again, nor the next token's: the lexer may write over them. */
+void lexer_free_pos(Lexer *lx, const Pos *last);
 /* The expression of an f-string's field: the len bytes of the source at
  * byte off, physical line `line`, column col; NULL after an error. */
 Expr *parse_field(Lexer *outer, int off, int len, int line, int col);

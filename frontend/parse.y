@@ -28,10 +28,11 @@ int txlex(TXSTYPE *lval, TXLTYPE *loc, Lexer *lx);
 #define YYINITDEPTH 200
 
 /* A location on the parser's stack is a pointer to the position of the
- * first token of the symbol (the lexer keeps them till the parse ends):
- * cheaper to copy through the many reductions than a Pos. An empty rule
- * gets the location of the symbol before it with the low bit set, which
- * says that its length is 0. Actions read a location through POS. */
+ * first token of the symbol (the lexer keeps them while the stack holds
+ * them: see stmts): cheaper to copy through the many reductions than a
+ * Pos. An empty rule gets the location of the symbol before it with the
+ * low bit set, which says that its length is 0. Actions read a location
+ * through POS. */
 #define YYLLOC_DEFAULT(Cur, Rhs, N) \
 	((Cur) = (N) ? YYRHSLOC(Rhs, 1) : (const Pos *)((uintptr_t)YYRHSLOC(Rhs, 0) | 1))
 
@@ -394,11 +395,16 @@ module
 	| FEXPR exprlist { lx->result = $2; }
 	;
 
+/* After each statement of a block, with no token read past it, the
+ * parser reads no position of a token after the symbol under the block
+ * (@0) again: those of the statement are copied into its nodes, and a
+ * block's own location (that of its first token) is never read. The
+ * lexer writes the next tokens' positions over them. */
 stmts
-	: stmt_list NEWLINE
-	| stmt_list SEMI NEWLINE
-	| compound_stmt             { $$ = list1($1); }
-	| stmts compound_stmt       { $$ = lpush($1, $2); }
+	: stmt_list NEWLINE         { $$ = $1; if (yychar == TXEMPTY) lexer_free_pos(lx, @0); }
+	| stmt_list SEMI NEWLINE    { $$ = $1; if (yychar == TXEMPTY) lexer_free_pos(lx, @0); }
+	| compound_stmt             { $$ = list1($1); if (yychar == TXEMPTY) lexer_free_pos(lx, @0); }
+	| stmts compound_stmt       { $$ = lpush($1, $2); if (yychar == TXEMPTY) lexer_free_pos(lx, @0); }
 	;
 
 /* A block's statements so far, with the small statements of its last
