@@ -1005,9 +1005,10 @@ srcname(const Module *m)
  * (plans_in_memory: kept by the call, written out as expressions only
  * where the IR is printed or verified, and after txc-lower for an op it
  * leaves), and dispatch= as set_kw wrote it; verifying would rewrite
- * nothing in them. So their output is not verified again. txc-lower's output is: verifying
- * puts the statements it made in canonical form, binds their names and
- * annotates them, which the backend and the printer read; with
+ * nothing in them. So their output is not verified again. txc-lower's
+ * output is: verifying puts the statements it made in canonical form,
+ * binds their names and annotates them, which the backend and the
+ * printer read; with
  * prove_accesses set and the backend's target when a backend follows, as
  * the backend's own reading would (it proves every access in bounds and
  * aligned), but without desugaring again (sema.c, desugar_stmt). Under

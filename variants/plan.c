@@ -210,9 +210,9 @@ int read_plans(const Expr *call, Plan **out)
  * keywords: the printer, verification (sema reads plans=) and txc-lower's
  * output (an op it leaves). A kept copy is the plans write_plans was
  * given, exactly what read_plans would read from the expressions it would
- * have written; until the flush, the call's plans= keyword (absent, or
- * the text's own) is not read by the passes. txc-lower forgets an op's
- * copy when it replaces the op. */
+ * have written; until the flush, the call's plans= keyword holds a
+ * placeholder where the list will go (keep_plans), which nothing reads.
+ * txc-lower forgets an op's copy when it replaces the op. */
 bool plans_in_memory;
 
 typedef struct KeptPlans {
