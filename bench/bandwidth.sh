@@ -12,7 +12,8 @@
 # directory; on the device machine: bench/bandwidth.sh "$OUT").
 #
 # Environment: SIZES (GiB, default "1 4"), REPS (timed launches of each,
-# default 20), ONLY (a regular expression: the configurations to run, by
+# default 20), COLS (the tensor's columns, default 16384: the rows are
+# SIZE / (COLS x 2 bytes)), ONLY (a regular expression: the configurations to run, by
 # name), ARCH (default sm_90a), TXC (the driver, default bin/txc), BACKEND
 # (txc's --backend: ptx, the default, txc-ptx and ptxas; or cuda, txc-cuda
 # and nvcc).
@@ -28,7 +29,7 @@ ARCH=${ARCH:-sm_90a}
 TXC=${TXC:-bin/txc}
 ONLY=${ONLY:-.}
 BACKEND=${BACKEND:-ptx}
-COLS=16384
+COLS=${COLS:-16384}
 export PATH=$PATH:${CUDA:-/usr/local/cuda}/bin
 LOG=$DIR/bandwidth.log
 : >"$LOG"
@@ -84,7 +85,7 @@ grep -q 'FAIL\|ERROR' "$ROWS" && failed=1
 
 # Triton's rows, from the same kind of measurement in its own process
 if python3 -c 'import triton, torch' 2>/dev/null; then
-  python3 bench/triton_copy.py --gib $SIZES --reps "$REPS" >"$WORK/triton" 2>&1
+  python3 bench/triton_copy.py --gib $SIZES --cols "$COLS" --reps "$REPS" >"$WORK/triton" 2>&1
   cat "$WORK/triton" >>"$LOG"
   cat "$WORK/triton"
   sed -n 's/^time kernel \([^:]*\): median \([0-9.]*\) us, \([0-9]*\) GB\/s; cuMemcpyDtoD \([0-9]*\) GB\/s; ratio \([0-9.]*\); check \(.*\)$/\1\t-\t\6\t\2\t\3\t\4\t\5/p' \

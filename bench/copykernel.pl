@@ -23,13 +23,17 @@
 # DYN [0]: 1 makes the row count a scalar parameter m (T.match_buffer(A_ptr,
 # (m, COLS)) under T.assume(m <= ROWS)): the grid still covers ROWS rows,
 # and the accesses past row m are guarded (txc-run --arg m=M).
+# For tma also L2P [128]: the tensor maps' l2_promotion= (0, 64, 128 or 256
+# bytes), and WAIT [full]: what the CTA's last wait_group waits for before
+# it exits, the stores' completion (full) or only their reads of shared
+# memory (read: the stores still finish, and the kernel's end orders them).
 use strict;
 use warnings;
 
 my ($variant, $rows, $cols, @kv) = @ARGV;
 die "usage: $0 gmem_smem|reg|ldgsts|tma ROWS COLS [TR= TC= THREADS= L= S= DTYPE=]\n"
   unless defined $cols && $variant =~ /^(gmem_smem|reg|ldgsts|tma)$/;
-my %k = (TR => 128, TC => 64, THREADS => 128, L => 1, S => 2, DTYPE => 'float16', HINT => 'none', DYN => 0);
+my %k = (TR => 128, TC => 64, THREADS => 128, L => 1, S => 2, DTYPE => 'float16', HINT => 'none', DYN => 0, L2P => 128, WAIT => 'full');
 for (@kv) {
   my ($key, $v) = /^(\w+)=([\w+]+)$/ or die "$0: not KEY=VALUE: $_\n";
   die "$0: unknown key $key\n" unless exists $k{$key};
@@ -52,6 +56,11 @@ for my $h (split /\+/, $k{HINT}) {
   $hint .= ", $kw{$h}";
 }
 my %bytes = (float16 => 2, bfloat16 => 2, float32 => 4, int8 => 1, uint8 => 1, int32 => 4);
+die "$0: L2P is 0, 64, 128 or 256\n" unless $k{L2P} =~ /^(0|64|128|256)$/;
+die "$0: WAIT is full or read\n" unless $k{WAIT} =~ /^(full|read)$/;
+die "$0: L2P and WAIT are for tma\n" if $variant ne 'tma' && ($k{L2P} != 128 || $k{WAIT} ne 'full');
+$thint .= ", l2_promotion=$k{L2P}" if $k{L2P} != 128;
+my $lastwait = $k{WAIT} eq 'read' ? '0, read=True' : '0';
 my $eb = $bytes{$dt} or die "$0: unknown DTYPE $dt\n";
 die "$0: ROWS must be a multiple of TR and COLS of TC\n" if $rows % $TR || $cols % $TC;
 my $across = $cols / $TC;
@@ -158,6 +167,6 @@ END
             T.ptx.mbarrier.try_wait(T.address_of(full[i % $S]), i // $S % 2)
             Tx.copy_async(${\ $region->('B', 'i')}, ring[i % $S, :, :], dispatch="tma"$thint)
             T.ptx.cp_async.bulk.commit_group()
-        T.ptx.cp_async.bulk.wait_group(0)
+        T.ptx.cp_async.bulk.wait_group($lastwait)
 END
 }

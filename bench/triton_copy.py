@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""bench/triton_copy.py [--gib N ...] [--reps N]: Triton's rows of
-bench/bandwidth.sh's table, on the GPU machine (Python with torch and
-Triton): a ROWS x 16384 float16 tensor of 1 and 4 GiB copied by
+"""bench/triton_copy.py [--gib N ...] [--cols N] [--reps N]: Triton's rows
+of bench/bandwidth.sh's table, on the GPU machine (Python with torch and
+Triton): a ROWS x COLS (default 16384) float16 tensor of 1 and 4 GiB copied by
 
   ldst  a Triton block copy: each program loads and stores BLOCK
         contiguous elements (tl.load / tl.store, masked tail);
@@ -71,10 +71,11 @@ def report(name, nbytes, us, copy_us, check):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gib", type=int, nargs="+", default=[1, 4])
+    ap.add_argument("--cols", type=int, default=16384)
     ap.add_argument("--reps", type=int, default=20)
     a = ap.parse_args()
     print(f"triton {triton.__version__}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
-    COLS = 16384
+    COLS = a.cols
     for gib in a.gib:
         rows = gib * (1 << 30) // (COLS * 2)
         src = torch.randn(rows, COLS, device="cuda", dtype=torch.float16)
