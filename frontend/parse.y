@@ -916,6 +916,8 @@ Module *parse_module(const Src *src, Diag *d)
 	lexer_close(&lx);
 	if (rc != 0 || lx.failed)
 		return NULL;
+	if (m->nbody == 0)
+		m->file = lx.at.file;
 	return m;
 }
 

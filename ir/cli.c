@@ -100,7 +100,7 @@ const char *module_file(const Module *m)
 		for (int i = 0; i < m->nbody; i++)
 			if (m->body[i]->pos.file)
 				return m->body[i]->pos.file;
-	return m->src->name;
+	return m->file ? m->file : m->src->name;
 }
 
 Func *find_kernel(const char *prog, const Module *m, const char *name)

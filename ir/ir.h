@@ -194,7 +194,8 @@ _Noreturn void cli_usage_error(const Cli *c, const char *fmt, ...) __attribute__
 Module *load_module(const char *prog, const char *file, int target, bool verify);
 /* The file a module's text came from: read from a pipe, the file the
  * first location comment (`#@ FILE:LINE`, as the passes print them)
- * before a module-level statement names. */
+ * before a module-level statement names (for a module without
+ * statements, its lone location comment's). */
 const char *module_file(const Module *m);
 /* The kernel called name (NULL: the first one), or NULL after saying which
  * kernels there are (naming module_file). */
@@ -617,6 +618,9 @@ struct Module {
 	Stmt **body;
 	int nbody;
 	int target; /* for intrinsic checks; TG_ANY: no check */
+	/* a module without statements read from IR: the file its #@ comment
+	 * names (print_module_locations writes one for such a module) */
+	const char *file;
 	/* set by sema: the names bound at module level, in order */
 	struct Binding { const char *name; Value *value; } *names;
 	int nnames;

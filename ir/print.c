@@ -592,4 +592,9 @@ void print_module_locations(Buf *b, const Module *m)
 	loc.lastline = 0;
 	print_module(b, m);
 	loc.on = false;
+	/* no statement to mark: the file still named, so that the next
+	 * program's messages (a module without a kernel) name it */
+	const char *file = m->file ? m->file : m->src ? m->src->name : NULL;
+	if (m->nbody == 0 && file && strcmp(file, "<stdin>") != 0)
+		bprintf(b, "#@ %s:1\n", file);
 }

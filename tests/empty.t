@@ -26,6 +26,14 @@ check "txc --emit=ptx: an empty file is refused, naming it" [ "$rc $(ls "$TMP" |
 "$TXC_BIN/txc" --emit=ptx --dump-dir="$TMP/dumps" "$TMP/consts.tx" -o "$TMP/out.ptx" 2>"$TMP/err"; rc=$?
 check "txc --dump-dir: a module without a kernel is refused by the piped backend, naming the file (its #@ comments)" \
   [ "$rc $(ls "$TMP" | grep -c 'out\.ptx') $(grep -c "^txc-ptx: error: '$TMP/consts.tx' has no kernel" "$TMP/err") $(ls "$TMP/dumps" | wc -l)" = "1 0 1 6" ]
+"$TXC_BIN/txc" --emit=ptx --dump-dir="$TMP/dumps2" "$TMP/empty.tx" -o "$TMP/out.ptx" 2>"$TMP/err"; rc=$?
+check "txc --dump-dir: an empty file is refused by the piped backend, naming the file" \
+  [ "$rc $(ls "$TMP" | grep -c 'out\.ptx') $(grep -c "^txc-ptx: error: '$TMP/empty.tx' has no kernel" "$TMP/err")" = "1 0 1" ]
+check "txc --dump-dir: each dump of the empty module is the one #@ comment that names its file" \
+  [ "$(cat "$TMP"/dumps2/* | sort -u)" = "#@ $TMP/empty.tx:1" ]
+"$TXC_BIN/txc-parse" --locations "$TMP/empty.tx" | "$TXC_BIN/txc-align" --locations | "$TXC_BIN/txc-ptx" >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "txc-parse --locations | txc-align --locations | txc-ptx: the empty file named at the pipeline's end" \
+  [ "$rc $(grep -c "^txc-ptx: error: '$TMP/empty.tx' has no kernel" "$TMP/err")" = "1 1" ]
 "$TXC_BIN/txc-ptx" <"$TMP/consts.tx" >"$TMP/out" 2>"$TMP/err"; rc=$?
 check "txc-ptx: standard input without location comments is named <stdin>" \
   [ "$rc $(grep -c "^txc-ptx: error: '<stdin>' has no kernel" "$TMP/err")" = "1 1" ]
