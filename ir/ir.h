@@ -1042,6 +1042,16 @@ typedef struct Plan {
 #define PLAN_MEMBER(name, kind, fams, by, doc) PF_CTYPE_##kind name; /* 0 / NULL: not decided yet */
 	PLAN_FIELDS(PLAN_MEMBER)
 #undef PLAN_MEMBER
+	/* set by plan_align alone (not a keyword): the operands src and dst
+	 * were aligned from, the arguments, and what it made of them, so
+	 * that a proof of the plan that still holds them need not align the
+	 * same operands again (variants/prove.c) */
+	struct Aligned {
+		const Value *dst, *src;
+		const Layout *d, *s;
+		Expr *db, *sb;
+		bool sort, dst_global;
+	} aligned;
 } Plan;
 /* T.plan's keywords, for ir/intrin.def: "src:x dst:x ... why:s " */
 #define PF_KIND_LAYOUT "x"

@@ -210,6 +210,7 @@ bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst
 	p->src = s;
 	p->dst_base = db;
 	p->src_base = sb;
+	p->aligned = (struct Aligned){ dst, src, d, s, db, sb, sort, dst_is_global };
 	return true;
 }
 
