@@ -240,18 +240,6 @@ static void set_shard_reversed(Layout *l, const Iter *v, int n)
 	l->nshard = n;
 }
 
-/* l's shard made a copy of v[0] .. v[n - 1], as set_shard_reversed. */
-static void set_shard(Layout *l, const Iter *v, int n)
-{
-	if (l->cache)
-		l->cache->grouped = NULL;
-	Iter *c = xalloc(sizeof(Iter) * (size_t)(n + 1));
-	if (n)
-		memcpy(c, v, sizeof(Iter) * (size_t)n);
-	l->shard = c;
-	l->nshard = n;
-}
-
 static Layout *same_but_shard(const Layout *l)
 {
 	Layout *c = layout_new();
@@ -517,11 +505,8 @@ static bool refined_already(const Layout *a, const Layout *b)
  * one side does not divide the other's where they meet. */
 bool layout_refine(Layout *a, Layout *b, const char **why)
 {
-	if (refined_already(a, b)) { /* as the walk below leaves them: in new arrays */
-		set_shard(a, a->shard, a->nshard);
-		set_shard(b, b->shard, b->nshard);
+	if (refined_already(a, b)) /* the walk would make the same iters again */
 		return true;
-	}
 	Iter ra[ITERS_CAP], rb[ITERS_CAP];
 	int na = 0, nb = 0;
 	int i = a->nshard - 1, j = b->nshard - 1;

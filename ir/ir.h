@@ -851,7 +851,10 @@ Layout *layout_slice_grouped(Layout *g, const int *dims, const int64_t *shape, i
 Layout *layout_tile(const Layout *outer, const int64_t *oshape, const Layout *inner,
                     const int64_t *ishape, int ndim, const char **why);
 /* Splits the iters of a and b (of equal size) until both shards have the
- * same extents, innermost first; extent-1 iters are dropped. */
+ * same extents, innermost first; extent-1 iters are dropped. Their shard
+ * arrays are new ones, or the same where they are split alike already:
+ * the caller owns them (plan_align's layouts, made for it, and sorted
+ * in place after). */
 bool layout_refine(Layout *a, Layout *b, const char **why);
 /* The text of a layout, in the syntax the parser reads:
  * S[(8, 4) : (4 @ laneid, 1)] + R[2 : 4 @ warpid] + 1 @ laneid + 64, or
