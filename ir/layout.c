@@ -30,7 +30,8 @@ Layout *layout_copy(const Layout *l)
 	c->shard = xalloc(sizeof(Iter) * (size_t)(l->nshard + 1));
 	if (l->nshard)
 		memcpy(c->shard, l->shard, sizeof(Iter) * (size_t)l->nshard);
-	c->rep = xalloc(sizeof(Iter) * (size_t)(l->nrep + 1));
+	/* no replicas (most layouts): none, as layout_new leaves it */
+	c->rep = l->nrep ? xalloc(sizeof(Iter) * (size_t)(l->nrep + 1)) : NULL;
 	if (l->nrep)
 		memcpy(c->rep, l->rep, sizeof(Iter) * (size_t)l->nrep);
 	return c;
