@@ -37,6 +37,10 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 				o->nrepl = -1;
 				if (w->fn(o, w->ctx) < 0)
 					w->ok = false;
+				/* replaced by its own statement, made anew in place
+				 * (a lowered loop): the block stands as it is */
+				if (o->nrepl == 1 && o->repl[0] == s)
+					break;
 				if (o->nrepl >= 0) {
 					if (!out)
 						for (int k = 0; k < i; k++)
@@ -84,6 +88,11 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 
 void op_replace(OpSite *o, Stmt **v, int n)
 {
+	if (n == 1 && v[0] == o->stmt) { /* the op's statement, made anew: the site holds it */
+		o->repl = &o->stmt;
+		o->nrepl = 1;
+		return;
+	}
 	o->repl = xalloc(sizeof(Stmt *) * (size_t)(n ? n : 1));
 	for (int i = 0; i < n; i++)
 		o->repl[i] = v[i];
