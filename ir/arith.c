@@ -398,15 +398,88 @@ static inline __attribute__((always_inline)) bool operand_facts(const Expr *x, i
 	return expr_range(x, lo, hi);
 }
 
+/* A chain: e = ((x op1 k1) op2 k2) ... opn kn, n >= 2 binary nodes whose
+ * right operands are literals, x a name. A digit of a lowered access's
+ * offset is one (tid % 8 * 8, tid // 8 * 64), a node that every access of
+ * a kernel shares (variants/lowering.c, on shared nodes), and check_access
+ * asks its facts again at each. What bin_range_multiple finds for a chain
+ * depends only on the operators, the literals, whether a node or x has a
+ * constant value (val), and x's Var: its range and its divisor. The memo
+ * keeps, of a chain without values whose x has a Var, those inputs and
+ * the answer; a hit is a chain whose inputs read the same now, so the
+ * walk would find the same. The slot is chosen by e's address alone,
+ * which only makes hits likely; anything else is a miss, walked as
+ * before. */
+enum { FACTS_MAX = 4 };
+static struct Facts {
+	const Expr *e;
+	int n;
+	signed char op[FACTS_MAX];
+	int64_t k[FACTS_MAX];       /* node i's literal, counted from e */
+	const Var *x;
+	int64_t x_lo, x_hi, x_mult; /* x's Var's, read by leaf_facts */
+	bool ok;
+	int64_t lo, hi, mult;
+} facts[64];
+
+static struct Facts *facts_slot(const Expr *e)
+{
+	return &facts[((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u >> 58];
+}
+
+/* Whether chain e's inputs are those facts f was found from. */
+static bool facts_same(const struct Facts *f, const Expr *e)
+{
+	const Expr *x = e;
+	for (int i = 0; i < f->n; i++, x = x->a)
+		if (x->kind != E_BIN || x->op != f->op[i] || x->val || x->b->kind != E_INT || x->b->ival != f->k[i])
+			return false;
+	return x->kind == E_NAME && !x->val && x->var == f->x && f->x && x->var->lo == f->x_lo &&
+	       x->var->hi == f->x_hi && x->var->mult == f->x_mult;
+}
+
+/* Keeps what bin_range_multiple found for e, when e is a chain. */
+static void facts_put(const Expr *e, bool ok, int64_t lo, int64_t hi, int64_t mult)
+{
+	struct Facts f = { .e = e, .ok = ok, .lo = lo, .hi = hi, .mult = mult };
+	const Expr *x = e;
+	for (; x->kind == E_BIN; x = x->a) {
+		if (f.n == FACTS_MAX || x->val || x->b->kind != E_INT)
+			return;
+		f.op[f.n] = (signed char)x->op;
+		f.k[f.n++] = x->b->ival;
+	}
+	if (f.n < 2 || x->kind != E_NAME || x->val || !x->var)
+		return;
+	f.x = x->var;
+	f.x_lo = x->var->lo;
+	f.x_hi = x->var->hi;
+	f.x_mult = x->var->mult;
+	*facts_slot(e) = f;
+}
+
 /* expr_range_multiple of binary node e */
 static bool bin_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t *mult)
 {
 	Range r[2];
 	int64_t a, b;
+	bool chain = e->b->kind == E_INT && e->a->kind == E_BIN;
+	if (chain) {
+		const struct Facts *f = facts_slot(e);
+		if (f->e == e && facts_same(f, e)) {
+			*lo = f->lo;
+			*hi = f->hi;
+			*mult = f->mult;
+			return f->ok;
+		}
+	}
 	r[0].ok = operand_facts(e->a, &r[0].lo, &r[0].hi, &a);
 	r[1].ok = operand_facts(e->b, &r[1].lo, &r[1].hi, &b);
 	*mult = e->val && e->val->kind == V_INT ? const_multiple(e->val->i) : bin_multiple(e, a, b);
-	return r[0].ok && r[1].ok && range_bin(e, r, lo, hi);
+	bool ok = r[0].ok && r[1].ok && range_bin(e, r, lo, hi);
+	if (chain)
+		facts_put(e, ok, ok ? *lo : 0, ok ? *hi : 0, *mult);
+	return ok;
 }
 
 /* expr_range and expr_multiple in one walk: each binary node's operands

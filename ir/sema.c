@@ -10,15 +10,73 @@ bool desugared;
 
 /* ---- names ----------------------------------------------------------------- */
 
+/* The blocks and names of loops and branches, once their block has been
+ * checked: nothing keeps an Env or a Sym past its pop_env (lookups hand
+ * out a Sym for the moment, and a block's Values, which others keep, are
+ * not among these), so the next block takes them, while they are still
+ * in cache: a lowered kernel has a loop of three names per copy. A
+ * module's block is never given back (its names are the Module's). */
+static Env *spare_envs;  /* by up; each with its emptied table */
+static Sym *spare_syms;  /* by next */
+
 void push_env(Sema *S, bool module)
 {
-	Env *e = xalloc(sizeof *e);
+	Env *e = spare_envs;
+	if (e && !module)
+		spare_envs = e->up;
+	else
+		e = xalloc(sizeof *e);
 	e->up = S->env;
 	e->module = module;
 	S->env = e;
 }
 
-void pop_env(Sema *S) { S->env = S->env->up; }
+void pop_env(Sema *S)
+{
+	Env *e = S->env;
+	S->env = e->up;
+	if (e->module)
+		return;
+	for (int i = 0, left = e->n; left; i++) {
+		Sym *x = e->tab[i], *next;
+		e->tab[i] = NULL;
+		for (; x; x = next, left--) {
+			next = x->next;
+			x->next = spare_syms;
+			spare_syms = x;
+		}
+	}
+	e->n = 0;
+	e->up = spare_envs;
+	spare_envs = e;
+}
+
+/* A Sym of nothing: a spare one (pop_env), else a new one. */
+static Sym *new_sym(void)
+{
+	Sym *s = spare_syms;
+	if (!s)
+		return xalloc(sizeof *s);
+	spare_syms = s->next;
+	*s = (Sym){ 0 };
+	return s;
+}
+
+/* str_hash of a name, kept by the name's address: the names sema is
+ * given are the lexer's and the builders' strings in the arena and
+ * string literals, none of them written once made, and the arena frees
+ * nothing before the exit, so an address holds the same text (and hash)
+ * throughout. A lowered kernel reads the same few names (its thread
+ * index, T, its pointers) thousands of times, each hashed at each read.
+ * A slot another name takes is only hashed again. */
+static inline unsigned name_hash(const char *name)
+{
+	static struct NameHash { const char *name; unsigned hash; } kept[256];
+	struct NameHash *k = &kept[((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15u >> 56];
+	if (k->name != name)
+		*k = (struct NameHash){ name, str_hash(name) };
+	return k->hash;
+}
 
 /* (inlined into lookup, which every name read goes through) */
 static inline Sym *find(const Env *e, const char *name, unsigned hash)
@@ -33,11 +91,11 @@ static inline Sym *find(const Env *e, const char *name, unsigned hash)
 
 Sym *env_find_hashed(const Env *e, const char *name, unsigned hash) { return find(e, name, hash); }
 
-Sym *env_find(Env *e, const char *name) { return find(e, name, str_hash(name)); }
+Sym *env_find(Env *e, const char *name) { return find(e, name, name_hash(name)); }
 
 static inline Sym *lookup_in(const Sema *S, const char *name)
 {
-	unsigned h = str_hash(name);
+	unsigned h = name_hash(name);
 	for (Env *e = S->env; e; e = e->up) {
 		Sym *s = find(e, name, h);
 		if (s)
@@ -96,7 +154,7 @@ static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos p
 		if (e->module)
 			break;
 	}
-	Sym *s = xalloc(sizeof *s);
+	Sym *s = new_sym();
 	s->name = name;
 	s->val = v;
 	s->pos = pos;
@@ -107,15 +165,15 @@ static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos p
 	}
 }
 
-void define(Sema *S, const char *name, Value *v, Pos pos) { define_hashed(S, name, str_hash(name), v, pos); }
+void define(Sema *S, const char *name, Value *v, Pos pos) { define_hashed(S, name, name_hash(name), v, pos); }
 
 void bind_name(Sema *S, const char *name, Value *v, Pos pos)
 {
-	Sym *s = xalloc(sizeof *s);
+	Sym *s = new_sym();
 	s->name = name;
 	s->val = v;
 	s->pos = pos;
-	insert(S->env, s, str_hash(name));
+	insert(S->env, s, name_hash(name));
 }
 
 Value *module_value(const Module *m, const char *name)
@@ -125,10 +183,10 @@ Value *module_value(const Module *m, const char *name)
 
 static void predefine(Sema *S, const char *name, Value *v)
 {
-	Sym *s = xalloc(sizeof *s);
+	Sym *s = new_sym();
 	s->name = name;
 	s->val = v;
-	insert(S->env, s, str_hash(name));
+	insert(S->env, s, name_hash(name));
 }
 
 static Value *meaning(const char *path)
@@ -890,7 +948,7 @@ bool assign1(Sema *S, Stmt *s)
 	 * scalar_target looks at is this one, or there is none) */
 	Expr *t0 = s->targets[0];
 	bool one = s->ntargets == 1 && t0->kind == E_NAME && S->func;
-	unsigned h0 = one ? str_hash(t0->str) : 0;
+	unsigned h0 = one ? name_hash(t0->str) : 0;
 	Sym *k0 = one ? kernel_lookup_hashed(S, t0->str, h0) : NULL;
 	if (s->ntargets == 1 && (t0->kind == E_INDEX || (one && scalar_target_sym(s, k0)))) {
 		store(S, s, s->targets[0], value, -1);

@@ -3,6 +3,7 @@
  * (`x: T.let = v`, `x: T.let[T.int32] = v`, `x: T.int32 = v`, `x: T.int32`),
  * and the errors of assigning what is bound once (doc/txir.md, section 5,
  * Device code). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema.h"
@@ -32,12 +33,14 @@ Expr prescan_fixed;
 
 /* prescan's names: each name's innermost bind, a name hashed once per
  * statement that names it; a loop's or a branch's binds are taken off at
- * its end, uncovering those they hid. */
+ * its end, uncovering those they hid. The table and the binds live only
+ * while prescan runs: from malloc, freed at its end, not from the arena
+ * (a kernel of 2,000 names took 340 KB of it at each verify_module). */
 typedef struct Scan {
 	struct ScanName { const char *name; unsigned hash; int top; } *tab; /* top: 1 + its innermost bind; 0: none */
 	int names, cap;
 	struct ScanBind { int slot; int hidden; Expr *val; } *v; /* hidden: the slot's top before the bind */
-	int n;
+	int n, room;
 	/* The slots of names met lately, by the name's address: a kernel
 	 * spells its names again and again from the same strings (the lexer
 	 * interns them, the lowering repeats its own), and prescan writes no
@@ -45,6 +48,14 @@ typedef struct Scan {
 	 * the table grows, which moves the slots. */
 	struct ScanSeen { const char *name; int slot; } seen[64];
 } Scan;
+
+static void *scan_alloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p)
+		die("out of memory");
+	return p;
+}
 
 static int scan_find(const Scan *s, const char *name, unsigned h)
 {
@@ -62,9 +73,10 @@ static int scan_name(Scan *s, const char *name)
 		return seen->slot;
 	unsigned h = str_hash(name);
 	if (2 * (s->names + 1) > s->cap) {
-		Scan g = { .tab = xalloc(sizeof *g.tab * (size_t)(s->cap ? 2 * s->cap : 64)), .names = s->names,
-		           .cap = s->cap ? 2 * s->cap : 64, .v = s->v, .n = s->n }; /* nothing seen */
-		int *moved = xalloc(sizeof(int) * (size_t)(s->cap + 1));
+		Scan g = { .tab = scan_alloc(NULL, sizeof *g.tab * (size_t)(s->cap ? 2 * s->cap : 64)), .names = s->names,
+		           .cap = s->cap ? 2 * s->cap : 64, .v = s->v, .n = s->n, .room = s->room }; /* nothing seen */
+		memset(g.tab, 0, sizeof *g.tab * (size_t)g.cap);
+		int *moved = scan_alloc(NULL, sizeof(int) * (size_t)(s->cap + 1));
 		for (int i = 0; i < s->cap; i++)
 			if (s->tab[i].name) {
 				moved[i] = scan_find(&g, s->tab[i].name, s->tab[i].hash);
@@ -72,6 +84,8 @@ static int scan_name(Scan *s, const char *name)
 			}
 		for (int i = 0; i < s->n; i++)
 			g.v[i].slot = moved[g.v[i].slot];
+		free(moved);
+		free(s->tab);
 		*s = g;
 	}
 	int k = scan_find(s, name, h);
@@ -85,7 +99,11 @@ static int scan_name(Scan *s, const char *name)
 
 static void scan_bind(Scan *s, int k, Expr *val)
 {
-	vpush(s->v, s->n, ((struct ScanBind){ k, s->tab[k].top, val }));
+	if (s->n == s->room) {
+		s->room = s->room ? 2 * s->room : 64;
+		s->v = scan_alloc(s->v, sizeof *s->v * (size_t)s->room);
+	}
+	s->v[s->n++] = (struct ScanBind){ k, s->tab[k].top, val };
 	s->tab[k].top = s->n;
 }
 
@@ -146,6 +164,8 @@ void prescan(const Stmt *f)
 	for (int i = 0; i < f->nparams; i++)
 		scan_bind(&n, scan_name(&n, f->params[i].name), &prescan_fixed);
 	scan(&n, f->body, f->nbody);
+	free(n.tab);
+	free(n.v);
 }
 
 /* A runtime scalar bound to target t: a let (def, range and divisor known
