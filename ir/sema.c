@@ -106,12 +106,23 @@ static inline Sym *lookup_in(const Sema *S, const char *name)
 
 Sym *lookup(Sema *S, const char *name) { return lookup_in(S, name); }
 
+/* Name e, bound by s: its text is s's, found by comparing the two (find),
+ * and from now on e has s's copy of it, so that the next lookups compare
+ * the addresses. A name the lowering builds is not the lexer's copy (T
+ * of its callees, range): each read of it compared the bytes. */
+static inline void name_found(Expr *e, const Sym *s)
+{
+	if (e->str != s->name)
+		e->str = s->name;
+}
+
 /* (here, where the lookup is inlined: most names are read through it) */
 Value *eval_name(Sema *S, Expr *e)
 {
 	Sym *s = lookup_in(S, e->str);
 	if (!s)
 		return fail(S, e->pos, "name '%s' is not defined", e->str);
+	name_found(e, s);
 	if (s->val->kind == V_OPAQUE)
 		return opaque_use(S, e, s->val);
 	return s->val;
@@ -142,10 +153,12 @@ static void insert(Env *e, Sym *s, unsigned hash)
 }
 
 /* A name is bound once in its block and may not hide a name of an
- * enclosing block of the same kernel (module names may be hidden). */
-static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos pos)
+ * enclosing block of the same kernel (module names may be hidden): the
+ * blocks from `from` up are searched, S->env's unless the caller knows
+ * that those below `from` do not bind the name. */
+static void define_from(Sema *S, Env *from, const char *name, unsigned h, Value *v, Pos pos)
 {
-	for (Env *e = S->env; e; e = e->up) {
+	for (Env *e = from; e; e = e->up) {
 		Sym *old = find(e, name, h);
 		if (old && old->pos.src) {
 			error_at(S->d, pos, "'%s' is already defined (line %d); names are bound once", name, old->pos.line);
@@ -163,6 +176,11 @@ static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos p
 		vpush(S->m->names, S->m->nnames, ((struct Binding){ name, v }));
 		map_put(&S->m->byname, name, v);
 	}
+}
+
+static void define_hashed(Sema *S, const char *name, unsigned h, Value *v, Pos pos)
+{
+	define_from(S, S->env, name, h, v, pos);
 }
 
 void define(Sema *S, const char *name, Value *v, Pos pos) { define_hashed(S, name, name_hash(name), v, pos); }
@@ -1116,7 +1134,16 @@ bool assign1(Sema *S, Stmt *s)
 		}
 	}
 	if (s->ntargets == 1) {
-		if (one)
+		if (one && !k0) {
+			/* the kernel's blocks do not bind it (k0), nor do they now:
+			 * what was checked since binds names only in blocks of its
+			 * own, popped again (a comprehension's): only the module's
+			 * block may */
+			Env *m = S->env;
+			while (!m->module)
+				m = m->up;
+			define_from(S, m, t0->str, h0, v, t0->pos);
+		} else if (one)
 			define_hashed(S, t0->str, h0, v, t0->pos);
 		else
 			define(S, s->targets[0]->str, v, s->targets[0]->pos);
