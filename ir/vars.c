@@ -33,12 +33,16 @@ Expr prescan_fixed;
 
 /* prescan's names: each name's innermost bind, a name hashed once per
  * statement that names it; a loop's or a branch's binds are taken off at
- * its end, uncovering those they hid. The table and the binds live only
- * while prescan runs: from malloc, freed at its end, not from the arena
- * (a kernel of 2,000 names took 340 KB of it at each verify_module). */
+ * its end, uncovering those they hid. The table, its list of taken slots
+ * and the binds are prescan's own, from malloc, not from the arena (a
+ * kernel of 2,000 names took 340 KB of it at each verify_module): kept
+ * for the next prescan, emptied, each slot taken cleared again by the
+ * list (the table of a long kernel is 64 KB, of which few slots are
+ * taken), so that the next kernel's fills the same memory. */
 typedef struct Scan {
 	struct ScanName { const char *name; unsigned hash; int top; } *tab; /* top: 1 + its innermost bind; 0: none */
 	int names, cap;
+	int *taken; /* the slots of the names, in the order made; room for cap / 2 */
 	struct ScanBind { int slot; int hidden; Expr *val; } *v; /* hidden: the slot's top before the bind */
 	int n, room;
 	/* The slots of names met lately, by the name's address: a kernel
@@ -73,15 +77,18 @@ static int scan_name(Scan *s, const char *name)
 		return seen->slot;
 	unsigned h = str_hash(name);
 	if (2 * (s->names + 1) > s->cap) {
-		Scan g = { .tab = scan_alloc(NULL, sizeof *g.tab * (size_t)(s->cap ? 2 * s->cap : 64)), .names = s->names,
-		           .cap = s->cap ? 2 * s->cap : 64, .v = s->v, .n = s->n, .room = s->room }; /* nothing seen */
-		memset(g.tab, 0, sizeof *g.tab * (size_t)g.cap);
+		int cap = s->cap ? 2 * s->cap : 64;
+		Scan g = { .tab = calloc((size_t)cap, sizeof *g.tab), .names = s->names, .cap = cap,
+		           .taken = scan_alloc(s->taken, sizeof(int) * (size_t)(cap / 2 + 1)), .v = s->v, .n = s->n,
+		           .room = s->room }; /* nothing seen */
 		int *moved = scan_alloc(NULL, sizeof(int) * (size_t)(s->cap + 1));
-		for (int i = 0; i < s->cap; i++)
-			if (s->tab[i].name) {
-				moved[i] = scan_find(&g, s->tab[i].name, s->tab[i].hash);
-				g.tab[moved[i]] = s->tab[i];
-			}
+		if (!g.tab)
+			die("out of memory");
+		for (int i = 0; i < s->names; i++) {
+			int old = g.taken[i];
+			g.taken[i] = moved[old] = scan_find(&g, s->tab[old].name, s->tab[old].hash);
+			g.tab[moved[old]] = s->tab[old];
+		}
 		for (int i = 0; i < s->n; i++)
 			g.v[i].slot = moved[g.v[i].slot];
 		free(moved);
@@ -91,7 +98,7 @@ static int scan_name(Scan *s, const char *name)
 	int k = scan_find(s, name, h);
 	if (!s->tab[k].name) {
 		s->tab[k] = (struct ScanName){ name, h, 0 };
-		s->names++;
+		s->taken[s->names++] = k;
 	}
 	*seen = (struct ScanSeen){ name, k };
 	return k;
@@ -160,12 +167,14 @@ static void scan(Scan *n, Stmt **v, int nv)
 
 void prescan(const Stmt *f)
 {
-	Scan n = {0};
+	static Scan kept; /* the last prescan's memory, emptied */
+	Scan n = { .tab = kept.tab, .cap = kept.cap, .taken = kept.taken, .v = kept.v, .room = kept.room };
 	for (int i = 0; i < f->nparams; i++)
 		scan_bind(&n, scan_name(&n, f->params[i].name), &prescan_fixed);
 	scan(&n, f->body, f->nbody);
-	free(n.tab);
-	free(n.v);
+	for (int i = 0; i < n.names; i++)
+		n.tab[n.taken[i]] = (struct ScanName){ 0 };
+	kept = (Scan){ .tab = n.tab, .cap = n.cap, .taken = n.taken, .v = n.v, .room = n.room };
 }
 
 /* A runtime scalar bound to target t: a let (def, range and divisor known
