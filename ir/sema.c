@@ -1305,6 +1305,27 @@ static int thread_binding(Sema *S, Stmt ***v, int *n, int i)
 	return 1;
 }
 
+/* Whether check_args(it, id) of a loop's range(...), T.serial(...) or
+ * T.unroll(...) would report nothing and write nothing new: the call was
+ * checked as one (intrin), it has no keywords and one to three integer
+ * literals, each annotated as scalar() annotates it. Those rows take one
+ * to three scalar operands on any target, so the check passes; it writes
+ * into each literal an equal value (vint: no reader compares them by
+ * address) and the weak integer dtype, and id into intrin, what they
+ * hold. The lowering shares one range(n) among its loops (variants/
+ * lowering.c), checked again at each. */
+static bool range_checked(const Expr *it, int id)
+{
+	if (it->intrin != id || it->nkws || it->nargs < 1 || it->nargs > 3)
+		return false;
+	for (int i = 0; i < it->nargs; i++) {
+		const Expr *x = it->args[i];
+		if (x->kind != E_INT || x->dtype != DT_WEAK_INT || !x->val || x->val->kind != V_INT || x->val->i != x->ival)
+			return false;
+	}
+	return true;
+}
+
 static void for_stmt(Sema *S, Stmt *s)
 {
 	Expr *t = s->targets[0], *it = s->value;
@@ -1323,7 +1344,7 @@ static void for_stmt(Sema *S, Stmt *s)
 		return;
 	}
 	Args a;
-	if (!check_args(S, it, fn->intrin, &a))
+	if (!range_checked(it, fn->intrin) && !check_args(S, it, fn->intrin, &a))
 		return;
 	if (t->kind != E_NAME) {
 		error_at(S->d, t->pos, "a loop variable is one name");
