@@ -10,7 +10,7 @@ bool desugared;
 
 /* ---- names ----------------------------------------------------------------- */
 
-/* The blocks and names of loops and branches, once their block has been
+/* The blocks and names of kernels, loops and branches, once the block is
  * checked: nothing keeps an Env or a Sym past its pop_env (lookups hand
  * out a Sym for the moment, and a block's Values, which others keep, are
  * not among these), so the next block takes them, while they are still
