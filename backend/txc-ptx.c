@@ -62,18 +62,18 @@ typedef struct Bind {
 } Bind;
 
 /* The names in scope: per name's text a cell holding its innermost Bind;
- * each string's cell found by its address (the IR's names are arena
- * strings, never rewritten or freed, so one address is one text: the text
- * is hashed once per string, not per look-up); the binds in order, each
- * with the Bind it hides, to unbind back to a mark; the Binds unbound, for
- * bind() to take again (nothing keeps one after its unbinding: a memo
- * keeps its id). */
+ * a string's cell found by its address while it is in recent (the IR's
+ * names are arena strings, never rewritten or freed, so one address is one
+ * text), else by its text, hashed once for the look-up and the insertion;
+ * the binds in order, each with the Bind it hides, to unbind back to a
+ * mark; the Binds unbound, for bind() to take again (nothing keeps one
+ * after its unbinding: a memo keeps its id). */
 typedef struct NameCell { struct Bind *top; } NameCell;
 enum { NAME_RECENT = 256 };
 typedef struct NameScope {
-	Map text;   /* a name's text -> its NameCell */
-	PtrMap at;  /* a name's string -> its NameCell */
-	struct { const char *name; NameCell *c; } recent[NAME_RECENT]; /* of at, by the string's address */
+	struct NameText { const char *text; NameCell *c; unsigned h; } *texts; /* a name's text -> its NameCell */
+	int ntexts, textcap;
+	struct { const char *name; NameCell *c; } recent[NAME_RECENT]; /* by the string's address */
 	struct Shadow { NameCell *c; struct Bind *hidden; } *v;
 	int n, cap;
 	struct Bind **free;
@@ -752,19 +752,35 @@ static inline NameCell *name_cell(NameScope *sc, const char *name)
 	return sc->recent[i].name == name ? sc->recent[i].c : name_cell_slow(sc, name, i);
 }
 
-/* name_cell past recent (slot i) */
+/* text's slot in t (hash h): its entry, else the free one where it goes */
+static struct NameText *name_text_slot(struct NameText *t, int cap, const char *text, unsigned h)
+{
+	unsigned i = h & (unsigned)(cap - 1);
+	while (t[i].text && (t[i].h != h || strcmp(t[i].text, text) != 0))
+		i = (i + 1) & (unsigned)(cap - 1);
+	return &t[i];
+}
+
+/* name_cell past recent (slot i): by the text (a new text: a new cell) */
 static NameCell *name_cell_slow(NameScope *sc, const char *name, unsigned i)
 {
-	NameCell *c = ptrmap_get(&sc->at, name);
-	if (!c) {
-		if (!(c = map_get(&sc->text, name))) {
-			c = xalloc(sizeof *c);
-			map_put(&sc->text, name, c);
+	unsigned h = str_hash(name);
+	struct NameText *x = sc->textcap ? name_text_slot(sc->texts, sc->textcap, name, h) : NULL;
+	if (!x || !x->text) {
+		if (2 * (sc->ntexts + 1) > sc->textcap) {
+			int cap = sc->textcap ? 2 * sc->textcap : 64;
+			struct NameText *t = xalloc(sizeof *t * (size_t)cap);
+			for (int k = 0; k < sc->textcap; k++)
+				if (sc->texts[k].text)
+					*name_text_slot(t, cap, sc->texts[k].text, sc->texts[k].h) = sc->texts[k];
+			sc->texts = t, sc->textcap = cap;
+			x = name_text_slot(t, cap, name, h);
 		}
-		ptrmap_put(&sc->at, name, c);
+		*x = (struct NameText){ name, xalloc(sizeof(NameCell)), h };
+		sc->ntexts++;
 	}
-	sc->recent[i].name = name, sc->recent[i].c = c;
-	return c;
+	sc->recent[i].name = name, sc->recent[i].c = x->c;
+	return x->c;
 }
 
 static int names_at(const NameScope *sc) { return sc->n; }
