@@ -112,7 +112,8 @@ typedef struct Gen {
 	struct CseSlot *cse;     /* pure instruction (its destination as \1) -> its register, since the last label */
 	int ncse, csecap;        /* ncse: the entries of this epoch */
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
-	int npre, precap;
+	int npre, precap;        /* npre: the entries of this generation */
+	unsigned pregen;         /* pre's generations so far: a forget() or a full pre starts one */
 	Map mutregs;             /* the registers assigned more than once (mutable variables, loop counters) */
 	struct SumSlot *sums;    /* offset_addr's terms of the program's offsets, the latest few (program_terms) */
 	unsigned char sumlru[SUM_SETS]; /* per set of sums: the way used last */
@@ -328,12 +329,13 @@ static inline __attribute__((always_inline)) void copy_short(char *o, const char
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
 /* An entry of pure()'s first look-up (below): 64 bytes. The operands
- * past the format's are 0 (the formats of this file have at most 5). */
+ * past the format's are 0 (the formats of this file have at most 5). gen:
+ * the generation of pre it was made in (pregen). */
 enum { PRE_ARGS = 5 };
 struct PreSlot {
 	const char *fmt, *r;
 	uint32_t h;
-	unsigned epoch;
+	unsigned gen;
 	uint64_t w[PRE_ARGS];
 };
 
@@ -352,14 +354,16 @@ struct CseSlot {
 
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable).
- * cse and pre keep their room: an entry of an epoch before is a free slot
- * (each lookup stops at the first free slot, where an entry of this epoch
- * would have gone; none is removed within an epoch), so nothing is cleared
- * here, nor made again as the tables grow in the next epoch. */
+ * cse and pre keep their room: an entry of an epoch (of pre: a generation)
+ * before is a free slot (each lookup stops at the first free slot, where an
+ * entry of this epoch would have gone; none is removed within an epoch), so
+ * nothing is cleared here, nor made again as the tables grow in the next
+ * epoch. */
 static void forget(Gen *g)
 {
 	g->epoch++;
 	g->ncse = 0;
+	g->pregen++;
 	g->npre = 0;
 }
 
@@ -382,33 +386,44 @@ static Val pure(Gen *g, int dt, int sp, const char *fmt, ...) __attribute__((for
  * an arena string, never rewritten, so the same address is the same text)
  * -> the register cse gave that text. Emptied with cse: an entry stands for
  * one of cse's, which stays until then. Most of a copy's address arithmetic
- * is found here; different addresses of one text go on to cse. */
+ * is found here; different addresses of one text go on to cse.
+ *
+ * pre is a cache in front of cse, which answers every instruction pre
+ * does not (the same register: cse keeps each text for the epoch); so pre
+ * stops growing at PRE_MAX slots, and a full pre is emptied (a generation
+ * begun) rather than grown: an address is mostly found again a few
+ * statements after it was made (a copy's second loop reads the addresses
+ * its first wrote), and a small table stays in cache. */
+enum { PRE_MAX = 1024 };
 
-/* k's slot in t, if it is there (of k's epoch), else the free one where it
- * would go */
+/* k's slot in t, if it is there (of k's generation), else the free one
+ * where it would go */
 static struct PreSlot *pre_slot(struct PreSlot *t, int cap, const struct PreSlot *k)
 {
 	unsigned i = k->h & (unsigned)(cap - 1);
-	for (; t[i].fmt && t[i].epoch == k->epoch; i = (i + 1) & (unsigned)(cap - 1))
+	for (; t[i].fmt && t[i].gen == k->gen; i = (i + 1) & (unsigned)(cap - 1))
 		if (t[i].h == k->h && t[i].fmt == k->fmt && t[i].w[0] == k->w[0] && t[i].w[1] == k->w[1] &&
 		    t[i].w[2] == k->w[2] && t[i].w[3] == k->w[3] && t[i].w[4] == k->w[4])
 			break;
 	return &t[i];
 }
 
-/* k (of this epoch) into pre */
-static void pre_put(Gen *g, const struct PreSlot *k)
+/* k into pre, of this generation (k's gen set here: a full pre begins one) */
+static void pre_put(Gen *g, struct PreSlot *k)
 {
-	if (2 * (g->npre + 1) > g->precap) { /* this epoch's entries moved, the others left */
+	if (2 * (g->npre + 1) > g->precap && g->precap >= PRE_MAX) {
+		g->pregen++, g->npre = 0;
+	} else if (2 * (g->npre + 1) > g->precap) { /* this generation's entries moved, the others left */
 		int cap = g->precap ? 2 * g->precap : 16;
 		struct PreSlot *t = xalloc(sizeof *t * (size_t)cap);
 		for (int i = 0; i < g->precap; i++)
-			if (g->pre[i].fmt && g->pre[i].epoch == g->epoch)
+			if (g->pre[i].fmt && g->pre[i].gen == g->pregen)
 				*pre_slot(t, cap, &g->pre[i]) = g->pre[i];
 		g->pre = t, g->precap = cap;
 	}
+	k->gen = g->pregen;
 	struct PreSlot *s = pre_slot(g->pre, g->precap, k);
-	if (!s->fmt || s->epoch != k->epoch)
+	if (!s->fmt || s->gen != k->gen)
 		g->npre++;
 	*s = *k;
 }
@@ -627,23 +642,23 @@ static int addk_text(Gen *g, const struct PreSlot *k)
 static inline __attribute__((always_inline)) Val pure_k(Gen *g, int dt, int sp, struct PreSlot *k, int n, bool addk)
 {
 	struct PreSlot *ps = NULL; /* where k goes in pre, while pre is as it was */
-	unsigned epoch = g->epoch;
+	unsigned gen = g->pregen;
 	uint64_t h = (uint64_t)(uintptr_t)k->fmt * 0x9E3779B97F4A7C15u;
 	for (int i = 0; i < n; i++)
 		h = (h ^ k->w[i]) * 0x9E3779B97F4A7C15u;
 	h ^= h >> 29;
 	k->h = (uint32_t)(h >> 32);
-	k->epoch = epoch;
+	k->gen = gen;
 	if (g->precap) {
 		ps = pre_slot(g->pre, g->precap, k);
-		if (ps->fmt && ps->epoch == epoch)
+		if (ps->fmt && ps->gen == gen)
 			return (Val){ .s = ps->r, .dt = dt, .sp = sp };
 	}
 	k->r = cse_reg(g, dt, sp, addk ? addk_text(g, k) : sig_text(g, fmt_sig(k->fmt), k->w));
-	if (ps && epoch == g->epoch && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
+	if (ps && gen == g->pregen && 2 * (g->npre + 1) <= g->precap) /* the slot found above */
 		*ps = *k, g->npre++;
 	else
-		k->epoch = g->epoch, pre_put(g, k);
+		pre_put(g, k);
 	return (Val){ .s = k->r, .dt = dt, .sp = sp };
 }
 static Val pure_w(Gen *g, int dt, int sp, struct PreSlot *k, int n) { return pure_k(g, dt, sp, k, n, false); }
