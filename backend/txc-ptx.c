@@ -82,6 +82,7 @@ typedef struct NameScope {
 } NameScope;
 
 enum { R_P, R_H, R_R, R_RD, R_F, R_FD, R_N };
+enum { CSE_MAX = 4096, CSE_CHUNK = 128 }; /* cse's entries at most, and per chunk (struct CseSlot) */
 enum { SUM_SETS = 32, SUM_LIKES = 2 };
 static const char *const reg_prefix[R_N] = { "%p", "%h", "%r", "%rd", "%f", "%fd" };
 static const char *const reg_type[R_N] = { ".pred", ".b16", ".b32", ".b64", ".f32", ".f64" };
@@ -109,8 +110,10 @@ typedef struct Gen {
 	Pos at;          /* the statement being emitted, for errors without an expression */
 	const char **tmap_param; /* per f->tmaps entry: its .param name */
 	bool *local_done;        /* per f->bufs entry: its .local array is declared */
-	struct CseSlot *cse;     /* pure instruction (its destination as \1) -> its register, since the last label */
-	int ncse, csecap;        /* ncse: the entries of this epoch */
+	struct CseSlot *cse[CSE_MAX / CSE_CHUNK]; /* pure instruction (its destination as \1) -> its register, since the last label */
+	int ncse;                /* the entries (of this epoch) */
+	uint32_t *cseat;         /* cse's hash table: per slot 0 (free) or its entry's index + 1 and a tag */
+	int cseatcap;
 	struct PreSlot *pre;     /* pure()'s format and operands -> the register cse gave them, as long as cse */
 	int npre, precap;        /* npre: the entries of this generation */
 	unsigned pregen;         /* pre's generations so far: a forget() or a full pre starts one */
@@ -253,6 +256,12 @@ static const char *newreg_pure(Gen *g, int cls)
 	memcpy(r + (prefix[cls][2] ? 3 : 2), q, 12);
 	return r;
 }
+/* The length of the register newreg_pure made last of class cls */
+static inline size_t reg_len(const Gen *g, int cls)
+{
+	return (size_t)(reg_prefix[cls][2] ? 3 : 2) + (size_t)(g->regnum[cls].d + 16 - g->regnum[cls].q);
+}
+
 /* A register of an instruction other than pure()'s (offset_addr keeps no
  * term that made one) */
 static const char *newreg(Gen *g, int cls)
@@ -340,17 +349,27 @@ struct PreSlot {
 };
 
 /* An entry of pure()'s instruction texts (cse): the text, its length and
- * hash, its register, the epoch it was made in. The text is the
- * instruction as written in the output where D is there once (dpos: where,
- * r written there in its place; the arena never hands out or rewrites
- * written bytes again, so they stay as written, also where their piece is
- * grown elsewhere), else a copy (dpos -1). */
+ * hash, its register, its slot in cseat. The text is the instruction as
+ * written in the output where D is there once (dpos: where, r written
+ * there in its place; the arena never hands out or rewrites written bytes
+ * again, so they stay as written, also where their piece is grown
+ * elsewhere), else a copy (dpos -1).
+ *
+ * The entries of the epoch are in the order made (cse_at(0..ncse), in
+ * chunks kept for the next epochs: none moved or made again), found
+ * through cseat, a hash table of 32-bit slots (the index + 1, and 16 bits
+ * of the hash above those that place it, to pass most others without
+ * reading their entry): the slots read are a few KiB where the entries
+ * are 32 bytes each, and forget() frees the epoch's slots, one per entry. */
 struct CseSlot {
 	const char *key, *r;
 	uint32_t h;
-	unsigned len, epoch;
+	unsigned len, at;
 	int dpos;
 };
+_Static_assert(CSE_MAX < 0xffff, "cseat holds an entry's index + 1 in 16 bits");
+
+static inline struct CseSlot *cse_at(const Gen *g, unsigned i) { return &g->cse[i / CSE_CHUNK][i % CSE_CHUNK]; }
 
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable).
@@ -362,6 +381,8 @@ struct CseSlot {
 static void forget(Gen *g)
 {
 	g->epoch++;
+	for (int i = 0; i < g->ncse; i++)
+		g->cseat[cse_at(g, (unsigned)i)->at] = 0;
 	g->ncse = 0;
 	g->pregen++;
 	g->npre = 0;
@@ -479,25 +500,30 @@ static const struct FmtSig *fmt_sig(const char *fmt)
 	return x;
 }
 
-/* The slot of text key (of epoch e) in t, if it is there, else the free
- * one where it would go */
-static struct CseSlot *cse_slot(struct CseSlot *t, int cap, const char *key, size_t len, uint32_t h, unsigned e)
+/* The slot in cseat of text key (hash h): its entry's, if it is there,
+ * else the free one where it would go */
+static uint32_t *cse_slot(const Gen *g, const char *key, size_t len, uint32_t h)
 {
-	unsigned i = h & (unsigned)(cap - 1);
-	for (; t[i].key && t[i].epoch == e; i = (i + 1) & (unsigned)(cap - 1)) {
-		if (t[i].h != h || t[i].len != len)
+	unsigned i = h & (unsigned)(g->cseatcap - 1);
+	uint32_t tag = h >> 16 << 16;
+	for (uint32_t *at = g->cseat;; i = (i + 1) & (unsigned)(g->cseatcap - 1)) {
+		if (!at[i])
+			return &at[i];
+		if ((at[i] & 0xffff0000u) != tag)
 			continue;
-		if (t[i].dpos < 0) {
-			if (memcmp(t[i].key, key, len) == 0)
-				break;
+		const struct CseSlot *t = cse_at(g, (at[i] & 0xffff) - 1);
+		if (t->h != h || t->len != len)
+			continue;
+		if (t->dpos < 0) {
+			if (memcmp(t->key, key, len) == 0)
+				return &at[i];
 			continue;
 		}
-		size_t d = (size_t)t[i].dpos; /* key as t[i].key, r in D's place */
-		if (key[d] == '\001' && memcmp(t[i].key, key, d) == 0 &&
-		    memcmp(t[i].key + d + strlen(t[i].r), key + d + 1, len - d - 1) == 0)
-			break;
+		size_t d = (size_t)t->dpos; /* key as t->key, r in D's place */
+		if (key[d] == '\001' && memcmp(t->key, key, d) == 0 &&
+		    memcmp(t->key + d + strlen(t->r), key + d + 1, len - d - 1) == 0)
+			return &at[i];
 	}
-	return &t[i];
 }
 
 /* The text of fmt's pieces with the arguments in w (as pure() read them)
@@ -565,14 +591,15 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	h ^= h >> 31;
 	uint32_t h32 = (uint32_t)(h >> 32);
 	const char *kept = NULL; /* the text as written, D at dpos */
-	struct CseSlot *c = g->csecap ? cse_slot(g->cse, g->csecap, key, len, h32, g->epoch) : NULL;
-	if (c && c->key && c->epoch == g->epoch)
-		return c->r;
-	if (g->ncse >= 4096) /* a bounded table: reuse is local, a long kernel stays fast */
-		forget(g), c = NULL;
-	r = newreg_pure(g, sp == SP_SHARED ? R_R : reg_class(dt));
+	uint32_t *c = g->cseatcap ? cse_slot(g, key, len, h32) : NULL;
+	if (c && *c)
+		return cse_at(g, (*c & 0xffff) - 1)->r;
+	if (g->ncse >= CSE_MAX) /* a bounded table: reuse is local, a long kernel stays fast */
+		forget(g);
+	int cls = sp == SP_SHARED ? R_R : reg_class(dt);
+	r = newreg_pure(g, cls);
 	if (dpos >= 0) { /* the text with r in D's place, in place */
-		size_t rn = strlen(r), n = len + rn + 1; /* a tab and a newline for D */
+		size_t rn = reg_len(g, cls), n = len + rn + 1; /* a tab and a newline for D */
 		char *w = broom(g->out, n);
 		*w++ = '\t';
 		kept = w;
@@ -594,21 +621,26 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 		}
 		bputc(g->out, '\n');
 	}
-	if (2 * (g->ncse + 1) > g->csecap) { /* this epoch's entries moved, the others left */
-		int cap = g->csecap ? 2 * g->csecap : 64;
-		struct CseSlot *t = xalloc(sizeof *t * (size_t)cap);
-		for (int i = 0; i < g->csecap; i++)
-			if (g->cse[i].key && g->cse[i].epoch == g->epoch) { /* each text once: its first free slot */
-				unsigned j = g->cse[i].h & (unsigned)(cap - 1);
-				while (t[j].key)
-					j = (j + 1) & (unsigned)(cap - 1);
-				t[j] = g->cse[i];
-			}
-		g->cse = t, g->csecap = cap, c = NULL;
+	if (g->ncse % CSE_CHUNK == 0 && !g->cse[g->ncse / CSE_CHUNK]) /* a chunk, made once */
+		g->cse[g->ncse / CSE_CHUNK] = xalloc(sizeof(struct CseSlot) * CSE_CHUNK);
+	if (2 * (g->ncse + 1) > g->cseatcap) { /* the entries placed again */
+		int cap = g->cseatcap ? 2 * g->cseatcap : 64;
+		g->cseat = xalloc(sizeof *g->cseat * (size_t)cap), g->cseatcap = cap;
+		for (int i = 0; i < g->ncse; i++) { /* each text once: its first free slot */
+			struct CseSlot *x = cse_at(g, (unsigned)i);
+			unsigned j = x->h & (unsigned)(cap - 1);
+			while (g->cseat[j])
+				j = (j + 1) & (unsigned)(cap - 1);
+			g->cseat[j] = (x->h >> 16 << 16) | (uint32_t)(i + 1);
+			x->at = j;
+		}
+		c = NULL;
 	}
-	if (!c) /* else the free slot the look-up found */
-		c = cse_slot(g->cse, g->csecap, key, len, h32, g->epoch);
-	*c = (struct CseSlot){ kept ? kept : xstrndup(key, len), r, h32, (unsigned)len, g->epoch, kept ? dpos : -1 };
+	if (!c || g->ncse == 0) /* else the free slot the look-up found (none after a forget()) */
+		c = cse_slot(g, key, len, h32);
+	*cse_at(g, (unsigned)g->ncse) = (struct CseSlot){ kept ? kept : xstrndup(key, len), r, h32, (unsigned)len, (unsigned)(c - g->cseat),
+	                                     kept ? dpos : -1 };
+	*c = (h32 >> 16 << 16) | (uint32_t)(g->ncse + 1);
 	g->ncse++;
 	return r;
 }
