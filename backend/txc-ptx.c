@@ -335,6 +335,12 @@ static inline __attribute__((always_inline)) void copy_short(char *o, const char
 	}
 }
 
+/* broom(b, n), the room there mostly is found here, not in a call */
+static inline char *room(Buf *b, size_t n)
+{
+	return b->n + n < b->cap ? b->s + b->n : broom(b, n);
+}
+
 static const char *label(Gen *g) { g->nimpure++; return xprintf("$L__%d", ++g->nlabel); }
 
 /* An entry of pure()'s first look-up (below): 64 bytes. The operands
@@ -600,7 +606,7 @@ static const char *cse_reg(Gen *g, int dt, int sp, int dpos)
 	r = newreg_pure(g, cls);
 	if (dpos >= 0) { /* the text with r in D's place, in place */
 		size_t rn = reg_len(g, cls), n = len + rn + 1; /* a tab and a newline for D */
-		char *w = broom(g->out, n);
+		char *w = room(g->out, n);
 		*w++ = '\t';
 		kept = w;
 		copy_short(w, key, (size_t)dpos), w += dpos;
@@ -2556,7 +2562,7 @@ static void copy_bytes(Gen *g, const Expr *e)
 	 * write them, in place */
 	size_t on = (size_t)(o - ops), sn = strlen(s.s), dn = strlen(d.s);
 	size_t len = h->ldn + on + 3 + sn + h->stn + dn + 3 + on + 2;
-	char *w = broom(g->out, len);
+	char *w = room(g->out, len);
 	g->nimpure += 2;
 #define PUT(p, k) (copy_short(w, p, k), w += (k))
 	PUT(h->ld, h->ldn);
