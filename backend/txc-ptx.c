@@ -935,8 +935,10 @@ static int buf_index_slow(Gen *g, Buffer *b, unsigned k)
 /* Which global buffers a kernel writes, or hands to an instruction (an
  * asm statement in txc-cuda's code): no ld.global.nc from those, as nvcc
  * decides for a __restrict__ pointer. A walk over the statements before
- * the code is written; `handles` maps the names bound to a
- * T.pointer_offset to its buffer. */
+ * the code is written; `bufs` maps each name (its text's cell) to the
+ * buffer it denotes: the kernel's buffers by name, then, put over them
+ * (they come first, as a look-up of two maps found them), the names bound
+ * to a T.pointer_offset, to its buffer. */
 static void mark_written(Gen *g, Buffer *b)
 {
 	int i = b ? buf_index(g, buffer_root(b)) : -1;
@@ -944,34 +946,32 @@ static void mark_written(Gen *g, Buffer *b)
 		g->written[i] = true;
 }
 
-static Buffer *scan_buffer(Gen *g, PtrMap *names, PtrMap *handles, const Expr *e)
+static Buffer *scan_buffer(Gen *g, PtrMap *bufs, const Expr *e)
 {
 	int dt;
 	int id = e->kind == E_CALL && e->nargs > 0 ? resolve(e, &dt) : -1;
 	if (id == IN_ADDRESS_OF || id == IN_POINTER_OFFSET)
-		return scan_buffer(g, names, handles, e->args[0]);
+		return scan_buffer(g, bufs, e->args[0]);
 	if (e->kind == E_INDEX)
-		return scan_buffer(g, names, handles, e->a);
+		return scan_buffer(g, bufs, e->a);
 	if (e->kind != E_NAME)
 		return NULL;
-	NameCell *c = name_cell(&g->binds, e->str);
-	Buffer *b = ptrmap_get(handles, c);
-	return b ? b : ptrmap_get(names, c);
+	return ptrmap_get(bufs, name_cell(&g->binds, e->str));
 }
 
-static void scan_writes(Gen *g, PtrMap *names, PtrMap *handles, Stmt **v, int n)
+static void scan_writes(Gen *g, PtrMap *bufs, Stmt **v, int n)
 {
 	int dt;
 	for (int i = 0; i < n; i++) {
 		Stmt *s = v[i];
 		Expr *val = s->value;
 		if ((s->kind == S_ASSIGN || s->kind == S_AUGASSIGN) && s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
-			mark_written(g, scan_buffer(g, names, handles, s->targets[0]));
+			mark_written(g, scan_buffer(g, bufs, s->targets[0]));
 		if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME && val->kind == E_CALL &&
 		    resolve(val, &dt) == IN_POINTER_OFFSET && val->nargs > 0) {
-			Buffer *b = scan_buffer(g, names, handles, val->args[0]);
+			Buffer *b = scan_buffer(g, bufs, val->args[0]);
 			if (b)
-				ptrmap_put(handles, name_cell(&g->binds, s->targets[0]->str), b);
+				ptrmap_put(bufs, name_cell(&g->binds, s->targets[0]->str), b);
 		}
 		if (s->kind == S_EXPR && val->kind == E_CALL) {
 			int id = resolve(val, &dt);
@@ -981,11 +981,11 @@ static void scan_writes(Gen *g, PtrMap *names, PtrMap *handles, Stmt **v, int n)
 			 * intrinsic is an asm statement, whose buffer operands escape */
 			for (int k = 0; k < val->nargs; k++)
 				if (id != IN_COPY_BYTES || k == 0)
-					mark_written(g, scan_buffer(g, names, handles, val->args[k]));
+					mark_written(g, scan_buffer(g, bufs, val->args[k]));
 		}
 		if (s->kind == S_IF || s->kind == S_FOR) {
-			scan_writes(g, names, handles, s->body, s->nbody);
-			scan_writes(g, names, handles, s->orelse, s->norelse);
+			scan_writes(g, bufs, s->body, s->nbody);
+			scan_writes(g, bufs, s->orelse, s->norelse);
 		}
 	}
 }
@@ -3546,10 +3546,10 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 	memset(g->decl_id, 0, sizeof g->decl_id);
 	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
 	Buf body = {0}, params = {0};
-	PtrMap names = {0}, handles = {0}; /* by name: its text's cell */
+	PtrMap bufs = {0}; /* by name: its text's cell (scan_writes) */
 	g->decls = (PtrMap){ 0 };
 	for (int i = 0; i < f->nbufs; i++) {
-		ptrmap_put(&names, name_cell(&g->binds, f->bufs[i]->name), f->bufs[i]);
+		ptrmap_put(&bufs, name_cell(&g->binds, f->bufs[i]->name), f->bufs[i]);
 		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl)) {
 			int id = low_call_id(f->bufs[i]->decl);
 			ptrmap_put(&g->decls, f->bufs[i]->decl, f->bufs[i]);
@@ -3557,7 +3557,7 @@ static void kernel(Gen *g, Stmt *s, Buf *out)
 				g->decl_id[id] = true;
 		}
 	}
-	scan_writes(g, &names, &handles, s->body, s->nbody);
+	scan_writes(g, &bufs, s->body, s->nbody);
 	{
 		body = (Buf){0};
 		params = (Buf){0};
