@@ -905,7 +905,16 @@ static const char *const_str(Gen *g, const Expr *e) { return low_const_str(&g->l
 
 static int64_t kw_int(Gen *g, const Expr *e, const char *kw, int64_t dflt) { return low_kw_int(&g->low, e, kw, dflt); }
 
-static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt) { return low_arg_int(&g->low, e, i, dflt); }
+/* low_arg_int, a literal's value (low_const_int's first answers) read here */
+static int64_t arg_int(Gen *g, const Expr *e, int i, int64_t dflt)
+{
+	const Expr *a = i < e->nargs ? e->args[i] : NULL;
+	if (a && a->val && (a->val->kind == V_INT || a->val->kind == V_BOOL))
+		return a->val->i;
+	if (a && a->kind == E_INT)
+		return a->ival;
+	return low_arg_int(&g->low, e, i, dflt);
+}
 
 static Buffer *buffer_of(Gen *g, const Expr *e)
 {
@@ -2054,14 +2063,16 @@ static Val offset_addr(Gen *g, Val base, const Expr *off, bool program, int64_t 
 	return a;
 }
 
-static Val buffer_base(Gen *g, Buffer *b, const Expr *at)
+/* b's base address; r: its root (buffer_root) */
+static inline Val root_base(Gen *g, Buffer *b, Buffer *r, const Expr *at)
 {
-	Buffer *r = buffer_root(b);
 	int i = buf_index(g, r);
 	if (i < 0 || !g->base[i].s)
 		return unsupported(g, at, xprintf("buffer '%s' in %s memory", b->name, scopes[r->scope].name));
 	return g->base[i];
 }
+
+static Val buffer_base(Gen *g, Buffer *b, const Expr *at) { return root_base(g, b, buffer_root(b), at); }
 
 /* buf[i, j]: the element's address (layout and swizzle applied). */
 static Val element_addr(Gen *g, const Expr *e, Buffer **bp)
@@ -2118,6 +2129,20 @@ static Val cast(Gen *g, const Expr *x, int to)
 
 static Val binary(Gen *g, const Expr *e, int hint);
 
+/* T.pointer_offset(buf, off): the address (each copy's loop makes two a trip) */
+static Val pointer_offset(Gen *g, const Expr *e)
+{
+	Buffer *b = buffer_of(g, e->args[0]), *r = b ? buffer_root(b) : NULL;
+	if (!b || r->scope == SC_TMEM)
+		return fail(g, e, "T.pointer_offset takes a buffer in memory (not tensor memory)");
+	Val base = root_base(g, b, r, e);
+	if (!base.s || g->d->errors)
+		return imm(0, DT_HANDLE);
+	Val a = offset_addr(g, base, e->args[1], true, bits(b->dtype) / 8);
+	a.i = (int64_t)(intptr_t)b; /* the buffer it points into (addr_buffer) */
+	return a;
+}
+
 /* A call's value, id and dt its builtin as resolve() reads it */
 static Val call_expr_id(Gen *g, const Expr *e, int id, int dt)
 {
@@ -2147,17 +2172,8 @@ static Val call_expr_id(Gen *g, const Expr *e, int id, int dt)
 	}
 	case IN_ADDRESS_OF:
 		return address(g, e);
-	case IN_POINTER_OFFSET: {
-		Buffer *b = buffer_of(g, e->args[0]);
-		if (!b || buffer_root(b)->scope == SC_TMEM)
-			return fail(g, e, "T.pointer_offset takes a buffer in memory (not tensor memory)");
-		Val base = buffer_base(g, b, e);
-		if (!base.s || g->d->errors)
-			return imm(0, DT_HANDLE);
-		Val r = offset_addr(g, base, e->args[1], true, bits(b->dtype) / 8);
-		r.i = (int64_t)(intptr_t)b; /* the buffer it points into (addr_buffer) */
-		return r;
-	}
+	case IN_POINTER_OFFSET:
+		return pointer_offset(g, e);
 	case IN_TMEM_ADDR: {
 		Val a = in_reg(g, conv(g, ev(g, e->args[0], DT_UINT32), DT_UINT32));
 		Val row = conv(g, ev(g, e->args[1], DT_UINT32), DT_UINT32), col = conv(g, ev(g, e->args[2], DT_UINT32), DT_UINT32);
