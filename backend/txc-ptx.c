@@ -2447,11 +2447,25 @@ static Val ev(Gen *g, const Expr *e, int hint)
 
 /* An address operand: T.address_of(x), a buffer element, a buffer, a
  * handle (with xp: *xp the binding of e when e is a name). */
-static Val address_x(Gen *g, const Expr *e, Bind **xp)
+static Val address_slow(Gen *g, const Expr *e, Bind *x, Bind **xp);
+static inline Val address_x(Gen *g, const Expr *e, Bind **xp)
+{
+	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL; /* a name: looked up once (buffer_of, name_val) */
+	/* a name bound to an address (a copy's s_ptr): its value, as the rest
+	 * finds it (bound_val, a handle not widened), read here */
+	if (x && !e->val && !x->buf && !x->is_int && x->has_val && x->v.dt == DT_HANDLE && x->v.sp) {
+		if (xp)
+			*xp = x;
+		return x->v;
+	}
+	return address_slow(g, e, x, xp);
+}
+
+/* address_x past its first case; x: e's binding, e a name */
+static Val address_slow(Gen *g, const Expr *e, Bind *x, Bind **xp)
 {
 	if (e->kind == E_CALL && low_call_id(e) == IN_ADDRESS_OF && e->nargs == 1)
 		return address_x(g, e->args[0], NULL);
-	Bind *x = e->kind == E_NAME ? lookup(g, e->str) : NULL; /* a name: looked up once (buffer_of, name_val) */
 	if (xp)
 		*xp = x;
 	Buffer *b = e->kind == E_INDEX ? buffer_of(g, e->a) : x ? x->buf : NULL;
