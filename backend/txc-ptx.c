@@ -207,8 +207,12 @@ static char *udigits(char *end, uint64_t n)
 		"4041424344454647484950515253545556575859"
 		"6061626364656667686970717273747576777879"
 		"8081828384858687888990919293949596979899";
-	for (; n >= 100; n /= 100)
+	for (; n > UINT32_MAX; n /= 100)
 		end -= 2, memcpy(end, two + 2 * (n % 100), 2);
+	uint32_t m = (uint32_t)n; /* the rest in 32 bits: a cheaper division */
+	for (; m >= 100; m /= 100)
+		end -= 2, memcpy(end, two + 2 * (m % 100), 2);
+	n = m;
 	if (n >= 10)
 		end -= 2, memcpy(end, two + 2 * n, 2);
 	else
