@@ -383,11 +383,11 @@ static inline struct CseSlot *cse_at(const Gen *g, unsigned i) { return &g->cse[
 
 /* Forgets every value computed since the last label: at a label (a join of
  * control flow) and where a register is assigned again (a mutable variable).
- * cse and pre keep their room: an entry of an epoch (of pre: a generation)
- * before is a free slot (each lookup stops at the first free slot, where an
- * entry of this epoch would have gone; none is removed within an epoch), so
- * nothing is cleared here, nor made again as the tables grow in the next
- * epoch. */
+ * cse and pre keep their room: cse's slots of this epoch are freed (one
+ * per entry, its chunks kept); an entry of pre of a generation before is a
+ * free slot (each lookup stops at the first free slot, where an entry of
+ * this generation would have gone; none is removed within one), so pre is
+ * not cleared here, nor made again as it grows in the next epoch. */
 static void forget(Gen *g)
 {
 	g->epoch++;
