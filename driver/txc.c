@@ -1123,15 +1123,16 @@ inprocess(void)
 		return 1;
 	int rc = 0;
 	for (size_t i = 0; i < ndumps && rc == 0; ++i)
-		if (!output_write(&dumpfiles[i], text[i].s ? text[i].s : "", text[i].n)) {
+		if (!buf_write(&dumpfiles[i], &text[i])) {
 			errf("%s", dumpfiles[i].err);
 			rc = 1;
 		}
-	const Buf *out = &text[nrun - 1];
-	if (rc == 0 && out->n && !writeall(outfd, out->s, out->n)) {
-		errf("cannot write '%s': %s", outpath ? outpath : "standard output", strerror(errno));
-		rc = 1;
-	}
+	/* the text in its pieces (txc-ptx keeps a kernel's) */
+	for (const Buf *out = &text[nrun - 1]; out && rc == 0; out = out->next)
+		if (out->n && !writeall(outfd, out->s, out->n)) {
+			errf("cannot write '%s': %s", outpath ? outpath : "standard output", strerror(errno));
+			rc = 1;
+		}
 	return interrupted ? 1 : rc;
 }
 

@@ -90,8 +90,10 @@ void *names_lookup(const Names *s, const char *name);  /* NULL when unbound */
 static inline int names_mark(const Names *s) { return s->n; }
 void names_pop(Names *s, int mark);
 
-/* A string builder. */
-typedef struct Buf { char *s; size_t n, cap; } Buf;
+/* A string builder. next: where its text goes on, when the writer kept it
+ * in pieces (txc-ptx's kernels), not copied into one; NULL for most. Only
+ * the writers of a whole output (buf_write, write_buf) follow it. */
+typedef struct Buf { char *s; size_t n, cap; struct Buf *next; } Buf;
 void bputc(Buf *b, int c);
 void bputs(Buf *b, const char *s);
 void bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -158,12 +160,15 @@ typedef struct Output {
 } Output;
 bool output_open(Output *o, const char *name);
 bool output_write(Output *o, const void *data, size_t n);
+/* b's text, its pieces (next) after it */
+bool buf_write(Output *o, const Buf *b);
 /* keep: renames the temporary file into place; else removes it (what went
  * into a device stays). Returns false, with o->err, unless kept. */
 bool output_close(Output *o, bool keep);
 /* A whole output (NULL name or "-": stdout); prints `prog: error: ...` and
  * returns false on failure. */
 bool write_file(const char *prog, const char *name, const char *text, size_t len);
+bool write_buf(const char *prog, const char *name, const Buf *b);
 
 /* ---- cli.c: the command line every program shares ------------------------ */
 

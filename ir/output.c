@@ -126,20 +126,35 @@ bool output_close(Output *o, bool keep)
 	return ok;
 }
 
-bool write_file(const char *prog, const char *name, const char *text, size_t len)
+bool buf_write(Output *o, const Buf *b)
 {
-	if (!text)
-		text = "", len = 0;
+	for (; b; b = b->next)
+		if (!output_write(o, b->s, b->n))
+			return false;
+	return true;
+}
+
+bool write_buf(const char *prog, const char *name, const Buf *b)
+{
 	if (!name || strcmp(name, "-") == 0) {
-		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+		const Buf *p = b;
+		while (p && (!p->n || fwrite(p->s, 1, p->n, stdout) == p->n))
+			p = p->next;
+		if (p || fflush(stdout) != 0) {
 			fprintf(stderr, "%s: error: cannot write output: %s\n", prog, strerror(errno));
 			return false;
 		}
 		return true;
 	}
 	Output o;
-	bool ok = output_open(&o, name) && output_write(&o, text, len);
+	bool ok = output_open(&o, name) && buf_write(&o, b);
 	if (!output_close(&o, ok))
 		fprintf(stderr, "%s: error: %s\n", prog, o.err);
 	return ok;
+}
+
+bool write_file(const char *prog, const char *name, const char *text, size_t len)
+{
+	Buf b = { .s = (char *)text, .n = text ? len : 0 }; /* only read */
+	return write_buf(prog, name, &b);
 }
