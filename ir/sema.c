@@ -995,13 +995,14 @@ bool assign1(Sema *S, Stmt *s)
 		}
 	Value *v = NULL, *rfn = NULL;
 	bool in_func = S->func != NULL;
-	if (in_func && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
+	/* TVM's forms, not where desugared (desugar_stmt) */
+	if (in_func && !desugared && s->ntargets == 1 && tvm_is_view_chain(value) && !tvm_view_chain(S, value))
 		return false; /* TVM's X.sub[...], X.permute(...): one view of the root */
 	if (value->kind == E_CALL && in_func) {
 		int64_t mbar = 0, phase = 0;
 		bool tma = false;
-		int pr = pool_alloc(S, value, &mbar, &phase, &tma);
-		if (pr < 0 || (pr == 0 && tvm_view_dtype(S, value) < 0))
+		int pr = desugared ? 0 : pool_alloc(S, value, &mbar, &phase, &tma);
+		if (pr < 0 || (pr == 0 && !desugared && tvm_view_dtype(S, value) < 0))
 			return false;
 		Value *fn = eval(S, value->a);
 		if (IS_ERR(fn))
@@ -1095,8 +1096,9 @@ bool assign1(Sema *S, Stmt *s)
 	}
 	if (!v) {
 		/* eval gives NULL for a call of a runtime builtin (it only
-		 * writes out its splats), and scalar below has its callee */
-		v = rfn ? (expand_call(S, value) ? NULL : &verr) : eval(S, value);
+		 * writes out its splats: none where desugared), and scalar
+		 * below has its callee */
+		v = rfn ? (desugared || expand_call(S, value) ? NULL : &verr) : eval(S, value);
 		if (IS_ERR(v))
 			return false;
 		bool mut = in_func && s->ntargets == 1 && s->targets[0]->rebound;
@@ -1419,7 +1421,14 @@ static void for_stmt(Sema *S, Stmt *s)
  * constants, getattr or T.ceildiv. Desugaring a tree it has desugared
  * finds none of these and rewrites nothing; what it evaluates on the way
  * (a call's callee) the statement's own check evaluates too, so that a
- * statement it would refuse is refused without it. */
+ * statement it would refuse is refused without it.
+ *
+ * So are TVM's forms that sema rewrites in place into txc's (tvm.c,
+ * pool.c): a view chain (X.sub[...], X.permute(...)) or a view passed
+ * directly to a call, a pool's alloc(), MBarrier(), X.view("dtype").
+ * The builders make none, and a verified tree has none left; where they
+ * are not found, their checks set nothing (pool_alloc's depth, phase and
+ * tma stay 0). */
 static bool desugar_stmt(Sema *S, Stmt *s)
 {
 	if (desugared)
@@ -1610,7 +1619,7 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 		/* a view passed directly to a call: bound to a fresh name just
 		 * before it, and checked as that assignment first */
 		Stmt *views[LAYOUT_MAX_ITERS];
-		int k = S->func ? tvm_inplace_views(S, (*v)[i], views, LAYOUT_MAX_ITERS) : 0;
+		int k = S->func && !desugared ? tvm_inplace_views(S, (*v)[i], views, LAYOUT_MAX_ITERS) : 0;
 		for (int j = 0; j < k; j++)
 			stmt_insert(v, n, i + j, views[j]);
 		if (S->func && thread_binding(S, v, n, i) < 0)
