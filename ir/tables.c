@@ -650,11 +650,23 @@ static const char *const cuda_reserved[] = {
 
 const char *cuda_name(const char *s)
 {
-	static Map reserved;  /* the words above, a hash away: this runs for every name printed */
-	if (!reserved.cap)
-		for (int i = 0; cuda_reserved[i]; i++)
-			map_put(&reserved, cuda_reserved[i], (void *)1);
-	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0 || map_get(&reserved, s);
+	/* The words above: a hash away once this runs for every name printed
+	 * (txc-cuda); the first few names asked (txc-ptx asks for its kernels'
+	 * only) are compared with each, cheaper than the map's 96 puts. */
+	enum { SCANS = 2 };
+	static Map reserved;
+	static int scans;
+	bool clash = strncmp(s, "txc_", 4) == 0 || strncmp(s, "__", 2) == 0;
+	if (!clash && scans < SCANS) {
+		scans++;
+		for (int i = 0; cuda_reserved[i] && !clash; i++)
+			clash = cuda_reserved[i][0] == s[0] && strcmp(cuda_reserved[i], s) == 0;
+	} else if (!clash) {
+		if (!reserved.cap)
+			for (int i = 0; cuda_reserved[i]; i++)
+				map_put(&reserved, cuda_reserved[i], (void *)1);
+		clash = map_get(&reserved, s) != NULL;
+	}
 	return clash ? xprintf("%s_", s) : s;
 }
 
