@@ -3502,8 +3502,6 @@ static void stmt(Gen *g, Stmt *s)
 		call_stmt(g, s->value);
 		return;
 	case S_ASSIGN:
-		if (stmt_names_param(s))
-			return; /* m = T.int32(): a scalar parameter */
 		assign(g, s);
 		return;
 	case S_AUGASSIGN:
@@ -3665,7 +3663,15 @@ static void kernel(Gen *g, Stmt *s, Buf **tail)
 				g->base[i] = addr_plus(g, g->smem_base, imm(b->smem_off, DT_INT64), 1);
 			}
 		}
-		block(g, s->body, s->nbody);
+		/* the body, but for its statements that name scalar parameters (m =
+		 * T.int32(), read above): only the top level has them (sema
+		 * refuses one in a loop or branch), so the unrolled loops' many
+		 * statements are not asked */
+		int mark = names_at(&g->binds);
+		for (int i = 0; i < s->nbody && !g->d->errors; i++)
+			if (!stmt_names_param(s->body[i]))
+				stmt(g, s->body[i]);
+		names_unbind(&g->binds, mark);
 		if (g->d->errors)
 			return;
 		ins(g, "ret;");
