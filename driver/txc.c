@@ -988,8 +988,8 @@ srcname(const Module *m)
 
 	for (int i = 0; i < m->nbody; i++) {
 		const Stmt *s = m->body[i];
-		if (s->pos.line > 0 && s->pos.src)
-			name = s->pos.file ? s->pos.file : s->pos.src->name;
+		if (s->pos.line > 0 && s->pos.place)
+			name = pos_name(s->pos);
 	}
 	return name;
 }

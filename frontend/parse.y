@@ -141,15 +141,21 @@ static inline bool deep(Lexer *lx, Expr *e)
 	for (int i = 0; i < e->nkws; i++)
 		if (e->kws[i].value->depth > d)
 			d = e->kws[i].value->depth;
-	e->depth = d + 1;
-	if (e->depth <= MAX_EXPR_DEPTH)
+	if (d < MAX_EXPR_DEPTH) {
+		e->depth = d + 1;
 		return true;
+	}
+	e->depth = MAX_EXPR_DEPTH + 1; /* refused (the parse stops): the field is narrow */
 	if (!lx->failed)
 		error_at(lx->diag, e->pos, "expression too deep: more than %d levels of operators, calls, attributes "
 		         "and subscripts; bind parts of it to names", MAX_EXPR_DEPTH);
 	lx->failed = true;
 	return false;
 }
+
+/* Every depth stored is at most MAX_EXPR_DEPTH + 1, and an f-string's
+ * field (lex.l) adds one to its expression's. */
+_Static_assert(MAX_EXPR_DEPTH + 2 < 1 << EXPR_DEPTH_BITS, "Expr's depth holds every depth stored");
 
 /* In an action: the node just built must not be too deep. */
 #define DEEP(e) do { if (!deep(lx, (e))) YYABORT; } while (0)
@@ -917,7 +923,7 @@ Module *parse_module(const Src *src, Diag *d)
 	if (rc != 0 || lx.failed)
 		return NULL;
 	if (m->nbody == 0)
-		m->file = lx.at.file;
+		m->file = lx.at.place->file;
 	return m;
 }
 

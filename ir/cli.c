@@ -98,8 +98,8 @@ const char *module_file(const Module *m)
 {
 	if (strcmp(m->src->name, "<stdin>") == 0)
 		for (int i = 0; i < m->nbody; i++)
-			if (m->body[i]->pos.file)
-				return m->body[i]->pos.file;
+			if (m->body[i]->pos.place && m->body[i]->pos.place->file)
+				return m->body[i]->pos.place->file;
 	return m->file ? m->file : m->src->name;
 }
 

@@ -112,14 +112,22 @@ struct Src {
 	const char *text;
 	size_t len;
 };
+/* Where a position's text is: the source, and the file it came from when
+ * a `#@ FILE:LINE` comment said so (a Pos's line is then that file's
+ * line; NULL: src itself). A lexer makes one for its source and one for
+ * each comment that names another file, so that every Pos, in every
+ * Expr, carries one pointer to them, not two. */
+typedef struct Place { const Src *src; const char *file; } Place;
 struct Pos {
-	const Src *src;
+	const Place *place; /* NULL: no position (a node a pass made) */
 	int line, col;
 	int off, len; /* byte offset and length of the token, for the caret */
-	/* where the text came from, when a `#@ FILE:LINE` comment said so
-	 * (line is then that file's line); NULL: src itself */
-	const char *file;
 };
+static inline const Src *pos_src(Pos p) { return p.place ? p.place->src : NULL; }
+/* The name to print for p, which has a place: the file, else the source's. */
+static inline const char *pos_name(Pos p) { return p.place->file ? p.place->file : p.place->src->name; }
+/* A new place in the arena (src is not NULL). */
+const Place *new_place(const Src *src, const char *file);
 
 /* Diagnostics go to `out` as `file:line:col: error: msg`, then the source
  * line and a caret under the token. */
@@ -541,7 +549,8 @@ struct Kw {
 	Pos pos;
 };
 
-struct Expr {      /* 128 bytes (2.4 million of them in a long kernel): the
+enum { EXPR_DEPTH_BITS = 14 };
+struct Expr {      /* 112 bytes (2.4 million of them in a long kernel): the
 	            * small fields packed into the first 8; the fields every walk
 	            * reads (parsing, verifying, printing) first, in the first 64
 	            * bytes: a long kernel's IR is far larger than the caches, and
@@ -551,8 +560,11 @@ struct Expr {      /* 128 bytes (2.4 million of them in a long kernel): the
 	signed char es;    /* a tile op: its execution scope (set by sema) */
 	signed char dtype; /* dtype of a runtime scalar expression (set by sema) */
 	short intrin;      /* a call: the builtin it calls (-1: none; set by sema) */
-	bool paren;        /* tuple written in parentheses (printing hint) */
-	bool rebound;      /* a name's first assignment in a kernel, assigned
+	/* levels of the tree below and including this node, as the parser
+	 * counts them: at most MAX_EXPR_DEPTH + 1 (parse.y asserts it fits) */
+	unsigned depth : EXPR_DEPTH_BITS;
+	bool paren : 1;    /* tuple written in parentheses (printing hint) */
+	bool rebound : 1;  /* a name's first assignment in a kernel, assigned
 	                    * again later in its scope: a mutable variable */
 	int nargs;
 	int nkws;
@@ -569,10 +581,11 @@ struct Expr {      /* 128 bytes (2.4 million of them in a long kernel): the
 	Kw *kws;
 	Var *var;          /* a name: the runtime value it means */
 	Pos pos;
-	int depth;         /* levels of the tree below and including this node */
 };
 _Static_assert(OP_COUNT <= 127 && IN_COUNT <= 32767 && DT_ERROR <= 127 && ES_COUNT <= 127,
                "Expr's small fields hold every operator, builtin, dtype and scope");
+/* xalloc rounds to 16 bytes: a field more costs 16 bytes a node */
+_Static_assert(sizeof(void *) != 8 || sizeof(Expr) == 112, "Expr is 112 bytes on LP64");
 
 enum StmtKind {
 	S_EXPR, S_ASSIGN, S_AUGASSIGN, S_IF, S_FOR, S_PASS, S_FUNC, S_IMPORT,

@@ -434,7 +434,7 @@ static void mark_location(Buf *b, const Stmt *s, int level)
 		return;
 	const char *file;
 	int line;
-	if (s->pos.line <= 0 || !s->pos.src) {
+	if (s->pos.line <= 0 || !s->pos.place) {
 		/* made by a pass (a lowering's second statement): the line of the
 		 * statement before it, not the line a reader would count */
 		if (!loc.lastfile)
@@ -442,7 +442,7 @@ static void mark_location(Buf *b, const Stmt *s, int level)
 		file = loc.lastfile;
 		line = loc.lastline;
 	} else {
-		file = s->pos.file ? s->pos.file : s->pos.src->name;
+		file = pos_name(s->pos);
 		line = s->pos.line - (s->kind == S_FUNC ? s->ndecorators : 0);
 	}
 	loc.lastfile = file;

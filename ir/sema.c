@@ -160,7 +160,7 @@ static void define_from(Sema *S, Env *from, const char *name, unsigned h, Value 
 {
 	for (Env *e = from; e; e = e->up) {
 		Sym *old = find(e, name, h);
-		if (old && old->pos.src) {
+		if (old && old->pos.place) {
 			error_at(S->d, pos, "'%s' is already defined (line %d); names are bound once", name, old->pos.line);
 			return;
 		}
@@ -945,7 +945,7 @@ static void assign(Sema *S, Stmt *s)
 		return;
 	for (int i = 0; i < s->ntargets; i++) {
 		Sym *old = s->targets[i]->kind == E_NAME ? lookup(S, s->targets[i]->str) : NULL;
-		if (s->targets[i]->kind == E_NAME && (!old || !old->pos.src)) /* unbound, or a builtin's name */
+		if (s->targets[i]->kind == E_NAME && (!old || !old->pos.place)) /* unbound, or a builtin's name */
 			define(S, s->targets[i]->str, &verr, s->targets[i]->pos);
 	}
 }
@@ -978,7 +978,7 @@ bool assign1(Sema *S, Stmt *s)
 		for (int i = 0; i < s->ntargets; i++) {
 			Expr *t = s->targets[i];
 			Sym *old = one ? k0 : t->kind == E_NAME ? kernel_lookup(S, t->str) : NULL;
-			if (!old || !old->pos.src || IS_ERR(old->val))
+			if (!old || !old->pos.place || IS_ERR(old->val))
 				continue;
 			if (s->ntargets == 1 && old->val->kind == V_VAR && old->val->var->mut)
 				reassign(S, s, t, old->val->var, value, -1);
@@ -1529,7 +1529,7 @@ static void stmt(Sema *S, Stmt *s)
 			Sym *old = kernel_lookup(S, s->targets[0]->str);
 			if (old && old->val->kind == V_VAR && old->val->var->mut)
 				reassign(S, s, s->targets[0], old->val->var, s->value, s->op);
-			else if (old && old->pos.src && !IS_ERR(old->val))
+			else if (old && old->pos.place && !IS_ERR(old->val))
 				bound_once(S, s->targets[0], old);
 			else if (!old)
 				error_at(S->d, s->targets[0]->pos, "cannot update '%s': it has no value yet; assign it first",
@@ -2025,7 +2025,7 @@ static bool same_meaning(const Value *a, const Value *b)
 static void bind_import(Sema *S, const char *name, Value *v, Pos pos)
 {
 	Sym *old = env_find(S->env, name);
-	if (old && old->pos.src && same_meaning(old->val, v))
+	if (old && old->pos.place && same_meaning(old->val, v))
 		return;
 	define(S, name, v, pos);
 }

@@ -145,6 +145,13 @@ char *xstrndup(const char *s, size_t n)
 
 char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
+const Place *new_place(const Src *src, const char *file)
+{
+	Place *p = xalloc(sizeof *p);
+	*p = (Place){ src, file };
+	return p;
+}
+
 /* The formats most text is made with (names joined with dots, an operator
  * between spaces, a keyword and '=') are literal text, %s, %d, %lld and %%
  * alone: formatted by hand, without vsnprintf's machinery (7% of
@@ -454,11 +461,10 @@ void diag_init(Diag *d, FILE *out)
 	d->out = out;
 }
 
-/* Prints the source line of p and a caret (with tildes over the rest of the
+/* Prints the line of s at p and a caret (with tildes over the rest of the
  * token) under it. Tabs are copied so that the caret lines up. */
-static void show_line(FILE *out, Pos p)
+static void show_line(FILE *out, const Src *s, Pos p)
 {
-	const Src *s = p.src;
 	if (!s || p.off < 0 || (size_t)p.off > s->len)
 		return;
 	size_t a = (size_t)p.off, z = (size_t)p.off;
@@ -545,22 +551,23 @@ void verror_at(Diag *d, Pos p, const char *kind, const char *fmt, va_list ap)
 	if (d->errors > max)
 		return;
 	FILE *out = d->out ? d->out : stderr;
-	if (p.src)
-		fprintf(out, "%s:%d:%d: %s: ", p.file ? p.file : p.src->name, p.line, p.col, kind);
+	const Src *src = pos_src(p);
+	const char *file = p.place ? p.place->file : NULL;
+	if (src)
+		fprintf(out, "%s:%d:%d: %s: ", file ? file : src->name, p.line, p.col, kind);
 	else
 		fprintf(out, "%s: ", kind);
 	vfprintf(out, fmt, ap);
 	fputc('\n', out);
 	Src user;
-	if (p.src && p.file && strcmp(p.file, p.src->name) != 0 && p.line >= 1 && p.col >= 1 &&
-	    user_line(p.file, p.line, &user) && (size_t)p.col - 1 <= user.len) {
+	if (src && file && strcmp(file, src->name) != 0 && p.line >= 1 && p.col >= 1 &&
+	    user_line(file, p.line, &user) && (size_t)p.col - 1 <= user.len) {
 		/* the user's own line, not the IR's that a pass was given */
 		Pos q = p;
-		q.src = &user;
 		q.off = p.col - 1;
-		show_line(out, q);
+		show_line(out, &user, q);
 	} else {
-		show_line(out, p);
+		show_line(out, src, p);
 	}
 	if (is_error && d->errors == max)
 		fprintf(out, "too many errors; stopping\n");

@@ -318,7 +318,7 @@ bool annotated(Sema *S, Stmt *s)
 	if (!annotation(S, s->ann, &let, &dt))
 		return false;
 	Sym *old = kernel_lookup(S, t->str);
-	if (old && old->pos.src) {
+	if (old && old->pos.place) {
 		error_at(S->d, t->pos, "'%s' is already defined (line %d); an annotation binds a new name", t->str,
 		         old->pos.line);
 		return true;

@@ -95,7 +95,7 @@ static int dispatch_op(OpSite *o, void *vctx)
 	bool fallback = chosen >= 0 && variants[cand[chosen]].family == FAM_FALLBACK && !forced;
 	char *op = ctx->explain || chosen < 0 || fallback ? expr_str(call->a) : NULL;
 	if (ctx->explain) {
-		fprintf(stderr, "%s:%d:%d: %s: %d candidate%s\n", call->pos.file ? call->pos.file : call->pos.src->name, call->pos.line, call->pos.col, op,
+		fprintf(stderr, "%s:%d:%d: %s: %d candidate%s\n", pos_name(call->pos), call->pos.line, call->pos.col, op,
 		        n, n == 1 ? "" : "s");
 		for (int i = 0; i < n; i++) {
 			const Variant *va = &variants[cand[i]];

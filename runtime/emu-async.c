@@ -166,7 +166,7 @@ void emu_pend_mark(Emu *E, const uint8_t *p, int64_t n, Pos at, int t, int kind)
 	int rank = E->rank;
 	E = O; /* the copy is recorded where its bytes are */
 	Pend *last = E->npend ? &E->pends[E->npend - 1] : NULL;
-	if (!last || last->at.off != at.off || last->at.src != at.src || last->t != t || last->rank != rank ||
+	if (!last || last->at.off != at.off || pos_src(last->at) != pos_src(at) || last->t != t || last->rank != rank ||
 	    last->kind != kind) {
 		if (E->npend == 0xFFFF) { /* the table is full: the last entry names them all */
 			E->pends[E->npend - 1] = (Pend){ at, t, rank, kind };
@@ -220,7 +220,7 @@ bool emu_pend_check_slow(Emu *E, const uint8_t *p, int64_t n, bool write, Pos po
 				m = &O->smem[b];
 		const char *where = m ? xprintf("byte %lld of %s", (long long)(p + k - m->data), emu_mem_str(m))
 		                      : xprintf("shared byte %lld", (long long)(off + k));
-		const char *file = c->at.file ? c->at.file : c->at.src ? c->at.src->name : NULL;
+		const char *file = c->at.place ? pos_name(c->at) : NULL;
 		const char *src = file ? xprintf("%s:%d", file, c->at.line) : xprintf("line %d", c->at.line);
 		if (O != E)
 			where = xprintf("%s of cta rank %d", where, O->rank);

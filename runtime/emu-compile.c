@@ -85,7 +85,7 @@ typedef struct Comp {
 	Names env;      /* name -> Bind, popped at the end of a block */
 } Comp;
 
-static bool same_pos(Pos a, Pos b) { return a.src == b.src && a.off == b.off && a.line == b.line; }
+static bool same_pos(Pos a, Pos b) { return pos_src(a) == pos_src(b) && a.off == b.off && a.line == b.line; }
 
 /* The VarInfo of a definition's target: the Var sema recorded on it (a
  * let-bound or loop variable), else found by name and position. */

@@ -93,7 +93,7 @@ typedef struct Tmem {
 
 static const char *pos_str(Pos at)
 {
-	const char *file = at.file ? at.file : at.src ? at.src->name : NULL;
+	const char *file = at.place ? pos_name(at) : NULL;
 	return file ? xprintf("%s:%d", file, at.line) : xprintf("line %d", at.line);
 }
 

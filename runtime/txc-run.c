@@ -349,7 +349,7 @@ static bool same_signature(const Func *f, const Func *g)
 /* The file of a place in a program: the `#@ FILE:LINE` comment's, or its own. */
 static const char *pos_file(Pos p)
 {
-	return p.file ? p.file : p.src && p.src->name ? p.src->name : "<stdin>";
+	return p.place && pos_name(p) ? pos_name(p) : "<stdin>";
 }
 
 /* A Tx.copy_async of body that goes through the tma variant: dispatch=

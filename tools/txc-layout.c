@@ -153,7 +153,7 @@ static const Layout *eval_layout(const char *expr, const int64_t *shape, int ndi
 	Value *v = module_value(m, "L");
 	if (v && v->kind == V_LAYOUT && !v->i)
 		return v->layout;
-	Pos p = { .src = src, .line = 1, .col = 5, .off = 4 };
+	Pos p = { .place = new_place(src, NULL), .line = 1, .col = 5, .off = 4 };
 	if (m->nbody && m->body[0]->value)
 		p = expr_start(m->body[0]->value);
 	if (v && v->kind == V_TLAYOUT)

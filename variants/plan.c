@@ -411,7 +411,7 @@ static inline Expr *old_value(const Expr *oc, const char *name, int *at)
 		return NULL;
 	if (*at < oc->nkws && oc->kws[*at].name == name) { /* the search's first try, written here */
 		Expr *x = oc->kws[*at].value;
-		if (x->pos.src)
+		if (x->pos.place)
 			return NULL;
 		++*at;
 		return x;
@@ -421,7 +421,7 @@ static inline Expr *old_value(const Expr *oc, const char *name, int *at)
 			k -= oc->nkws;
 		if (oc->kws[k].name != name)
 			continue;
-		if (oc->kws[k].value->pos.src)
+		if (oc->kws[k].value->pos.place)
 			return NULL;
 		*at = k + 1;
 		return oc->kws[k].value;
@@ -475,7 +475,7 @@ static void write_plans_now(Expr *call, const Plan *v, int n)
 	Expr *olist = old && old->value->kind == E_LIST ? old->value : NULL, *list;
 	Expr *kept[8], *const *prev = olist ? olist->args : NULL;
 	int nprev = olist ? olist->nargs : 0;
-	if (olist && !olist->pos.src && n <= nprev && nprev <= (int)(sizeof kept / sizeof kept[0])) {
+	if (olist && !olist->pos.place && n <= nprev && nprev <= (int)(sizeof kept / sizeof kept[0])) {
 		/* the list an earlier pass wrote, filled again (its array has
 		 * room): nothing else holds it, read_plans keeps only what is
 		 * inside it; its calls are searched in a copy */
@@ -491,7 +491,7 @@ static void write_plans_now(Expr *call, const Plan *v, int n)
 	for (int i = 0; i < n; i++) {
 		const Plan *p = &v[i];
 		Expr *oc = old_plan(prev, nprev, p->variant);
-		if (oc && (oc->pos.src || oc->nargs != 1 || oc->val))
+		if (oc && (oc->pos.place || oc->nargs != 1 || oc->val))
 			oc = NULL;
 		/* a call of the list already (two plans of one variant) stays
 		 * as it is: the second gets one of its own, as it would */
