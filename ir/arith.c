@@ -407,9 +407,10 @@ static inline __attribute__((always_inline)) bool operand_facts(const Expr *x, i
  * constant value (val), and x's Var: its range and its divisor. The memo
  * keeps, of a chain without values whose x has a Var, those inputs and
  * the answer; a hit is a chain whose inputs read the same now, so the
- * walk would find the same. The slot is chosen by e's address alone,
+ * walk would find the same. The set is chosen by e's address alone,
  * which only makes hits likely; anything else is a miss, walked as
- * before. */
+ * before. Two ways a set (the newer first), so that two chains whose
+ * addresses meet in a set (in some runs) both stay. */
 enum { FACTS_MAX = 4 };
 static struct Facts {
 	const Expr *e;
@@ -420,11 +421,11 @@ static struct Facts {
 	int64_t x_lo, x_hi, x_mult; /* x's Var's, read by leaf_facts */
 	bool ok;
 	int64_t lo, hi, mult;
-} facts[64];
+} facts[32][2];
 
-static struct Facts *facts_slot(const Expr *e)
+static struct Facts *facts_set(const Expr *e)
 {
-	return &facts[((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u >> 58];
+	return facts[((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u >> 59];
 }
 
 /* Whether chain e's inputs are those facts f was found from. */
@@ -455,7 +456,10 @@ static void facts_put(const Expr *e, bool ok, int64_t lo, int64_t hi, int64_t mu
 	f.x_lo = x->var->lo;
 	f.x_hi = x->var->hi;
 	f.x_mult = x->var->mult;
-	*facts_slot(e) = f;
+	struct Facts *w = facts_set(e);
+	if (w[0].e != e)
+		w[1] = w[0]; /* the newer of the two moves to the second way */
+	w[0] = f;
 }
 
 /* expr_range_multiple of binary node e */
@@ -465,7 +469,9 @@ static bool bin_range_multiple(const Expr *e, int64_t *lo, int64_t *hi, int64_t 
 	int64_t a, b;
 	bool chain = e->b->kind == E_INT && e->a->kind == E_BIN;
 	if (chain) {
-		const struct Facts *f = facts_slot(e);
+		const struct Facts *f = facts_set(e);
+		if (f->e != e)
+			f++;
 		if (f->e == e && facts_same(f, e)) {
 			*lo = f->lo;
 			*hi = f->hi;

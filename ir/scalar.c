@@ -228,9 +228,11 @@ static inline int operand_dt(Sema *S, Expr *x)
  * now: x that variable and no value, each literal a value of its number
  * (vint may make an equal one: no reader compares them by address) and
  * weak int, each node no value and the dtype kept. The visit would write
- * nothing new and report nothing, so it is skipped. The slot is chosen
+ * nothing new and report nothing, so it is skipped. The set is chosen
  * by e's address alone, which only makes hits likely; anything else is
- * a miss, checked as before. */
+ * a miss, checked as before. Two ways a set (the newer first), so that
+ * a kernel's two shared digits stay in the runs whose addresses put them
+ * in one set. */
 enum { CHAIN_MAX = 6 };
 static struct Chain {
 	const Expr *e;
@@ -238,11 +240,11 @@ static struct Chain {
 	signed char op[CHAIN_MAX];
 	signed char dt[CHAIN_MAX]; /* node i's dtype, counted from e */
 	int x_dt;
-} chains[64];
+} chains[32][2];
 
-static struct Chain *chain_slot(const Expr *e)
+static struct Chain *chain_set(const Expr *e)
 {
-	return &chains[((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u >> 58];
+	return chains[((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u >> 59];
 }
 
 /* Whether literal k holds what operand_dt writes into it. */
@@ -254,8 +256,8 @@ static inline bool literal_done(const Expr *k)
 /* The dtype of chain e as the memo has it, or -1: not a hit. */
 static int chain_hit(Sema *S, const Expr *e)
 {
-	const struct Chain *c = chain_slot(e);
-	if (c->e != e)
+	const struct Chain *c = chain_set(e);
+	if (c->e != e && (++c)->e != e)
 		return -1;
 	const Expr *x = e;
 	for (int i = 0; i < c->n; i++, x = x->a)
@@ -283,7 +285,10 @@ static void chain_put(const Expr *e, int dt)
 	if (c.n < 2 || x->kind != E_NAME || x->val || !x->var)
 		return;
 	c.x_dt = x->dtype;
-	*chain_slot(e) = c;
+	struct Chain *w = chain_set(e);
+	if (w[0].e != e)
+		w[1] = w[0]; /* the newer of the two moves to the second way */
+	w[0] = c;
 }
 
 static int scalar1(Sema *S, Expr *e)

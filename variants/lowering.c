@@ -267,27 +267,37 @@ static Expr *size_int(Lower *L, int64_t n)
  * remainder's extent (0: none) and the stride. A term is made from x and
  * the numbers alone, and nothing is written into x or the term after
  * (the list above): a hit is the tree digit() would make again, over the
- * same x, so the term is shared exactly where x is. A slot another term
- * takes is only a term made anew. */
+ * same x, so the term is shared exactly where x is. A term another takes
+ * the place of is only made anew. The set is chosen by the address, so
+ * a kernel's few terms (two or three per layout) meet in one set in some
+ * runs and not in others: with one slot a set, two that met (one run in
+ * about fifty) were made anew at every copy, a sixth more arena for the
+ * lowering and no node shared for the memos after it. Four ways a set,
+ * taken in turn, keep up to four terms that meet. */
+enum { DIGIT_SETS = 16, DIGIT_WAYS = 4 };
 static struct DigitMemo {
 	const Expr *x;
 	int64_t inner, mod, stride;
 	Expr *e;
-} digits[64];
+} digits[DIGIT_SETS][DIGIT_WAYS];
+static unsigned char digit_next[DIGIT_SETS]; /* the way the set's next new term takes */
 
 static Expr *digit_term(Expr *x, int64_t inner, int64_t mod, int64_t stride)
 {
 	uint64_t h = (uint64_t)(uintptr_t)x >> 4;
 	h = (h ^ (uint64_t)inner * 0x9E3779B97F4A7C15u ^ (uint64_t)mod * 0xC2B2AE3D27D4EB4Fu ^ (uint64_t)stride) *
 	    0x9E3779B97F4A7C15u;
-	struct DigitMemo *m = &digits[h >> 58];
-	if (m->x == x && m->inner == inner && m->mod == mod && m->stride == stride)
-		return m->e;
+	unsigned set = (unsigned)(h >> 60);
+	struct DigitMemo *m = digits[set];
+	for (int w = 0; w < DIGIT_WAYS; w++)
+		if (m[w].x == x && m[w].inner == inner && m[w].mod == mod && m[w].stride == stride)
+			return m[w].e;
 	Expr *c = ex_div(x, inner);
 	if (mod)
 		c = ex_mod(c, mod);
 	c = stride == 1 ? c : ex_mul(c, lower_int(stride));
-	*m = (struct DigitMemo){ x, inner, mod, stride, c };
+	m[digit_next[set]] = (struct DigitMemo){ x, inner, mod, stride, c };
+	digit_next[set] = (unsigned char)((digit_next[set] + 1) % DIGIT_WAYS);
 	return c;
 }
 
