@@ -129,15 +129,6 @@ Pos expr_start(const Expr *e)
 	}
 }
 
-int call_builtin(const Expr *call, int *es, int *dtype)
-{
-	if (es)
-		*es = call->es;
-	if (dtype)
-		*dtype = call->a && call->a->val && call->a->val->kind == V_DTYPE ? call->a->val->dtype : DT_NONE;
-	return call->intrin;
-}
-
 bool evaluated_value(const Expr *x)
 {
 	if (x->kind != E_CALL)

@@ -661,9 +661,7 @@ void call_add_arg(Expr *call, Expr *arg);
 void expr_set_args(Expr *e, Expr *const *v, int n);
 void call_add_kw(Expr *call, const char *name, Expr *value, Pos pos);
 Kw *call_kw(const Expr *call, const char *name);
-/* After verify_module: the builtin a call names (-1: none), the execution
- * scope of a tile op, and for T.float16(x) and the like the dtype. */
-int call_builtin(const Expr *call, int *es, int *dtype);
+/* call_builtin: below, after struct Value */
 /* After verify_module: whether the operand x of T.evaluate(x) is a value,
  * computed and dropped (a load, T.cast(...)), not a call made for its effect. */
 bool evaluated_value(const Expr *x);
@@ -740,6 +738,18 @@ struct Value {     /* no padding; the kind first (read by every use) */
 	int ndim;
 	bool list;      /* V_TUPLE: written as a list */
 };
+
+/* After verify_module: the builtin a call names (-1: none), the execution
+ * scope of a tile op, and for T.float16(x) and the like the dtype (here:
+ * the backends ask it of every call) */
+static inline int call_builtin(const Expr *call, int *es, int *dtype)
+{
+	if (es)
+		*es = call->es;
+	if (dtype)
+		*dtype = call->a && call->a->val && call->a->val->kind == V_DTYPE ? call->a->val->dtype : DT_NONE;
+	return call->intrin;
+}
 
 Value *vint(int64_t i);
 Value *vnew(enum ValueKind kind);

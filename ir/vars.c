@@ -49,8 +49,9 @@ typedef struct Scan {
 	 * spells its names again and again from the same strings (the lexer
 	 * interns them, the lowering repeats its own), and prescan writes no
 	 * name, so an address names the same string throughout. Emptied when
-	 * the table grows, which moves the slots. */
-	struct ScanSeen { const char *name; int slot; } seen[64];
+	 * the table grows, which moves the slots. Two ways a set, the newer
+	 * first. */
+	struct ScanSeen { const char *name; int slot; } seen[32][2];
 } Scan;
 
 static void *scan_alloc(void *p, size_t n)
@@ -72,9 +73,11 @@ static int scan_find(const Scan *s, const char *name, unsigned h)
 /* The slot of a name, made on its first use. */
 static int scan_name(Scan *s, const char *name)
 {
-	struct ScanSeen *seen = &s->seen[((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15u >> 58];
-	if (seen->name == name)
-		return seen->slot;
+	struct ScanSeen *seen = s->seen[((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15u >> 59];
+	if (seen[0].name == name)
+		return seen[0].slot;
+	if (seen[1].name == name)
+		return seen[1].slot;
 	unsigned h = str_hash(name);
 	if (2 * (s->names + 1) > s->cap) {
 		int cap = s->cap ? 2 * s->cap : 64;
@@ -100,7 +103,8 @@ static int scan_name(Scan *s, const char *name)
 		s->tab[k] = (struct ScanName){ name, h, 0 };
 		s->taken[s->names++] = k;
 	}
-	*seen = (struct ScanSeen){ name, k };
+	seen[1] = seen[0];
+	seen[0] = (struct ScanSeen){ name, k };
 	return k;
 }
 
