@@ -788,8 +788,8 @@ Value *eval(Sema *S, Expr *e)
 		for (; root->kind == E_ATTR; root = root->a)
 			n++;
 		Sym *s = root->kind == E_NAME ? lookup(S, root->str) : NULL;
-		if (s && root->str != s->name)
-			root->str = s->name; /* the same text: the next lookups compare addresses (sema.c, name_found) */
+		if (s)
+			name_found(root, s);
 		if (s && s->val->kind == V_OPAQUE) {
 			/* tvm.runtime.DataType, math.prod: a name of the module that txc knows */
 			Buf mod = {0};

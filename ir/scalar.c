@@ -247,12 +247,6 @@ static struct Chain *chain_set(const Expr *e)
 	return chains[((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u >> 59];
 }
 
-/* Whether literal k holds what operand_dt writes into it. */
-static inline bool literal_done(const Expr *k)
-{
-	return k->kind == E_INT && k->dtype == DT_WEAK_INT && k->val && k->val->kind == V_INT && k->val->i == k->ival;
-}
-
 /* The dtype of chain e as the memo has it, or -1: not a hit. */
 static int chain_hit(Sema *S, const Expr *e)
 {

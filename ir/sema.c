@@ -111,16 +111,6 @@ static inline Sym *lookup_in(const Sema *S, const char *name)
 
 Sym *lookup(Sema *S, const char *name) { return lookup_in(S, name); }
 
-/* Name e, bound by s: its text is s's, found by comparing the two (find),
- * and from now on e has s's copy of it, so that the next lookups compare
- * the addresses. A name the lowering builds is not the lexer's copy (T
- * of its callees, range): each read of it compared the bytes. */
-static inline void name_found(Expr *e, const Sym *s)
-{
-	if (e->str != s->name)
-		e->str = s->name;
-}
-
 /* (here, where the lookup is inlined: most names are read through it) */
 Value *eval_name(Sema *S, Expr *e)
 {
@@ -1325,11 +1315,9 @@ static bool range_checked(const Expr *it, int id)
 {
 	if (it->intrin != id || it->nkws || it->nargs < 1 || it->nargs > 3)
 		return false;
-	for (int i = 0; i < it->nargs; i++) {
-		const Expr *x = it->args[i];
-		if (x->kind != E_INT || x->dtype != DT_WEAK_INT || !x->val || x->val->kind != V_INT || x->val->i != x->ival)
+	for (int i = 0; i < it->nargs; i++)
+		if (!literal_done(it->args[i]))
 			return false;
-	}
 	return true;
 }
 

@@ -74,6 +74,17 @@ extern Value verr;
 
 /* names */
 Sym *lookup(Sema *S, const char *name);
+/* Name e, bound by s (found by its text): from now on e has s's copy of
+ * the text, so that the next lookups compare addresses. A name the
+ * lowering builds is not the lexer's copy (T of its callees, range): each
+ * read of it compared the bytes. */
+static inline void name_found(Expr *e, const Sym *s) { e->str = s->name; }
+/* Whether integer literal k holds what scalar() writes into it (its
+ * value, the weak integer dtype): checking it again writes nothing new. */
+static inline bool literal_done(const Expr *k)
+{
+	return k->kind == E_INT && k->dtype == DT_WEAK_INT && k->val && k->val->kind == V_INT && k->val->i == k->ival;
+}
 Sym *env_find(Env *e, const char *name);
 /* env_find with the name's str_hash already computed: a walk over several
  * blocks hashes the name once. */
