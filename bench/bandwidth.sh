@@ -44,8 +44,8 @@ reg_16x256            reg TR=16 TC=256 THREADS=256
 reg_8x256             reg TR=8 TC=256 THREADS=128
 ldgsts_8x256          ldgsts TR=8 TC=256 THREADS=128 L=1 S=1
 ldgsts_32x256         ldgsts TR=32 TC=256 THREADS=256 L=1 S=1
+tma_8x128             tma TR=8 TC=128 THREADS=128 L=1 S=1
 tma_16x256            tma TR=16 TC=256 THREADS=128 L=1 S=1
-tma_8x256_w1          tma TR=8 TC=256 THREADS=32 L=1 S=1
 "}
 
 say "bandwidth: $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (modified)'), backend $BACKEND"
