@@ -68,7 +68,10 @@ typedef struct Bind {
  * the binds in order, each with the Bind it hides, to unbind back to a
  * mark; the Binds unbound, for bind() to take again (nothing keeps one
  * after its unbinding: a memo keeps its id). */
-typedef struct NameCell { struct Bind *top; } NameCell;
+typedef struct NameCell {
+	struct Bind *top;
+	Buffer *wbuf;   /* the buffer the name denotes to scan_stmt in this kernel */
+} NameCell;
 enum { NAME_RECENT = 256 };
 typedef struct NameScope {
 	struct NameText { const char *text; NameCell *c; unsigned h; } *texts; /* a name's text -> its NameCell */
@@ -100,7 +103,15 @@ typedef struct Gen {
 	int nreg[R_N];
 	struct RegNum { char d[32], *q; } regnum[R_N]; /* nreg[]'s decimal digits (reg_digits) */
 	int nlabel;
-	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction */
+	bool *written;   /* per f->bufs entry: stored to, or its address given to an instruction (so far: scan_stmt) */
+	bool *ncd;       /* per f->bufs entry: a load took .nc from it (note_nc) */
+	bool drop;       /* a buffer written after a load took .nc from it (drop_nc) */
+	NameCell **wcells; /* the cells given a wbuf in this kernel, to clear for the next */
+	int nwcells;
+	bool scanning;   /* stmt() reads each statement for its writes (not again on a later trip of a loop) */
+	struct NcSite { uint32_t off; int buf; } **ncs; /* the loads given .nc (note_nc), in chunks of NC_CHUNK */
+	int nncs, ncchunks;
+	int ncpiece;     /* the piece of the last of them */
 	Val *base;       /* per f->bufs entry: the root's base address */
 	bool wide;       /* offsets in 64 bits: one may pass 2^31 */
 	bool smem;       /* the module declares smem_raw */
@@ -947,67 +958,139 @@ static int buf_index_slow(Gen *g, Buffer *b, unsigned k)
 
 /* Which global buffers a kernel writes, or hands to an instruction (an
  * asm statement in txc-cuda's code): no ld.global.nc from those, as nvcc
- * decides for a __restrict__ pointer. A walk over the statements before
- * the code is written; `bufs` maps each name (its text's cell) to the
- * buffer it denotes: the kernel's buffers by name, then, put over them
- * (they come first, as a look-up of two maps found them), the names bound
- * to a T.pointer_offset, to its buffer. */
+ * decides for a __restrict__ pointer. Each statement is read for it as
+ * the code is written (scan_stmt, from stmt(): the nodes are read then
+ * anyway), once, in the order of the text: each name's cell holds the
+ * buffer it denotes (wbuf, set_wbuf): the kernel's buffers by name,
+ * then, put over them (they come first, as a look-up of two maps found
+ * them), the names bound to a T.pointer_offset, to its buffer. A load
+ * from a buffer not written so far is written with .nc and noted
+ * (note_nc); where the buffer is written later, the kernel's end takes
+ * the .nc out again (drop_nc). */
 static void mark_written(Gen *g, Buffer *b)
 {
 	int i = b ? buf_index(g, buffer_root(b)) : -1;
-	if (i >= 0)
+	if (i >= 0) {
 		g->written[i] = true;
+		g->drop |= g->ncd[i];
+	}
 }
 
-static Buffer *scan_buffer(Gen *g, PtrMap *bufs, const Expr *e)
+static void set_wbuf(Gen *g, const char *name, Buffer *b)
 {
-	int dt;
-	int id = e->kind == E_CALL && e->nargs > 0 ? resolve(e, &dt) : -1;
+	NameCell *c = name_cell(&g->binds, name);
+	if (!c->wbuf)
+		vpush(g->wcells, g->nwcells, c);
+	c->wbuf = b;
+}
+
+static Buffer *scan_buffer(Gen *g, const Expr *e)
+{
+	int id = e->kind == E_CALL && e->nargs > 0 ? call_builtin(e, NULL, NULL) : -1;
 	if (id == IN_ADDRESS_OF || id == IN_POINTER_OFFSET)
-		return scan_buffer(g, bufs, e->args[0]);
+		return scan_buffer(g, e->args[0]);
 	if (e->kind == E_INDEX)
-		return scan_buffer(g, bufs, e->a);
+		return scan_buffer(g, e->a);
 	if (e->kind != E_NAME)
 		return NULL;
-	return ptrmap_get(bufs, name_cell(&g->binds, e->str));
+	return name_cell(&g->binds, e->str)->wbuf;
 }
 
-static void scan_writes(Gen *g, PtrMap *bufs, Stmt **v, int n)
+/* s read for the buffers it writes, not its blocks (each statement of
+ * those is read as it is written, or by scan_writes where it is not) */
+static void scan_stmt(Gen *g, const Stmt *s)
 {
-	int dt;
+	Expr *val = s->value;
+	if ((s->kind == S_ASSIGN || s->kind == S_AUGASSIGN) && s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
+		mark_written(g, scan_buffer(g, s->targets[0]));
+	if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME && val->kind == E_CALL &&
+	    call_builtin(val, NULL, NULL) == IN_POINTER_OFFSET && val->nargs > 0) {
+		Buffer *b = scan_buffer(g, val->args[0]);
+		if (b)
+			set_wbuf(g, s->targets[0]->str, b);
+	}
+	if (s->kind == S_EXPR && val->kind == E_CALL) {
+		int id = call_builtin(val, NULL, NULL);
+		if (id == IN_EVALUATE && val->nargs > 0 && val->args[0]->kind == E_CALL)
+			id = call_builtin(val = val->args[0], NULL, NULL);
+		/* T.cuda.copy_bytes is C (its source a plain load); every other
+		 * intrinsic is an asm statement, whose buffer operands escape */
+		for (int k = 0; k < val->nargs; k++)
+			if (id != IN_COPY_BYTES || k == 0)
+				mark_written(g, scan_buffer(g, val->args[k]));
+	}
+}
+
+/* The statements v[0..n) and their blocks, where the code written does
+ * not read them (a loop of no trips, a statement written before the
+ * body, a for's else) */
+static void scan_writes(Gen *g, Stmt **v, int n)
+{
 	for (int i = 0; i < n; i++) {
-		Stmt *s = v[i];
-		Expr *val = s->value;
-		if ((s->kind == S_ASSIGN || s->kind == S_AUGASSIGN) && s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
-			mark_written(g, scan_buffer(g, bufs, s->targets[0]));
-		if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME && val->kind == E_CALL &&
-		    resolve(val, &dt) == IN_POINTER_OFFSET && val->nargs > 0) {
-			Buffer *b = scan_buffer(g, bufs, val->args[0]);
-			if (b)
-				ptrmap_put(bufs, name_cell(&g->binds, s->targets[0]->str), b);
-		}
-		if (s->kind == S_EXPR && val->kind == E_CALL) {
-			int id = resolve(val, &dt);
-			if (id == IN_EVALUATE && val->nargs > 0 && val->args[0]->kind == E_CALL)
-				id = resolve(val = val->args[0], &dt);
-			/* T.cuda.copy_bytes is C (its source a plain load); every other
-			 * intrinsic is an asm statement, whose buffer operands escape */
-			for (int k = 0; k < val->nargs; k++)
-				if (id != IN_COPY_BYTES || k == 0)
-					mark_written(g, scan_buffer(g, bufs, val->args[k]));
-		}
-		if (s->kind == S_IF || s->kind == S_FOR) {
-			scan_writes(g, bufs, s->body, s->nbody);
-			scan_writes(g, bufs, s->orelse, s->norelse);
+		scan_stmt(g, v[i]);
+		if (v[i]->kind == S_IF || v[i]->kind == S_FOR) {
+			scan_writes(g, v[i]->body, v[i]->nbody);
+			scan_writes(g, v[i]->orelse, v[i]->norelse);
 		}
 	}
 }
 
-static bool read_only(Gen *g, Buffer *b)
+/* A load given .nc from the buffer of index i, its ".nc" at byte off of
+ * the piece being written, for drop_nc; the first of a piece after an
+ * entry { NC_PIECE, the piece } */
+enum { NC_PIECE = UINT32_MAX, NC_CHUNK = 512 };
+static inline struct NcSite *nc_at(const Gen *g, int i) { return &g->ncs[i / NC_CHUNK][i % NC_CHUNK]; }
+
+static void nc_put(Gen *g, struct NcSite x)
+{
+	if (g->nncs == g->ncchunks * NC_CHUNK) { /* a chunk, kept for the next kernels */
+		struct NcSite *c = xalloc(sizeof *c * NC_CHUNK);
+		vpush(g->ncs, g->ncchunks, c);
+	}
+	*nc_at(g, g->nncs++) = x;
+}
+
+static inline void note_nc(Gen *g, int i, size_t off)
+{
+	if (g->ncpiece != g->npieces) {
+		nc_put(g, (struct NcSite){ NC_PIECE, g->npieces });
+		g->ncpiece = g->npieces;
+	}
+	g->ncd[i] = true;
+	nc_put(g, (struct NcSite){ (uint32_t)off, i });
+}
+
+/* The ".nc" of each load noted whose buffer was written after it, taken
+ * out (the pieces' text moved up over it, one pass per piece): the text
+ * then is as if the whole kernel had been read for its writes first. */
+static void drop_nc(Gen *g)
+{
+	for (int i = 0; i < g->nncs && g->drop;) {
+		Buf *b = &g->pieces[nc_at(g, i++)->buf]; /* a piece's entry */
+		size_t from = 0, to = 0; /* b's text read from, written to */
+		for (; i < g->nncs && nc_at(g, i)->off != NC_PIECE; i++) {
+			size_t at = nc_at(g, i)->off;
+			if (!g->written[nc_at(g, i)->buf])
+				continue;
+			memmove(b->s + to, b->s + from, at - from);
+			to += at - from, from = at + 3;
+		}
+		if (from) {
+			memmove(b->s + to, b->s + from, b->n - from);
+			b->n -= from - to;
+			b->s[b->n] = 0;
+		}
+	}
+	g->nncs = 0;
+}
+
+/* Whether a load from b takes .nc (so far: see scan_stmt): b's root's
+ * index then, else -1 */
+static int nc_index(Gen *g, Buffer *b)
 {
 	Buffer *r = buffer_root(b);
 	int i = buf_index(g, r);
-	return r->scope == SC_GLOBAL && r->is_param && i >= 0 && !g->written[i];
+	return r->scope == SC_GLOBAL && r->is_param && i >= 0 && !g->written[i] ? i : -1;
 }
 
 /* ---- conversions (C's, as txc-cuda's code performs them) -------------------------- */
@@ -2107,7 +2190,10 @@ static Val load(Gen *g, const Expr *e)
 	if (!b || g->d->errors)
 		return imm(0, DT_INT32);
 	int dt = b->dtype;
-	bool nc = a.sp == SP_GLOBAL && read_only(g, b);
+	int nci = a.sp == SP_GLOBAL ? nc_index(g, b) : -1;
+	bool nc = nci >= 0;
+	if (nc)
+		note_nc(g, nci, g->out->n + 10); /* "\tld.global" before it */
 	if (dt == DT_BOOL) {
 		const char *t = newreg(g, R_R);
 		ins(g, "ld.%s%s.u8 %s, [%s]; // element", space_name(a.sp), nc ? ".nc" : "", t, a.s);
@@ -2572,7 +2658,8 @@ static void copy_bytes(Gen *g, const Expr *e)
 	if (g->d->errors)
 		return;
 	Buffer *sb = addr_buffer(g, e->args[1], sx); /* its binding as address_x found it: nothing is bound since */
-	if (s.sp == SP_GLOBAL && sb && read_only(g, sb))
+	int nci = !nc && s.sp == SP_GLOBAL && sb ? nc_index(g, sb) : -1; /* else no .nc, or .nc asked for */
+	if (nci >= 0)
 		nc = true;
 	int nv = n == 8 ? 2 : n == 16 ? 4 : 1;
 	/* {%r1, %r2, %r3, %r4}: the registers, made here (newreg's names,
@@ -2598,6 +2685,8 @@ static void copy_bytes(Gen *g, const Expr *e)
 	size_t len = h->ldn + on + 3 + sn + h->stn + dn + 3 + on + 2;
 	char *w = room(g->out, len);
 	g->nimpure += 2;
+	if (nci >= 0) /* "\tld.global" before it (quals "nc": copy_head's second form) */
+		note_nc(g, nci, g->out->n + 10);
 #define PUT(p, k) (copy_short(w, p, k), w += (k))
 	PUT(h->ld, h->ldn);
 	PUT(ops, on);
@@ -2812,12 +2901,19 @@ static void for_stmt(Gen *g, Stmt *s)
 		 * through it (a term's memo) notes the value it read */
 		int mark = names_at(&g->binds);
 		Bind *x = bind(g, name, NULL);
+		bool scanning = g->scanning;
 		x->is_int = true;
+		if (scanning && trips == 0)
+			scan_writes(g, s->body, s->nbody);
 		for (int64_t k = lo; k < hi && !g->d->errors; k += step) {
 			x->ival = k;
 			block(g, s->body, s->nbody);
+			g->scanning = false; /* the body read for its writes once */
 		}
+		g->scanning = scanning;
 		names_unbind(&g->binds, mark);
+		if (scanning)
+			scan_writes(g, s->orelse, s->norelse);
 		return;
 	}
 	Val v = reg(g, dt);
@@ -2838,6 +2934,8 @@ static void for_stmt(Gen *g, Stmt *s)
 	x->has_val = true;
 	block(g, s->body, s->nbody);
 	names_unbind(&g->binds, mark);
+	if (g->scanning)
+		scan_writes(g, s->orelse, s->norelse);
 	ins(g, "add.%s %s, %s, %lld;", ty(dt), v.s, v.s, (long long)step);
 	ins(g, "bra.uni %s;", head);
 	put_label(g, end);
@@ -3495,6 +3593,8 @@ static void body_piece(Gen *g)
 static void stmt(Gen *g, Stmt *s)
 {
 	g->at = s->pos;
+	if (g->scanning)
+		scan_stmt(g, s);
 	if (g->out->cap - g->out->n < PIECE_ROOM)
 		body_piece(g);
 	switch (s->kind) {
@@ -3581,11 +3681,16 @@ static void kernel(Gen *g, Stmt *s, Buf **tail)
 	memset(g->bufat, 0, sizeof g->bufat); /* another kernel's buffers */
 	memset(g->decl_id, 0, sizeof g->decl_id);
 	g->written = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
+	g->ncd = xalloc(sizeof(bool) * (size_t)(f->nbufs + 1));
+	g->drop = false;
 	Buf body = {0}, params = {0};
-	PtrMap bufs = {0}; /* by name: its text's cell (scan_writes) */
+	while (g->nwcells) /* another kernel's */
+		g->wcells[--g->nwcells]->wbuf = NULL;
+	g->nncs = 0;
+	g->ncpiece = -1;
 	g->decls = (PtrMap){ 0 };
 	for (int i = 0; i < f->nbufs; i++) {
-		ptrmap_put(&bufs, name_cell(&g->binds, f->bufs[i]->name), f->bufs[i]);
+		set_wbuf(g, f->bufs[i]->name, f->bufs[i]);
 		if (f->bufs[i]->decl && !ptrmap_get(&g->decls, f->bufs[i]->decl)) {
 			int id = low_call_id(f->bufs[i]->decl);
 			ptrmap_put(&g->decls, f->bufs[i]->decl, f->bufs[i]);
@@ -3593,7 +3698,6 @@ static void kernel(Gen *g, Stmt *s, Buf **tail)
 				g->decl_id[id] = true;
 		}
 	}
-	scan_writes(g, &bufs, s->body, s->nbody);
 	{
 		body = (Buf){0};
 		params = (Buf){0};
@@ -3668,9 +3772,13 @@ static void kernel(Gen *g, Stmt *s, Buf **tail)
 		 * refuses one in a loop or branch), so the unrolled loops' many
 		 * statements are not asked */
 		int mark = names_at(&g->binds);
+		g->scanning = true;
 		for (int i = 0; i < s->nbody && !g->d->errors; i++)
 			if (!stmt_names_param(s->body[i]))
 				stmt(g, s->body[i]);
+			else
+				scan_writes(g, &s->body[i], 1);
+		g->scanning = false;
 		names_unbind(&g->binds, mark);
 		if (g->d->errors)
 			return;
@@ -3690,6 +3798,7 @@ static void kernel(Gen *g, Stmt *s, Buf **tail)
 	bputs(out, g->locals.s ? g->locals.s : "");
 	bputc(out, '\n');
 	vpush(g->pieces, g->npieces, body);
+	drop_nc(g);
 	for (int i = 0; i + 1 < g->npieces; i++)
 		g->pieces[i].next = &g->pieces[i + 1];
 	out->next = g->pieces;
