@@ -1001,15 +1001,18 @@ static Buffer *scan_buffer(Gen *g, const Expr *e)
 static void scan_stmt(Gen *g, const Stmt *s)
 {
 	Expr *val = s->value;
-	if ((s->kind == S_ASSIGN || s->kind == S_AUGASSIGN) && s->ntargets == 1 && s->targets[0]->kind == E_INDEX)
-		mark_written(g, scan_buffer(g, s->targets[0]));
-	if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME && val->kind == E_CALL &&
-	    call_builtin(val, NULL, NULL) == IN_POINTER_OFFSET && val->nargs > 0) {
-		Buffer *b = scan_buffer(g, val->args[0]);
-		if (b)
-			set_wbuf(g, s->targets[0]->str, b);
-	}
-	if (s->kind == S_EXPR && val->kind == E_CALL) {
+	if (s->kind == S_ASSIGN || s->kind == S_AUGASSIGN) {
+		if (s->ntargets != 1)
+			return;
+		if (s->targets[0]->kind == E_INDEX)
+			mark_written(g, scan_buffer(g, s->targets[0]));
+		else if (s->kind == S_ASSIGN && s->targets[0]->kind == E_NAME && val->kind == E_CALL &&
+		         call_builtin(val, NULL, NULL) == IN_POINTER_OFFSET && val->nargs > 0) {
+			Buffer *b = scan_buffer(g, val->args[0]);
+			if (b)
+				set_wbuf(g, s->targets[0]->str, b);
+		}
+	} else if (s->kind == S_EXPR && val->kind == E_CALL) {
 		int id = call_builtin(val, NULL, NULL);
 		if (id == IN_EVALUATE && val->nargs > 0 && val->args[0]->kind == E_CALL)
 			id = call_builtin(val = val->args[0], NULL, NULL);
@@ -1038,10 +1041,10 @@ static void scan_writes(Gen *g, Stmt **v, int n)
 /* A load given .nc from the buffer of index i, its ".nc" at byte off of
  * the piece being written, for drop_nc; the first of a piece after an
  * entry { NC_PIECE, the piece } */
-enum { NC_PIECE = UINT32_MAX, NC_CHUNK = 512 };
+enum { NC_PIECE = UINT32_MAX, NC_CHUNK = 128 };
 static inline struct NcSite *nc_at(const Gen *g, int i) { return &g->ncs[i / NC_CHUNK][i % NC_CHUNK]; }
 
-static void nc_put(Gen *g, struct NcSite x)
+static inline void nc_put(Gen *g, struct NcSite x)
 {
 	if (g->nncs == g->ncchunks * NC_CHUNK) { /* a chunk, kept for the next kernels */
 		struct NcSite *c = xalloc(sizeof *c * NC_CHUNK);
