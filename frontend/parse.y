@@ -32,7 +32,9 @@ int txlex(TXSTYPE *lval, TXLTYPE *loc, Lexer *lx);
  * them: see stmts): cheaper to copy through the many reductions than a
  * Pos. An empty rule gets the location of the symbol before it with the
  * low bit set, which says that its length is 0. Actions read a location
- * through POS. */
+ * through POS, a token's through TOKEN_POS: never an empty rule's, it is
+ * the position itself (a copy, not a Pos built field by field, at each of
+ * the nodes the parser makes). */
 #define YYLLOC_DEFAULT(Cur, Rhs, N) \
 	((Cur) = (N) ? YYRHSLOC(Rhs, 1) : (const Pos *)((uintptr_t)YYRHSLOC(Rhs, 0) | 1))
 
@@ -46,6 +48,7 @@ static inline Pos pos_of(const Pos *loc)
 }
 
 #define POS(loc) pos_of(loc)
+#define TOKEN_POS(loc) (*(loc))
 
 static void txerror(const Pos **loc, Lexer *lx, const char *msg)
 {
@@ -437,7 +440,7 @@ small_stmts
 small_stmt
 	: exprlist                  { $$ = expr_stmt($1); }
 	| exprlist ASSIGN exprlist  {
-		$$ = new_stmt(S_ASSIGN, POS(@2));
+		$$ = new_stmt(S_ASSIGN, TOKEN_POS(@2));
 		if ($1->kind == E_TUPLE && !$1->paren && $1->nargs > 1) {
 			$$->targets = $1->args;
 			$$->ntargets = $1->nargs;
@@ -447,7 +450,7 @@ small_stmt
 		$$->value = $3;
 	}
 	| exprlist ASSIGN exprlist ASSIGN {
-		error_at(lx->diag, POS(@4), "chained assignment is not supported; assign one name at a time");
+		error_at(lx->diag, TOKEN_POS(@4), "chained assignment is not supported; assign one name at a time");
 		lx->failed = true;
 		YYABORT;
 	}
@@ -457,7 +460,7 @@ small_stmt
 			lx->failed = true;
 			YYABORT;
 		}
-		$$ = new_stmt(S_ASSIGN, POS(@4));
+		$$ = new_stmt(S_ASSIGN, TOKEN_POS(@4));
 		vpush($$->targets, $$->ntargets, $1);
 		$$->ann = $3;
 		$$->value = $5;
@@ -468,23 +471,23 @@ small_stmt
 			lx->failed = true;
 			YYABORT;
 		}
-		$$ = new_stmt(S_DECL, POS(@2));
+		$$ = new_stmt(S_DECL, TOKEN_POS(@2));
 		vpush($$->targets, $$->ntargets, $1);
 		$$->ann = $3;
 	}
 	| exprlist AUGASSIGN exprlist {
-		$$ = new_stmt(S_AUGASSIGN, POS(@2));
+		$$ = new_stmt(S_AUGASSIGN, TOKEN_POS(@2));
 		vpush($$->targets, $$->ntargets, $1);
 		$$->op = augop($2);
 		$$->value = $3;
 	}
-	| PASS                      { $$ = new_stmt(S_PASS, POS(@1)); }
+	| PASS                      { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); }
 	| import
 	;
 
 import
 	: FROM dotted IMPORT aliases {
-		$$ = new_stmt(S_IMPORT, POS(@1));
+		$$ = new_stmt(S_IMPORT, TOKEN_POS(@1));
 		$$->from = true;
 		$$->module = $2;
 		for (int i = 0; i < $4->n; i++) {
@@ -495,8 +498,8 @@ import
 			$$->naliases = i + 1;
 		}
 	}
-	| IMPORT dotted             { $$ = new_stmt(S_IMPORT, POS(@1)); $$->module = $2; }
-	| IMPORT dotted AS NAME     { $$ = new_stmt(S_IMPORT, POS(@1)); $$->module = $2; $$->name = $4; }
+	| IMPORT dotted             { $$ = new_stmt(S_IMPORT, TOKEN_POS(@1)); $$->module = $2; }
+	| IMPORT dotted AS NAME     { $$ = new_stmt(S_IMPORT, TOKEN_POS(@1)); $$->module = $2; $$->name = $4; }
 	;
 
 aliases
@@ -512,8 +515,8 @@ alias_list
 
 /* An alias travels in a Stmt: name, and `as` name in module. */
 alias
-	: NAME                      { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; }
-	| NAME AS NAME              { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->module = $3; }
+	: NAME                      { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); $$->name = $1; }
+	| NAME AS NAME              { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); $$->name = $1; $$->module = $3; }
 	;
 
 dotted
@@ -527,7 +530,7 @@ compound_stmt
 
 if_stmt
 	: IF test COLON suite elif_part {
-		$$ = new_stmt(S_IF, POS(@1));
+		$$ = new_stmt(S_IF, TOKEN_POS(@1));
 		$$->value = $2;
 		set_body($$, $4);
 		if ($5) {
@@ -541,7 +544,7 @@ elif_part
 	: %empty                    { $$ = NULL; }
 	| ELSE COLON suite          { $$ = $3; }
 	| ELIF test COLON suite elif_part {
-		Stmt *s = new_stmt(S_IF, POS(@1));
+		Stmt *s = new_stmt(S_IF, TOKEN_POS(@1));
 		s->value = $2;
 		s->elif = true;
 		set_body(s, $4);
@@ -555,7 +558,7 @@ elif_part
 
 for_stmt
 	: FOR exprlist IN exprlist COLON suite {
-		$$ = new_stmt(S_FOR, POS(@1));
+		$$ = new_stmt(S_FOR, TOKEN_POS(@1));
 		vpush($$->targets, $$->ntargets, $2);
 		$$->value = $4;
 		set_body($$, $6);
@@ -564,7 +567,7 @@ for_stmt
 
 funcdef
 	: decorators DEF NAME LPAREN params RPAREN ret_type COLON suite {
-		$$ = new_stmt(S_FUNC, POS(@3));
+		$$ = new_stmt(S_FUNC, TOKEN_POS(@3));
 		$$->name = $3;
 		$$->decorators = (Expr **)$1->v;
 		$$->ndecorators = $1->n;
@@ -579,7 +582,7 @@ funcdef
 		set_body($$, $9);
 	}
 	| DEF NAME LPAREN params RPAREN ret_type COLON suite {
-		$$ = new_stmt(S_FUNC, POS(@2));
+		$$ = new_stmt(S_FUNC, TOKEN_POS(@2));
 		$$->name = $2;
 		for (int i = 0; i < $4->n; i++) {
 			Stmt *p = $4->v[i];
@@ -616,8 +619,8 @@ param_list
 
 /* A parameter travels in a Stmt: name and annotation. */
 param
-	: NAME                      { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; }
-	| NAME COLON expr           { $$ = new_stmt(S_PASS, POS(@1)); $$->name = $1; $$->value = $3; }
+	: NAME                      { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); $$->name = $1; }
+	| NAME COLON expr           { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); $$->name = $1; $$->value = $3; }
 	;
 
 suite
@@ -641,7 +644,7 @@ exprs_comma
 /* An item of a tuple, list, call or subscript: an expression or *x. */
 item
 	: expr
-	| STAR bor                  { $$ = star(POS(@1), 1, $2); DEEP($$); }
+	| STAR bor                  { $$ = star(TOKEN_POS(@1), 1, $2); DEEP($$); }
 	;
 
 /* or, and, not, the comparisons and `a if c else b` in one nonterminal,
@@ -652,13 +655,13 @@ item
  * is seen at once. */
 expr
 	: bor
-	| expr OR expr              { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
-	| expr AND expr             { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
-	| NOT expr                  { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| expr OR expr              { $$ = logic(E_OR, TOKEN_POS(@2), $1, $3); DEEP($$); }
+	| expr AND expr             { $$ = logic(E_AND, TOKEN_POS(@2), $1, $3); DEEP($$); }
+	| NOT expr                  { $$ = logic(E_NOT, TOKEN_POS(@1), $2, NULL); DEEP($$); }
 	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
 	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
 	| expr IF cond_test ELSE expr %prec IF {
-		$$ = new_expr(E_COND, POS(@2));
+		$$ = new_expr(E_COND, TOKEN_POS(@2));
 		$$->a = $3;
 		$$->b = $1;
 		$$->c = $5;
@@ -678,9 +681,9 @@ test
  * conditions (`for x in s if c`: the `if` is a condition's). */
 or_test
 	: bor
-	| or_test OR or_test        { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
-	| or_test AND or_test       { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
-	| NOT or_test               { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| or_test OR or_test        { $$ = logic(E_OR, TOKEN_POS(@2), $1, $3); DEEP($$); }
+	| or_test AND or_test       { $$ = logic(E_AND, TOKEN_POS(@2), $1, $3); DEEP($$); }
+	| NOT or_test               { $$ = logic(E_NOT, TOKEN_POS(@1), $2, NULL); DEEP($$); }
 	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
 	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
 	;
@@ -691,13 +694,13 @@ or_test
  * the error is seen). */
 cond_test
 	: and_test
-	| cond_test OR and_test     { $$ = logic(E_OR, POS(@2), $1, $3); DEEP($$); }
+	| cond_test OR and_test     { $$ = logic(E_OR, TOKEN_POS(@2), $1, $3); DEEP($$); }
 	;
 
 and_test
 	: bor
-	| and_test AND and_test     { $$ = logic(E_AND, POS(@2), $1, $3); DEEP($$); }
-	| NOT and_test              { $$ = logic(E_NOT, POS(@1), $2, NULL); DEEP($$); }
+	| and_test AND and_test     { $$ = logic(E_AND, TOKEN_POS(@2), $1, $3); DEEP($$); }
+	| NOT and_test              { $$ = logic(E_NOT, TOKEN_POS(@1), $2, NULL); DEEP($$); }
 	| bor cmpop bor             { $$ = compare(POS(@2), $2, $1, $3); DEEP($$); }
 	| bor cmpop bor cmpop       { chained(lx, POS(@4)); YYABORT; }
 	;
@@ -712,31 +715,31 @@ cmpop
  * reduced once, not through a chain of one rule per level (eight unit
  * reductions for every name and number: a third of the parser's work). */
 bor
-	: bor VBAR bor              { $$ = bin(POS(@2), OP_BITOR, $1, $3); DEEP($$); }
-	| bor CARET bor             { $$ = bin(POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
-	| bor AMPER bor             { $$ = bin(POS(@2), OP_BITAND, $1, $3); DEEP($$); }
-	| bor SHL bor               { $$ = bin(POS(@2), OP_SHL, $1, $3); DEEP($$); }
-	| bor SHR bor               { $$ = bin(POS(@2), OP_SHR, $1, $3); DEEP($$); }
-	| bor PLUS bor              { $$ = bin(POS(@2), OP_ADD, $1, $3); DEEP($$); }
-	| bor MINUS bor             { $$ = bin(POS(@2), OP_SUB, $1, $3); DEEP($$); }
-	| bor STAR bor              { $$ = bin(POS(@2), OP_MUL, $1, $3); DEEP($$); }
-	| bor SLASH bor             { $$ = bin(POS(@2), OP_DIV, $1, $3); DEEP($$); }
-	| bor FLOORDIV bor          { $$ = bin(POS(@2), OP_FLOORDIV, $1, $3); DEEP($$); }
-	| bor PERCENT bor           { $$ = bin(POS(@2), OP_MOD, $1, $3); DEEP($$); }
-	| bor AT bor                { $$ = bin(POS(@2), OP_MATMUL, $1, $3); DEEP($$); }
-	| MINUS bor %prec UNARY     { $$ = un(POS(@1), OP_NEG, $2); DEEP($$); }
-	| PLUS bor %prec UNARY      { $$ = un(POS(@1), OP_POS, $2); DEEP($$); }
-	| TILDE bor %prec UNARY     { $$ = un(POS(@1), OP_INVERT, $2); DEEP($$); }
-	| bor POW bor               { $$ = bin(POS(@2), OP_POW, $1, $3); DEEP($$); }
+	: bor VBAR bor              { $$ = bin(TOKEN_POS(@2), OP_BITOR, $1, $3); DEEP($$); }
+	| bor CARET bor             { $$ = bin(TOKEN_POS(@2), OP_BITXOR, $1, $3); DEEP($$); }
+	| bor AMPER bor             { $$ = bin(TOKEN_POS(@2), OP_BITAND, $1, $3); DEEP($$); }
+	| bor SHL bor               { $$ = bin(TOKEN_POS(@2), OP_SHL, $1, $3); DEEP($$); }
+	| bor SHR bor               { $$ = bin(TOKEN_POS(@2), OP_SHR, $1, $3); DEEP($$); }
+	| bor PLUS bor              { $$ = bin(TOKEN_POS(@2), OP_ADD, $1, $3); DEEP($$); }
+	| bor MINUS bor             { $$ = bin(TOKEN_POS(@2), OP_SUB, $1, $3); DEEP($$); }
+	| bor STAR bor              { $$ = bin(TOKEN_POS(@2), OP_MUL, $1, $3); DEEP($$); }
+	| bor SLASH bor             { $$ = bin(TOKEN_POS(@2), OP_DIV, $1, $3); DEEP($$); }
+	| bor FLOORDIV bor          { $$ = bin(TOKEN_POS(@2), OP_FLOORDIV, $1, $3); DEEP($$); }
+	| bor PERCENT bor           { $$ = bin(TOKEN_POS(@2), OP_MOD, $1, $3); DEEP($$); }
+	| bor AT bor                { $$ = bin(TOKEN_POS(@2), OP_MATMUL, $1, $3); DEEP($$); }
+	| MINUS bor %prec UNARY     { $$ = un(TOKEN_POS(@1), OP_NEG, $2); DEEP($$); }
+	| PLUS bor %prec UNARY      { $$ = un(TOKEN_POS(@1), OP_POS, $2); DEEP($$); }
+	| TILDE bor %prec UNARY     { $$ = un(TOKEN_POS(@1), OP_INVERT, $2); DEEP($$); }
+	| bor POW bor               { $$ = bin(TOKEN_POS(@2), OP_POW, $1, $3); DEEP($$); }
 	;
 
 /* The primaries (names, numbers, the atoms below, attributes, calls and
  * subscripts) are bor's own: a unit reduction less for every operand. */
 bor
-	: NAME                      { $$ = new_name(POS(@1), $1); }
-	| INT                       { $$ = new_int(POS(@1), $1); }
+	: NAME                      { $$ = new_name(TOKEN_POS(@1), $1); }
+	| INT                       { $$ = new_int(TOKEN_POS(@1), $1); }
 	| bor DOT NAME              {
-		$$ = new_expr(E_ATTR, POS(@3));
+		$$ = new_expr(E_ATTR, TOKEN_POS(@3));
 		$$->a = $1;
 		$$->str = $3;
 		DEEP($$);
@@ -766,19 +769,19 @@ args
  * less for every positional argument. */
 arg_list
 	: expr                      { $$ = list1($1); }
-	| STAR bor                  { Expr *e = star(POS(@1), 1, $2); DEEP(e); $$ = list1(e); }
-	| NAME ASSIGN expr          { $$ = list1(kwarg($3, $1, POS(@1))); }
-	| POW expr                  { $$ = list1(kwarg($2, KW_SPLAT, POS(@1))); }
+	| STAR bor                  { Expr *e = star(TOKEN_POS(@1), 1, $2); DEEP(e); $$ = list1(e); }
+	| NAME ASSIGN expr          { $$ = list1(kwarg($3, $1, TOKEN_POS(@1))); }
+	| POW expr                  { $$ = list1(kwarg($2, KW_SPLAT, TOKEN_POS(@1))); }
 	| arg_list COMMA expr       { $$ = lpush($1, $3); }
-	| arg_list COMMA STAR bor   { Expr *e = star(POS(@3), 1, $4); DEEP(e); $$ = lpush($1, e); }
-	| arg_list COMMA NAME ASSIGN expr { $$ = lpush($1, kwarg($5, $3, POS(@3))); }
-	| arg_list COMMA POW expr   { $$ = lpush($1, kwarg($4, KW_SPLAT, POS(@3))); }
+	| arg_list COMMA STAR bor   { Expr *e = star(TOKEN_POS(@3), 1, $4); DEEP(e); $$ = lpush($1, e); }
+	| arg_list COMMA NAME ASSIGN expr { $$ = lpush($1, kwarg($5, $3, TOKEN_POS(@3))); }
+	| arg_list COMMA POW expr   { $$ = lpush($1, kwarg($4, KW_SPLAT, TOKEN_POS(@3))); }
 	;
 
 /* for x in s if c ...: the clauses of a comprehension */
 comp_for
 	: FOR exprlist IN or_test comp_iters {
-		Expr *c = new_expr(E_COMPFOR, POS(@1));
+		Expr *c = new_expr(E_COMPFOR, TOKEN_POS(@1));
 		c->a = $2;
 		c->b = $4;
 		c->args = (Expr **)$5->v;
@@ -789,7 +792,7 @@ comp_for
 		$$ = list1(c);
 	}
 	| FOR exprlist IN or_test comp_iters comp_for {
-		Expr *c = new_expr(E_COMPFOR, POS(@1));
+		Expr *c = new_expr(E_COMPFOR, TOKEN_POS(@1));
 		c->a = $2;
 		c->b = $4;
 		c->args = (Expr **)$5->v;
@@ -813,19 +816,19 @@ subscripts
  * part, nor for a bound present. */
 subscript
 	: expr
-	| STAR bor                          { $$ = star(POS(@1), 1, $2); DEEP($$); }
+	| STAR bor                          { $$ = star(TOKEN_POS(@1), 1, $2); DEEP($$); }
 	| expr COLON                        { $$ = slice(expr_start($1), $1, NULL, NULL); DEEP($$); }
 	| expr COLON expr                   { $$ = slice(expr_start($1), $1, $3, NULL); DEEP($$); }
 	| expr COLON COLON                  { $$ = slice(expr_start($1), $1, NULL, NULL); DEEP($$); }
 	| expr COLON COLON expr             { $$ = slice(expr_start($1), $1, NULL, $4); DEEP($$); }
 	| expr COLON expr COLON             { $$ = slice(expr_start($1), $1, $3, NULL); DEEP($$); }
 	| expr COLON expr COLON expr        { $$ = slice(expr_start($1), $1, $3, $5); DEEP($$); }
-	| no_lower COLON                    { $$ = slice(POS(@2), NULL, NULL, NULL); DEEP($$); }
-	| no_lower COLON expr               { $$ = slice(POS(@2), NULL, $3, NULL); DEEP($$); }
-	| no_lower COLON COLON              { $$ = slice(POS(@2), NULL, NULL, NULL); DEEP($$); }
-	| no_lower COLON COLON expr         { $$ = slice(POS(@2), NULL, NULL, $4); DEEP($$); }
-	| no_lower COLON expr COLON         { $$ = slice(POS(@2), NULL, $3, NULL); DEEP($$); }
-	| no_lower COLON expr COLON expr    { $$ = slice(POS(@2), NULL, $3, $5); DEEP($$); }
+	| no_lower COLON                    { $$ = slice(TOKEN_POS(@2), NULL, NULL, NULL); DEEP($$); }
+	| no_lower COLON expr               { $$ = slice(TOKEN_POS(@2), NULL, $3, NULL); DEEP($$); }
+	| no_lower COLON COLON              { $$ = slice(TOKEN_POS(@2), NULL, NULL, NULL); DEEP($$); }
+	| no_lower COLON COLON expr         { $$ = slice(TOKEN_POS(@2), NULL, NULL, $4); DEEP($$); }
+	| no_lower COLON expr COLON         { $$ = slice(TOKEN_POS(@2), NULL, $3, NULL); DEEP($$); }
+	| no_lower COLON expr COLON expr    { $$ = slice(TOKEN_POS(@2), NULL, $3, $5); DEEP($$); }
 	;
 
 /* A slice without a lower bound, reduced before its colon: where the
@@ -836,26 +839,26 @@ no_lower
 
 /* The atoms but a name and an integer, bor's too. */
 bor
-	: FLOAT                           { $$ = new_expr(E_FLOAT, POS(@1)); $$->fval = $1; }
+	: FLOAT                           { $$ = new_expr(E_FLOAT, TOKEN_POS(@1)); $$->fval = $1; }
 	| strings                         { $$ = join_strings(POS(@$), $1); DEEP($$); }
-	| TRUE                            { $$ = new_expr(E_TRUE, POS(@1)); }
-	| FALSE                           { $$ = new_expr(E_FALSE, POS(@1)); }
-	| NONE                            { $$ = new_expr(E_NONE, POS(@1)); }
-	| LPAREN RPAREN                   { $$ = tuple(POS(@1), NULL, true); }
+	| TRUE                            { $$ = new_expr(E_TRUE, TOKEN_POS(@1)); }
+	| FALSE                           { $$ = new_expr(E_FALSE, TOKEN_POS(@1)); }
+	| NONE                            { $$ = new_expr(E_NONE, TOKEN_POS(@1)); }
+	| LPAREN RPAREN                   { $$ = tuple(TOKEN_POS(@1), NULL, true); }
 	| LPAREN expr RPAREN              { $$ = $2; }
-	| LPAREN exprs_comma RPAREN       { $$ = tuple(POS(@1), $2, true); DEEP($$); }
-	| LPAREN exprs_comma item RPAREN  { $$ = tuple(POS(@1), lpush($2, $3), true); DEEP($$); }
-	| LPAREN expr comp_for RPAREN     { $$ = comp(POS(@1), COMP_GEN, $2, $3); DEEP($$); }
-	| LBRACK expr comp_for RBRACK     { $$ = comp(POS(@1), COMP_LIST, $2, $3); DEEP($$); }
-	| LBRACE RBRACE                   { $$ = new_expr(E_DICT, POS(@1)); }
+	| LPAREN exprs_comma RPAREN       { $$ = tuple(TOKEN_POS(@1), $2, true); DEEP($$); }
+	| LPAREN exprs_comma item RPAREN  { $$ = tuple(TOKEN_POS(@1), lpush($2, $3), true); DEEP($$); }
+	| LPAREN expr comp_for RPAREN     { $$ = comp(TOKEN_POS(@1), COMP_GEN, $2, $3); DEEP($$); }
+	| LBRACK expr comp_for RBRACK     { $$ = comp(TOKEN_POS(@1), COMP_LIST, $2, $3); DEEP($$); }
+	| LBRACE RBRACE                   { $$ = new_expr(E_DICT, TOKEN_POS(@1)); }
 	| LBRACE dict_items RBRACE        {
-		$$ = new_expr(E_DICT, POS(@1));
+		$$ = new_expr(E_DICT, TOKEN_POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
 	| LBRACE dict_items COMMA RBRACE  {
-		$$ = new_expr(E_DICT, POS(@1));
+		$$ = new_expr(E_DICT, TOKEN_POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
@@ -865,18 +868,18 @@ bor
 		p->a = $2;
 		p->b = $4;
 		DEEP(p);
-		$$ = comp(POS(@1), COMP_DICT, p, $5);
+		$$ = comp(TOKEN_POS(@1), COMP_DICT, p, $5);
 		DEEP($$);
 	}
-	| LBRACK RBRACK                   { $$ = new_expr(E_LIST, POS(@1)); }
+	| LBRACK RBRACK                   { $$ = new_expr(E_LIST, TOKEN_POS(@1)); }
 	| LBRACK list_items RBRACK        {
-		$$ = new_expr(E_LIST, POS(@1));
+		$$ = new_expr(E_LIST, TOKEN_POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
 	}
 	| LBRACK list_items COMMA RBRACK  {
-		$$ = new_expr(E_LIST, POS(@1));
+		$$ = new_expr(E_LIST, TOKEN_POS(@1));
 		$$->args = (Expr **)$2->v;
 		$$->nargs = $2->n;
 		DEEP($$);
@@ -895,7 +898,7 @@ dict_items
 
 dict_item
 	: expr COLON expr           { $$ = new_expr(E_PAIR, $1->pos); $$->a = $1; $$->b = $3; DEEP($$); }
-	| POW bor                   { $$ = star(POS(@1), 2, $2); DEEP($$); }
+	| POW bor                   { $$ = star(TOKEN_POS(@1), 2, $2); DEEP($$); }
 	| expr                      {
 		error_at(lx->diag, expr_start($1), "sets are not supported in txc programs; a brace makes a dict {key: value}");
 		lx->failed = true;
@@ -904,9 +907,9 @@ dict_item
 	;
 
 strings
-	: STRING                    { Expr *e = new_expr(E_STR, POS(@1)); e->str = $1; $$ = list1(e); }
+	: STRING                    { Expr *e = new_expr(E_STR, TOKEN_POS(@1)); e->str = $1; $$ = list1(e); }
 	| FSTRING                   { $$ = list1($1); }
-	| strings STRING            { Expr *e = new_expr(E_STR, POS(@2)); e->str = $2; $$ = lpush($1, e); }
+	| strings STRING            { Expr *e = new_expr(E_STR, TOKEN_POS(@2)); e->str = $2; $$ = lpush($1, e); }
 	| strings FSTRING           { $$ = lpush($1, $2); }
 	;
 
