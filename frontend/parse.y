@@ -210,10 +210,8 @@ static Expr *call(Lexer *lx, Pos p, Expr *fn, List *args)
 	int npos = 0;
 	while (args && npos < args->n && !as_kwarg(args->v[npos]))
 		npos++;
-	if (npos) { /* the leading positional arguments: the list's own array, as vpush keeps it (list1, lpush) */
-		e->args = (Expr **)args->v;
-		e->nargs = npos;
-	}
+	if (npos) /* the leading positional arguments in one array */
+		expr_set_args(e, (Expr **)args->v, npos);
 	for (int i = npos; args && i < args->n; i++) {
 		Arg *a = as_kwarg(args->v[i]);
 		if (!a) {
