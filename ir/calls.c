@@ -332,6 +332,37 @@ static const char *access_what(Expr *call, int k)
 	return xprintf("%s() %s", fn_name(call), k == 0 ? "writes" : "reads");
 }
 
+/* buffer_storage(b), kept by b's address: a kernel's accesses fall in a
+ * few buffers (a lowered copy reads one and writes another, thousands of
+ * times), and buffer_storage finds b's layout (a default one in a table)
+ * and its span at each. The answer depends on b's scope, its layout and,
+ * without one, its shape; a layout is not changed once a buffer holds it
+ * (elem_offset= changes a copy: buffers.c), while a shape may be (a
+ * pool's grows). A hit is the same buffer with the same scope, layout
+ * and shape (the numbers compared, not the array's address), so the
+ * same answer. */
+enum { STORAGE_SETS = 32, STORAGE_DIMS = 4 };
+static struct Storage {
+	const Buffer *b;
+	const Layout *layout;
+	int scope, ndim;
+	int64_t shape[STORAGE_DIMS];
+	int64_t size;
+} storage_kept[STORAGE_SETS];
+
+static int64_t storage_of(const Buffer *b)
+{
+	struct Storage *k = &storage_kept[((uintptr_t)b >> 4) * 0x9E3779B97F4A7C15u >> 59];
+	if (b->ndim > STORAGE_DIMS)
+		return buffer_storage(b);
+	if (k->b == b && k->layout == b->layout && k->scope == b->scope && k->ndim == b->ndim &&
+	    !memcmp(k->shape, b->shape, sizeof(int64_t) * (size_t)b->ndim))
+		return k->size;
+	*k = (struct Storage){ b, b->layout, b->scope, b->ndim, { 0 }, buffer_storage(b) };
+	memcpy(k->shape, b->shape, sizeof(int64_t) * (size_t)b->ndim);
+	return k->size;
+}
+
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred)
 {
 	Expr *x = call->args[k], *off = NULL;
@@ -368,7 +399,7 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 		if (n > 0 && n < bytes)
 			bytes = n;
 	}
-	int64_t size = buffer_storage(b), last;
+	int64_t size = storage_of(b), last;
 	if (!ranged) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound (a name without a "
 		         "known range)", access_what(call, k), (long long)bytes, expr_str(off), b->name);
