@@ -1337,6 +1337,13 @@ struct Func {
 	Pos dyn_smem_at;
 	TensorMap **tmaps;  /* its tensor maps, in declaration order (sig 't') */
 	int ntmaps;
+	/* The names its statements use, some more than once, as the
+	 * verify_module that made it left them (sema.c, used_names), for
+	 * txc-lower's fresh names; used_kept: listed (not by the verify of
+	 * txc-lower's output) */
+	const char **used;
+	int nused, used_room;
+	bool used_kept;
 };
 
 /* Resolves names and checks the module; returns false after reporting. */

@@ -1,6 +1,7 @@
 /* The checker: resolves every name, gives buffers their shape, dtype, scope
  * and layout, and checks the rules of doc/txir.md. It reports each error it
  * finds and goes on with the next statement. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema.h"
@@ -1606,6 +1607,65 @@ static void bound_pending(Sema *S)
 	S->npending = 0;
 }
 
+/* The names a kernel's statements use (its E_NAME nodes), listed for
+ * txc-lower's fresh names (Func's used): lower_begin walked the whole
+ * kernel for them, from memory long out of the cache in a long kernel;
+ * here each statement is walked once sema is done with it, while its
+ * nodes are in the cache. A name met lately (the same string) is not
+ * listed again. The list is from malloc, as prescan's tables are: the
+ * arena would keep each array the list outgrew.
+ * The list is lower_begin's walk's answer: sema writes names into a
+ * statement only while it checks it (rewrites in place, desugaring,
+ * statements it splices in are checked after), and the passes between
+ * the parse and txc-lower change only plans= and dispatch= keywords. The
+ * names of a plan (T.plan, S[...], axes and layouts) are in the tree only
+ * where the plans are written out (plans_flush: --dump-dir), which the
+ * list may lack: none is a name the lowering makes fresh ones from (tid,
+ * f, g_ptr, X_map, ...), as the in-process run, whose plans stay in
+ * memory, already shows. The verify of txc-lower's output lists nothing:
+ * no lowering follows it. */
+static const char *used_seen[64]; /* the names used_expr met lately, by address */
+
+static void used_push(Func *f, const char *name)
+{
+	if (f->nused == f->used_room) {
+		f->used_room = f->used_room ? 2 * f->used_room : 64;
+		f->used = realloc(f->used, sizeof *f->used * (size_t)f->used_room);
+		if (!f->used)
+			die("out of memory");
+	}
+	f->used[f->nused++] = name;
+}
+
+static void used_expr(Sema *S, const Expr *e)
+{
+	for (; e; e = e->a) { /* the first operand's chain as a loop */
+		if (e->kind == E_NAME) {
+			const char **seen = &used_seen[((uintptr_t)e->str >> 3) % 64];
+			if (*seen != e->str)
+				used_push(S->func, e->str);
+			*seen = e->str;
+		}
+		if (e->b && e->b->kind > E_NONE) /* a constant has no operands */
+			used_expr(S, e->b);
+		if (e->c && e->c->kind > E_NONE)
+			used_expr(S, e->c);
+		for (int i = 0; i < e->nargs; i++)
+			if (e->args[i]->kind > E_NONE)
+				used_expr(S, e->args[i]);
+		for (int i = 0; i < e->nkws; i++)
+			if (e->kws[i].value && e->kws[i].value->kind > E_NONE)
+				used_expr(S, e->kws[i].value);
+	}
+}
+
+static void used_names(Sema *S, const Stmt *s)
+{
+	for (int k = 0; k < s->ntargets; k++)
+		used_expr(S, s->targets[k]);
+	used_expr(S, s->value);
+}
+
 static void stmts(Sema *S, Stmt ***v, int *n)
 {
 	for (int i = 0; i < *n; i++) {
@@ -1629,6 +1689,8 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 			continue;
 		}
 		stmt(S, (*v)[i]);
+		if (S->func && S->func->used_kept)
+			used_names(S, (*v)[i]);
 	}
 }
 
@@ -1859,6 +1921,9 @@ static void kernel(Sema *S, Stmt *s)
 	memset(S->launch_dims, 0, sizeof S->launch_dims);
 	S->cta_group = 0;
 	S->tmem_ops = 0;
+	f->used_kept = !desugared; /* txc-lower's output is not lowered again */
+	if (f->used_kept)
+		memset(used_seen, 0, sizeof used_seen);
 	push_env(S, false);
 	prescan(s);
 	S->npending = 0;

@@ -154,8 +154,15 @@ void lower_begin(Lower *L, Stmt *f)
 	memset(L->callee, 0, sizeof L->callee);
 	memset(L->range, 0, sizeof L->range);
 	memset(L->size, 0, sizeof L->size);
-	Collect c = { .L = L };
-	collect(&c, f->body, f->nbody);
+	/* the names as verify_module listed them (Func's used, sema.c), else
+	 * found by a walk of the kernel */
+	if (f->func->used_kept) {
+		for (int i = 0; i < f->func->nused; i++)
+			lower_take(L, f->func->used[i]);
+	} else {
+		Collect c = { .L = L };
+		collect(&c, f->body, f->nbody);
+	}
 	for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
 		lower_take(L, f->params[i].name);
 	bind_thread_index(L);
