@@ -1339,12 +1339,14 @@ struct Func {
 	int ntmaps;
 	/* The names its statements use, some more than once, as the
 	 * verify_module that made it left them (sema.c, used_names), for
-	 * txc-lower's fresh names; used_kept: listed (not by the verify of
-	 * txc-lower's output) */
-	const char **used;
-	int nused, used_room;
+	 * txc-lower's fresh names: nused of them, at func_used(f); used_kept:
+	 * listed (not by the verify of txc-lower's output) */
+	int used_at, nused;
 	bool used_kept;
 };
+
+/* A kernel's names (Func's nused), valid until the next verify_module. */
+const char *const *func_used(const Func *f);
 
 /* Resolves names and checks the module; returns false after reporting. */
 bool verify_module(Module *m, Diag *d);

@@ -1612,8 +1612,10 @@ static void bound_pending(Sema *S)
  * kernel for them, from memory long out of the cache in a long kernel;
  * here each statement is walked once sema is done with it, while its
  * nodes are in the cache. A name met lately (the same string) is not
- * listed again. The list is from malloc, as prescan's tables are: the
- * arena would keep each array the list outgrew.
+ * listed again. The lists of a verify_module's kernels lie one after
+ * another in one array from malloc (used_pool, begun again by the next
+ * verify_module that lists), as prescan's tables are: the arena would
+ * keep each array a list outgrew.
  * The list is lower_begin's walk's answer: sema writes names into a
  * statement only while it checks it (rewrites in place, desugaring,
  * statements it splices in are checked after), and the passes between
@@ -1626,15 +1628,24 @@ static void bound_pending(Sema *S)
  * no lowering follows it. */
 static const char *used_seen[64]; /* the names used_expr met lately, by address */
 
+static const char **used_pool;
+static int used_n, used_cap;
+
 static void used_push(Func *f, const char *name)
 {
-	if (f->nused == f->used_room) {
-		f->used_room = f->used_room ? 2 * f->used_room : 64;
-		f->used = realloc(f->used, sizeof *f->used * (size_t)f->used_room);
-		if (!f->used)
+	if (used_n == used_cap) {
+		used_cap = used_cap ? 2 * used_cap : 1024;
+		used_pool = realloc(used_pool, sizeof *used_pool * (size_t)used_cap);
+		if (!used_pool)
 			die("out of memory");
 	}
-	f->used[f->nused++] = name;
+	used_pool[used_n++] = name;
+	f->nused++;
+}
+
+const char *const *func_used(const Func *f)
+{
+	return used_pool + f->used_at;
 }
 
 static void used_expr(Sema *S, const Expr *e)
@@ -1922,6 +1933,7 @@ static void kernel(Sema *S, Stmt *s)
 	S->cta_group = 0;
 	S->tmem_ops = 0;
 	f->used_kept = !desugared; /* txc-lower's output is not lowered again */
+	f->used_at = used_n;
 	if (f->used_kept)
 		memset(used_seen, 0, sizeof used_seen);
 	push_env(S, false);
@@ -2115,6 +2127,8 @@ bool verify_module(Module *m, Diag *d)
 	S.d = d;
 	m->nnames = 0;
 	m->byname = (Map){ 0 };
+	if (!desugared) /* its kernels list their names anew */
+		used_n = 0;
 	int errors = d->errors;
 	push_env(&S, true);
 	builtins(&S);

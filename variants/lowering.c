@@ -157,8 +157,9 @@ void lower_begin(Lower *L, Stmt *f)
 	/* the names as verify_module listed them (Func's used, sema.c), else
 	 * found by a walk of the kernel */
 	if (f->func->used_kept) {
+		const char *const *used = func_used(f->func);
 		for (int i = 0; i < f->func->nused; i++)
-			lower_take(L, f->func->used[i]);
+			lower_take(L, used[i]);
 	} else {
 		Collect c = { .L = L };
 		collect(&c, f->body, f->nbody);
