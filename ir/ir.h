@@ -1347,6 +1347,8 @@ struct Func {
 
 /* A kernel's names (Func's nused), valid until the next verify_module. */
 const char *const *func_used(const Func *f);
+/* Lists f's names now, where its verify_module did not (used_kept). */
+void func_list_used(Func *f);
 
 /* Resolves names and checks the module; returns false after reporting. */
 bool verify_module(Module *m, Diag *d);

@@ -1625,7 +1625,7 @@ static void bound_pending(Sema *S)
  * list may lack: none is a name the lowering makes fresh ones from (tid,
  * f, g_ptr, X_map, ...), as the in-process run, whose plans stay in
  * memory, already shows. The verify of txc-lower's output lists nothing:
- * no lowering follows it. */
+ * no lowering follows it (func_list_used walks a kernel not listed). */
 static const char *used_seen[64]; /* the names used_expr met lately, by address */
 
 static const char **used_pool;
@@ -1648,33 +1648,57 @@ const char *const *func_used(const Func *f)
 	return used_pool + f->used_at;
 }
 
-static void used_expr(Sema *S, const Expr *e)
+static void used_expr(Func *f, const Expr *e)
 {
 	for (; e; e = e->a) { /* the first operand's chain as a loop */
 		if (e->kind == E_NAME) {
 			const char **seen = &used_seen[((uintptr_t)e->str >> 3) % 64];
 			if (*seen != e->str)
-				used_push(S->func, e->str);
+				used_push(f, e->str);
 			*seen = e->str;
 		}
 		if (e->b && e->b->kind > E_NONE) /* a constant has no operands */
-			used_expr(S, e->b);
+			used_expr(f, e->b);
 		if (e->c && e->c->kind > E_NONE)
-			used_expr(S, e->c);
+			used_expr(f, e->c);
 		for (int i = 0; i < e->nargs; i++)
 			if (e->args[i]->kind > E_NONE)
-				used_expr(S, e->args[i]);
+				used_expr(f, e->args[i]);
 		for (int i = 0; i < e->nkws; i++)
 			if (e->kws[i].value && e->kws[i].value->kind > E_NONE)
-				used_expr(S, e->kws[i].value);
+				used_expr(f, e->kws[i].value);
 	}
 }
 
-static void used_names(Sema *S, const Stmt *s)
+/* s's own names, not its blocks' (stmts lists each of those) */
+static void used_names(Func *f, const Stmt *s)
 {
 	for (int k = 0; k < s->ntargets; k++)
-		used_expr(S, s->targets[k]);
-	used_expr(S, s->value);
+		used_expr(f, s->targets[k]);
+	used_expr(f, s->value);
+}
+
+static void used_begin(Func *f)
+{
+	f->used_kept = true;
+	f->used_at = used_n;
+	f->nused = 0;
+	memset(used_seen, 0, sizeof used_seen);
+}
+
+static void used_block(Func *f, Stmt **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		used_names(f, v[i]);
+		used_block(f, v[i]->body, v[i]->nbody);
+		used_block(f, v[i]->orelse, v[i]->norelse);
+	}
+}
+
+void func_list_used(Func *f)
+{
+	used_begin(f);
+	used_block(f, f->stmt->body, f->stmt->nbody);
 }
 
 static void stmts(Sema *S, Stmt ***v, int *n)
@@ -1701,7 +1725,7 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 		}
 		stmt(S, (*v)[i]);
 		if (S->func && S->func->used_kept)
-			used_names(S, (*v)[i]);
+			used_names(S->func, (*v)[i]);
 	}
 }
 
@@ -1932,10 +1956,8 @@ static void kernel(Sema *S, Stmt *s)
 	memset(S->launch_dims, 0, sizeof S->launch_dims);
 	S->cta_group = 0;
 	S->tmem_ops = 0;
-	f->used_kept = !desugared; /* txc-lower's output is not lowered again */
-	f->used_at = used_n;
-	if (f->used_kept)
-		memset(used_seen, 0, sizeof used_seen);
+	if (!desugared) /* txc-lower's output is not lowered again */
+		used_begin(f);
 	push_env(S, false);
 	prescan(s);
 	S->npending = 0;

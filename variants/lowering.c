@@ -43,48 +43,6 @@ void lower_take(Lower *L, const char *s)
 		map_put(&L->names, s, (void *)s);
 }
 
-/* The names of a kernel, taken once each: a name the walk met lately (the
- * same string: a kernel repeats its names, and the passes' names are
- * shared) is not hashed again, since taking one twice changes nothing. */
-typedef struct Collect {
-	Lower *L;
-	const char *seen[64];
-} Collect;
-
-/* A constant (E_INT to E_NONE) has no operands: nothing to visit under it
- * (the walk skips it without a call, as it does a missing operand). */
-#define COLLECT(c, x) ((x) && (x)->kind > E_NONE ? collect_expr(c, x) : (void)0)
-
-static void collect_expr(Collect *c, const Expr *e)
-{
-	for (; e; e = e->a) { /* the first operand's chain as a loop */
-		if (e->kind == E_NAME) {
-			const char **seen = &c->seen[((uintptr_t)e->str >> 3) % 64];
-			if (*seen != e->str)
-				lower_take(c->L, e->str);
-			*seen = e->str;
-		}
-		COLLECT(c, e->b);
-		COLLECT(c, e->c);
-		for (int i = 0; i < e->nargs; i++)
-			COLLECT(c, e->args[i]);
-		for (int i = 0; i < e->nkws; i++)
-			COLLECT(c, e->kws[i].value);
-	}
-}
-
-static void collect(Collect *c, Stmt **v, int n)
-{
-	for (int i = 0; i < n; i++) {
-		Stmt *s = v[i];
-		for (int k = 0; k < s->ntargets; k++)
-			collect_expr(c, s->targets[k]);
-		collect_expr(c, s->value);
-		collect(c, s->body, s->nbody);
-		collect(c, s->orelse, s->norelse);
-	}
-}
-
 /* A name no statement of the kernel uses; lowered loops are siblings, so
  * the same fresh name serves every op. The answer depends on the base's
  * text and on the names alone, which change only by lower_take
@@ -154,16 +112,12 @@ void lower_begin(Lower *L, Stmt *f)
 	memset(L->callee, 0, sizeof L->callee);
 	memset(L->range, 0, sizeof L->range);
 	memset(L->size, 0, sizeof L->size);
-	/* the names as verify_module listed them (Func's used, sema.c), else
-	 * found by a walk of the kernel */
-	if (f->func->used_kept) {
-		const char *const *used = func_used(f->func);
-		for (int i = 0; i < f->func->nused; i++)
-			lower_take(L, used[i]);
-	} else {
-		Collect c = { .L = L };
-		collect(&c, f->body, f->nbody);
-	}
+	/* the names as verify_module listed them (Func's used, sema.c) */
+	if (!f->func->used_kept)
+		func_list_used(f->func);
+	const char *const *used = func_used(f->func);
+	for (int i = 0; i < f->func->nused; i++)
+		lower_take(L, used[i]);
 	for (int i = 0; i < f->nparams; i++) /* a scalar parameter the body does not use */
 		lower_take(L, f->params[i].name);
 	bind_thread_index(L);
