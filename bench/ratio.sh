@@ -4,6 +4,8 @@
 # process (ptxas not run), on the 10-copy and the 1000-copy kernels of
 # bench/copies.pl, and the ratio of the 1000-copy time to the 10-copy
 # time (goal: 20 or less), from the least and from the median of the runs.
+# The two kernels' runs are taken in turns (bench/cputime.c), so that a
+# noisy stretch of the host falls on both.
 # Each BIN (default bin) is a directory holding a txc; several are
 # measured in alternating rounds, so that a comparison of two trees sees
 # the same machine. No GPU needed.
@@ -24,10 +26,10 @@ echo "| round | txc | 10 copies | 1000 copies | ratio (least) | ratio (median) |
 echo "|---|---|---|---|---|---|"
 for ((r = 1; r <= ROUNDS; r++)); do
   for b in "${bins[@]}"; do
-    small=$("$WORK/cputime" "$RUNS10" "$b/txc" --emit=ptx --arch="$ARCH" "$WORK/c10.tx" -o "$WORK/o10.ptx") || exit 1
-    large=$("$WORK/cputime" "$RUNS1000" "$b/txc" --emit=ptx --arch="$ARCH" "$WORK/c1000.tx" -o "$WORK/o1000.ptx") || exit 1
-    read -r s1 s2 <<<"$small"
-    read -r l1 l2 <<<"$large"
+    # the two kernels in turns (cputime's "::"), over the same stretch of time
+    both=$("$WORK/cputime" "$RUNS10" "$b/txc" --emit=ptx --arch="$ARCH" "$WORK/c10.tx" -o "$WORK/o10.ptx" :: \
+      "$RUNS1000" "$b/txc" --emit=ptx --arch="$ARCH" "$WORK/c1000.tx" -o "$WORK/o1000.ptx") || exit 1
+    { read -r s1 s2; read -r l1 l2; } <<<"$both"
     printf '| %d | %s | %.2f / %.2f | %.1f / %.1f | %.1f | %.1f |\n' "$r" "$b" "$s1" "$s2" "$l1" "$l2" \
       "$(echo "$l1 / $s1" | bc -l)" "$(echo "$l2 / $s2" | bc -l)"
   done
