@@ -326,6 +326,11 @@ static inline __attribute__((always_inline)) int64_t bin_multiple(const Expr *e,
 		if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 62 && mul_ok(a, (int64_t)1 << e->b->ival, &r))
 			return r;
 		return a;
+	case OP_MOD:
+		/* a - c * (a // c): a multiple of what divides both a and c */
+		if (e->b->kind == E_INT && e->b->ival > 0)
+			return gcd(a, e->b->ival);
+		return 1;
 	case OP_SHR:
 		/* the power of two in a, less the bits shifted out */
 		if (e->b->kind == E_INT && e->b->ival >= 0 && e->b->ival < 63 && pow2_part(a) >> e->b->ival)

@@ -156,7 +156,9 @@ bool set_layout(Sema *S, Buffer *b, Kw *kw)
 	}
 	if (v->kind != V_LAYOUT || v->i) {
 		error_at(S->d, kw->value->pos, "layout= takes a layout such as TileLayout(S[...]), not %s",
-		         v->kind == V_LAYOUT ? "replicas R[...] alone" : value_kind_name(v));
+		         v->kind != V_LAYOUT ? value_kind_name(v) : v->i == 2 ?
+		         "a swizzle alone: compose it over the buffer's tile layout, ComposeLayout(SwizzleLayout(...), TileLayout(S[...]))" :
+		         "replicas R[...] alone");
 		return false;
 	}
 	b->layout = v->layout;
@@ -637,12 +639,20 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 		         fn_name(call));
 		return NULL;
 	}
-	if (S->launch[id]) {
-		error_at(S->d, call->pos, "%s() is declared twice (first on line %d)", fn_name(call), S->launch_pos[id].line);
-		return NULL;
-	}
 	Value *l = a.pos[0];
 	int n = l->nelts;
+	/* TVM's tests declare an id again to name it (T.lane_id([32]), later
+	 * lane = T.lane_id([32])): the same id, so the same extents */
+	bool again = S->launch[id] != NULL;
+	for (int i = 0; again && i < (n > S->launch_ndim[id] ? n : S->launch_ndim[id]); i++) {
+		int64_t x = i < n && l->elts[i]->kind == V_INT ? l->elts[i]->i : 1;
+		int64_t was = grid_launch(id) ? S->launch_dims[id][i] : i ? 1 : S->launch_ext[id];
+		if (x != was) {
+			error_at(S->d, call->pos, "%s() is declared twice (first on line %d)", fn_name(call),
+			         S->launch_pos[id].line);
+			return NULL;
+		}
+	}
 	const GridId *gl = grid_launch(id);
 	int maxdim = gl ? 3 : 1;
 	if (n > maxdim) {
@@ -680,7 +690,8 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 		return NULL;
 	}
 	S->launch_ext[id] = total;
-	S->launch_pos[id] = call->pos;
+	if (!again)
+		S->launch_pos[id] = call->pos;
 	/* the ids themselves: one var per dimension */
 	int ntargets = s && s->kind == S_ASSIGN ? s->ntargets : 0;
 	if (ntargets && ntargets != n) {
@@ -699,7 +710,7 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 		v->lo = 0;
 		v->hi = l->elts[i]->i;
 		v->launch = id;
-		if (i == 0)
+		if (i == 0 && !again)
 			S->launch[id] = v;
 		tuple->elts[i] = vnew(V_VAR);
 		tuple->elts[i]->var = v;

@@ -523,7 +523,7 @@ static bool truth(Sema *S, Value *v, Pos p, bool *out)
 static bool const_builtin(int id)
 {
 	switch (id) {
-	case IN_SLICE: case IN_TILE_LAYOUT: case IN_COMPOSE: case IN_WG_LOCAL:
+	case IN_SLICE: case IN_TILE_LAYOUT: case IN_COMPOSE: case IN_SWIZZLE: case IN_WG_LOCAL:
 	case IN_TMEM_DP: case IN_TCGEN05_ATOM: case IN_MMA_SHARED: case IN_NVMMA_SHARED: case IN_TMEM_LAYOUT:
 		return true;
 	default:
@@ -535,6 +535,38 @@ bool runtime_builtin(const Value *fn)
 {
 	return fn && fn->kind == V_FUNC && fn->intrin != IN_META_VAR && fn->intrin != IN_RANGE &&
 	       !is_py_builtin(fn->intrin) && !const_builtin(fn->intrin);
+}
+
+/* The swizzle (M, B, S) of SwizzleLayout or ComposeLayout into l, after
+ * checking it; its swizzle_inner (operand `inner`, or the keyword) must
+ * be TVM's default. */
+static bool swizzle_fields(Sema *S, Expr *e, Args *a, int inner, const int64_t mbs[3], Pos shift_at, Layout *l)
+{
+	const char *name = fn_name(e);
+	if (mbs[0] < 0 || mbs[0] > 7 || mbs[1] < 0 || mbs[1] > 7 || mbs[2] < 0 || mbs[2] > 7) {
+		fail(S, e->pos, "%s(M, B, S, ...): M, B and S must be between 0 and 7", name);
+		return false;
+	}
+	if (mbs[2] < mbs[1]) {
+		fail(S, shift_at, "%s: the atom shift S (%lld) must be at least the swizzle length B (%lld)", name,
+		     (long long)mbs[2], (long long)mbs[1]);
+		return false;
+	}
+	Kw *k = kwarg(a, "swizzle_inner");
+	Value *in = k ? k->value->val : a->npos > inner ? a->pos[inner] : NULL;
+	if (k && a->npos > inner) {
+		fail(S, k->pos, "%s() got swizzle_inner both as an operand and as a keyword", name);
+		return false;
+	}
+	if (in && in->kind == V_BOOL && !in->i && mbs[1] > 0) {
+		fail(S, k ? k->value->pos : e->args[inner]->pos,
+		     "not supported yet: swizzle_inner=False (the mirrored swizzle, x ^ ((x & inner_mask) << S)); "
+		     "txc's swizzles are TVM's default, swizzle_inner=True, the one TMA and tcgen05 use");
+		return false;
+	}
+	l->swizzled = true;
+	l->swz_m = (int)mbs[0], l->swz_b = (int)mbs[1], l->swz_s = (int)mbs[2];
+	return true;
 }
 
 /* Builtin calls with a compile-time result. */
@@ -577,21 +609,60 @@ static Value *const_call(Sema *S, Expr *e, Value *fn)
 			return fail(S, e->args[0]->pos, "TileLayout needs a shard S[...]; R[...] alone has no logical shape");
 		return x;
 	}
+	case IN_SWIZZLE: {
+		/* a bare swizzle: V_LAYOUT with i = 2 and no iters, only
+		 * ComposeLayout's first operand (and apply) take it */
+		static const char *const names[3] = { "per_element", "swizzle_len", "atom_len" };
+		int64_t mbs[3];
+		Pos shift_at = e->pos;
+		for (int i = 0; i < 3; i++) {
+			Kw *k = kwarg(&a, names[i]);
+			if (i == 2)
+				shift_at = k ? k->value->pos : a.npos > 2 ? e->args[2]->pos : e->pos;
+			if (k && a.npos > i)
+				return fail(S, k->pos, "SwizzleLayout() got %s both as an operand and as a keyword", names[i]);
+			if (!k && a.npos <= i)
+				return fail(S, e->pos, "SwizzleLayout() needs %s: SwizzleLayout(per_element, swizzle_len, atom_len)",
+				            names[i]);
+			if (k && !eval_int(S, k->value, names[i], &mbs[i]))
+				return &verr;
+			if (!k)
+				mbs[i] = a.pos[i]->i;
+		}
+		if (!swizzle_fields(S, e, &a, 3, mbs, shift_at, l))
+			return &verr;
+		v->i = 2;
+		return v;
+	}
 	case IN_COMPOSE: {
-		Value *t = a.pos[3];
+		/* ComposeLayout(M, B, S, tile[, swizzle_inner]) (txc's canonical
+		 * form) or TVM's ComposeLayout(SwizzleLayout(M, B, S), tile) */
+		Value *sw = a.pos[0];
+		bool bare = sw && sw->kind == V_LAYOUT && sw->i == 2;
+		int ti = bare ? 1 : 3;
+		if (bare ? a.npos > 2 : a.npos < 4)
+			return fail(S, e->pos, "ComposeLayout takes (M, B, S, tile) or (SwizzleLayout(M, B, S), tile)");
+		Value *t = a.pos[ti];
 		if (!t || t->kind != V_LAYOUT || t->i)
-			return fail(S, e->args[3]->pos, "ComposeLayout's last operand is the tile layout");
+			return fail(S, e->args[ti]->pos, "ComposeLayout's last operand is the tile layout");
 		if (t->layout->swizzled)
-			return fail(S, e->args[3]->pos, "ComposeLayout over a layout that is already swizzled");
-		int64_t M = a.pos[0]->i, B = a.pos[1]->i, Sh = a.pos[2]->i;
-		if (M < 0 || M > 7 || B < 0 || B > 7 || Sh < 0 || Sh > 7)
-			return fail(S, e->pos, "ComposeLayout(M, B, S, tile): M, B and S must be between 0 and 7");
-		if (Sh < B)
-			return fail(S, e->args[2]->pos, "ComposeLayout: the atom shift S (%lld) must be at least the swizzle length B (%lld)",
-			            (long long)Sh, (long long)B);
+			return fail(S, e->args[ti]->pos, "ComposeLayout over a layout that is already swizzled");
+		int64_t mbs[3];
+		for (int i = 0; i < 3 && !bare; i++) {
+			if (!a.pos[i] || a.pos[i]->kind != V_INT)
+				return fail(S, e->args[i]->pos, "ComposeLayout(M, B, S, tile): M, B and S are integer constants");
+			mbs[i] = a.pos[i]->i;
+		}
 		*l = *layout_copy(t->layout);
-		l->swizzled = true;
-		l->swz_m = (int)M, l->swz_b = (int)B, l->swz_s = (int)Sh;
+		if (bare) {
+			l->swizzled = true;
+			l->swz_m = sw->layout->swz_m, l->swz_b = sw->layout->swz_b, l->swz_s = sw->layout->swz_s;
+			if (kwarg(&a, "swizzle_inner"))
+				return fail(S, kwarg(&a, "swizzle_inner")->pos, "swizzle_inner= belongs to the SwizzleLayout here");
+			return v;
+		}
+		if (!swizzle_fields(S, e, &a, 4, mbs, e->args[2]->pos, l))
+			return &verr;
 		return v;
 	}
 	case IN_WG_LOCAL: {

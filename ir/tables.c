@@ -204,6 +204,14 @@ const Intrin intrins[IN_COUNT] = {
  * of the table (it runs for every attribute of every statement). */
 static Map intrin_by_path, intrin_prefixes;
 
+/* Newer TVM's names of builtins that mean exactly what another row does:
+ * the kernel decorator, a buffer parameter's type, a buffer allocation. */
+static const struct { const char *alias, *path; } intrin_aliases[] = {
+	{ "T.function", "T.prim_func" },
+	{ "T.Tensor", "T.Buffer" },
+	{ "T.alloc_tensor", "T.alloc_buffer" },
+};
+
 static void intrin_maps(void)
 {
 	if (intrin_by_path.cap)
@@ -214,6 +222,8 @@ static void intrin_maps(void)
 		for (const char *dot = strchr(p, '.'); dot; dot = strchr(dot + 1, '.'))
 			map_put(&intrin_prefixes, xstrndup(p, (size_t)(dot - p)), (void *)1);
 	}
+	for (size_t i = 0; i < sizeof intrin_aliases / sizeof intrin_aliases[0]; i++)
+		map_put(&intrin_by_path, intrin_aliases[i].alias, map_get(&intrin_by_path, intrin_aliases[i].path));
 }
 
 int intrin_lookup(const char *path)

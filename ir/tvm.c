@@ -331,7 +331,8 @@ static int tile_to(Sema *S, Expr *e)
 	if (r <= 0)
 		return r;
 	if (lv->i) {
-		error_at(S->d, f->pos, "tile_to() tiles a layout with a shard S[...], not replicas R[...] alone");
+		error_at(S->d, f->pos, "tile_to() tiles a layout with a shard S[...], not %s",
+		         lv->i == 2 ? "a swizzle alone (compose it over a tile layout first)" : "replicas R[...] alone");
 		return -1;
 	}
 	if (!expand_call(S, e)) /* tile_to(*shapes) written out */
@@ -663,6 +664,8 @@ Value *tvm_layout_apply(Sema *S, Expr *e)
 		return fail(S, e->args[0]->pos, "apply(...)[...] takes an axis name such as \"m\"");
 	if (c->nargs < 1 || c->nargs > LAYOUT_MAX_ITERS)
 		return fail(S, c->pos, "apply() takes a coordinate");
+	if (lv->i == 2 && (c->nargs != 1 || c->nkws))
+		return fail(S, c->pos, "a SwizzleLayout's apply() takes one address: apply(a)[\"m\"]");
 	int64_t coord[LAYOUT_MAX_ITERS], out[AX_COUNT];
 	for (int i = 0; i < c->nargs; i++)
 		if (!eval_int(S, c->args[i], "a coordinate of apply()", &coord[i]))
@@ -689,7 +692,12 @@ Value *tvm_layout_apply(Sema *S, Expr *e)
 	} else if (c->nargs == 1) {
 		if (coord[0] < 0)
 			return fail(S, c->args[0]->pos, "apply() of a negative index");
-		ok = layout_apply(l, coord[0], out);
+		if (lv->i == 2) { /* a SwizzleLayout alone: the swizzle of an address */
+			memset(out, 0, sizeof out);
+			out[AX_M] = layout_swizzle(l, coord[0]);
+			ok = true;
+		} else
+			ok = layout_apply(l, coord[0], out);
 	} else {
 		if (c->nargs != l->nshard)
 			return fail(S, c->pos, "apply() was given %d coordinates for a layout of %d iters (or give shape=)",

@@ -102,8 +102,12 @@ static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr 
 	for (int d = 0; d < nd; d++) {
 		if (!sym[d])
 			continue;
-		/* the start falls on whole inner iters: it moves the outermost */
-		int64_t inner = 1;
+		/* The region's extent covers whole inner iters and then r of the
+		 * next one, q (r dividing its extent): a start that is a multiple
+		 * of the extent (of the iters below q, where q is the outermost)
+		 * moves iters q and outward only, without carry, each by its
+		 * digit of the start: its address is theirs added to the slice
+		 * at 0's. */
 		int first = dims[d];
 		while (first < dims[d + 1] && g->shard[first].extent == 1)
 			first++;
@@ -111,19 +115,45 @@ static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr 
 			*why = xprintf("dimension %d of '%s' has no iters", d, b->name);
 			return NULL;
 		}
-		for (int k = first + 1; k < dims[d + 1]; k++)
-			inner *= g->shard[k].extent;
-		const Iter *outer = &g->shard[first];
-		if (outer->axis != AX_M) {
-			*why = xprintf("a symbolic start on dimension %d of '%s', which is spread over threads", d, b->name);
+		int q = dims[d + 1] - 1;
+		int64_t below = 1, rem = extents[d];
+		while (q > first && rem % g->shard[q].extent == 0)
+			rem /= g->shard[q].extent, below *= g->shard[q].extent, q--;
+		int64_t need = below; /* the start's multiple */
+		if (q > first && (g->shard[q].extent % rem || !mul_ok(below, rem, &need)))
+			q = -1;
+		if (q == first && extents[d] % below)
+			q = -1;
+		if (q < 0 || (need > 1 && !expr_divisible(sym[d], need))) {
+			int64_t inner = 1;
+			for (int k = first + 1; k < dims[d + 1]; k++)
+				inner *= g->shard[k].extent;
+			if (q > first)
+				*why = xprintf("the start '%s' of dimension %d of '%s' is not provably a multiple of %lld, the "
+				               "extent of the region, which then stays inside one iter of the layout",
+				               expr_str(sym[d]), d, b->name, (long long)need);
+			else
+				*why = xprintf("the start '%s' of dimension %d of '%s' is not provably a multiple of %lld, "
+				               "the inner extent of its layout", expr_str(sym[d]), d, b->name,
+				               (long long)(q < 0 ? inner : need));
 			return NULL;
 		}
-		if (inner > 1 && (!expr_divisible(sym[d], inner) || extents[d] % inner)) {
-			*why = xprintf("the start '%s' of dimension %d of '%s' is not provably a multiple of %lld, "
-			               "the inner extent of its layout", expr_str(sym[d]), d, b->name, (long long)inner);
-			return NULL;
+		for (int k = q; k >= first; k--) {
+			const Iter *it = &g->shard[k];
+			if (it->extent == 1)
+				continue;
+			if (it->axis != AX_M) {
+				*why = xprintf("a symbolic start on dimension %d of '%s', which is spread over threads", d,
+				               b->name);
+				return NULL;
+			}
+			Expr *digit = below > 1 ? ex_div(sym[d], below) : sym[d];
+			if (k > first)
+				digit = ex_mod(digit, it->extent);
+			*base = ex_add(*base, ex_mul(digit, ex_int(it->stride)));
+			if (!mul_ok(below, it->extent, &below))
+				below = INT64_MAX;
 		}
-		*base = ex_add(*base, ex_mul(ex_div(sym[d], inner), ex_int(outer->stride)));
 	}
 	return s;
 }

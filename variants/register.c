@@ -224,6 +224,59 @@ static void thread_axes(Lower *L, const Layout *reg, const Layout *whole, Thread
 	}
 }
 
+/* A copy out of registers whose layout leaves digits of the thread free
+ * (no thread axis of the scope names them: a warp's copy of S[4]): every
+ * such thread holds the elements, and the copy takes them from the first
+ * (the emulator's "read from the first"); the others store nothing,
+ * which would race. The condition that those digits of the thread are 0,
+ * or NULL when the layout names every thread of the scope. */
+static Expr *first_holders(Lower *L, const OpSite *o, const Layout *reg, const Layout *whole)
+{
+	int es = o->call->es;
+	if (es != ES_WARP && es != ES_WARPGROUP && es != ES_CTA)
+		return NULL;
+	int64_t group = level_threads(es, L->func->threads);
+	/* the digits [div, div * mod) of the thread index that each axis used names */
+	int64_t lo[AX_COUNT], hi[AX_COUNT];
+	int n = 0;
+	for (int a = 0; a < AX_COUNT; a++) {
+		if (!axis_of_thread(a))
+			continue;
+		bool used = reg->off[a] != 0 || whole->off[a] != 0;
+		for (int k = 0; k < reg->nshard; k++)
+			used = used || (reg->shard[k].axis == a && reg->shard[k].extent > 1);
+		for (int k = 0; k < whole->nshard; k++)
+			used = used || (whole->shard[k].axis == a && whole->shard[k].extent > 1);
+		if (!used)
+			continue;
+		int64_t mod = axis_mod(a);
+		lo[n] = axis_div(a);
+		hi[n++] = mod ? mod : group;
+	}
+	/* the free digits: the runs of [1, group) no axis covers */
+	Expr *g = NULL, *t = ex_name(L->tid);
+	for (int64_t at = 1; at < group;) {
+		int64_t next = group; /* where the next covered run starts, or the group ends */
+		bool covered = false;
+		for (int i = 0; i < n; i++) {
+			if (lo[i] <= at && at < hi[i]) {
+				covered = true;
+				at = hi[i];
+				break;
+			}
+			if (lo[i] > at && lo[i] < next)
+				next = lo[i];
+		}
+		if (covered)
+			continue;
+		/* (t // at) % (next // at) == 0; digits run in the hierarchy's radix */
+		Expr *d = at > 1 ? ex_div(t, at) : t;
+		if (next % at == 0 && next / at > 1)
+			g = all_of(g, cmp(OP_EQ, ex_mod(d, next / at), ex_int(0)));
+		at = next;
+	}
+	return g;
+}
 
 /* Each thread's own elements, from the register layout's thread iters.
  * The iters the two sides pair give the memory side's address iter by
@@ -240,6 +293,11 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	ThreadAxis ta[AX_COUNT];
 	Expr *guard;
 	thread_axes(L, reg, buffer_layout(rd ? dst->buffer : src->buffer), ta, &guard);
+	if (!rd) {
+		Expr *first = first_holders(L, o, reg, buffer_layout(src->buffer));
+		if (first)
+			guard = all_of(guard, first);
+	}
 	/* the thread iters give the memory side's start for this thread */
 	Expr *mthread = ex_int(0);
 	Layout *rper = layout_new(), *mper = layout_new();

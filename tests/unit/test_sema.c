@@ -76,7 +76,9 @@ void test_sema(void)
 	rejects("    T.thread_id([2048])\n", "2048 threads per CTA; any target allows at most 1024");
 	rejects("    T.thread_id([64])\n    T.warp_id_in_wg([4])\n", "T.warp_id_in_wg([4]): a CTA of 64 threads has 2 warps in a warpgroup");
 	rejects("    T.thread_id_in_wg([256])\n", "T.thread_id_in_wg() extent 256 is out of range (1 to 128)");
-	rejects("    T.thread_id([32])\n    T.thread_id([32])\n", "is declared twice");
+	rejects("    T.thread_id([32])\n    T.thread_id([64])\n", "is declared twice");
+	accepts("    T.thread_id([32])\n    tid = T.thread_id([32])\n", "an id declared again with its extent, to name it");
+	rejects("    T.cta_id([2, 3])\n    bx, by = T.cta_id([2, 4])\n", "is declared twice");
 	rejects("    X = T.alloc_buffer((4, 4), \"float32\")\n", "needs scope=\"shared\" or scope=\"local\"");
 	rejects("    X = T.alloc_buffer((4, 4), \"float32\", scope=\"tmem\")\n", "tensor memory is allocated with T.ptx.tcgen05.alloc");
 	rejects("    M = T.decl_buffer((128, 32), \"float32\", scope=\"tmem\", allocated_addr=0)\n",
