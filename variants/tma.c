@@ -80,6 +80,76 @@ static bool insert(TIter *v, int *n, int at, TIter x)
 	return true;
 }
 
+/* The element stride of each dimension of global buffer gb, into gstr:
+ * row-major without a layout; with one (TVM writes
+ * layout=TileLayout(S[shape : strides]) on a match_buffer), the stride of
+ * the dimension's iters, which must run as one (a dimension of a tensor
+ * map has one stride). *rowmajor says whether they are row-major's. */
+static const char *global_strides(const Buffer *gb, int64_t *gstr, bool *rowmajor)
+{
+	for (int d = gb->ndim - 1; d >= 0; d--)
+		gstr[d] = d == gb->ndim - 1 ? 1 : gstr[d + 1] * gb->shape[d + 1];
+	*rowmajor = true;
+	const Layout *l = gb->layout;
+	if (!l)
+		return NULL;
+	if (l->swizzled || l->nrep)
+		return xprintf("a tensor map describes a strided global buffer; '%s' has a %s layout", gb->name,
+		               l->swizzled ? "swizzled" : "replicated");
+	for (int a = 0; a < AX_COUNT; a++)
+		if (l->off[a])
+			return xprintf("a tensor map describes a strided global buffer; the layout of '%s' has an offset",
+			               gb->name);
+	int dims[9];
+	const char *why = NULL;
+	Layout *g = layout_group(l, gb->shape, gb->ndim, dims, &why);
+	if (!g)
+		return xprintf("the layout of '%s' does not group by its shape: %s", gb->name, why);
+	for (int d = 0; d < gb->ndim; d++) {
+		int64_t stride = 0, next = 0;
+		for (int i = dims[d + 1] - 1; i >= dims[d]; i--) { /* innermost first */
+			const Iter *x = &g->shard[i];
+			if (x->axis != AX_M)
+				return xprintf("a tensor map describes global memory; the layout of '%s' spreads dimension %d "
+				               "over threads", gb->name, d);
+			if (x->extent == 1)
+				continue;
+			if (stride && x->stride != next)
+				return xprintf("dimension %d of '%s' is laid out in pieces of different strides; a tensor map's "
+				               "dimension has one stride", d, gb->name);
+			if (!stride)
+				stride = x->stride;
+			next = x->stride * x->extent;
+		}
+		if (stride) {
+			*rowmajor &= stride == gstr[d];
+			gstr[d] = stride;
+		}
+	}
+	if (*rowmajor)
+		return NULL;
+	for (int d = 0; d < gb->ndim; d++) /* a dimension of one element: never a copy's step */
+		if (gb->shape[d] == 1)
+			gstr[d] = 0;
+	return NULL;
+}
+
+/* The dimension of gb (strides gstr, not row-major) that an iter of global
+ * stride g steps along: the one of the largest stride that g is a whole
+ * step of within its extent (the outermost's extent unbounded: a load may
+ * hang past it), or -1. */
+static int stride_dim(const Buffer *gb, const int64_t *gstr, int64_t g)
+{
+	int d = -1, top = -1;
+	for (int k = 0; k < gb->ndim; k++)
+		if (gstr[k] && (top < 0 || gstr[k] > gstr[top]))
+			top = k;
+	for (int k = 0; k < gb->ndim; k++)
+		if (gstr[k] && g % gstr[k] == 0 && (k == top || g / gstr[k] < gb->shape[k]) && (d < 0 || gstr[k] > gstr[d]))
+			d = k;
+	return d;
+}
+
 /* The tensor map of a copy between dst and src with the aligned plan p,
  * into t; NULL, or why there is none. */
 static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
@@ -100,15 +170,15 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 		t->sbase = ex_add(t->sbase ? t->sbase : ex_int(0), ex_int(sl->off[AX_M]));
 	if (!gb->is_param)
 		return xprintf("a tensor map describes a global buffer parameter; '%s' is a view of one", gb->name);
-	if (gb->layout)
-		return xprintf("a tensor map describes a row-major global buffer; '%s' has a layout", gb->name);
 	if (tmap_data_type(gb->dtype) < 0)
 		return xprintf("TMA cannot move %s elements", dtypes[gb->dtype].name);
 	if (gb->ndim < 1 || gb->ndim > 8)
 		return xprintf("the global buffer has %d dimensions", gb->ndim);
 	int64_t gstr[8];
-	for (int d = gb->ndim - 1; d >= 0; d--)
-		gstr[d] = d == gb->ndim - 1 ? 1 : gstr[d + 1] * gb->shape[d + 1];
+	bool rowmajor = true;
+	const char *why = global_strides(gb, gstr, &rowmajor);
+	if (why)
+		return why;
 	/* the swizzle TMA writes: 16-byte chunks, rows of 128 bytes */
 	if (sl->swizzled) {
 		int m = 0;
@@ -139,8 +209,12 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 	for (int i = 0; i < n; i++) {
 		TIter *x = &it[i];
 		int d = gb->ndim - 1;
-		while (d > 0 && x->g >= gstr[d - 1])
-			d--;
+		if (rowmajor)
+			while (d > 0 && x->g >= gstr[d - 1])
+				d--;
+		else if ((d = stride_dim(gb, gstr, x->g)) < 0)
+			return xprintf("a global stride of %lld elements is not a whole step of a dimension of '%s' within it",
+			               (long long)x->g, gb->name);
 		if (x->g % gstr[d])
 			return xprintf("a global stride of %lld elements is not a whole step of dimension %d", (long long)x->g, d);
 		x->dim = d;
