@@ -222,6 +222,24 @@ case('rank 3 float16 A[1, :, :], dimensions 0 and 1 transposed in memory, store'
      s => [64, 32], sreg => ':, :', dir => 'store', dims => [32, 64, 4], strides => [128 * 2, 32 * 2],
      box => [32, 64, 1], coords => [0, 0, 1]);
 
+# ---- dimensions covered whole, merged (TVM's tma_auto repairs) ------------
+# 32 x 8 uint8: rows of 8 bytes, under TMA's 16; the region covers the rows
+# whole, so the two dimensions are one run of 256 bytes
+case('rank 2 uint8 32x8 whole, rows of 8 bytes merged into one run, load',
+     dt => 'uint8', g => [32, 8], greg => ':, :', s => [32, 8], sreg => ':, :', dir => 'load',
+     dims => [256], box => [256], coords => [0]);
+# six dimensions covered whole: one run of 8192 float16, split at 256
+case('rank 6 float16 2x2x2x2x16x32 whole, merged into one run, store',
+     dt => 'float16', g => [2, 2, 2, 2, 16, 32], greg => ':, :, :, :, :, :', s => [2, 2, 2, 2, 16, 32],
+     sreg => ':, :, :, :, :, :', dir => 'store', dims => [256, 8192 / 256], strides => [256 * 2],
+     box => [256, 8192 / 256], coords => [0, 0]);
+# rows 4 x 2 = 8 bytes: the 32 rows of A[bx] covered whole merge into one
+# run of 128, and that into the slab bx, one of four: the run starts at
+# bx * 128 of a dimension of 512
+case('rank 3 float16 A[bx, :, :] of (4, 32, 4): merged rows, load',
+     dt => 'float16', g => [4, 32, 4], greg => 'bx, :, :', s => [32, 4], sreg => ':, :', dir => 'load',
+     dims => [4 * 32 * 4], box => [32 * 4], coords => ['bx * 128']);
+
 # ---- folded swizzled rows (a row wider than the span) -----------------------
 # mma_shared_layout("float16", 3, (8, 256)) = S[(8, 4, 64) : (64, 512, 1)]:
 # the 64 columns of a span (box 0), the 8 rows 64 apart (box 1, rows padded
@@ -834,8 +852,10 @@ refuse('a constant start whose boxes wrap', 'plan',
        "the region's start 128 in dimension 0 of 'A' makes its boxes wrap where the tensor map splits that dimension in steps of 256",
        g => [4096], greg => '128:1152', s => [1024], sreg => ':');
 # six buffer dimensions of extent 2 or more, all covered
+# six dimensions, none covered whole (so none merges into another)
 refuse('a tensor map of rank 6', 'plan', 'the region needs a tensor map of more than 5 dimensions',
-       g => [2, 2, 2, 2, 16, 32], greg => ':, :, :, :, :, :', s => [2, 2, 2, 2, 16, 32], sreg => ':, :, :, :, :, :');
+       g => [4, 4, 4, 4, 32, 64], greg => '0:2, 0:2, 0:2, 0:2, 0:16, 0:32', s => [2, 2, 2, 2, 16, 32],
+       sreg => ':, :, :, :, :, :');
 # a strided global layout is a tensor map's strides (tests/tvm/tma_strided_global.tx);
 # a dimension in two pieces is not
 refuse('a global dimension in pieces of two strides', 'plan',

@@ -152,7 +152,7 @@ static int stride_dim(const Buffer *gb, const int64_t *gstr, int64_t g)
 
 /* The tensor map of a copy between dst and src with the aligned plan p,
  * into t; NULL, or why there is none. */
-static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
+static const char *derive_view(Tma *t, const Plan *p, const Value *dst, const Value *src)
 {
 	memset(t, 0, sizeof *t);
 	t->load = scopes[dst->buffer->scope].flags & SCF_SHARED;
@@ -398,6 +398,81 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 	return NULL;
 too_many:
 	return xprintf("the region needs a tensor map of more than %d dimensions", TMAP_MAX_RANK);
+}
+
+static bool const_start(const Expr *e, int64_t *v)
+{
+	if (e->kind == E_INT)
+		return *v = e->ival, true;
+	if (e->val && e->val->kind == V_INT)
+		return *v = e->val->i, true;
+	return false;
+}
+
+/* The global region g over a row-major buffer seen with each dimension it
+ * covers whole merged into the one outside it (TVM's tma_auto does the
+ * same): a run that crosses them is one tensor-map dimension, no longer
+ * split where the buffer's dimensions meet. NULL when nothing merges. */
+static Value *merged_view(const Value *g)
+{
+	const Buffer *b = g->buffer;
+	int64_t gstr[8];
+	bool rowmajor;
+	if (b->dyn || b->ndim < 2 || b->ndim > 8 || global_strides(b, gstr, &rowmajor) || !rowmajor)
+		return NULL;
+	int64_t shape[8], ext[8];
+	Expr *start[8];
+	int n = 0;
+	for (int d = 0; d < b->ndim; d++) {
+		int64_t c;
+		bool whole = const_start(g->starts[d], &c) && c == 0 && g->extents[d] == b->shape[d];
+		if (n > 0 && whole) {
+			/* d merges into the dimension outside it, which must lie inside the tensor */
+			int64_t oc;
+			bool inside = ext[n - 1] <= shape[n - 1] &&
+			              (!const_start(start[n - 1], &oc) || (oc >= 0 && oc + ext[n - 1] <= shape[n - 1]));
+			if (inside) {
+				start[n - 1] = ex_mul(start[n - 1], ex_int(b->shape[d]));
+				shape[n - 1] *= b->shape[d], ext[n - 1] *= b->shape[d];
+				continue;
+			}
+		}
+		shape[n] = b->shape[d], ext[n] = g->extents[d], start[n] = g->starts[d];
+		n++;
+	}
+	if (n == b->ndim)
+		return NULL;
+	Buffer *nb = xalloc(sizeof *nb);
+	*nb = *b;
+	nb->ndim = n;
+	nb->shape = xalloc(sizeof(int64_t) * (size_t)n);
+	memcpy(nb->shape, shape, sizeof(int64_t) * (size_t)n);
+	Value *v = vnew(V_REGION);
+	*v = *g;
+	v->buffer = nb;
+	v->ndim = n;
+	v->starts = xalloc(sizeof(Expr *) * (size_t)n);
+	memcpy(v->starts, start, sizeof(Expr *) * (size_t)n);
+	v->extents = xalloc(sizeof(int64_t) * (size_t)n);
+	memcpy(v->extents, ext, sizeof(int64_t) * (size_t)n);
+	return v;
+}
+
+/* The tensor map of the copy: as derive_view finds it over the buffer's
+ * own dimensions, or, where that fails (a contiguous run under 16 bytes
+ * at a dimension's end, more than 5 dimensions), over the dimensions the
+ * region covers whole merged (merged_view); the first reason otherwise. */
+static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
+{
+	const char *why = derive_view(t, p, dst, src);
+	if (!why)
+		return NULL;
+	bool load = scopes[dst->buffer->scope].flags & SCF_SHARED;
+	Value *m = merged_view(load ? src : dst);
+	if (m && !derive_view(t, p, load ? dst : m, load ? m : src))
+		return NULL;
+	derive_view(t, p, dst, src); /* t as the reason found it */
+	return why;
 }
 
 /* A load with oob_fill= may hang past the tensor's edge (sema allowed it):
