@@ -589,6 +589,13 @@ static Value *const_call(Sema *S, Expr *e, Value *fn)
 		if (Sh < B)
 			return fail(S, e->args[2]->pos, "ComposeLayout: the atom shift S (%lld) must be at least the swizzle length B (%lld)",
 			            (long long)Sh, (long long)B);
+		/* TVM's swizzle_inner=True (its default) is the swizzle above: the
+		 * B bits above bit S are XORed into the B bits at the bottom;
+		 * False mirrors it (the identity too when B is 0) */
+		Kw *inner = kwarg(&a, "swizzle_inner");
+		if (B && inner && inner->value->val && inner->value->val->kind == V_BOOL && !inner->value->val->i)
+			return fail(S, inner->value->pos, "not supported yet: ComposeLayout(..., swizzle_inner=False), the mirrored "
+			            "swizzle x ^ ((x & inner_mask) << S); TMA and tcgen05 swizzle as swizzle_inner=True");
 		*l = *layout_copy(t->layout);
 		l->swizzled = true;
 		l->swz_m = (int)M, l->swz_b = (int)B, l->swz_s = (int)Sh;
