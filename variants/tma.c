@@ -674,6 +674,13 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	args[na++] = ex_name(map);
 	for (int i = 0; i < t.rank; i++)
 		args[na++] = coord[i];
+	/* TVM's cta_group=: 1, this CTA's mbarrier, is what the copy does */
+	Kw *cg = call_kw(o->call, "cta_group");
+	if (cg && !(cg->value->val && cg->value->val->kind == V_INT && cg->value->val->i == 1))
+		return lower_fail(L, o, xprintf("not supported yet: cta_group=%s: a TMA load completing on the mbarrier of "
+		                                "the CTA pair's leader (.cta_group::2, sm_100a); tma copies with cta_group=1",
+		                                cg->value->val && cg->value->val->kind == V_INT ?
+		                                xprintf("%lld", (long long)cg->value->val->i) : expr_str(cg->value)));
 	Kw *red = call_kw(o->call, "reduce");
 	if (red && t.load)
 		return lower_fail(L, o, "reduce= combines a shared -> global copy into global memory; this copy loads");
