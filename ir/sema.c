@@ -396,6 +396,11 @@ static void copy(Sema *S, Expr *call, Value *fn)
 			         "is %s -> %s", scopes[oss].name, scopes[ods].name);
 			return;
 		}
+		if (!os->buffer->is_param) {
+			error_at(S->d, oob->pos, "not supported yet: oob_fill= on '%s', a view of a tensor: TMA fills past the "
+			         "tensor's edges, not the view's; copy from the tensor itself", os->buffer->name);
+			return;
+		}
 		if (!strcmp(f, "nan") && dtypes[os->buffer->dtype].kind != DK_FLOAT) {
 			error_at(S->d, oob->value->pos, "oob_fill=\"nan\" fills with NaN, which %s '%s' has not: it is for "
 			         "floating-point tensors", dtypes[os->buffer->dtype].name, os->buffer->name);

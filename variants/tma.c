@@ -462,7 +462,7 @@ static Value *merged_view(const Value *g)
  * own dimensions, or, where that fails (a contiguous run under 16 bytes
  * at a dimension's end, more than 5 dimensions), over the dimensions the
  * region covers whole merged (merged_view); the first reason otherwise. */
-static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
+static const char *derive_merged(Tma *t, const Plan *p, const Value *dst, const Value *src)
 {
 	const char *why = derive_view(t, p, dst, src);
 	if (!why)
@@ -473,6 +473,99 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 		return NULL;
 	derive_view(t, p, dst, src); /* t as the reason found it */
 	return why;
+}
+
+/* The region g of a view of a global buffer parameter (TVM's A.sub[...]:
+ * A.view(shape, layout=S[shape : strides] + offset)) as the same region
+ * of the parameter, when the view is a box of it: each dimension of the
+ * view one of the parameter's (its stride), in order, and the offset a
+ * corner inside it. NULL when it is not. */
+static Value *param_region(const Value *g)
+{
+	const Buffer *v = g->buffer, *b = v;
+	while (b->base && !b->is_param)
+		b = b->base;
+	const Layout *l = v->layout;
+	if (v->is_param || !b->is_param || b->ndim > 8 || v->ndim > 8 || !l || l->swizzled || l->nrep)
+		return NULL;
+	for (int a = 0; a < AX_COUNT; a++)
+		if (a != AX_M && l->off[a])
+			return NULL;
+	int64_t pstr[8];
+	bool rowmajor;
+	if (global_strides(b, pstr, &rowmajor))
+		return NULL;
+	/* the corner: the offset in the parameter's coordinates, outermost first */
+	int64_t corner[8] = {0}, off = l->off[AX_M] - b->elem_offset;
+	bool used[8] = {0};
+	for (int n = 0; n < b->ndim; n++) {
+		int k = -1;
+		for (int d = 0; d < b->ndim; d++)
+			if (!used[d] && pstr[d] > 0 && (k < 0 || pstr[d] > pstr[k]))
+				k = d;
+		if (k < 0)
+			break;
+		used[k] = true;
+		corner[k] = off / pstr[k];
+		off %= pstr[k];
+		if (corner[k] >= b->shape[k])
+			return NULL;
+	}
+	if (off)
+		return NULL;
+	int dims[9];
+	const char *why = NULL;
+	Layout *gl = layout_group(l, v->shape, v->ndim, dims, &why);
+	if (!gl)
+		return NULL;
+	Value *r = vnew(V_REGION);
+	*r = *g;
+	r->buffer = (Buffer *)b;
+	r->ndim = b->ndim;
+	r->starts = xalloc(sizeof(Expr *) * (size_t)b->ndim);
+	r->extents = xalloc(sizeof(int64_t) * (size_t)b->ndim);
+	for (int k = 0; k < b->ndim; k++)
+		r->starts[k] = ex_int(corner[k]), r->extents[k] = 1;
+	int last = -1;
+	for (int d = 0; d < v->ndim; d++) {
+		int64_t stride = 0;
+		for (int i = dims[d]; i < dims[d + 1]; i++) {
+			if (gl->shard[i].axis != AX_M)
+				return NULL;
+			if (gl->shard[i].extent == 1)
+				continue;
+			if (stride)
+				return NULL; /* one stride a dimension */
+			stride = gl->shard[i].stride;
+		}
+		if (!stride) { /* one element thick: no dimension of the parameter */
+			if (g->extents[d] != 1)
+				return NULL;
+			continue;
+		}
+		int k = -1;
+		for (int j = 0; j < b->ndim; j++)
+			if (pstr[j] == stride && b->shape[j] > 1)
+				k = j;
+		if (k <= last || corner[k] + v->shape[d] > b->shape[k])
+			return NULL;
+		last = k;
+		r->starts[k] = ex_add(ex_int(corner[k]), g->starts[d]);
+		r->extents[k] = g->extents[d];
+	}
+	return r;
+}
+
+/* The tensor map of a copy whose global operand is a parameter, or a box
+ * of one (param_region). */
+static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
+{
+	bool load = scopes[dst->buffer->scope].flags & SCF_SHARED;
+	const Value *g = load ? src : dst;
+	Value *r = g->buffer->is_param ? NULL : param_region(g);
+	if (r)
+		return derive_merged(t, p, load ? dst : r, load ? r : src);
+	return derive_merged(t, p, dst, src);
 }
 
 /* A load with oob_fill= may hang past the tensor's edge (sema allowed it):
