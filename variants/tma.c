@@ -478,8 +478,8 @@ static const char *derive_merged(Tma *t, const Plan *p, const Value *dst, const 
 /* The region g of a view of a global buffer parameter (TVM's A.sub[...]:
  * A.view(shape, layout=S[shape : strides] + offset)) as the same region
  * of the parameter, when the view is a box of it: each dimension of the
- * view one of the parameter's (its stride), in order, and the offset a
- * corner inside it. NULL when it is not. */
+ * view one of the parameter's (its stride), in any order (A.permute()),
+ * and the offset a corner inside it. NULL when it is not. */
 static Value *param_region(const Value *g)
 {
 	const Buffer *v = g->buffer, *b = v;
@@ -526,7 +526,7 @@ static Value *param_region(const Value *g)
 	r->extents = xalloc(sizeof(int64_t) * (size_t)b->ndim);
 	for (int k = 0; k < b->ndim; k++)
 		r->starts[k] = ex_int(corner[k]), r->extents[k] = 1;
-	int last = -1;
+	unsigned taken = 0; /* the parameter's dimensions a view dimension is (TVM's permute(): any order) */
 	for (int d = 0; d < v->ndim; d++) {
 		int64_t stride = 0;
 		for (int i = dims[d]; i < dims[d + 1]; i++) {
@@ -547,9 +547,9 @@ static Value *param_region(const Value *g)
 		for (int j = 0; j < b->ndim; j++)
 			if (pstr[j] == stride && b->shape[j] > 1)
 				k = j;
-		if (k <= last || corner[k] + v->shape[d] > b->shape[k])
+		if (k < 0 || (taken >> k & 1) || corner[k] + v->shape[d] > b->shape[k])
 			return NULL;
-		last = k;
+		taken |= 1u << k;
 		r->starts[k] = ex_add(ex_int(corner[k]), g->starts[d]);
 		r->extents[k] = g->extents[d];
 	}
