@@ -337,6 +337,26 @@ static void gemm(Sema *S, Expr *call, Value *fn)
 	}
 }
 
+/* A copy_async only TMA runs (a load into shared memory completing on
+ * an mbarrier, a store from shared memory to global) reads or writes its
+ * shared operand in boxes at 128-byte aligned addresses: its storage,
+ * allocated without align=, is placed so (as TVM's shared.dyn base is),
+ * and says so (align=128 on its T.alloc_buffer), for the lowered kernel. */
+static void tma_align(const Value *dst, const Value *src, bool mbar)
+{
+	if (!dst || !src || !dst->buffer || !src->buffer)
+		return;
+	Buffer *d = buffer_root(dst->buffer), *s = buffer_root(src->buffer);
+	bool load = (scopes[d->scope].flags & SCF_SHARED) && (scopes[s->scope].flags & SCF_GLOBAL) && mbar;
+	bool store = (scopes[d->scope].flags & SCF_GLOBAL) && (scopes[s->scope].flags & SCF_SHARED);
+	Buffer *b = load ? d : store ? s : NULL;
+	if (!b || b->align || b->swizzled_root || (b->layout && b->layout->swizzled) || !b->decl ||
+	    b->decl->kind != E_CALL || call_kw(b->decl, "align"))
+		return;
+	b->align = TMA_SMEM_ALIGN;
+	call_add_kw(b->decl, "align", new_int(b->decl->pos, TMA_SMEM_ALIGN), b->decl->pos);
+}
+
 static void copy(Sema *S, Expr *call, Value *fn)
 {
 	Args a;
@@ -370,9 +390,15 @@ static void copy(Sema *S, Expr *call, Value *fn)
 			error_at(S->d, oob->value->pos, "oob_fill= is \"zero\" or \"nan\", not \"%s\"", f);
 			return;
 		}
-		if (os->buffer->scope != SC_GLOBAL || od->buffer->scope != SC_SHARED) {
+		int oss = buffer_root(os->buffer)->scope, ods = buffer_root(od->buffer)->scope;
+		if (!(scopes[oss].flags & SCF_GLOBAL) || !(scopes[ods].flags & SCF_SHARED)) {
 			error_at(S->d, oob->pos, "oob_fill= fills the out-of-bounds elements of a global -> shared load; this copy "
-			         "is %s -> %s", scopes[os->buffer->scope].name, scopes[od->buffer->scope].name);
+			         "is %s -> %s", scopes[oss].name, scopes[ods].name);
+			return;
+		}
+		if (!os->buffer->is_param) {
+			error_at(S->d, oob->pos, "not supported yet: oob_fill= on '%s', a view of a tensor: TMA fills past the "
+			         "tensor's edges, not the view's; copy from the tensor itself", os->buffer->name);
 			return;
 		}
 		if (!strcmp(f, "nan") && dtypes[os->buffer->dtype].kind != DK_FLOAT) {
@@ -381,6 +407,8 @@ static void copy(Sema *S, Expr *call, Value *fn)
 			return;
 		}
 	}
+	if (fn->intrin == IN_COPY_ASYNC)
+		tma_align(a.pos[0], a.pos[1], kwarg(&a, "mbar") != NULL);
 	Kw *d = kwarg(&a, "dispatch");
 	if (d && d->value->kind != E_STR && d->value->val && d->value->val->kind == V_STR) {
 		/* dispatch=variant, a constant: the passes read the name itself */

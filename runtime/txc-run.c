@@ -374,6 +374,12 @@ static const Expr *tma_copy(const Module *m, Stmt **body, int n)
 				const Value *nv = d->value->kind == E_NAME ? module_value(m, d->value->str) : NULL;
 				const char *name = d->value->kind == E_STR ? d->value->str : nv && nv->kind == V_STR ? nv->s : NULL;
 				v = name ? variant_lookup(IN_COPY_ASYNC, name) : -1;
+				/* TVM's names (tma_auto, tma_explicit): the variant the memories and mbar= call for */
+				const TvmVariant *tv = name && v < 0 ? tvm_variant_lookup(IN_COPY_ASYNC, name) : NULL;
+				if (tv && !tv->why && e->args[0]->val && e->args[0]->val->buffer && e->args[1]->val &&
+				    e->args[1]->val->buffer)
+					v = variant_for(IN_COPY_ASYNC, e->args[1]->val->buffer->scope, e->args[0]->val->buffer->scope,
+					                call_kw(e, "mbar") != NULL);
 			} else if (e->args[0]->val && e->args[0]->val->buffer && e->args[1]->val && e->args[1]->val->buffer) {
 				v = variant_for(IN_COPY_ASYNC, e->args[1]->val->buffer->scope, e->args[0]->val->buffer->scope,
 				                call_kw(e, "mbar") != NULL);

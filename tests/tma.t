@@ -206,6 +206,40 @@ case('rank 2 float32 512x16 at bx * 512 (rows over 256 split), load',
      dir => 'load', dims => [16, 256, 2048 / 256], strides => [16 * 4, 256 * 16 * 4], box => [16, 256, 512 / 256],
      coords => [0, 0, 'bx * 512 // 256']);
 
+# ---- strided global layouts (TVM's match_buffer(..., layout=S[shape : strides])) --
+# rows padded to 72 elements: the tensor map's row stride is the layout's,
+# 72 x 2 = 144 bytes
+case('rank 2 float16 16x64 at bx * 16, rows 72 apart, load',
+     dt => 'float16', g => [64, 64], glayout => 'TileLayout(L[(64, 64) : (72, 1)])', greg => 'bx * 16 : bx * 16 + 16, :',
+     s => [16, 64], sreg => ':, :', dir => 'load', dims => [64, 64], strides => [72 * 2], box => [64, 16],
+     coords => [0, 'bx * 16']);
+# dimensions not in stride order: (4, 64, 32) with strides (32, 128, 1). The
+# copied rows step by 128 (dimension 1: 128 / 32 = 4 is not inside
+# dimension 0's 4); dimension 0, not covered, is box 1 at 1, 32 x 2 = 64
+# bytes apart
+case('rank 3 float16 A[1, :, :], dimensions 0 and 1 transposed in memory, store',
+     dt => 'float16', g => [4, 64, 32], glayout => 'TileLayout(L[(4, 64, 32) : (32, 128, 1)])', greg => '1, :, :',
+     s => [64, 32], sreg => ':, :', dir => 'store', dims => [32, 64, 4], strides => [128 * 2, 32 * 2],
+     box => [32, 64, 1], coords => [0, 0, 1]);
+
+# ---- dimensions covered whole, merged (TVM's tma_auto repairs) ------------
+# 32 x 8 uint8: rows of 8 bytes, under TMA's 16; the region covers the rows
+# whole, so the two dimensions are one run of 256 bytes
+case('rank 2 uint8 32x8 whole, rows of 8 bytes merged into one run, load',
+     dt => 'uint8', g => [32, 8], greg => ':, :', s => [32, 8], sreg => ':, :', dir => 'load',
+     dims => [256], box => [256], coords => [0]);
+# six dimensions covered whole: one run of 8192 float16, split at 256
+case('rank 6 float16 2x2x2x2x16x32 whole, merged into one run, store',
+     dt => 'float16', g => [2, 2, 2, 2, 16, 32], greg => ':, :, :, :, :, :', s => [2, 2, 2, 2, 16, 32],
+     sreg => ':, :, :, :, :, :', dir => 'store', dims => [256, 8192 / 256], strides => [256 * 2],
+     box => [256, 8192 / 256], coords => [0, 0]);
+# rows 4 x 2 = 8 bytes: the 32 rows of A[bx] covered whole merge into one
+# run of 128, and that into the slab bx, one of four: the run starts at
+# bx * 128 of a dimension of 512
+case('rank 3 float16 A[bx, :, :] of (4, 32, 4): merged rows, load',
+     dt => 'float16', g => [4, 32, 4], greg => 'bx, :, :', s => [32, 4], sreg => ':, :', dir => 'load',
+     dims => [4 * 32 * 4], box => [32 * 4], coords => ['bx * 128']);
+
 # ---- folded swizzled rows (a row wider than the span) -----------------------
 # mma_shared_layout("float16", 3, (8, 256)) = S[(8, 4, 64) : (64, 512, 1)]:
 # the 64 columns of a span (box 0), the 8 rows 64 apart (box 1, rows padded
@@ -796,9 +830,11 @@ sub refuse {
 refuse('at cta scope', 'single_thread',
        'tma is issued by one thread: write the copy at thread scope (Tx.copy_async inside `if tid == 0:`), not at cta scope',
        cta => 1);
-refuse('shared memory without align=', 'plan',
+# without align= the copy's shared buffer is allocated 128-byte aligned
+# (tests/tvm/tma_strided_global.tx); align=16 says otherwise
+refuse('shared memory with align=16', 'plan',
        "TMA needs 'S' at a 128-byte aligned shared address; it starts at byte 0 of a base only 16-byte aligned (allocate it with align=1024)",
-       salloc => '');
+       salloc => 'align=16');
 # a column of S (elements 64 apart) from a row of A
 refuse('shared innermost not contiguous', 'plan',
        "the shared side's innermost elements are 64 apart; TMA writes a box's rows contiguously",
@@ -816,10 +852,15 @@ refuse('a constant start whose boxes wrap', 'plan',
        "the region's start 128 in dimension 0 of 'A' makes its boxes wrap where the tensor map splits that dimension in steps of 256",
        g => [4096], greg => '128:1152', s => [1024], sreg => ':');
 # six buffer dimensions of extent 2 or more, all covered
+# six dimensions, none covered whole (so none merges into another)
 refuse('a tensor map of rank 6', 'plan', 'the region needs a tensor map of more than 5 dimensions',
-       g => [2, 2, 2, 2, 16, 32], greg => ':, :, :, :, :, :', s => [2, 2, 2, 2, 16, 32], sreg => ':, :, :, :, :, :');
-refuse('a global buffer with a layout', 'plan', "a tensor map describes a row-major global buffer; 'A' has a layout",
-       glayout => 'TileLayout(L[(64, 64) : (64, 1)])');
+       g => [4, 4, 4, 4, 32, 64], greg => '0:2, 0:2, 0:2, 0:2, 0:16, 0:32', s => [2, 2, 2, 2, 16, 32],
+       sreg => ':, :, :, :, :, :');
+# a strided global layout is a tensor map's strides (tests/tvm/tma_strided_global.tx);
+# a dimension in two pieces is not
+refuse('a global dimension in pieces of two strides', 'plan',
+       "dimension 1 of 'A' is laid out in pieces of different strides; a tensor map's dimension has one stride",
+       glayout => 'TileLayout(L[(64, 2, 32) : (32, 2048, 1)])');
 refuse('a contiguous run of 8 bytes', 'plan',
        "the contiguous run is 4 x 2 = ${\(4 * 2)} bytes; TMA's innermost box dimension is a multiple of 16 bytes",
        greg => ':, 0:4', s => [64, 4]);

@@ -80,9 +80,79 @@ static bool insert(TIter *v, int *n, int at, TIter x)
 	return true;
 }
 
+/* The element stride of each dimension of global buffer gb, into gstr:
+ * row-major without a layout; with one (TVM writes
+ * layout=TileLayout(S[shape : strides]) on a match_buffer), the stride of
+ * the dimension's iters, which must run as one (a dimension of a tensor
+ * map has one stride). *rowmajor says whether they are row-major's. */
+static const char *global_strides(const Buffer *gb, int64_t *gstr, bool *rowmajor)
+{
+	for (int d = gb->ndim - 1; d >= 0; d--)
+		gstr[d] = d == gb->ndim - 1 ? 1 : gstr[d + 1] * gb->shape[d + 1];
+	*rowmajor = true;
+	const Layout *l = gb->layout;
+	if (!l)
+		return NULL;
+	if (l->swizzled || l->nrep)
+		return xprintf("a tensor map describes a strided global buffer; '%s' has a %s layout", gb->name,
+		               l->swizzled ? "swizzled" : "replicated");
+	for (int a = 0; a < AX_COUNT; a++)
+		if (l->off[a])
+			return xprintf("a tensor map describes a strided global buffer; the layout of '%s' has an offset",
+			               gb->name);
+	int dims[9];
+	const char *why = NULL;
+	Layout *g = layout_group(l, gb->shape, gb->ndim, dims, &why);
+	if (!g)
+		return xprintf("the layout of '%s' does not group by its shape: %s", gb->name, why);
+	for (int d = 0; d < gb->ndim; d++) {
+		int64_t stride = 0, next = 0;
+		for (int i = dims[d + 1] - 1; i >= dims[d]; i--) { /* innermost first */
+			const Iter *x = &g->shard[i];
+			if (x->axis != AX_M)
+				return xprintf("a tensor map describes global memory; the layout of '%s' spreads dimension %d "
+				               "over threads", gb->name, d);
+			if (x->extent == 1)
+				continue;
+			if (stride && x->stride != next)
+				return xprintf("dimension %d of '%s' is laid out in pieces of different strides; a tensor map's "
+				               "dimension has one stride", d, gb->name);
+			if (!stride)
+				stride = x->stride;
+			next = x->stride * x->extent;
+		}
+		if (stride) {
+			*rowmajor &= stride == gstr[d];
+			gstr[d] = stride;
+		}
+	}
+	if (*rowmajor)
+		return NULL;
+	for (int d = 0; d < gb->ndim; d++) /* a dimension of one element: never a copy's step */
+		if (gb->shape[d] == 1)
+			gstr[d] = 0;
+	return NULL;
+}
+
+/* The dimension of gb (strides gstr, not row-major) that an iter of global
+ * stride g steps along: the one of the largest stride that g is a whole
+ * step of within its extent (the outermost's extent unbounded: a load may
+ * hang past it), or -1. */
+static int stride_dim(const Buffer *gb, const int64_t *gstr, int64_t g)
+{
+	int d = -1, top = -1;
+	for (int k = 0; k < gb->ndim; k++)
+		if (gstr[k] && (top < 0 || gstr[k] > gstr[top]))
+			top = k;
+	for (int k = 0; k < gb->ndim; k++)
+		if (gstr[k] && g % gstr[k] == 0 && (k == top || g / gstr[k] < gb->shape[k]) && (d < 0 || gstr[k] > gstr[d]))
+			d = k;
+	return d;
+}
+
 /* The tensor map of a copy between dst and src with the aligned plan p,
  * into t; NULL, or why there is none. */
-static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
+static const char *derive_view(Tma *t, const Plan *p, const Value *dst, const Value *src)
 {
 	memset(t, 0, sizeof *t);
 	t->load = scopes[dst->buffer->scope].flags & SCF_SHARED;
@@ -100,15 +170,15 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 		t->sbase = ex_add(t->sbase ? t->sbase : ex_int(0), ex_int(sl->off[AX_M]));
 	if (!gb->is_param)
 		return xprintf("a tensor map describes a global buffer parameter; '%s' is a view of one", gb->name);
-	if (gb->layout)
-		return xprintf("a tensor map describes a row-major global buffer; '%s' has a layout", gb->name);
 	if (tmap_data_type(gb->dtype) < 0)
 		return xprintf("TMA cannot move %s elements", dtypes[gb->dtype].name);
 	if (gb->ndim < 1 || gb->ndim > 8)
 		return xprintf("the global buffer has %d dimensions", gb->ndim);
 	int64_t gstr[8];
-	for (int d = gb->ndim - 1; d >= 0; d--)
-		gstr[d] = d == gb->ndim - 1 ? 1 : gstr[d + 1] * gb->shape[d + 1];
+	bool rowmajor = true;
+	const char *why = global_strides(gb, gstr, &rowmajor);
+	if (why)
+		return why;
 	/* the swizzle TMA writes: 16-byte chunks, rows of 128 bytes */
 	if (sl->swizzled) {
 		int m = 0;
@@ -139,8 +209,12 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 	for (int i = 0; i < n; i++) {
 		TIter *x = &it[i];
 		int d = gb->ndim - 1;
-		while (d > 0 && x->g >= gstr[d - 1])
-			d--;
+		if (rowmajor)
+			while (d > 0 && x->g >= gstr[d - 1])
+				d--;
+		else if ((d = stride_dim(gb, gstr, x->g)) < 0)
+			return xprintf("a global stride of %lld elements is not a whole step of a dimension of '%s' within it",
+			               (long long)x->g, gb->name);
 		if (x->g % gstr[d])
 			return xprintf("a global stride of %lld elements is not a whole step of dimension %d", (long long)x->g, d);
 		x->dim = d;
@@ -324,6 +398,174 @@ static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *
 	return NULL;
 too_many:
 	return xprintf("the region needs a tensor map of more than %d dimensions", TMAP_MAX_RANK);
+}
+
+static bool const_start(const Expr *e, int64_t *v)
+{
+	if (e->kind == E_INT)
+		return *v = e->ival, true;
+	if (e->val && e->val->kind == V_INT)
+		return *v = e->val->i, true;
+	return false;
+}
+
+/* The global region g over a row-major buffer seen with each dimension it
+ * covers whole merged into the one outside it (TVM's tma_auto does the
+ * same): a run that crosses them is one tensor-map dimension, no longer
+ * split where the buffer's dimensions meet. NULL when nothing merges. */
+static Value *merged_view(const Value *g)
+{
+	const Buffer *b = g->buffer;
+	int64_t gstr[8];
+	bool rowmajor;
+	if (b->dyn || b->ndim < 2 || b->ndim > 8 || global_strides(b, gstr, &rowmajor) || !rowmajor)
+		return NULL;
+	int64_t shape[8], ext[8];
+	Expr *start[8];
+	int n = 0;
+	for (int d = 0; d < b->ndim; d++) {
+		int64_t c;
+		bool whole = const_start(g->starts[d], &c) && c == 0 && g->extents[d] == b->shape[d];
+		if (n > 0 && whole) {
+			/* d merges into the dimension outside it, which must lie inside the tensor */
+			int64_t oc;
+			bool inside = ext[n - 1] <= shape[n - 1] &&
+			              (!const_start(start[n - 1], &oc) || (oc >= 0 && oc + ext[n - 1] <= shape[n - 1]));
+			if (inside) {
+				start[n - 1] = ex_mul(start[n - 1], ex_int(b->shape[d]));
+				shape[n - 1] *= b->shape[d], ext[n - 1] *= b->shape[d];
+				continue;
+			}
+		}
+		shape[n] = b->shape[d], ext[n] = g->extents[d], start[n] = g->starts[d];
+		n++;
+	}
+	if (n == b->ndim)
+		return NULL;
+	Buffer *nb = xalloc(sizeof *nb);
+	*nb = *b;
+	nb->ndim = n;
+	nb->shape = xalloc(sizeof(int64_t) * (size_t)n);
+	memcpy(nb->shape, shape, sizeof(int64_t) * (size_t)n);
+	Value *v = vnew(V_REGION);
+	*v = *g;
+	v->buffer = nb;
+	v->ndim = n;
+	v->starts = xalloc(sizeof(Expr *) * (size_t)n);
+	memcpy(v->starts, start, sizeof(Expr *) * (size_t)n);
+	v->extents = xalloc(sizeof(int64_t) * (size_t)n);
+	memcpy(v->extents, ext, sizeof(int64_t) * (size_t)n);
+	return v;
+}
+
+/* The tensor map of the copy: as derive_view finds it over the buffer's
+ * own dimensions, or, where that fails (a contiguous run under 16 bytes
+ * at a dimension's end, more than 5 dimensions), over the dimensions the
+ * region covers whole merged (merged_view); the first reason otherwise. */
+static const char *derive_merged(Tma *t, const Plan *p, const Value *dst, const Value *src)
+{
+	const char *why = derive_view(t, p, dst, src);
+	if (!why)
+		return NULL;
+	bool load = scopes[dst->buffer->scope].flags & SCF_SHARED;
+	Value *m = merged_view(load ? src : dst);
+	if (m && !derive_view(t, p, load ? dst : m, load ? m : src))
+		return NULL;
+	derive_view(t, p, dst, src); /* t as the reason found it */
+	return why;
+}
+
+/* The region g of a view of a global buffer parameter (TVM's A.sub[...]:
+ * A.view(shape, layout=S[shape : strides] + offset)) as the same region
+ * of the parameter, when the view is a box of it: each dimension of the
+ * view one of the parameter's (its stride), in any order (A.permute()),
+ * and the offset a corner inside it. NULL when it is not. */
+static Value *param_region(const Value *g)
+{
+	const Buffer *v = g->buffer, *b = v;
+	while (b->base && !b->is_param)
+		b = b->base;
+	const Layout *l = v->layout;
+	if (v->is_param || !b->is_param || b->ndim > 8 || v->ndim > 8 || !l || l->swizzled || l->nrep)
+		return NULL;
+	for (int a = 0; a < AX_COUNT; a++)
+		if (a != AX_M && l->off[a])
+			return NULL;
+	int64_t pstr[8];
+	bool rowmajor;
+	if (global_strides(b, pstr, &rowmajor))
+		return NULL;
+	/* the corner: the offset in the parameter's coordinates, outermost first */
+	int64_t corner[8] = {0}, off = l->off[AX_M] - b->elem_offset;
+	bool used[8] = {0};
+	for (int n = 0; n < b->ndim; n++) {
+		int k = -1;
+		for (int d = 0; d < b->ndim; d++)
+			if (!used[d] && pstr[d] > 0 && (k < 0 || pstr[d] > pstr[k]))
+				k = d;
+		if (k < 0)
+			break;
+		used[k] = true;
+		corner[k] = off / pstr[k];
+		off %= pstr[k];
+		if (corner[k] >= b->shape[k])
+			return NULL;
+	}
+	if (off)
+		return NULL;
+	int dims[9];
+	const char *why = NULL;
+	Layout *gl = layout_group(l, v->shape, v->ndim, dims, &why);
+	if (!gl)
+		return NULL;
+	Value *r = vnew(V_REGION);
+	*r = *g;
+	r->buffer = (Buffer *)b;
+	r->ndim = b->ndim;
+	r->starts = xalloc(sizeof(Expr *) * (size_t)b->ndim);
+	r->extents = xalloc(sizeof(int64_t) * (size_t)b->ndim);
+	for (int k = 0; k < b->ndim; k++)
+		r->starts[k] = ex_int(corner[k]), r->extents[k] = 1;
+	unsigned taken = 0; /* the parameter's dimensions a view dimension is (TVM's permute(): any order) */
+	for (int d = 0; d < v->ndim; d++) {
+		int64_t stride = 0;
+		for (int i = dims[d]; i < dims[d + 1]; i++) {
+			if (gl->shard[i].axis != AX_M)
+				return NULL;
+			if (gl->shard[i].extent == 1)
+				continue;
+			if (stride)
+				return NULL; /* one stride a dimension */
+			stride = gl->shard[i].stride;
+		}
+		if (!stride) { /* one element thick: no dimension of the parameter */
+			if (g->extents[d] != 1)
+				return NULL;
+			continue;
+		}
+		int k = -1;
+		for (int j = 0; j < b->ndim; j++)
+			if (pstr[j] == stride && b->shape[j] > 1)
+				k = j;
+		if (k < 0 || (taken >> k & 1) || corner[k] + v->shape[d] > b->shape[k])
+			return NULL;
+		taken |= 1u << k;
+		r->starts[k] = ex_add(ex_int(corner[k]), g->starts[d]);
+		r->extents[k] = g->extents[d];
+	}
+	return r;
+}
+
+/* The tensor map of a copy whose global operand is a parameter, or a box
+ * of one (param_region). */
+static const char *derive(Tma *t, const Plan *p, const Value *dst, const Value *src)
+{
+	bool load = scopes[dst->buffer->scope].flags & SCF_SHARED;
+	const Value *g = load ? src : dst;
+	Value *r = g->buffer->is_param ? NULL : param_region(g);
+	if (r)
+		return derive_merged(t, p, load ? dst : r, load ? r : src);
+	return derive_merged(t, p, dst, src);
 }
 
 /* A load with oob_fill= may hang past the tensor's edge (sema allowed it):
@@ -525,6 +767,13 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 	args[na++] = ex_name(map);
 	for (int i = 0; i < t.rank; i++)
 		args[na++] = coord[i];
+	/* TVM's cta_group=: 1, this CTA's mbarrier, is what the copy does */
+	Kw *cg = call_kw(o->call, "cta_group");
+	if (cg && !(cg->value->val && cg->value->val->kind == V_INT && cg->value->val->i == 1))
+		return lower_fail(L, o, xprintf("not supported yet: cta_group=%s: a TMA load completing on the mbarrier of "
+		                                "the CTA pair's leader (.cta_group::2, sm_100a); tma copies with cta_group=1",
+		                                cg->value->val && cg->value->val->kind == V_INT ?
+		                                xprintf("%lld", (long long)cg->value->val->i) : expr_str(cg->value)));
 	Kw *red = call_kw(o->call, "reduce");
 	if (red && t.load)
 		return lower_fail(L, o, "reduce= combines a shared -> global copy into global memory; this copy loads");
