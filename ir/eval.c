@@ -886,6 +886,8 @@ Value *eval(Sema *S, Expr *e)
 	case E_INDEX:
 		if (e->a->kind == E_CALL && (v = tvm_layout_apply(S, e)))
 			return v;
+		if (e->kind != E_INDEX) /* apply() at run-time coordinates, now an expression */
+			return eval(S, e);
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;

@@ -214,6 +214,10 @@ static void intrin_maps(void)
 		for (const char *dot = strchr(p, '.'); dot; dot = strchr(dot + 1, '.'))
 			map_put(&intrin_prefixes, xstrndup(p, (size_t)(dot - p)), (void *)1);
 	}
+	/* TVM's newer names of two builtins (its tests declare buffer
+	 * parameters as T.Tensor and tensor memory with T.decl_tensor) */
+	map_put(&intrin_by_path, "T.Tensor", (void *)(intptr_t)(IN_BUFFER_T + 1));
+	map_put(&intrin_by_path, "T.decl_tensor", (void *)(intptr_t)(IN_DECL_BUFFER + 1));
 }
 
 int intrin_lookup(const char *path)

@@ -639,9 +639,43 @@ void print_tvm(Buf *b)
 	}
 }
 
+/* apply() at coordinates some of which are known only when the kernel
+ * runs (a thread id, a loop variable: TVM's tests compute a thread's
+ * global offset as g_layout.apply(tid, i, 0)["m"]): the same arithmetic as
+ * layout_apply_iters, written as an expression. coord has one operand per
+ * shard iter (iters), else the row-major flat index of them all, split
+ * over the shard extents (the outermost not reduced) as layout_apply does;
+ * a coordinate in its range gives the grouped split's answer. */
+static Expr *apply_expr(const Layout *l, Expr **coord, int n, const int64_t *shape, bool iters, int axis)
+{
+	Expr *out = ex_int(l->off[axis]);
+	Expr *flat = NULL;
+	if (!iters) {
+		flat = ex_int(0);
+		for (int d = 0; d < n; d++)
+			flat = ex_add(ex_mul(flat, ex_int(shape ? shape[d] : 1)), expr_copy(coord[d]));
+	}
+	int64_t inner = 1; /* the product of the extents inside iter i */
+	for (int i = l->nshard - 1; i >= 0; i--) {
+		const Iter *it = &l->shard[i];
+		if (it->axis == axis && it->stride != 0) {
+			Expr *c = iters ? expr_copy(coord[i]) : ex_div(expr_copy(flat), inner);
+			if (!iters && i > 0)
+				c = ex_mod(c, it->extent);
+			out = ex_add(out, ex_mul(c, ex_int(it->stride)));
+		}
+		if (!mul_ok(inner, it->extent, &inner))
+			return NULL;
+	}
+	return axis == AX_M ? ex_swizzle(l, out) : out;
+}
+
 /* L.apply(i)["m"], L.apply(i, j, ...)["m"] (one coordinate per shard iter)
  * or L.apply(i, j, shape=(...))["m"]: a layout applied at compile time, as
- * TVM's Layout.apply, read on one axis; NULL when e is not of this form. */
+ * TVM's Layout.apply, read on one axis; NULL when e is not of this form.
+ * Where a coordinate is not a constant, e becomes the expression that
+ * computes it (apply_expr), and the answer is NULL: the caller checks the
+ * new e. */
 Value *tvm_layout_apply(Sema *S, Expr *e)
 {
 	Expr *c = e->a;
@@ -664,9 +698,18 @@ Value *tvm_layout_apply(Sema *S, Expr *e)
 	if (c->nargs < 1 || c->nargs > LAYOUT_MAX_ITERS)
 		return fail(S, c->pos, "apply() takes a coordinate");
 	int64_t coord[LAYOUT_MAX_ITERS], out[AX_COUNT];
-	for (int i = 0; i < c->nargs; i++)
-		if (!eval_int(S, c->args[i], "a coordinate of apply()", &coord[i]))
+	bool runtime = false;
+	for (int i = 0; i < c->nargs; i++) {
+		Value *cv = eval(S, c->args[i]);
+		if (IS_ERR(cv))
+			return cv;
+		if (cv && cv->kind == V_INT)
+			coord[i] = cv->i;
+		else if (S->in_device && (!cv || cv->kind == V_VAR))
+			runtime = true;
+		else if (!eval_int(S, c->args[i], "a coordinate of apply()", &coord[i]))
 			return &verr;
+	}
 	Kw *shape = NULL;
 	for (int i = 0; i < c->nkws; i++) {
 		if (strcmp(c->kws[i].name, "shape") != 0)
@@ -674,6 +717,27 @@ Value *tvm_layout_apply(Sema *S, Expr *e)
 		shape = &c->kws[i];
 	}
 	bool ok;
+	if (runtime) {
+		int64_t *sh = NULL;
+		int n = c->nargs;
+		if (shape && !eval_shape(S, shape->value, &sh, &n))
+			return &verr;
+		if (shape && n != c->nargs)
+			return fail(S, c->pos, "apply() was given %d coordinates for a shape of %d", c->nargs, n);
+		bool iters = !shape && c->nargs > 1;
+		if (iters && c->nargs != l->nshard)
+			return fail(S, c->pos, "apply() was given %d coordinates for a layout of %d iters (or give shape=)",
+			            c->nargs, l->nshard);
+		Expr *x = apply_expr(l, c->args, c->nargs, sh, iters, axis);
+		if (!x)
+			return fail(S, c->pos, "apply() overflows 64 bits");
+		Pos p = e->pos;
+		if (x->kind == E_NAME) /* 0 + it keeps e a node of its own */
+			x = ex_op(OP_ADD, new_int(p, 0), x);
+		*e = *x;
+		e->pos = p;
+		return NULL;
+	}
 	if (shape) {
 		int64_t *sh;
 		int n;

@@ -815,4 +815,11 @@ cluster.tx:297:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: dead
         T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
         ^~~~~~~~~~~~~~~~~~~~~~~
 EOF
+# apply() at run-time coordinates: each form against its offset written by hand
+run --kernel apply_runtime "$D/apply_runtime.tx"
+check "apply_runtime: runs" ran
+check "apply() at run-time coordinates, one per shard iter: B_iters is C_iters" hashes_equal B_iters C_iters
+check "apply() at a run-time flat index, split over the shard: B_flat is C_flat" hashes_equal B_flat C_flat
+check "apply() at run-time coordinates with shape=: B_shape is C_flat" hashes_equal B_shape C_flat
+check "apply() of a swizzled layout at a run-time index: B_swz is C_swz" hashes_equal B_swz C_swz
 done_testing
