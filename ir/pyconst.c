@@ -890,6 +890,10 @@ Value *py_call(Sema *S, Expr *e, int id)
 		v->dtype = dt;
 		return v;
 	}
+	case IN_SWIZZLE_MODE:
+		if (args[0]->kind != V_INT || args[0]->i < 0 || args[0]->i > 3)
+			return fail(S, e->args[0]->pos, "SwizzleMode() takes 0 (none), 1 (32B), 2 (64B) or 3 (128B)");
+		return args[0];
 	case IN_MATH_PROD: case IN_MATH_GCD: {
 		if (id == IN_MATH_PROD && !items_of(S, args[0], e->args[0]->pos, &it, &m))
 			return &verr;
@@ -1005,7 +1009,7 @@ bool is_py_builtin(int id)
 	return id == IN_PY_LEN || id == IN_PY_TUPLE || id == IN_PY_LIST || id == IN_PY_MAX || id == IN_PY_MIN ||
 	       id == IN_PY_INT || id == IN_PY_STR || id == IN_PY_GETATTR || id == IN_PY_ENUMERATE || id == IN_PY_ZIP ||
 	       id == IN_PY_DATATYPE || id == IN_MATH_PROD || id == IN_MATH_GCD || id == IN_MATH_CEIL || id == IN_MATH_FLOOR ||
-	       id == IN_PY_DICT;
+	       id == IN_PY_DICT || id == IN_SWIZZLE_MODE;
 }
 
 /* ---- names from modules txc does not know ------------------------------------------------- */

@@ -393,6 +393,56 @@ static int tile_to(Sema *S, Expr *e)
 	return 1;
 }
 
+/* TVM's keyword form of tcgen05.ld / st, T.ptx.tcgen05.ld(taddr, regs...,
+ * shape="32x32b", num=1, row=0, col=0, pack=False) -> txc's positional
+ * T.ptx.tcgen05.ld(taddr, row, col, shape, num, pack, regs...): 1 when
+ * rewritten, 0 when e is not that form, -1 after an error. */
+int tvm_tcgen05_ldst_kw(Sema *S, Expr *e)
+{
+	if (!e->nkws || e->a->kind != E_ATTR)
+		return 0;
+	Value *fn = eval(S, e->a);
+	if (IS_ERR(fn))
+		return -1;
+	if (!fn || fn->kind != V_FUNC || (fn->intrin != IN_TC_LD && fn->intrin != IN_TC_ST))
+		return 0;
+	static const char *const names[] = { "row", "col", "shape", "num", "pack" };
+	Expr *kw[5] = { 0 };
+	for (int i = 0; i < e->nkws; i++) {
+		size_t k = 0;
+		while (k < 5 && strcmp(names[k], e->kws[i].name) != 0)
+			k++;
+		if (k == 5) {
+			error_at(S->d, e->kws[i].pos, "%s() has no keyword argument '%s'; TVM's form takes shape=, num=, row=, "
+			         "col= and pack=", intrins[fn->intrin].path, e->kws[i].name);
+			return -1;
+		}
+		kw[k] = e->kws[i].value;
+	}
+	if (!kw[2]) {
+		error_at(S->d, e->pos, "%s(taddr, registers..., shape=...) needs shape= (\"32x32b\", \"16x64b\", ...)",
+		         intrins[fn->intrin].path);
+		return -1;
+	}
+	if (e->nargs < 2) {
+		error_at(S->d, e->pos, "%s(taddr, registers..., shape=...) takes the address and the registers",
+		         intrins[fn->intrin].path);
+		return -1;
+	}
+	int n = e->nargs;
+	Expr **args = xalloc(sizeof(Expr *) * (size_t)(n + 5));
+	args[0] = e->args[0];
+	args[1] = kw[0] ? kw[0] : new_int(e->pos, 0);
+	args[2] = kw[1] ? kw[1] : new_int(e->pos, 0);
+	args[3] = kw[2];
+	args[4] = kw[3] ? kw[3] : new_int(e->pos, 1);
+	args[5] = kw[4] ? kw[4] : new_expr(E_FALSE, e->pos);
+	for (int i = 1; i < n; i++)
+		args[5 + i] = e->args[i];
+	become_call(e, intrins[fn->intrin].path, n + 5, args);
+	return 1;
+}
+
 int tvm_call(Sema *S, Expr *e)
 {
 	Expr *f = e->a;
