@@ -214,10 +214,13 @@ static void intrin_maps(void)
 		for (const char *dot = strchr(p, '.'); dot; dot = strchr(dot + 1, '.'))
 			map_put(&intrin_prefixes, xstrndup(p, (size_t)(dot - p)), (void *)1);
 	}
-	/* TVM's newer names of two builtins (its tests declare buffer
-	 * parameters as T.Tensor and tensor memory with T.decl_tensor) */
+	/* TVM's newer names of builtins: its tests declare buffer parameters
+	 * as T.Tensor, buffers with T.alloc_tensor and T.decl_tensor, and
+	 * kernels with @T.function */
 	map_put(&intrin_by_path, "T.Tensor", (void *)(intptr_t)(IN_BUFFER_T + 1));
 	map_put(&intrin_by_path, "T.decl_tensor", (void *)(intptr_t)(IN_DECL_BUFFER + 1));
+	map_put(&intrin_by_path, "T.alloc_tensor", (void *)(intptr_t)(IN_ALLOC_BUFFER + 1));
+	map_put(&intrin_by_path, "T.function", (void *)(intptr_t)(IN_PRIM_FUNC + 1));
 }
 
 int intrin_lookup(const char *path)
