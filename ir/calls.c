@@ -229,7 +229,7 @@ bool check_args(Sema *S, Expr *call, int id, Args *a)
 				t += strspn(t, " ");
 			}
 			error_at(S->d, kw->pos, "%s() has no keyword argument '%s'%s%s", fn_name(call), kw->name,
-			         names.n ? "; it takes " : "", names.s);
+			         names.n ? "; it takes " : "", names.n ? names.s : "");
 			ok = false;
 			continue;
 		}
