@@ -83,7 +83,7 @@ $(BUILD)/chain/%.o: %.c $(wildcard ir/*.h ir/*.def variants/*.h frontend/*.h bac
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) -DTXC_CHAIN $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/runtime/txc-run.o: runtime/txc-run.c ir/ir.h $(wildcard runtime/*.h) $(BUILD)/gen/parse.h
+$(BUILD)/runtime/txc-run.o: runtime/txc-run.c $(wildcard ir/*.h ir/*.def runtime/*.h variants/*.h) $(BUILD)/gen/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) -I$(CUDA)/include $(CFLAGS) -c -o $@ $<
 

@@ -744,6 +744,14 @@ static Value *attr(Sema *S, Expr *e, const Sym *root)
 		v->i = strcmp(e->str, "bits") == 0 ? dtypes[a->dtype].bits : 1;
 		return v;
 	}
+	if (a->kind == V_FUNC && a->intrin == IN_SWIZZLE_MODE) { /* SwizzleMode.SWIZZLE_128B_ATOM */
+		static const char *const modes[] = { "SWIZZLE_NONE", "SWIZZLE_32B_ATOM", "SWIZZLE_64B_ATOM", "SWIZZLE_128B_ATOM" };
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(e->str, modes[i]))
+				return vint(i);
+		return fail(S, e->pos, "SwizzleMode has no member '%s'; it has SWIZZLE_NONE, SWIZZLE_32B_ATOM, "
+		            "SWIZZLE_64B_ATOM and SWIZZLE_128B_ATOM", e->str);
+	}
 	if (a->kind == V_FUNC && (intrin_is_prefix(intrins[a->intrin].path) ||
 	                          !strncmp(intrins[a->intrin].path, "T.ptx.", 6))) {
 		/* T.ptx.cp_async is an intrinsic and a namespace; a PTX
@@ -957,6 +965,8 @@ Value *eval(Sema *S, Expr *e)
 	case E_INDEX:
 		if (e->a->kind == E_CALL && (v = tvm_layout_apply(S, e)))
 			return v;
+		if (e->kind != E_INDEX) /* apply() at run-time coordinates, now an expression */
+			return eval(S, e);
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;

@@ -807,6 +807,7 @@ const char *layout_default(Layout *l, const int64_t *shape, int n);
 const char *layout_wg_local(Layout *l, int64_t cols, int64_t rows);
 const char *layout_tmem_datapath(Layout *l, const char *dp, int64_t rows, int64_t cols, int64_t sub_slab);
 const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int64_t cols, int dtype);
+const char *layout_tcgen05_atom_num(Layout *l, const char *shape, int64_t rows, int64_t cols, int dtype, bool any_num);
 const char *layout_mma_shared(Layout *l, int dtype, int64_t swizzle, const int64_t *shape, int n);
 
 /* ---- triton.c: Triton's layouts (doc/txir.md, "Triton's layouts") --------- */

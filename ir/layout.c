@@ -186,9 +186,17 @@ const char *layout_tmem_datapath(Layout *l, const char *dp, int64_t rows, int64_
  * 16-bit elements pack two to a register: the column splits once more. */
 const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int64_t cols, int dt)
 {
+	return layout_tcgen05_atom_num(l, shape, rows, cols, dt, false);
+}
+
+/* any_num: a repetition count the instruction cannot take (not a power of
+ * two, too many) still gives the layout, for a register buffer of which a
+ * copy takes a column slice of whole repetitions. */
+const char *layout_tcgen05_atom_num(Layout *l, const char *shape, int64_t rows, int64_t cols, int dt, bool any_num)
+{
 	int bits = dtypes[dt].bits;
-	if (bits != 16 && bits != 32)
-		return xprintf("tcgen05_atom_layout: dtype %s is not 16 or 32 bits wide", dtypes[dt].name);
+	if (bits != 8 && bits != 16 && bits != 32)
+		return xprintf("tcgen05_atom_layout: dtype %s is not 8, 16 or 32 bits wide", dtypes[dt].name);
 	if (rows != 128 && rows != 64 && rows != 32)
 		return xprintf("tcgen05_atom_layout: rows must be 64 or 128, or 32 for .32x32b (got %lld)", (long long)rows);
 	int64_t cols32 = cols * bits / 32;
@@ -205,7 +213,7 @@ const char *layout_tcgen05_atom(Layout *l, const char *shape, int64_t rows, int6
 	 * 16-lane warps reach 64 lanes, and 128 rows are two slabs instead */
 	int64_t per_rep = s->lanes == 32 ? s->cols * 128 / rows : s->cols;
 	int64_t n = cols32 / per_rep;
-	if (cols32 % per_rep || log2_exact(n) < 0 || n > s->max_num)
+	if (cols32 % per_rep || (!any_num && (log2_exact(n) < 0 || n > s->max_num)))
 		return xprintf("tcgen05_atom_layout: %lld 32-bit columns need .%s.x%lld%s; the repetition must be a power of two from 1 to %d",
 		               (long long)cols32, shape, (long long)(cols32 / per_rep),
 		               cols32 % per_rep ? " and a fraction" : "", s->max_num);

@@ -890,6 +890,39 @@ Value *py_call(Sema *S, Expr *e, int id)
 		v->dtype = dt;
 		return v;
 	}
+	case IN_OP_MUL: case IN_OP_ADD: case IN_FT_REDUCE: {
+		/* operator.mul(a, b); functools.reduce(op, items[, start]) */
+		bool red = id == IN_FT_REDUCE;
+		int op = red ? (args[0]->kind == V_FUNC ? args[0]->intrin : -1) : id;
+		if (op != IN_OP_MUL && op != IN_OP_ADD)
+			return fail(S, e->args[0]->pos, "%s() takes operator.mul or operator.add here", name);
+		Value *pair[2] = { args[0], args[1] };
+		if (red) {
+			if (!items_of(S, args[1], e->args[1]->pos, &it, &m))
+				return &verr;
+		} else {
+			it = pair, m = 2;
+		}
+		if (red && m == 0 && n < 3)
+			return fail(S, e->pos, "%s() of an empty sequence with no initial value", name);
+		int64_t r;
+		int k = 0;
+		Value *first = red && n == 3 ? args[2] : it[k++];
+		if (first->kind != V_INT)
+			return fail(S, e->pos, "%s() takes integers, not %s", name, value_kind_name(first));
+		r = first->i;
+		for (; k < m; k++) {
+			if (it[k]->kind != V_INT)
+				return fail(S, e->pos, "%s() takes integers, not %s", name, value_kind_name(it[k]));
+			if (op == IN_OP_MUL ? !mul_ok(r, it[k]->i, &r) : !add_ok(r, it[k]->i, &r))
+				return fail(S, e->pos, "%s() overflows 64 bits", name);
+		}
+		return vint(r);
+	}
+	case IN_SWIZZLE_MODE:
+		if (args[0]->kind != V_INT || args[0]->i < 0 || args[0]->i > 3)
+			return fail(S, e->args[0]->pos, "SwizzleMode() takes 0 (none), 1 (32B), 2 (64B) or 3 (128B)");
+		return args[0];
 	case IN_MATH_PROD: case IN_MATH_GCD: {
 		if (id == IN_MATH_PROD && !items_of(S, args[0], e->args[0]->pos, &it, &m))
 			return &verr;
@@ -1005,7 +1038,7 @@ bool is_py_builtin(int id)
 	return id == IN_PY_LEN || id == IN_PY_TUPLE || id == IN_PY_LIST || id == IN_PY_MAX || id == IN_PY_MIN ||
 	       id == IN_PY_INT || id == IN_PY_STR || id == IN_PY_GETATTR || id == IN_PY_ENUMERATE || id == IN_PY_ZIP ||
 	       id == IN_PY_DATATYPE || id == IN_MATH_PROD || id == IN_MATH_GCD || id == IN_MATH_CEIL || id == IN_MATH_FLOOR ||
-	       id == IN_PY_DICT;
+	       id == IN_PY_DICT || id == IN_SWIZZLE_MODE || id == IN_FT_REDUCE || id == IN_OP_MUL || id == IN_OP_ADD;
 }
 
 /* ---- names from modules txc does not know ------------------------------------------------- */

@@ -317,6 +317,8 @@ static int scalar1(Sema *S, Expr *e)
 			e->val = v;
 			return DT_WEAK_INT;
 		}
+		if (e->kind != E_INDEX) /* apply() at run-time coordinates, now an expression */
+			return scalar1(S, e);
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return DT_ERROR;

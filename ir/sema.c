@@ -734,6 +734,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		return;
 	}
 	int id = fn->intrin;
+	if ((id == IN_TC_LD || id == IN_TC_ST) && e->nkws && tvm_tcgen05_ldst_kw(S, e) < 0)
+		return;
 	Args a;
 	switch (id) {
 	case IN_DEVICE_ENTRY:

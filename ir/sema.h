@@ -231,6 +231,7 @@ void tvm_scalar(Expr *e, int id);                /* T.shared_scalar(dt) -> T.all
 void tvm_scalar_element(Expr *e);                /* name -> name[0] */
 void tvm_tc_frag(Expr *e);                       /* T.alloc_tcgen05_ldst_frag -> T.alloc_buffer(..., layout=) */
 bool tvm_local(Sema *S, Expr *call, Buffer *base); /* X.local(...) -> X.view(...) */
+int tvm_tcgen05_ldst_kw(Sema *S, Expr *e);     /* T.ptx.tcgen05.ld(taddr, regs..., shape=...) -> positional */
 Value *tvm_layout_apply(Sema *S, Expr *e);       /* L.apply(i)["m"], or NULL */
 bool tvm_is_view_chain(const Expr *e);
 int tvm_allocated_addr(Sema *S, Expr *e);        /* tmem.allocated_addr[0] -> its address: 1, 0, -1 */

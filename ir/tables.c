@@ -210,6 +210,7 @@ static const struct { const char *alias, *path; } intrin_aliases[] = {
 	{ "T.function", "T.prim_func" },
 	{ "T.Tensor", "T.Buffer" },
 	{ "T.alloc_tensor", "T.alloc_buffer" },
+	{ "T.decl_tensor", "T.decl_buffer" },
 };
 
 static void intrin_maps(void)
@@ -249,11 +250,18 @@ static const ModuleName imports[] = {
 	{ "tvm.tir.layout", "*", "layout." },
 	{ "tvm.backend.cuda.tile_primitive.tma_utils", "mma_shared_layout", "layout.mma_shared_layout" },
 	{ "tvm.tirx.cuda.tile_primitive.tma_utils", "mma_shared_layout", "layout.mma_shared_layout" },
+	{ "tvm.tirx.operator.tile_primitive.cuda.tma_utils", "mma_shared_layout", "layout.mma_shared_layout" },
+	{ "tvm.backend.cuda.tile_primitive.tma_utils", "SwizzleMode", "tvm.SwizzleMode" },
+	{ "tvm.tirx.cuda.tile_primitive.tma_utils", "SwizzleMode", "tvm.SwizzleMode" },
+	{ "tvm.tirx.operator.tile_primitive.cuda.tma_utils", "SwizzleMode", "tvm.SwizzleMode" },
 	{ "triton.experimental.gluon.language", "NVMMASharedLayout", "layout.NVMMASharedLayout" },
 	{ "triton.experimental.gluon.language.nvidia.blackwell", "TensorMemoryLayout", "layout.TensorMemoryLayout" },
 	{ "tvm", "DataType", "tvm.DataType" },
 	{ "tvm.runtime", "DataType", "tvm.DataType" },
 	{ "math", "prod", "math.prod" },
+	{ "functools", "reduce", "functools.reduce" },
+	{ "operator", "mul", "operator.mul" },
+	{ "operator", "add", "operator.add" },
 	{ "math", "gcd", "math.gcd" },
 	{ "math", "ceil", "math.ceil" },
 	{ "math", "floor", "math.floor" },

@@ -394,6 +394,56 @@ static int tile_to(Sema *S, Expr *e)
 	return 1;
 }
 
+/* TVM's keyword form of tcgen05.ld / st, T.ptx.tcgen05.ld(taddr, regs...,
+ * shape="32x32b", num=1, row=0, col=0, pack=False) -> txc's positional
+ * T.ptx.tcgen05.ld(taddr, row, col, shape, num, pack, regs...): 1 when
+ * rewritten, 0 when e is not that form, -1 after an error. */
+int tvm_tcgen05_ldst_kw(Sema *S, Expr *e)
+{
+	if (!e->nkws || e->a->kind != E_ATTR)
+		return 0;
+	Value *fn = eval(S, e->a);
+	if (IS_ERR(fn))
+		return -1;
+	if (!fn || fn->kind != V_FUNC || (fn->intrin != IN_TC_LD && fn->intrin != IN_TC_ST))
+		return 0;
+	static const char *const names[] = { "row", "col", "shape", "num", "pack" };
+	Expr *kw[5] = { 0 };
+	for (int i = 0; i < e->nkws; i++) {
+		size_t k = 0;
+		while (k < 5 && strcmp(names[k], e->kws[i].name) != 0)
+			k++;
+		if (k == 5) {
+			error_at(S->d, e->kws[i].pos, "%s() has no keyword argument '%s'; TVM's form takes shape=, num=, row=, "
+			         "col= and pack=", intrins[fn->intrin].path, e->kws[i].name);
+			return -1;
+		}
+		kw[k] = e->kws[i].value;
+	}
+	if (!kw[2]) {
+		error_at(S->d, e->pos, "%s(taddr, registers..., shape=...) needs shape= (\"32x32b\", \"16x64b\", ...)",
+		         intrins[fn->intrin].path);
+		return -1;
+	}
+	if (e->nargs < 2) {
+		error_at(S->d, e->pos, "%s(taddr, registers..., shape=...) takes the address and the registers",
+		         intrins[fn->intrin].path);
+		return -1;
+	}
+	int n = e->nargs;
+	Expr **args = xalloc(sizeof(Expr *) * (size_t)(n + 5));
+	args[0] = e->args[0];
+	args[1] = kw[0] ? kw[0] : new_int(e->pos, 0);
+	args[2] = kw[1] ? kw[1] : new_int(e->pos, 0);
+	args[3] = kw[2];
+	args[4] = kw[3] ? kw[3] : new_int(e->pos, 1);
+	args[5] = kw[4] ? kw[4] : new_expr(E_FALSE, e->pos);
+	for (int i = 1; i < n; i++)
+		args[5 + i] = e->args[i];
+	become_call(e, intrins[fn->intrin].path, n + 5, args);
+	return 1;
+}
+
 int tvm_call(Sema *S, Expr *e)
 {
 	Expr *f = e->a;
@@ -640,9 +690,43 @@ void print_tvm(Buf *b)
 	}
 }
 
+/* apply() at coordinates some of which are known only when the kernel
+ * runs (a thread id, a loop variable: TVM's tests compute a thread's
+ * global offset as g_layout.apply(tid, i, 0)["m"]): the same arithmetic as
+ * layout_apply_iters, written as an expression. coord has one operand per
+ * shard iter (iters), else the row-major flat index of them all, split
+ * over the shard extents (the outermost not reduced) as layout_apply does;
+ * a coordinate in its range gives the grouped split's answer. */
+static Expr *apply_expr(const Layout *l, Expr **coord, int n, const int64_t *shape, bool iters, int axis)
+{
+	Expr *out = ex_int(l->off[axis]);
+	Expr *flat = NULL;
+	if (!iters) {
+		flat = ex_int(0);
+		for (int d = 0; d < n; d++)
+			flat = ex_add(ex_mul(flat, ex_int(shape ? shape[d] : 1)), expr_copy(coord[d]));
+	}
+	int64_t inner = 1; /* the product of the extents inside iter i */
+	for (int i = l->nshard - 1; i >= 0; i--) {
+		const Iter *it = &l->shard[i];
+		if (it->axis == axis && it->stride != 0) {
+			Expr *c = iters ? expr_copy(coord[i]) : ex_div(expr_copy(flat), inner);
+			if (!iters && i > 0)
+				c = ex_mod(c, it->extent);
+			out = ex_add(out, ex_mul(c, ex_int(it->stride)));
+		}
+		if (!mul_ok(inner, it->extent, &inner))
+			return NULL;
+	}
+	return axis == AX_M ? ex_swizzle(l, out) : out;
+}
+
 /* L.apply(i)["m"], L.apply(i, j, ...)["m"] (one coordinate per shard iter)
  * or L.apply(i, j, shape=(...))["m"]: a layout applied at compile time, as
- * TVM's Layout.apply, read on one axis; NULL when e is not of this form. */
+ * TVM's Layout.apply, read on one axis; NULL when e is not of this form.
+ * Where a coordinate is not a constant, e becomes the expression that
+ * computes it (apply_expr), and the answer is NULL: the caller checks the
+ * new e. */
 Value *tvm_layout_apply(Sema *S, Expr *e)
 {
 	Expr *c = e->a;
@@ -667,9 +751,18 @@ Value *tvm_layout_apply(Sema *S, Expr *e)
 	if (lv->i == 2 && (c->nargs != 1 || c->nkws))
 		return fail(S, c->pos, "a SwizzleLayout's apply() takes one address: apply(a)[\"m\"]");
 	int64_t coord[LAYOUT_MAX_ITERS], out[AX_COUNT];
-	for (int i = 0; i < c->nargs; i++)
-		if (!eval_int(S, c->args[i], "a coordinate of apply()", &coord[i]))
+	bool runtime = false;
+	for (int i = 0; i < c->nargs; i++) {
+		Value *cv = eval(S, c->args[i]);
+		if (IS_ERR(cv))
+			return cv;
+		if (cv && cv->kind == V_INT)
+			coord[i] = cv->i;
+		else if (S->in_device && (!cv || cv->kind == V_VAR))
+			runtime = true;
+		else if (!eval_int(S, c->args[i], "a coordinate of apply()", &coord[i]))
 			return &verr;
+	}
 	Kw *shape = NULL;
 	for (int i = 0; i < c->nkws; i++) {
 		if (strcmp(c->kws[i].name, "shape") != 0)
@@ -677,6 +770,27 @@ Value *tvm_layout_apply(Sema *S, Expr *e)
 		shape = &c->kws[i];
 	}
 	bool ok;
+	if (runtime) {
+		int64_t *sh = NULL;
+		int n = c->nargs;
+		if (shape && !eval_shape(S, shape->value, &sh, &n))
+			return &verr;
+		if (shape && n != c->nargs)
+			return fail(S, c->pos, "apply() was given %d coordinates for a shape of %d", c->nargs, n);
+		bool iters = !shape && c->nargs > 1;
+		if (iters && c->nargs != l->nshard)
+			return fail(S, c->pos, "apply() was given %d coordinates for a layout of %d iters (or give shape=)",
+			            c->nargs, l->nshard);
+		Expr *x = apply_expr(l, c->args, c->nargs, sh, iters, axis);
+		if (!x)
+			return fail(S, c->pos, "apply() overflows 64 bits");
+		Pos p = e->pos;
+		if (x->kind == E_NAME) /* 0 + it keeps e a node of its own */
+			x = ex_op(OP_ADD, new_int(p, 0), x);
+		*e = *x;
+		e->pos = p;
+		return NULL;
+	}
 	if (shape) {
 		int64_t *sh;
 		int n;

@@ -531,9 +531,9 @@ bool emu_tmem_tile(Emu *E, const CStmt *s, int first, int n, int tf, const int64
 	if (es != ra->esize)
 		return emu_fail(E, s->pos, tf, "%s: '%s' is %s and '%s' %s: the copy moves elements bit for bit", op, tn,
 		                dtypes[ta->dtype].name, rn, dtypes[ra->dtype].name);
-	if (es != 2 && es != 4)
-		return emu_fail(E, s->pos, tf, "%s: %s elements are neither 16 nor 32 bits wide (a 32-bit column of tensor "
-		                "memory holds one or two)", op, dtypes[ta->dtype].name);
+	if (es != 1 && es != 2 && es != 4)
+		return emu_fail(E, s->pos, tf, "%s: %s elements are not 8, 16 or 32 bits wide (a 32-bit column of tensor "
+		                "memory holds one, two or four)", op, dtypes[ta->dtype].name);
 	const Layout *l = ta->l;
 	for (int i = 0; i < l->nshard + l->nrep; i++) {
 		const Iter *it = i < l->nshard ? &l->shard[i] : &l->rep[i - l->nshard];

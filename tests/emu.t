@@ -815,4 +815,17 @@ cluster.tx:297:5: error: thread (cta 0, thread 0): T.ptx.mbarrier.try_wait: dead
         T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
         ^~~~~~~~~~~~~~~~~~~~~~~
 EOF
+# apply() at run-time coordinates: each form against its offset written by hand
+run --kernel apply_runtime "$D/apply_runtime.tx"
+check "apply_runtime: runs" ran
+check "apply() at run-time coordinates, one per shard iter: B_iters is C_iters" hashes_equal B_iters C_iters
+check "apply() at a run-time flat index, split over the shard: B_flat is C_flat" hashes_equal B_flat C_flat
+check "apply() at run-time coordinates with shape=: B_shape is C_flat" hashes_equal B_shape C_flat
+check "apply() of a swizzled layout at a run-time index: B_swz is C_swz" hashes_equal B_swz C_swz
+# functools.reduce and operator.mul over constants: their values
+run --out A="$TMP/pr_a.npy" "$D/py_reduce.tx"
+check "py_reduce: runs" ran
+check "functools.reduce(operator.mul / add, ...), operator.mul: 147456, 6, 42, 30" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @a = unpack("l<*", $d);
+  exit("@a" eq "147456 6 42 30" ? 0 : 1)' "$TMP/pr_a.npy"
 done_testing

@@ -24,7 +24,7 @@ for f in "$TOP"/tests/tvm/*.tx; do
   # TVM's spellings print as txc's, and that text prints as itself
   "$TXC_BIN/txc-parse" ${arch:+--target "$arch"} "$TMP/$name.parsed" -o "$TMP/$name.again" 2>"$TMP/err"
   same_text "$name: its canonical form is a fixed point" "$TMP/$name.parsed" "$TMP/$name.again"
-  grep -q '^@T.prim_func' "$f" || continue
+  grep -Eq '^@T\.(prim_func|function)' "$f" || continue
   if ! "$TXC_BIN/txc" ${arch:+--arch "$arch"} --emit=ir "$f" -o "$TMP/$name.low" 2>"$TMP/err"; then
     not_ok "$name: lowers"; diag <"$TMP/err"; continue
   fi

@@ -120,8 +120,8 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	int dt = lb->dtype, bits = dtypes[dt].bits;
 	if (tb->dtype != dt)
 		return xprintf("the registers are %s and the tensor memory %s", dtypes[dt].name, dtypes[tb->dtype].name);
-	if (bits != 16 && bits != 32)
-		return xprintf("tcgen05.ld/st move 32-bit words: %s elements are neither 16 nor 32 bits", dtypes[dt].name);
+	if (bits != 8 && bits != 16 && bits != 32)
+		return xprintf("tcgen05.ld/st move 32-bit words: %s elements are not 8, 16 or 32 bits", dtypes[dt].name);
 	x->pack = 32 / bits;
 	if (lb->ndim != 2 || x->lo->ndim != 2)
 		return xprintf("the register fragment '%s' is (rows, cols), not %d-dimensional", lb->name, lb->ndim);
@@ -129,7 +129,9 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 		return xprintf("not supported yet: a part of the rows of the register fragment '%s'; copy all of them",
 		               lb->name);
 	int64_t rows = lb->shape[0], cols = lb->shape[1];
-	/* the shape: the first atom layout the registers' layout is */
+	/* the shape: the first atom layout the registers' layout is; a
+	 * buffer of a repetition count no instruction takes may still give a
+	 * slice that one does (TVM's sliced register tiles) */
 	Buf why = { 0 };
 	bputs(&why, "");
 	int64_t n = 0, per_rep = 0;
@@ -137,7 +139,7 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	for (size_t k = 0; k < sizeof order / sizeof order[0] && !x->s; k++) {
 		const Tcgen05Shape *s = &tcgen05_shapes[order[k]];
 		Layout *a = layout_new();
-		const char *e = layout_tcgen05_atom(a, s->name, rows, cols, dt);
+		const char *e = layout_tcgen05_atom_num(a, s->name, rows, cols, dt, true);
 		if (!e && same_layout(buffer_layout(lb), a)) {
 			x->s = s;
 			per_rep = s->lanes == 32 ? s->cols * 128 / rows : s->cols;
@@ -173,6 +175,10 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	} else {
 		x->num = n;
 	}
+	if (!pow2(x->num) || x->num > x->s->max_num)
+		return xprintf("the columns %s of the register fragment '%s' are %lld repetitions of .%s; one instruction takes a "
+		               "power of two of them, at most %d", span(se, w), lb->name, (long long)x->num, x->s->name,
+		               x->s->max_num);
 	x->regs = x->s->regs * x->num;
 	/* the tensor memory: a datapath the shape serves, a column window */
 	int64_t sub = 0;
@@ -226,13 +232,14 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 		x->col = ce; /* an element per column */
 	} else if (cconst) {
 		if (c0 % x->pack)
-			return xprintf("the tensor-memory window starts at column %lld, inside a 32-bit column of two %s",
-			               (long long)c0, dtypes[dt].name);
+			return xprintf("the tensor-memory window starts at column %lld, inside a 32-bit column of %lld %s",
+			               (long long)c0, (long long)x->pack, dtypes[dt].name);
 		x->col = ex_int(c0 / x->pack);
 	} else {
 		if (!expr_divisible(ce, x->pack))
-			return xprintf("the tensor-memory window starts at column %s, which txc cannot prove even: a 32-bit "
-			               "column holds two %s", expr_str(ce), dtypes[dt].name);
+			return xprintf("the tensor-memory window starts at column %s, which txc cannot prove a multiple of %lld: "
+			               "a 32-bit column holds %lld %s", expr_str(ce), (long long)x->pack, (long long)x->pack,
+			               dtypes[dt].name);
 		x->col = ex_div(ce, x->pack);
 	}
 	x->row0 = wide ? 16 * sub : 0;

@@ -145,15 +145,20 @@ void test_layout(void)
 	static const int64_t a64[][3] = { { 64, 1, AX_TIDINWG }, { 2, 64, AX_TIDINWG }, { 4, 1, AX_M } };
 	ok(!layout_tcgen05_atom(l, "32x32b", 64, 8, DT_FLOAT32) && iters_are(l, a64, 3), "32x32b, 64 rows, as in tirx.md");
 	const char *shapes[] = { "32x32b", "16x64b", "16x128b", "16x256b" };
+	const int dts[] = { DT_UINT8, DT_FLOAT16, DT_FLOAT32 }; /* four, two, one element to a register */
 	for (int s = 0; s < 4; s++)
 		for (int rows = 64; rows <= 128; rows += 64)
-			for (int dt = DT_FLOAT16; dt <= DT_FLOAT32; dt += DT_FLOAT32 - DT_FLOAT16) {
-				if (s == 0 && rows == 64 && dt == DT_FLOAT16)
+			for (int k = 0; k < 3; k++) {
+				if (s == 0 && rows == 64 && dts[k] != DT_FLOAT32)
 					continue;
-				check_atom(shapes[s], rows, s == 0 ? 16 : 32, dt);
+				check_atom(shapes[s], rows, s == 0 ? 16 : 32, dts[k]);
 			}
 	ok(layout_tcgen05_atom(layout_new(), "16x256b", 128, 8 * 64, DT_FLOAT32) != NULL, "16x256b.x64 exceeds 32 repetitions");
 	ok(layout_tcgen05_atom(layout_new(), "16x64b", 128, 6, DT_FLOAT32) != NULL, "16x64b with 6 columns: x3 is not a power of two");
 	ok(layout_tcgen05_atom(layout_new(), "8x8b", 128, 8, DT_FLOAT32) != NULL, "an unknown shape");
-	ok(layout_tcgen05_atom(layout_new(), "32x32b", 128, 8, DT_INT8) != NULL, "8-bit elements");
+	ok(layout_tcgen05_atom(layout_new(), "32x32b", 128, 8, DT_FLOAT64) != NULL, "64-bit elements");
+	ok(layout_tcgen05_atom(layout_new(), "32x32b", 128, 6, DT_INT8) != NULL, "6 8-bit columns: not whole 32-bit columns");
+	ok(layout_tcgen05_atom(layout_new(), "32x32b", 128, 12, DT_FLOAT32) != NULL &&
+	   !layout_tcgen05_atom_num(layout_new(), "32x32b", 128, 12, DT_FLOAT32, true),
+	   "32x32b over 12 columns: no instruction's count, but the layout of a tile a copy slices");
 }
