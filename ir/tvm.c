@@ -864,8 +864,42 @@ static Buffer *derive(Sema *S, Expr *e, Buffer **root, int depth)
 	if (!base)
 		return NULL;
 	const char *m = e->a->str;
-	if (!strcmp(m, "view"))
+	if (!strcmp(m, "view") && base == *root)
 		return make_view(S, "view", e->pos, e, base);
+	if (!strcmp(m, "view")) {
+		/* a view of a view (A.sub[2:10, 8:72].view(512)): as TVM
+		 * declares it again, the same elements through the base's
+		 * layout, numbered row-major in the new shape; make_view's
+		 * default, the storage from its start, would drop the base's
+		 * offset and strides */
+		if (call_kw(e, "layout")) {
+			error_at(S->d, call_kw(e, "layout")->pos, "not supported yet: view(..., layout=) of a view of '%s'; "
+			         "give the layout over '%s' itself, %s.view(..., layout=L)", (*root)->name, (*root)->name,
+			         (*root)->name);
+			return NULL;
+		}
+		Buffer *v = make_view(S, "view", e->pos, e, base);
+		if (!v)
+			return NULL;
+		int64_t was = 1, now = 1;
+		for (int d = 0; d < base->ndim; d++)
+			was *= base->shape[d];
+		for (int d = 0; d < v->ndim; d++)
+			now *= v->shape[d];
+		if (was != now) {
+			error_at(S->d, e->pos, "view() of a view of '%s' keeps its %lld elements; the shape given has %lld",
+			         (*root)->name, (long long)was, (long long)now);
+			return NULL;
+		}
+		int vdims[LAYOUT_MAX_ITERS + 1];
+		const char *vwhy = NULL;
+		if (!layout_group(buffer_layout(base), v->shape, v->ndim, vdims, &vwhy)) {
+			error_at(S->d, e->pos, "not supported yet: view() of a view of '%s' in this shape: %s", (*root)->name, vwhy);
+			return NULL;
+		}
+		v->layout = layout_canonical(buffer_layout(base));
+		return v;
+	}
 	Buffer *b = new_buffer("view", e->pos, e);
 	b->base = base;
 	b->scope = base->scope;

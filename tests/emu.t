@@ -822,6 +822,14 @@ check "apply() at run-time coordinates, one per shard iter: B_iters is C_iters" 
 check "apply() at a run-time flat index, split over the shard: B_flat is C_flat" hashes_equal B_flat C_flat
 check "apply() at run-time coordinates with shape=: B_shape is C_flat" hashes_equal B_shape C_flat
 check "apply() of a swizzled layout at a run-time index: B_swz is C_swz" hashes_equal B_swz C_swz
+# a view of a view keeps the elements of the one it starts from, before
+# and after lowering
+run "$D/view_of_view.tx"
+check "view_of_view: runs" ran
+check "A.sub[...].view(n) is the sub's elements, row-major: B_sub is C_sub" hashes_equal B_sub C_sub
+check "A.sub[...].permute(1, 0).view(...) is the permuted box's elements: B_perm is C_perm" hashes_equal B_perm C_perm
+"$TXC_BIN/txc" --emit=ir "$D/view_of_view.tx" -o "$TMP/vv.ir" 2>"$TMP/err" && run "$TMP/vv.ir"
+check "view_of_view lowered: B_sub is C_sub, B_perm is C_perm" hashes_equal B_sub C_sub && hashes_equal B_perm C_perm
 # functools.reduce and operator.mul over constants: their values
 run --out A="$TMP/pr_a.npy" "$D/py_reduce.tx"
 check "py_reduce: runs" ran
