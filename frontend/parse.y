@@ -349,6 +349,7 @@ static int augop(const char *s)
 %token AND "'and'" AS "'as'" DEF "'def'" ELIF "'elif'" ELSE "'else'"
 %token FALSE "'False'" FOR "'for'" FROM "'from'" IF "'if'" IMPORT "'import'"
 %token IN "'in'" NONE "'None'" NOT "'not'" OR "'or'" PASS "'pass'" TRUE "'True'"
+%token RAISE "'raise'" RETURN "'return'"
 %token POW "'**'" FLOORDIV "'//'" SHL "'<<'" SHR "'>>'" LE "'<='" GE "'>='"
 %token EQ "'=='" NE "'!='" ARROW "'->'"
 %token LEXERROR "invalid token"
@@ -480,6 +481,10 @@ small_stmt
 		$$->value = $3;
 	}
 	| PASS                      { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); }
+	| RETURN                    { $$ = new_stmt(S_RETURN, TOKEN_POS(@1)); }
+	| RETURN exprlist           { $$ = new_stmt(S_RETURN, TOKEN_POS(@1)); $$->value = $2; }
+	| RAISE                     { $$ = new_stmt(S_RAISE, TOKEN_POS(@1)); }
+	| RAISE expr                { $$ = new_stmt(S_RAISE, TOKEN_POS(@1)); $$->value = $2; }
 	| import
 	;
 
@@ -571,7 +576,7 @@ funcdef
 		$$->ndecorators = $1->n;
 		for (int i = 0; i < $5->n; i++) {
 			Stmt *p = $5->v[i];
-			Param pa = { p->name, p->value, p->pos };
+			Param pa = { p->name, p->value, p->pos, p->ann };
 			$$->params = xrealloc($$->params, sizeof(Param) * (size_t)i, sizeof(Param) * (size_t)(i + 1));
 			$$->params[i] = pa;
 			$$->nparams = i + 1;
@@ -584,7 +589,7 @@ funcdef
 		$$->name = $2;
 		for (int i = 0; i < $4->n; i++) {
 			Stmt *p = $4->v[i];
-			Param pa = { p->name, p->value, p->pos };
+			Param pa = { p->name, p->value, p->pos, p->ann };
 			$$->params = xrealloc($$->params, sizeof(Param) * (size_t)i, sizeof(Param) * (size_t)(i + 1));
 			$$->params[i] = pa;
 			$$->nparams = i + 1;
@@ -615,10 +620,18 @@ param_list
 	| param_list COMMA param    { $$ = lpush($1, $3); }
 	;
 
-/* A parameter travels in a Stmt: name and annotation. */
+/* A parameter travels in a Stmt: name, annotation (value) and default
+ * (ann). */
 param
 	: NAME                      { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); $$->name = $1; }
 	| NAME COLON expr           { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); $$->name = $1; $$->value = $3; }
+	| NAME ASSIGN expr          { $$ = new_stmt(S_PASS, TOKEN_POS(@1)); $$->name = $1; $$->ann = $3; }
+	| NAME COLON expr ASSIGN expr {
+		$$ = new_stmt(S_PASS, TOKEN_POS(@1));
+		$$->name = $1;
+		$$->value = $3;
+		$$->ann = $5;
+	}
 	;
 
 suite

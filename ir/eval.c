@@ -53,6 +53,7 @@ const char *value_kind_name(const Value *v)
 	case V_VAR: return "a runtime value";
 	case V_HANDLE: return "a handle";
 	case V_PRIMFUNC: return "a kernel";
+	case V_PYFUNC: return "a helper function";
 	case V_DICT: return "a dict";
 	case V_TMAP: return "a tensor map";
 	case V_OPAQUE: return "a name from a module txc does not know";
@@ -987,6 +988,8 @@ Value *eval(Sema *S, Expr *e)
 			return &verr;
 		if (a->kind == V_FUNC && (is_py_builtin(a->intrin) || a->intrin == IN_RANGE))
 			return py_call(S, e, a->intrin);
+		if (a->kind == V_PYFUNC)
+			return helper_eval(S, e, a);
 		if (a->kind == V_FUNC)
 			return const_call(S, e, a);
 		return NULL;

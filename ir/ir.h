@@ -590,6 +590,7 @@ _Static_assert(sizeof(void *) != 8 || sizeof(Expr) == 112, "Expr is 112 bytes on
 enum StmtKind {
 	S_EXPR, S_ASSIGN, S_AUGASSIGN, S_IF, S_FOR, S_PASS, S_FUNC, S_IMPORT,
 	S_DECL, /* `name: annotation`, a variable declared without a value */
+	S_RETURN, S_RAISE, /* a helper function's (value: NULL where none) */
 };
 
 struct Alias { const char *name, *as; Pos pos; };
@@ -598,6 +599,7 @@ struct Param {
 	const char *name;
 	Expr *type;
 	Pos pos;
+	Expr *dflt; /* `name=default`: a helper function's */
 };
 
 struct Stmt {      /* 160 bytes: the counts and flags together, then the
@@ -708,6 +710,8 @@ enum ValueKind {
 	            * tl; it takes its shape from the buffer (triton_layout) */
 	V_OPAQUE,  /* a name from a module txc does not know: s the module;
 	            * i 1 when txc knows the module but not the name */
+	V_PYFUNC,  /* a module-level helper function (helper.c): func->stmt its
+	            * def, elts its parameters' default values (NULL: none) */
 };
 
 struct Value {     /* no padding; the kind first (read by every use) */

@@ -500,6 +500,13 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 	case S_PASS:
 		bputs(b, "pass");
 		break;
+	case S_RETURN: case S_RAISE:
+		bputs(b, s->kind == S_RETURN ? "return" : "raise");
+		if (s->value) {
+			bputc(b, ' ');
+			print_expr(b, s->value);
+		}
+		break;
 	case S_IMPORT:
 		if (s->from) {
 			bprintf(b, "from %s import ", s->module);
@@ -552,6 +559,10 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 			if (s->params[i].type) {
 				bputs(b, ": ");
 				expr(b, s->params[i].type, P_COND);
+			}
+			if (s->params[i].dflt) {
+				bputs(b, s->params[i].type ? " = " : "=");
+				expr(b, s->params[i].dflt, P_COND);
 			}
 		}
 		bputc(b, ')');

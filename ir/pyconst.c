@@ -1470,6 +1470,8 @@ static bool desugar_node(Sema *S, Expr **slot)
 		v = eval(S, e->a);
 		if (IS_ERR(v))
 			return false;
+		if (v && v->kind == V_PYFUNC)
+			return helper_desugar(S, slot, v);
 		if (!v || v->kind != V_FUNC || !is_py_builtin(v->intrin))
 			return true;
 		if (v->intrin == IN_PY_GETATTR && e->nargs == 2) {

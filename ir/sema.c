@@ -1137,6 +1137,8 @@ bool assign1(Sema *S, Stmt *s)
 				return false;
 			v = scalar_var(s->targets[0], value, literal_dtype(value, dt), true);
 		}
+		if (v && v->kind == V_VAR && in_func && !mut && !v->var->mut && v->var->dtype != DT_HANDLE)
+			v = NULL; /* `r = bx`: r a name of its own for bx's value (TVM's alias: bx never changes) */
 		if (v && (v->kind == V_VAR || v->kind == V_BUFFER || v->kind == V_HANDLE || v->kind == V_REGION ||
 		          v->kind == V_DATA) && !mut) {
 			error_at(S->d, value->pos, "'%s' is %s; a name cannot be bound to another name's %s", expr_str(value),
@@ -1588,6 +1590,10 @@ static void stmt(Sema *S, Stmt *s)
 	case S_FUNC:
 		error_at(S->d, s->pos, "a kernel cannot be defined inside another");
 		return;
+	case S_RETURN: case S_RAISE:
+		error_at(S->d, s->pos, "'%s' belongs in a helper function (a module-level def without @T.prim_func); "
+		         "a kernel returns nothing", s->kind == S_RETURN ? "return" : "raise");
+		return;
 	}
 }
 
@@ -1746,6 +1752,15 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 			continue;
 		if (S->npending && !is_assume((*v)[i]))
 			bound_pending(S);
+		Stmt **parts;
+		int np = S->func && !desugared ? unpack_split(S, (*v)[i], &parts) : 0;
+		if (np < 0)
+			continue;
+		for (int j = 0; j < np; j++) /* `a, b = x, y`: a = x, then b = y */
+			if (j)
+				stmt_insert(v, n, i + j, parts[j]);
+			else
+				(*v)[i] = parts[0];
 		int r = S->func ? meta_dict(S, (*v)[i]) : 0;
 		if (r) { /* bound, or refused: the statement goes */
 			memmove(&(*v)[i], &(*v)[i + 1], sizeof(Stmt *) * (size_t)(*n - i - 1));
@@ -1970,6 +1985,9 @@ static void kernel(Sema *S, Stmt *s)
 	}
 	if (s->ret && s->ret->kind != E_NONE)
 		error_at(S->d, s->ret->pos, "a kernel returns nothing: its return annotation is '-> None' or none");
+	for (int i = 0; i < s->nparams; i++)
+		if (s->params[i].dflt)
+			error_at(S->d, s->params[i].dflt->pos, "not supported yet: a default value of a kernel's parameter");
 	Func *f = xalloc(sizeof *f);
 	f->name = s->name;
 	f->stmt = s;
@@ -2193,7 +2211,10 @@ bool verify_module(Module *m, Diag *d)
 			import(&S, s);
 			break;
 		case S_FUNC:
-			kernel(&S, s);
+			if (s->ndecorators)
+				kernel(&S, s);
+			else
+				helper_def(&S, s);
 			break;
 		case S_ASSIGN:
 			assign(&S, s);

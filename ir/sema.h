@@ -136,6 +136,14 @@ Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript);
 bool expand_call(Sema *S, Expr *call);
 bool desugar(Sema *S, Expr **slot);
 
+/* helper.c: module-level Python helper functions */
+void helper_def(Sema *S, Stmt *s);                      /* a def without a decorator: its name bound */
+bool helper_desugar(Sema *S, Expr **slot, Value *fn);  /* a call in a kernel: *slot its expression */
+Value *helper_eval(Sema *S, Expr *call, Value *fn);    /* a call's value */
+/* `a, b = x, y` in a kernel, a value not a constant: one assignment a
+ * name (*out, the count; 0: not such a statement; -1: an error) */
+int unpack_split(Sema *S, Stmt *s, Stmt ***out);
+
 /* sema.c: statements */
 Var *new_var(const char *name, Pos pos, int dt);
 /* Whether a value of dtype vt may be stored into dtype dt unconverted:
