@@ -137,6 +137,15 @@ bool evaluated_value(const Expr *x)
 	return dt != DT_NONE || id == IN_CAST || id == IN_MIN || id == IN_MAX;
 }
 
+bool expr_int(const Expr *e, int64_t *v)
+{
+	if (e->kind == E_INT)
+		return *v = e->ival, true;
+	if (e->val && e->val->kind == V_INT)
+		return *v = e->val->i, true;
+	return false;
+}
+
 bool stmt_names_param(const Stmt *s)
 {
 	return s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->var && s->targets[0]->var->param;

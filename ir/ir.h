@@ -664,6 +664,9 @@ Kw *call_kw(const Expr *call, const char *name);
 /* After verify_module: whether the operand x of T.evaluate(x) is a value,
  * computed and dropped (a load, T.cast(...)), not a call made for its effect. */
 bool evaluated_value(const Expr *x);
+/* An integer e is after verify_module: its literal, or the constant sema
+ * found for it (val); false when it is neither. */
+bool expr_int(const Expr *e, int64_t *v);
 /* Where the text of e begins (binary operators sit at their operator; a
  * call's position already spans its whole callee). */
 Pos expr_start(const Expr *e);

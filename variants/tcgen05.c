@@ -61,22 +61,13 @@ static bool is_zero(const Expr *e)
 	return (e->kind == E_INT && e->ival == 0) || (e->val && e->val->kind == V_INT && e->val->i == 0);
 }
 
-static bool constant(const Expr *e, int64_t *v)
-{
-	if (e->kind == E_INT)
-		return *v = e->ival, true;
-	if (e->val && e->val->kind == V_INT)
-		return *v = e->val->i, true;
-	return false;
-}
-
 static bool pow2(int64_t n) { return n > 0 && !(n & (n - 1)); }
 
 /* The columns [start:start + w] as the program writes them. */
 static const char *span(const Expr *start, int64_t w)
 {
 	int64_t c;
-	if (constant(start, &c))
+	if (expr_int(start, &c))
 		return xprintf("[%lld:%lld]", (long long)c, (long long)(c + w));
 	return xprintf("[%s:%s + %lld]", expr_str(start), expr_str(start), (long long)w);
 }
@@ -158,7 +149,7 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	 * its start may be a run-time multiple of a repetition */
 	Expr *se = x->lo->starts[1];
 	int64_t s0 = 0, w = x->lo->extents[1], rep_elems = per_rep * x->pack;
-	bool sconst = constant(se, &s0);
+	bool sconst = expr_int(se, &s0);
 	x->reg0 = ex_int(0);
 	if (w != cols || !sconst || s0 != 0) {
 		if (x->s->lanes == 32 && rows < 128)
@@ -196,7 +187,7 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 	int64_t r0;
 	if (x->tm->ndim != 2 || !is_zero(x->tm->starts[0]) || (x->tm->extents[0] != tb->shape[0] && !x->half_slab))
 		return xprintf("not supported yet: rows [%s:%s] of the tensor memory '%s'%s", expr_str(x->tm->starts[0]),
-		               constant(x->tm->starts[0], &r0) ? xprintf("%lld", (long long)(r0 + x->tm->extents[0])) :
+		               expr_int(x->tm->starts[0], &r0) ? xprintf("%lld", (long long)(r0 + x->tm->extents[0])) :
 		               xprintf("%s + %lld", expr_str(x->tm->starts[0]), (long long)x->tm->extents[0]), tb->name,
 		               !strcmp(dp, "D") && wide && rows == 64 ?
 		               " (a 64-row .16x*b fragment reads rows [0:64] of a datapath D buffer, its low half-slab)" :
@@ -219,7 +210,7 @@ static const char *plan(Ldst *x, const Value *dst, const Value *src)
 		               rows == 128 ? "D" : rows == 64 ? "B" : "G");
 	Expr *ce = x->tm->starts[1];
 	int64_t c0 = 0, width = x->tm->extents[1];
-	bool cconst = constant(ce, &c0);
+	bool cconst = expr_int(ce, &c0);
 	if ((!strcmp(dp, "B") || !strcmp(dp, "G")) && (!cconst || c0 != 0 || width != tb->shape[1]))
 		return xprintf("datapath %s on the column sub-window [:, %s of '%s': %s's columns are split in %s, so only "
 		               "the full (%lld, N) tile, (%lld, %lld), is one transfer", dp, span(ce, width) + 1, tb->name, dp,

@@ -95,15 +95,6 @@ typedef struct Cp {
 	bool allow[TCCP_NSHAPES]; /* the shapes the plan may use (shape=, multicast=) */
 } Cp;
 
-static bool constant(const Expr *e, int64_t *v)
-{
-	if (e->kind == E_INT)
-		return *v = e->ival, true;
-	if (e->val && e->val->kind == V_INT)
-		return *v = e->val->i, true;
-	return false;
-}
-
 static const char *shape_name(int s)
 {
 	const TccpShape *sh = &tccp_shapes[s];
@@ -415,7 +406,7 @@ static const char *keywords(Cp *x, const Expr *call)
 {
 	Kw *cg = call_kw(call, "cta_group");
 	int64_t g = 1;
-	if (cg && (!constant(cg->value, &g) || g != 1))
+	if (cg && (!expr_int(cg->value, &g) || g != 1))
 		return xprintf("not supported yet: cta_group=%s: tcgen05.cp into the tensor memory of both CTAs of a pair; "
 		               "tcgen05_cp copies with cta_group=1", expr_str(cg->value));
 	const char *shape = kw_str(call, "shape"), *mc = kw_str(call, "multicast");
@@ -546,7 +537,7 @@ static const char *plan(Cp *x, const Value *dst, const Value *src, const Expr *c
 			const Buffer *b = o[s]->buffer;
 			Expr *e = o[s]->starts[d];
 			int64_t v;
-			if (constant(e, &v)) {
+			if (expr_int(e, &v)) {
 				base.st[s][d] = v;
 				continue;
 			}

@@ -400,15 +400,6 @@ too_many:
 	return xprintf("the region needs a tensor map of more than %d dimensions", TMAP_MAX_RANK);
 }
 
-static bool const_start(const Expr *e, int64_t *v)
-{
-	if (e->kind == E_INT)
-		return *v = e->ival, true;
-	if (e->val && e->val->kind == V_INT)
-		return *v = e->val->i, true;
-	return false;
-}
-
 /* The global region g over a row-major buffer seen with each dimension it
  * covers whole merged into the one outside it (TVM's tma_auto does the
  * same): a run that crosses them is one tensor-map dimension, no longer
@@ -425,12 +416,12 @@ static Value *merged_view(const Value *g)
 	int n = 0;
 	for (int d = 0; d < b->ndim; d++) {
 		int64_t c;
-		bool whole = const_start(g->starts[d], &c) && c == 0 && g->extents[d] == b->shape[d];
+		bool whole = expr_int(g->starts[d], &c) && c == 0 && g->extents[d] == b->shape[d];
 		if (n > 0 && whole) {
 			/* d merges into the dimension outside it, which must lie inside the tensor */
 			int64_t oc;
 			bool inside = ext[n - 1] <= shape[n - 1] &&
-			              (!const_start(start[n - 1], &oc) || (oc >= 0 && oc + ext[n - 1] <= shape[n - 1]));
+			              (!expr_int(start[n - 1], &oc) || (oc >= 0 && oc + ext[n - 1] <= shape[n - 1]));
 			if (inside) {
 				start[n - 1] = ex_mul(start[n - 1], ex_int(b->shape[d]));
 				shape[n - 1] *= b->shape[d], ext[n - 1] *= b->shape[d];
