@@ -27,6 +27,15 @@ static inline bool leaf_range(const Expr *e, int64_t *lo, int64_t *hi)
 	return false;
 }
 
+/* T.cast(x, "int32") or T.cast(x, "int64"): the value itself where x's
+ * range fits the dtype (txc-lower narrows a region's start of a 64-bit
+ * loop variable so) */
+static bool int_cast(const Expr *e)
+{
+	return e->kind == E_CALL && e->intrin == IN_CAST && e->nargs == 2 && e->args[1]->kind == E_STR &&
+	       (!strcmp(e->args[1]->str, "int32") || !strcmp(e->args[1]->str, "int64"));
+}
+
 /* Inclusive bounds of an integer expression from the ranges of launch ids
  * and loop variables; false when unknown. The operands' bounds first (only
  * those expr_range_step reads), then the step; an operand that is a leaf
@@ -43,6 +52,8 @@ bool expr_range(const Expr *e, int64_t *lo, int64_t *hi)
 	case E_CALL:
 		if ((e->intrin == IN_MIN || e->intrin == IN_MAX) && e->nargs == 2)
 			x = e->args[0], y = e->args[1];
+		else if (int_cast(e))
+			x = e->args[0];
 		break;
 	default: return range_step(e, none, lo, hi); /* a leaf */
 	}
@@ -167,7 +178,15 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 		return true;
 	case E_BIN:
 		return range_bin(e, r, lo, hi);
-	case E_CALL: /* T.min, T.max */
+	case E_CALL: /* T.min, T.max; T.cast to int32 or int64 of a value it keeps */
+		if (int_cast(e)) {
+			int64_t top = !strcmp(e->args[1]->str, "int32") ? INT32_MAX : INT64_MAX;
+			if (!r[0].ok || a0 < -top - 1 || a1 > top)
+				return false;
+			*lo = a0;
+			*hi = a1;
+			return true;
+		}
 		if ((e->intrin != IN_MIN && e->intrin != IN_MAX) || e->nargs != 2 || !r[0].ok || !r[1].ok)
 			return false;
 		*lo = (e->intrin == IN_MIN) == (a0 < b0) ? a0 : b0;
@@ -368,6 +387,10 @@ int64_t expr_multiple(const Expr *e)
 		return e->op == OP_NEG ? expr_multiple(e->a) : 1;
 	case E_COND:
 		return gcd(expr_multiple(e->b), expr_multiple(e->c));
+	case E_CALL: { /* a cast that keeps the value keeps its divisors */
+		int64_t lo, hi;
+		return int_cast(e) && expr_range(e, &lo, &hi) ? expr_multiple(e->args[0]) : 1;
+	}
 	case E_BIN: {
 		int64_t a = expr_multiple(e->a);
 		return bin_multiple(e, a, reads_right(e->op) ? expr_multiple(e->b) : 0);

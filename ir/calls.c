@@ -363,6 +363,57 @@ static int64_t storage_of(const Buffer *b)
 	return k->size;
 }
 
+/* e without its integer casts, T.cast(x, "int64") (txc-lower's widening)
+ * and T.cast(x, "int32") of a value that fits read as x */
+static Expr *unwiden(const Expr *e)
+{
+	int64_t lo, hi;
+	if (e->kind == E_CALL && e->intrin == IN_CAST && e->nargs == 2 && e->args[1]->kind == E_STR &&
+	    (!strcmp(e->args[1]->str, "int64") ||
+	     (!strcmp(e->args[1]->str, "int32") && expr_range(e->args[0], &lo, &hi) && lo >= INT32_MIN && hi <= INT32_MAX)))
+		return unwiden(e->args[0]);
+	Expr *c = expr_copy(e);
+	if (e->kind == E_BIN) {
+		c->a = unwiden(e->a);
+		c->b = unwiden(e->b);
+	}
+	return c;
+}
+
+/* Whether an if around the access is txc-lower's guard of it, `off < m *
+ * row` (either side maybe widened to 64 bits) with b's root of symbolic
+ * extent m and row its elements a row: then the access lies below m rows,
+ * so inside the bound, though its region may hang past the bound. */
+static bool dyn_guarded(const Sema *S, const Buffer *b, const Expr *off, int64_t bytes)
+{
+	const Buffer *r = buffer_root((Buffer *)b);
+	if (!r->dyn)
+		return false;
+	int64_t row = 1;
+	for (int d = 1; d < r->ndim; d++)
+		row *= r->shape[d];
+	const char *want = expr_str(unwiden(off));
+	for (int i = 0; i < S->nguards; i++) {
+		const Expr *g = S->guards[i];
+		if (g->kind != E_CMP || g->op != OP_LT)
+			continue;
+		Expr *rhs = unwiden(g->b);
+		int64_t k = 1;
+		if (rhs->kind == E_BIN && rhs->op == OP_MUL && rhs->b->kind == E_INT) {
+			k = rhs->b->ival;
+			rhs = rhs->a;
+		}
+		/* a vector never crosses the end (the row's elements times m's
+		 * divisor are a multiple of its width) */
+		if (rhs->kind != E_NAME || strcmp(rhs->str, r->dyn->name) || k != row ||
+		    (row * (r->dyn->mult ? r->dyn->mult : 1) * dtype_bytes(r->dtype)) % bytes)
+			continue;
+		if (!strcmp(expr_str(unwiden(g->a)), want))
+			return true;
+	}
+	return false;
+}
+
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred)
 {
 	Expr *x = call->args[k], *off = NULL;
@@ -407,7 +458,7 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 	}
 	if (mult > 0 && hi >= 0)
 		hi -= hi % mult; /* a multiple of mult */
-	if (lo < 0 || !mul_ok(hi, eb, &last) || !add_ok(last, bytes, &last) || last > size * eb)
+	if (lo < 0 || !mul_ok(hi, eb, &last) || !add_ok(last, bytes, &last) || (last > size * eb && !dyn_guarded(S, b, off, bytes)))
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which reaches bytes %lld to %lld; '%s' has %lld",
 		         access_what(call, k), (long long)bytes, expr_str(off), b->name, (long long)(lo * eb),
 		         (long long)(hi * eb + bytes), b->name, (long long)(size * eb));

@@ -3,6 +3,8 @@
  * that ask what an expression is for one thread (dispatch's active
  * threads, --verify's addresses) and for constant folding. An overflow,
  * a division by zero or a negative shift count gives no value. */
+#include <string.h>
+
 #include "ir.h"
 
 bool int_binop(int op, int64_t x, int64_t y, int64_t *out)
@@ -94,6 +96,18 @@ int int_eval(const Expr *e, IntEnv *env, int64_t *out)
 		if (ka != IV_KNOWN || kb != IV_KNOWN)
 			return worse(ka, kb);
 		return int_binop(e->op, a, b, out) ? IV_KNOWN : IV_UNKNOWN;
+	case E_CALL:
+		/* T.cast(x, "int64") or "int32" (TVM's promotion of mixed
+		 * integers): uniform where x is; a known value that the dtype
+		 * does not keep is unknown */
+		if (e->intrin == IN_CAST && e->nargs == 2 && e->args[1]->kind == E_STR &&
+		    (!strcmp(e->args[1]->str, "int64") || !strcmp(e->args[1]->str, "int32"))) {
+			ka = int_eval(e->args[0], env, out);
+			if (ka == IV_KNOWN && e->args[1]->str[3] == '3' && (*out < INT32_MIN || *out > INT32_MAX))
+				return IV_UNKNOWN;
+			return ka;
+		}
+		return IV_UNKNOWN;
 	default:
 		return IV_UNKNOWN;
 	}

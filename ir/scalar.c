@@ -55,6 +55,28 @@ static inline int unify_dt(Sema *S, Pos p, const char *op, int a, int b)
 
 int unify(Sema *S, Pos p, const char *op, int a, int b) { return unify_dt(S, p, op, a, b); }
 
+/* TVM's promotion of a binary operator's integer operands: int32 and
+ * int64 (signed integers of two widths) meet in the wider, the narrower
+ * operand converted, written into the IR as T.cast(x, "int64") (what
+ * TVM's BinaryOpMatchTypes inserts). *a and *b are the operands' dtypes,
+ * updated. */
+static void promote_ints(Sema *S, Expr **x, Expr **y, int *a, int *b)
+{
+	if (*a == *b || *a >= DT_COUNT || *b >= DT_COUNT || dtypes[*a].kind != DK_INT || dtypes[*b].kind != DK_INT)
+		return;
+	bool left = dtypes[*a].bits < dtypes[*b].bits;
+	Expr **n = left ? x : y;
+	int to = left ? *b : *a;
+	Expr *args[] = { *n, ex_str(dtypes[to].name) };
+	Expr *c = ex_call("T.cast", 2, args);
+	c->pos = (*n)->pos;
+	int dt = scalar(S, c);
+	if (dt == DT_ERROR)
+		return;
+	*n = c;
+	*(left ? a : b) = dt;
+}
+
 /* A buffer element: buf[i, j]. */
 static int element(Sema *S, Expr *e, Buffer *b)
 {
@@ -375,6 +397,7 @@ static int scalar1(Sema *S, Expr *e)
 		} else if (e->op == OP_POW) {
 			return error_dt(S, e->pos, "'**' needs compile-time constant operands");
 		}
+		promote_ints(S, &e->a, &e->b, &a, &b);
 		a = unify_dt(S, e->pos, op_spelling[e->op], a, b);
 		if (a != DT_ERROR && e->a->kind == E_BIN && e->b->kind == E_INT)
 			chain_put(e, a);
@@ -391,6 +414,7 @@ static int scalar1(Sema *S, Expr *e)
 	case E_CMP:
 		a = operand_dt(S, e->a);
 		b = operand_dt(S, e->b);
+		promote_ints(S, &e->a, &e->b, &a, &b);
 		if (unify_dt(S, e->pos, op_spelling[e->op], a, b) == DT_ERROR)
 			return DT_ERROR;
 		return DT_BOOL;
@@ -591,6 +615,23 @@ Value *region(Sema *S, Expr *e)
 		/* a load with oob_fill= may read past a global tensor's edge (its
 		 * end must still be representable) */
 		bool hang = S->oob_ok && !outer && b->scope == SC_GLOBAL;
+		/* the rows of a buffer of symbolic extent m past m are never
+		 * touched (each access is guarded by its row against m, TMA's
+		 * map ends at m), so a tile may hang past m's bound too, as the
+		 * last tile of T.ceildiv(m, 64) under T.assume(m <= 1000) does;
+		 * while its end's offset stays below 2^31 (the guards and the
+		 * address arithmetic are sized by the bound) */
+		if (!hang && !outer && i == 0 && b->dyn && expr_range(lo, &l0, &l1) && l0 >= 0 &&
+		    add_ok(l1, extent, &end) && end > shape[0]) {
+			int64_t row_bytes = dtype_bytes(b->dtype);
+			for (int d = 1; d < b->ndim; d++)
+				row_bytes *= shape[d];
+			if (end <= INT32_MAX / row_bytes) {
+				r->starts[i] = lo;
+				r->extents[i] = extent;
+				continue;
+			}
+		}
 		if (hang && expr_range(lo, &l0, &l1) && !add_ok(l1, extent, &end)) {
 			fail(S, p, "region of dimension %d of '%s' ends past 2^63", i, name);
 			bad = true;

@@ -1574,7 +1574,12 @@ static void stmt(Sema *S, Stmt *s)
 		if (dt != DT_ERROR && dt != DT_BOOL)
 			error_at(S->d, s->value->pos, "an if condition must be a boolean (a comparison), not %s", dtype_str(dt));
 		push_env(S, false);
+		bool guard = S->nguards < (int)(sizeof S->guards / sizeof S->guards[0]);
+		if (guard)
+			S->guards[S->nguards++] = s->value;
 		stmts(S, &s->body, &s->nbody);
+		if (guard)
+			S->nguards--;
 		pop_env(S);
 		push_env(S, false);
 		stmts(S, &s->orelse, &s->norelse);

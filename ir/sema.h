@@ -45,6 +45,11 @@ typedef struct Sema {
 	bool in_device;  /* after T.device_entry() */
 	int dead;        /* > 0: in the body of a loop whose range is provably empty (it never runs) */
 	bool oob_ok;     /* a copy_async with oob_fill=: its global region may hang past the tensor's edge */
+	/* the conditions of the ifs around the statement (their bodies):
+	 * txc-lower's guard `if addr < m * row:` of an access to a buffer of
+	 * symbolic extent m proves it inside (calls.c's check_access) */
+	Expr *guards[16];
+	int nguards;
 	Buffer **bufs;   /* every buffer of the kernel, for the final checks */
 	int nbufs;
 	/* T.Buffer parameters of symbolic extent, whose bound the T.assume

@@ -42,6 +42,77 @@ static const char *kw_variant(const char *name)
 	return memo[h].variant;
 }
 
+static bool is_cast(const Expr *e)
+{
+	return e->kind == E_CALL && (e->intrin == IN_CAST || (e->a && e->a->kind == E_ATTR && !strcmp(e->a->str, "cast")));
+}
+
+enum { TY_WEAK, TY_32, TY_WIDE }; /* a literal; int32; another integer dtype (int64) */
+
+/* The lowered code adds the threads' int32 offsets to a region's start,
+ * which may be an int64 expression (a loop variable of range(n) with n:
+ * T.int64, such a scalar parameter): where an operator meets int32 and
+ * a wider operand, the wider one, whose range provably fits, is read as
+ * T.cast(x, "int32") (the same value), so that the arithmetic has one
+ * dtype. The guards txc-lower computes in 64 bits are int64 throughout
+ * and stay. In place: a node shared by two statements is seen twice,
+ * the second time finding its operands of one dtype. Returns e's TY_. */
+static int narrow_expr(Expr **slot)
+{
+	Expr *e = *slot;
+	if (!e)
+		return TY_WEAK;
+	switch (e->kind) {
+	case E_INT:
+		return TY_WEAK;
+	case E_NAME:
+		return e->var && e->var->dtype != DT_INT32 && e->var->dtype < DT_COUNT &&
+		       (dtypes[e->var->dtype].kind == DK_INT || dtypes[e->var->dtype].kind == DK_UINT) ? TY_WIDE : TY_32;
+	case E_CALL:
+		if (is_cast(e) && e->nargs == 2 && e->args[1]->kind == E_STR) {
+			narrow_expr(&e->args[0]);
+			return !strcmp(e->args[1]->str, "int32") ? TY_32 : TY_WIDE;
+		}
+		break;
+	case E_BIN: case E_CMP: {
+		int ta = narrow_expr(&e->a), tb = narrow_expr(&e->b);
+		int64_t lo, hi;
+		if (ta != TY_WEAK && tb != TY_WEAK && ta != tb) {
+			Expr **w = ta == TY_WIDE ? &e->a : &e->b;
+			if (expr_range(*w, &lo, &hi) && lo >= INT32_MIN && hi <= INT32_MAX) {
+				Expr *args[] = { *w, ex_str("int32") };
+				*w = ex_call("T.cast", 2, args);
+				ta = tb = TY_32;
+			}
+		}
+		return e->kind == E_CMP ? TY_32 : ta == TY_WIDE || tb == TY_WIDE ? TY_WIDE : ta == TY_WEAK ? tb : ta;
+	}
+	default:
+		break;
+	}
+	narrow_expr(&e->a);
+	narrow_expr(&e->b);
+	narrow_expr(&e->c);
+	for (int i = 0; i < e->nargs; i++)
+		narrow_expr(&e->args[i]);
+	for (int i = 0; i < e->nkws; i++)
+		narrow_expr(&e->kws[i].value);
+	return TY_32;
+}
+
+static void narrow_stmts(Stmt **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		narrow_expr(&v[i]->value);
+		for (int t = 0; t < v[i]->ntargets && v[i]->kind != S_FOR; t++) /* a store's indices, not a name bound */
+			if (v[i]->targets[t]->kind == E_INDEX)
+				for (int k = 0; k < v[i]->targets[t]->nargs; k++)
+					narrow_expr(&v[i]->targets[t]->args[k]);
+		narrow_stmts(v[i]->body, v[i]->nbody);
+		narrow_stmts(v[i]->orelse, v[i]->norelse);
+	}
+}
+
 static int lower_op(OpSite *o, void *ctx)
 {
 	Lower *L = ctx;
@@ -78,6 +149,8 @@ static int lower_op(OpSite *o, void *ctx)
 			                          o->call->kws[i].name, kv, variants[va].name));
 	}
 	int r = fam->lower(L, o, &variants[va], p);
+	if (r >= 0 && o->nrepl > 0)
+		narrow_stmts(o->repl, o->nrepl);
 	if (r >= 0 && o->nrepl >= 0) /* the op is gone, its plans with it */
 		plans_forget(o->call);
 	return r;

@@ -186,8 +186,9 @@ static bool copy_element(Emu *E, const CStmt *s, Side *D, Side *S, int first, in
 /* ---- tile copies ------------------------------------------------------------------------- */
 
 /* A buffer of symbolic extent (Buffer.dyn): a region may hang past its
- * run-time end, up to the bound its static checks used; the elements
- * past the end read as zeros and are not written. */
+ * run-time end, and past the bound its static checks used (the last tile
+ * of T.ceildiv(m, 64) under T.assume(m <= 1000): sema checks its end);
+ * the elements past the end read as zeros and are not written. */
 static const Buffer *dyn_root(const Region *r)
 {
 	const Buffer *b = r->acc->root;
@@ -198,7 +199,7 @@ static bool in_bounds(Emu *E, const Region *r, const int64_t *start, int tf)
 {
 	const Buffer *b = r->acc->b, *dyn = dyn_root(r);
 	for (int d = 0; d < r->ndim; d++)
-		if (start[d] < 0 || start[d] > (d == 0 && dyn ? dyn->dyn_bound : b->shape[d]) - r->extents[d])
+		if (start[d] < 0 || (!(d == 0 && dyn) && start[d] > b->shape[d] - r->extents[d]))
 			return emu_fail(E, r->pos, tf,
 			                "region %s is out of bounds: dimension %d covers %lld:%lld but '%s' has extent %lld",
 			                r->text, d, (long long)start[d], (long long)(start[d] + r->extents[d]), b->name,

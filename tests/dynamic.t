@@ -47,6 +47,9 @@ my @kernels = (
     ['vec', 'n', 65536, 2, undef, [65536, 1001, 3]],
     ['vec4', 'n', 65536, 2, undef, [65536, 1000, 4]],
     ['vasync', 'n', 65536, 2, 0, [65536, 1001, 3]],
+    ['ceil', 'm', 1000, 128, undef, [1000, 999, 961, 64, 65, 1]],
+    ['int64_loop', 'n', 100000, 2, undef, [100000, 99999, 512, 513, 1]],
+    ['fallback64', 'm', 100, 24, 0, [100, 37, 4, 5, 1]],
 );
 
 for my $k (@kernels) {
@@ -65,6 +68,16 @@ for my $k (@kernels) {
     } elsif ($name eq 'tma') {
         ok(($low =~ /T\.tensormap\(A, dims=\[128, m\]/ && $low =~ /T\.tensormap\(B, dims=\[128, m\]/) ? 1 : 0,
            "$name: the tensor maps' outer dimension is m");
+    } elsif ($name eq 'ceil') {
+        ok($low =~ /T\.ptx\.cp_async\([^\n]*, -1, [^\n]* < m \* 64\)/ && $low =~ /if [^\n]* < m \* 64:\n\s+T\.cuda\.copy_bytes\(g_ptr/ || 0,
+           "$name: the tile past the bound: cp.async's predicate and the store's guard are the row against m", $low);
+    } elsif ($name eq 'int64_loop') {
+        ok(($low =~ /T\.pointer_offset\(A, T\.cast\(t \* 512, "int32"\) \+ f \* 128 \+ tid\)/ &&
+            $low =~ /if T\.cast\(t, "int64"\) \* 512 [^\n]* < T\.cast\(n, "int64"\):/) ? 1 : 0,
+           "$name: the int64 start read as int32 in the address, the guard in 64 bits", $low);
+    } elsif ($name eq 'fallback64') {
+        ok($low =~ /if T\.cast\(bx \* 4 \+ i0, "int64"\) < T\.cast\(m, "int64"\):/ || 0,
+           "$name: the row guard in 64 bits", $low);
     } elsif ($name eq 'fallback') {
         ok($low =~ /if bx \* 4 \+ i0 < m:\n\s+C\[[^\n]*\] = A\[[^\n]*\n\s+else:\n\s+C\[[^\n]*\] = T\.cast\(0, "float32"\)/ || 0,
            "$name: a read past row m gives zero", $low);
@@ -103,7 +116,7 @@ for my $k (@kernels) {
 }
 
 # ---- ptxas: both backends' code for sm_90a ----
-for my $name (qw(sync reg ldgsts tma fallback tvm_buffer tvm_int32 vec vasync wide)) {
+for my $name (qw(sync reg ldgsts tma fallback tvm_buffer tvm_int32 vec vasync wide ceil int64_loop fallback64)) {
     my $src = "$dir/$name.tx";
     if (!$ptxas) {
         skip("$name: txc-ptx's cubin", "no ptxas");
@@ -236,8 +249,10 @@ my @bad = (
      qr/:11:59: error: not supported yet: a layout for 'A', whose extent 'm' is symbolic/],
     ['a view', sub { $_[0] =~ s/(    T\.device_entry\(\)\n)/$1    V = A.view(4096, 256)\n/r },
      qr/:15:9: error: not supported yet: a view of 'A', whose extent 'm' is symbolic/],
-    ['a region past the bound', sub { $_[0] =~ s/A\[bx \* 16 : bx \* 16 \+ 16, :\]/A[bx * 16 + 16 : bx * 16 + 32, :]/r },
-     qr/:19:35: error: region of dimension 0 of 'A' starts in \[16, 4096\] with extent 16, out of bounds \(extent 4096\)/],
+    ['a region before row 0', sub { $_[0] =~ s/A\[bx \* 16 : bx \* 16 \+ 16, :\]/A[bx * 16 - 16 : bx * 16, :]/r },
+     qr/:19:35: error: region of dimension 0 of 'A' starts in \[-16, 4064\] with extent 16, out of bounds \(extent 4096\)/],
+    ['a region of a buffer of constant shape past its end', sub { $_[0] =~ s/C\[bx \* 16 : bx \* 16 \+ 16, :\]/C[bx * 16 + 16 : bx * 16 + 32, :]/r },
+     qr/:22:23: error: region of dimension 0 of 'C' starts in \[16, 4096\] with extent 16, out of bounds \(extent 4096\)/],
     ['a tensor map over another extent', sub {
         $_[0] =~ s/(    T\.device_entry\(\)\n)/    M = T.tensormap(C, dims=[256, m], strides=[512], box=[64, 16])\n$1/r },
      qr/:14:35: error: dims= entry 1 is the scalar parameter 'm'; a tensor map's dimension may be symbolic only where/],
@@ -245,6 +260,7 @@ my @bad = (
 for my $b (@bad) {
     my ($what, $edit, $want) = @$b;
     spit("$tmp/bad.tx", $edit->($base));
+    unlink("$tmp/bad.ir");
     my $rc = run("'$bin/txc' --emit=ir '$tmp/bad.tx' -o '$tmp/bad.ir'");
     my $err = slurp("$tmp/err");
     ok($rc == 1 && $err =~ $want && !-e "$tmp/bad.ir" || 0, "refused: $what", "exit $rc", $err);

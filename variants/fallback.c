@@ -96,6 +96,11 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		c->op = OP_LT;
 		c->a = expr_copy(idx[s][0]);
 		c->b = ex_name(b->dyn->name);
+		if (b->dyn->dtype != DT_INT32) { /* m: T.int64 (or unsigned): both sides in 64 bits */
+			Expr *ra[] = { c->a, ex_str("int64") }, *ma[] = { c->b, ex_str("int64") };
+			c->a = ex_call("T.cast", 2, ra);
+			c->b = ex_call("T.cast", 2, ma);
+		}
 		g->value = c;
 		vpush(g->body, g->nbody, st);
 		if (s == 1) {
