@@ -100,6 +100,42 @@ static int narrow_expr(Expr **slot)
 	return TY_32;
 }
 
+/* Whether e names an integer wider than int32, or casts to one. */
+static bool wide_in(const Expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == E_NAME)
+		return e->var && e->var->dtype != DT_INT32 && e->var->dtype < DT_COUNT &&
+		       (dtypes[e->var->dtype].kind == DK_INT || dtypes[e->var->dtype].kind == DK_UINT);
+	if (e->kind == E_CALL && is_cast(e) && e->nargs == 2 && e->args[1]->kind == E_STR && strcmp(e->args[1]->str, "int32"))
+		return true;
+	if ((e->kind != E_CALL && wide_in(e->a)) || wide_in(e->b) || wide_in(e->c)) /* (a call's callee: names of builtins) */
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (wide_in(e->args[i]))
+			return true;
+	for (int i = 0; i < e->nkws; i++) /* (the passes' plans= and dispatch= hold layouts and a name) */
+		if (strcmp(e->kws[i].name, "plans") && strcmp(e->kws[i].name, "dispatch") && wide_in(e->kws[i].value))
+			return true;
+	return false;
+}
+
+/* Whether the code an op lowers to can meet an integer wider than
+ * int32: its operands and keywords name or cast to one (a region's start
+ * over a T.int64 loop variable), or an operand's buffer has a symbolic
+ * extent (the guards against it). Else narrow_stmts would find nothing
+ * to narrow, after walking every statement the op became. */
+static bool op_meets_wide(const Expr *call)
+{
+	for (int i = 0; i < call->nargs; i++) {
+		const Value *v = call->args[i]->val;
+		if (v && (v->kind == V_REGION || v->kind == V_BUFFER) && v->buffer && buffer_root(v->buffer)->dyn)
+			return true;
+	}
+	return wide_in(call);
+}
+
 static void narrow_stmts(Stmt **v, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -148,8 +184,9 @@ static int lower_op(OpSite *o, void *ctx)
 			return lower_fail(L, o, xprintf("its keyword %s= is honoured by %s, and it is dispatched to %s",
 			                          o->call->kws[i].name, kv, variants[va].name));
 	}
+	bool wide = op_meets_wide(o->call);
 	int r = fam->lower(L, o, &variants[va], p);
-	if (r >= 0 && o->nrepl > 0)
+	if (r >= 0 && o->nrepl > 0 && wide)
 		narrow_stmts(o->repl, o->nrepl);
 	if (r >= 0 && o->nrepl >= 0) /* the op is gone, its plans with it */
 		plans_forget(o->call);
