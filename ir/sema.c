@@ -1354,6 +1354,101 @@ static bool range_checked(const Expr *it, int id)
 	return true;
 }
 
+/* T.int32(e): e read at the given integer dtype. */
+static Expr *cast_to(Expr *e, int dt)
+{
+	Expr *f = new_expr(E_ATTR, e->pos);
+	f->a = new_name(e->pos, "T");
+	f->str = dtypes[dt].name;
+	Expr *c = new_call(e->pos, f);
+	call_add_arg(c, e);
+	return c;
+}
+
+/* TVM's keywords of a loop range, T.serial(lo, hi, step=2, unroll=False,
+ * annotations={...}, dtype="uint32"), rewritten in place into the
+ * positional form txc keeps: step= becomes the third bound (lo 0 where
+ * only the extent is given); dtype= wraps each bound in T.int32(...) or
+ * T.uint32(...), which types the variable as TVM's bounds cast to it do;
+ * unroll=True makes the loop T.unroll; unroll=False or a count, and
+ * annotations=, are hints to TVM's code generator that do not change what
+ * the loop computes, and are dropped. False after an error. */
+static bool loop_keywords(Sema *S, Expr *it, int id)
+{
+	if (!it->nkws)
+		return true;
+	if (id == IN_RANGE) {
+		error_at(S->d, it->kws[0].pos, "range() takes no keyword arguments; T.serial(...) takes step=, unroll=, "
+		         "annotations= and dtype=");
+		return false;
+	}
+	Expr *step = NULL;
+	int dt = DT_NONE;
+	bool unroll = false;
+	for (int i = 0; i < it->nkws; i++) {
+		Kw *kw = &it->kws[i];
+		if (!strcmp(kw->name, "step")) {
+			step = kw->value;
+		} else if (!strcmp(kw->name, "dtype")) {
+			Value *v = eval(S, kw->value);
+			if (IS_ERR(v))
+				return false;
+			dt = v && v->kind == V_STR ? dtype_lookup(v->s) : v && v->kind == V_DTYPE ? v->dtype : DT_NONE;
+			if (dt != DT_INT32 && dt != DT_UINT32) {
+				error_at(S->d, kw->value->pos, "a loop variable's dtype must be \"int32\" or \"uint32\", not %s",
+				         expr_str(kw->value));
+				return false;
+			}
+		} else if (!strcmp(kw->name, "unroll")) {
+			Value *v = eval(S, kw->value);
+			if (IS_ERR(v))
+				return false;
+			if (!v || (v->kind != V_BOOL && v->kind != V_INT) || (v->kind == V_INT && v->i < 0)) {
+				error_at(S->d, kw->value->pos, "unroll= takes True, False or an unroll count, not %s",
+				         expr_str(kw->value));
+				return false;
+			}
+			unroll = v->kind == V_BOOL && v->i;
+		} else if (!strcmp(kw->name, "annotations")) {
+			Value *v = eval(S, kw->value);
+			if (IS_ERR(v))
+				return false;
+			if (!v || v->kind != V_DICT) {
+				error_at(S->d, kw->value->pos, "annotations= takes a dict of constants, not %s",
+				         expr_str(kw->value));
+				return false;
+			}
+		} else {
+			error_at(S->d, kw->pos, "%s() has no keyword argument '%s'; it takes step, unroll, annotations and "
+			         "dtype", fn_name(it), kw->name);
+			return false;
+		}
+	}
+	if (step) {
+		if (it->nargs == 1) {
+			call_add_arg(it, it->args[0]);
+			it->args[0] = new_int(it->args[1]->pos, 0);
+		} else if (it->nargs != 2) {
+			error_at(S->d, step->pos, "%s() of %d bounds takes no step=", fn_name(it), it->nargs);
+			return false;
+		}
+		call_add_arg(it, step);
+	}
+	/* int32 is a literal bound's own dtype (a step stays a constant) */
+	for (int i = 0; dt != DT_NONE && i < it->nargs && i < 2; i++)
+		if (dt != DT_INT32 || it->args[i]->kind != E_INT)
+			it->args[i] = cast_to(it->args[i], dt);
+	if (unroll && id == IN_SERIAL) {
+		Expr *f = new_expr(E_ATTR, it->a->pos);
+		f->a = new_name(it->a->pos, "T");
+		f->str = "unroll";
+		it->a = f;
+	}
+	it->kws = NULL;
+	it->nkws = 0;
+	return true;
+}
+
 static void for_stmt(Sema *S, Stmt *s)
 {
 	Expr *t = s->targets[0], *it = s->value;
@@ -1371,6 +1466,9 @@ static void for_stmt(Sema *S, Stmt *s)
 		error_at(S->d, it->pos, "a loop runs over range(...), T.serial(...) or T.unroll(...)");
 		return;
 	}
+	if (!loop_keywords(S, it, fn->intrin))
+		return;
+	fn = eval(S, it->a);
 	Args a;
 	if (!range_checked(it, fn->intrin) && !check_args(S, it, fn->intrin, &a))
 		return;
