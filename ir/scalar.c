@@ -355,6 +355,12 @@ static int scalar1(Sema *S, Expr *e)
 			return DT_ERROR;
 		if (e->op == OP_MATMUL)
 			return error_dt(S, e->pos, "'@' makes a layout stride 'n @ axis'; it has no meaning on runtime values");
+		if (a == DT_BOOL && b == DT_BOOL && (e->op == OP_BITAND || e->op == OP_BITOR)) {
+			/* TVM's (0 <= tx) & (tx < 1): its printer's spelling of and/or
+			 * over conditions; checked again as one */
+			e->kind = e->op == OP_BITAND ? E_AND : E_OR;
+			return scalar1(S, e);
+		}
 		if (a == DT_BOOL || b == DT_BOOL)
 			return error_dt(S, e->pos, "arithmetic on a boolean");
 		if (e->op == OP_DIV && is_int(a) && is_int(b))

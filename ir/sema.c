@@ -1616,8 +1616,35 @@ static bool implicit_param(Sema *S, Stmt *s)
 	return true;
 }
 
+/* TVM's T.func_attr({"global_symbol": "f", ...}): attributes of the
+ * PrimFunc for TVM's build, none of which changes what the kernel does;
+ * the statement becomes `pass` once its argument is seen to be a dict of
+ * constants. 1 done, 0 not one, -1 error. */
+static int func_attr(Sema *S, Stmt *s)
+{
+	Expr *e = s->value;
+	if (s->kind != S_EXPR || !S->func || e->kind != E_CALL || e->a->kind != E_ATTR ||
+	    strcmp(e->a->str, "func_attr") != 0)
+		return 0;
+	Value *ns = eval(S, e->a->a);
+	if (IS_ERR(ns) || !ns || ns->kind != V_NAMESPACE || strcmp(ns->s, "T") != 0)
+		return 0;
+	Value *v = e->nargs == 1 && !e->nkws ? eval(S, e->args[0]) : NULL;
+	if (IS_ERR(v))
+		return -1;
+	if (!v || v->kind != V_DICT) {
+		error_at(S->d, e->pos, "T.func_attr() takes one dict of constants, such as {\"global_symbol\": \"main\"}");
+		return -1;
+	}
+	s->kind = S_PASS;
+	s->value = NULL;
+	return 1;
+}
+
 static void stmt(Sema *S, Stmt *s)
 {
+	if (func_attr(S, s))
+		return;
 	if (!desugar_stmt(S, s)) {
 		if (s->kind == S_ASSIGN)
 			for (int i = 0; i < s->ntargets; i++) /* silence the errors that would follow */
