@@ -1713,6 +1713,10 @@ static void stmt(Sema *S, Stmt *s)
 		error_at(S->d, s->pos, "imports belong at module level");
 		return;
 	case S_FUNC:
+		if (inline_is_def(S, s)) {
+			inline_def(S, s);
+			return;
+		}
 		error_at(S->d, s->pos, "a kernel cannot be defined inside another");
 		return;
 	case S_RETURN: case S_RAISE:
@@ -1873,6 +1877,23 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 			stmt_insert(v, n, i + j, views[j]);
 		if (S->func && thread_binding(S, v, n, i) < 0)
 			continue;
+		int inl = S->func && !desugared ? inline_call(S, v, n, i) : 0;
+		if (inl < 0)
+			continue;
+		if (inl) { /* the body, checked here: its calls nest in it */
+			static int inline_depth;
+			if (inline_depth >= 64) {
+				error_at(S->d, (*v)[i]->pos, "not supported yet: @T.inline calls nested more than 64 deep "
+				         "(a recursive @T.inline function)");
+				continue;
+			}
+			inline_depth++;
+			stmt(S, (*v)[i]);
+			inline_depth--;
+			if (S->func->used_kept)
+				used_names(S->func, (*v)[i]);
+			continue;
+		}
 		if (S->func && !S->in_device && tvm_host_tensormap(S, v, n, i) < 0)
 			continue;
 		if (S->npending && !is_assume((*v)[i]))
