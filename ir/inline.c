@@ -169,6 +169,45 @@ static Stmt **sub_stmts(const InlineMap *m, Stmt **body, int n)
 	return v;
 }
 
+/* Whether the body binds name (an assignment's or a loop's target). */
+static bool binds(Stmt **body, int n, const char *name)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = body[i];
+		for (int k = 0; k < s->ntargets; k++) {
+			Expr *t = s->targets[k];
+			for (int j = 0; j < (t->kind == E_TUPLE ? t->nargs : 1); j++) {
+				Expr *x = t->kind == E_TUPLE ? t->args[j] : t;
+				if (x->kind == E_NAME && strcmp(x->str, name) == 0)
+					return true;
+			}
+		}
+		if (binds(s->body, s->nbody, name) || binds(s->orelse, s->norelse, name))
+			return true;
+	}
+	return false;
+}
+
+/* A name of e that the body binds, which the copy would read as the
+ * body's own (NULL: none). */
+static const Expr *captured(const Stmt *def, const Expr *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == E_NAME)
+		return binds(def->body, def->nbody, e->str) ? e : NULL;
+	const Expr *x;
+	if ((x = captured(def, e->a)) || (x = captured(def, e->b)) || (x = captured(def, e->c)))
+		return x;
+	for (int i = 0; i < e->nargs; i++)
+		if ((x = captured(def, e->args[i])))
+			return x;
+	for (int i = 0; i < e->nkws; i++)
+		if ((x = captured(def, e->kws[i].value)))
+			return x;
+	return NULL;
+}
+
 static int call_fail(Sema *S, Pos p, const char *msg, const char *name, const char *what)
 {
 	error_at(S->d, p, msg, name, what);
@@ -220,6 +259,12 @@ int inline_call(Sema *S, Stmt ***v, int *n, int i)
 				                 def->params[k].name);
 			m.args[k] = def->params[k].dflt;
 		}
+	for (int k = 0; k < def->nparams; k++) {
+		const Expr *x = captured(def, m.args[k]);
+		if (x)
+			return call_fail(S, x->pos, "not supported yet: an argument of %s() reads '%s', which its body "
+			                 "assigns too; rename one", def->name, x->str);
+	}
 	Stmt *w = new_stmt(S_IF, s->pos);
 	w->value = new_expr(E_TRUE, call->pos);
 	w->body = sub_stmts(&m, def->body, def->nbody);
