@@ -1641,6 +1641,34 @@ static int func_attr(Sema *S, Stmt *s)
 	return 1;
 }
 
+/* TVM's `v: T.float32[8]` (`m: T.f32[4, 8]`): a local buffer, the
+ * statement rewritten into `v = T.alloc_local((8,), "float32")`. */
+static bool local_annotation(Sema *S, Stmt *s)
+{
+	Expr *ann = s->ann;
+	if (!ann || ann->kind != E_INDEX || s->ntargets != 1 || s->targets[0]->kind != E_NAME)
+		return false;
+	Value *v = eval(S, ann->a);
+	if (!v || IS_ERR(v) || v->kind != V_DTYPE)
+		return false;
+	Expr *shape = new_expr(E_TUPLE, ann->pos);
+	shape->paren = true;
+	for (int i = 0; i < ann->nargs; i++)
+		vpush(shape->args, shape->nargs, ann->args[i]);
+	Expr *f = new_expr(E_ATTR, ann->pos);
+	f->a = new_name(ann->pos, "T");
+	f->str = "alloc_local";
+	Expr *c = new_call(ann->pos, f);
+	call_add_arg(c, shape);
+	Expr *d = new_expr(E_STR, ann->pos);
+	d->str = dtypes[v->dtype].name;
+	call_add_arg(c, d);
+	s->kind = S_ASSIGN;
+	s->ann = NULL;
+	s->value = c;
+	return true;
+}
+
 static void stmt(Sema *S, Stmt *s)
 {
 	if (func_attr(S, s))
@@ -1668,6 +1696,10 @@ static void stmt(Sema *S, Stmt *s)
 		assign(S, s);
 		return;
 	case S_DECL:
+		if (S->func && local_annotation(S, s)) {
+			stmt(S, s);
+			return;
+		}
 		if (!annotated(S, s) && !kernel_lookup(S, s->targets[0]->str))
 			define(S, s->targets[0]->str, &verr, s->targets[0]->pos);
 		return;
