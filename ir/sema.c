@@ -1452,6 +1452,23 @@ static bool loop_keywords(Sema *S, Expr *it, int id)
 static void for_stmt(Sema *S, Stmt *s)
 {
 	Expr *t = s->targets[0], *it = s->value;
+	/* TVM's T.vectorized(n): a thread's loop its code generator turns
+	 * into vector operations, the same values as T.unroll(n) */
+	if (it->kind == E_CALL && it->a->kind == E_ATTR && it->a->a->kind == E_NAME && strcmp(it->a->a->str, "T") == 0 &&
+	    (strcmp(it->a->str, "vectorized") == 0 || strcmp(it->a->str, "parallel") == 0)) {
+		Value *ns = eval(S, it->a->a);
+		if (ns && !IS_ERR(ns) && ns->kind == V_NAMESPACE && strcmp(ns->s, "T") == 0) {
+			if (it->a->str[0] == 'p') {
+				error_at(S->d, it->a->pos, "not supported yet: T.parallel, a loop over CPU threads; a GPU kernel's "
+				         "threads are its launch (T.thread_id)");
+				return;
+			}
+			Expr *f = new_expr(E_ATTR, it->a->pos);
+			f->a = it->a->a;
+			f->str = "unroll";
+			it->a = f;
+		}
+	}
 	Value *fn = it->kind == E_CALL ? eval(S, it->a) : NULL;
 	if (IS_ERR(fn))
 		return;
