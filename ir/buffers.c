@@ -142,6 +142,10 @@ bool set_layout(Sema *S, Buffer *b, Kw *kw)
 	Value *v = eval_const(S, kw->value, "a layout");
 	if (IS_ERR(v))
 		return false;
+	/* TVM's layout=None (no layout) and layout="default": the row-major
+	 * layout a buffer has without the keyword */
+	if (v->kind == V_NONE || (v->kind == V_STR && !strcmp(v->s, "default")))
+		return check_layout(S, b, b->pos);
 	if (v->kind == V_TLAYOUT) {
 		/* Triton's layouts take the buffer's shape and dtype (triton.c) */
 		Layout *l = layout_new();

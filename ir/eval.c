@@ -112,7 +112,17 @@ static Value *member1(Sema *S, Value *base, Expr *e)
 	}
 	int es;
 	if (strcmp(base->s, "T") == 0) {
-		int dt = dtype_lookup(e->str);
+		/* TVM's shorthands of dtypes: T.f32, T.i32, T.u8, T.bf16 */
+		static const char *const shorthand[][2] = {
+			{"f16", "float16"}, {"f32", "float32"}, {"f64", "float64"}, {"bf16", "bfloat16"},
+			{"i8", "int8"}, {"i16", "int16"}, {"i32", "int32"}, {"i64", "int64"},
+			{"u8", "uint8"}, {"u16", "uint16"}, {"u32", "uint32"}, {"u64", "uint64"},
+		};
+		const char *dname = e->str;
+		for (size_t k = 0; k < sizeof shorthand / sizeof shorthand[0]; k++)
+			if (strcmp(dname, shorthand[k][0]) == 0)
+				dname = shorthand[k][1];
+		int dt = dtype_lookup(dname);
 		if (dt) {
 			Value *v = vnew(V_DTYPE);
 			v->dtype = dt;

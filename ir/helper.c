@@ -244,6 +244,7 @@ static void raised(Call *c, Stmt *s)
 
 static Expr *expand(Sema *S, Expr *call, Value *fn);
 static bool enter(Sema *S, Expr *call, Value *fn);
+static bool not_inline(Sema *S, Expr *call, Value *fn);
 
 /* A call of a helper as the expression it means (to unpack it), any
  * other expression as it is; NULL after an error. */
@@ -255,7 +256,7 @@ static Expr *expanded(Sema *S, Expr *v)
 			return NULL;
 		if (!fn || fn->kind != V_PYFUNC)
 			break;
-		if (!expand_call(S, v) || !enter(S, v, fn))
+		if (!not_inline(S, v, fn) || !expand_call(S, v) || !enter(S, v, fn))
 			return NULL;
 		v = expand(S, v, fn);
 		depth--;
@@ -454,8 +455,19 @@ static bool enter(Sema *S, Expr *call, Value *fn)
 	return true;
 }
 
+/* a @T.inline function (inline.c) is a statement's call */
+static bool not_inline(Sema *S, Expr *call, Value *fn)
+{
+	if (!fn->func->stmt->ndecorators)
+		return true;
+	fail(S, call->pos, "%s() is a @T.inline function: call it as a statement", fn->func->name);
+	return false;
+}
+
 bool helper_desugar(Sema *S, Expr **slot, Value *fn)
 {
+	if (!not_inline(S, *slot, fn))
+		return false;
 	if (!enter(S, *slot, fn))
 		return false;
 	Expr *x = expand(S, *slot, fn);
@@ -468,6 +480,8 @@ bool helper_desugar(Sema *S, Expr **slot, Value *fn)
 
 Value *helper_eval(Sema *S, Expr *call, Value *fn)
 {
+	if (!not_inline(S, call, fn))
+		return &verr;
 	if (!enter(S, call, fn))
 		return &verr;
 	Expr *x = expand(S, call, fn);

@@ -377,6 +377,12 @@ static int scalar1(Sema *S, Expr *e)
 			return DT_ERROR;
 		if (e->op == OP_MATMUL)
 			return error_dt(S, e->pos, "'@' makes a layout stride 'n @ axis'; it has no meaning on runtime values");
+		if (a == DT_BOOL && b == DT_BOOL && (e->op == OP_BITAND || e->op == OP_BITOR)) {
+			/* TVM's (0 <= tx) & (tx < 1): its printer's spelling of and/or
+			 * over conditions; checked again as one */
+			e->kind = e->op == OP_BITAND ? E_AND : E_OR;
+			return scalar1(S, e);
+		}
 		if (a == DT_BOOL || b == DT_BOOL)
 			return error_dt(S, e->pos, "arithmetic on a boolean");
 		if (e->op == OP_DIV && is_int(a) && is_int(b))
@@ -647,6 +653,13 @@ Value *region(Sema *S, Expr *e)
 			else
 				fail(S, p, "region of dimension %d of '%s' starts in [%lld, %lld] with extent %lld, out of bounds (extent %lld)",
 				     i, name, (long long)l0, (long long)l1, (long long)extent, (long long)shape[i]);
+			bad = true;
+			continue;
+		}
+		/* the lowering adds a start to int32 thread and loop offsets */
+		if (lo->kind != E_INT && lo->dtype != DT_INT32 && lo->dtype != DT_WEAK_INT && lo->dtype < DT_COUNT) {
+			fail(S, lo->pos, "not supported yet: a tile op's region starting at an index of dtype %s ('%s'); txc's tile "
+			     "ops index with int32", dtype_str(lo->dtype), expr_str(lo));
 			bad = true;
 			continue;
 		}

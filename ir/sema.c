@@ -1354,9 +1354,121 @@ static bool range_checked(const Expr *it, int id)
 	return true;
 }
 
+/* T.int32(e): e read at the given integer dtype. */
+static Expr *cast_to(Expr *e, int dt)
+{
+	Expr *f = new_expr(E_ATTR, e->pos);
+	f->a = new_name(e->pos, "T");
+	f->str = dtypes[dt].name;
+	Expr *c = new_call(e->pos, f);
+	call_add_arg(c, e);
+	return c;
+}
+
+/* TVM's keywords of a loop range, T.serial(lo, hi, step=2, unroll=False,
+ * annotations={...}, dtype="uint32"), rewritten in place into the
+ * positional form txc keeps: step= becomes the third bound (lo 0 where
+ * only the extent is given); dtype= wraps each bound in T.int32(...) or
+ * T.uint32(...), which types the variable as TVM's bounds cast to it do;
+ * unroll=True makes the loop T.unroll; unroll=False or a count, and
+ * annotations=, are hints to TVM's code generator that do not change what
+ * the loop computes, and are dropped. False after an error. */
+static bool loop_keywords(Sema *S, Expr *it, int id)
+{
+	if (!it->nkws)
+		return true;
+	if (id == IN_RANGE) {
+		error_at(S->d, it->kws[0].pos, "range() takes no keyword arguments; T.serial(...) takes step=, unroll=, "
+		         "annotations= and dtype=");
+		return false;
+	}
+	Expr *step = NULL;
+	int dt = DT_NONE;
+	bool unroll = false;
+	for (int i = 0; i < it->nkws; i++) {
+		Kw *kw = &it->kws[i];
+		if (!strcmp(kw->name, "step")) {
+			step = kw->value;
+		} else if (!strcmp(kw->name, "dtype")) {
+			Value *v = eval(S, kw->value);
+			if (IS_ERR(v))
+				return false;
+			dt = v && v->kind == V_STR ? dtype_lookup(v->s) : v && v->kind == V_DTYPE ? v->dtype : DT_NONE;
+			if (dt != DT_INT32 && dt != DT_UINT32) {
+				error_at(S->d, kw->value->pos, "a loop variable's dtype must be \"int32\" or \"uint32\", not %s",
+				         expr_str(kw->value));
+				return false;
+			}
+		} else if (!strcmp(kw->name, "unroll")) {
+			Value *v = eval(S, kw->value);
+			if (IS_ERR(v))
+				return false;
+			if (!v || (v->kind != V_BOOL && v->kind != V_INT) || (v->kind == V_INT && v->i < 0)) {
+				error_at(S->d, kw->value->pos, "unroll= takes True, False or an unroll count, not %s",
+				         expr_str(kw->value));
+				return false;
+			}
+			unroll = v->kind == V_BOOL && v->i;
+		} else if (!strcmp(kw->name, "annotations")) {
+			Value *v = eval(S, kw->value);
+			if (IS_ERR(v))
+				return false;
+			if (!v || v->kind != V_DICT) {
+				error_at(S->d, kw->value->pos, "annotations= takes a dict of constants, not %s",
+				         expr_str(kw->value));
+				return false;
+			}
+		} else {
+			error_at(S->d, kw->pos, "%s() has no keyword argument '%s'; it takes step, unroll, annotations and "
+			         "dtype", fn_name(it), kw->name);
+			return false;
+		}
+	}
+	if (step) {
+		if (it->nargs == 1) {
+			call_add_arg(it, it->args[0]);
+			it->args[0] = new_int(it->args[1]->pos, 0);
+		} else if (it->nargs != 2) {
+			error_at(S->d, step->pos, "%s() of %d bounds takes no step=", fn_name(it), it->nargs);
+			return false;
+		}
+		call_add_arg(it, step);
+	}
+	/* int32 is a literal bound's own dtype (a step stays a constant) */
+	for (int i = 0; dt != DT_NONE && i < it->nargs && i < 2; i++)
+		if (dt != DT_INT32 || it->args[i]->kind != E_INT)
+			it->args[i] = cast_to(it->args[i], dt);
+	if (unroll && id == IN_SERIAL) {
+		Expr *f = new_expr(E_ATTR, it->a->pos);
+		f->a = new_name(it->a->pos, "T");
+		f->str = "unroll";
+		it->a = f;
+	}
+	it->kws = NULL;
+	it->nkws = 0;
+	return true;
+}
+
 static void for_stmt(Sema *S, Stmt *s)
 {
 	Expr *t = s->targets[0], *it = s->value;
+	/* TVM's T.vectorized(n): a thread's loop its code generator turns
+	 * into vector operations, the same values as T.unroll(n) */
+	if (it->kind == E_CALL && it->a->kind == E_ATTR && it->a->a->kind == E_NAME && strcmp(it->a->a->str, "T") == 0 &&
+	    (strcmp(it->a->str, "vectorized") == 0 || strcmp(it->a->str, "parallel") == 0)) {
+		Value *ns = eval(S, it->a->a);
+		if (ns && !IS_ERR(ns) && ns->kind == V_NAMESPACE && strcmp(ns->s, "T") == 0) {
+			if (it->a->str[0] == 'p') {
+				error_at(S->d, it->a->pos, "not supported yet: T.parallel, a loop over CPU threads; a GPU kernel's "
+				         "threads are its launch (T.thread_id)");
+				return;
+			}
+			Expr *f = new_expr(E_ATTR, it->a->pos);
+			f->a = it->a->a;
+			f->str = "unroll";
+			it->a = f;
+		}
+	}
 	Value *fn = it->kind == E_CALL ? eval(S, it->a) : NULL;
 	if (IS_ERR(fn))
 		return;
@@ -1371,6 +1483,9 @@ static void for_stmt(Sema *S, Stmt *s)
 		error_at(S->d, it->pos, "a loop runs over range(...), T.serial(...) or T.unroll(...)");
 		return;
 	}
+	if (!loop_keywords(S, it, fn->intrin))
+		return;
+	fn = eval(S, it->a);
 	Args a;
 	if (!range_checked(it, fn->intrin) && !check_args(S, it, fn->intrin, &a))
 		return;
@@ -1518,8 +1633,63 @@ static bool implicit_param(Sema *S, Stmt *s)
 	return true;
 }
 
+/* TVM's T.func_attr({"global_symbol": "f", ...}): attributes of the
+ * PrimFunc for TVM's build, none of which changes what the kernel does;
+ * the statement becomes `pass` once its argument is seen to be a dict of
+ * constants. 1 done, 0 not one, -1 error. */
+static int func_attr(Sema *S, Stmt *s)
+{
+	Expr *e = s->value;
+	if (s->kind != S_EXPR || !S->func || e->kind != E_CALL || e->a->kind != E_ATTR ||
+	    strcmp(e->a->str, "func_attr") != 0)
+		return 0;
+	Value *ns = eval(S, e->a->a);
+	if (IS_ERR(ns) || !ns || ns->kind != V_NAMESPACE || strcmp(ns->s, "T") != 0)
+		return 0;
+	Value *v = e->nargs == 1 && !e->nkws ? eval(S, e->args[0]) : NULL;
+	if (IS_ERR(v))
+		return -1;
+	if (!v || v->kind != V_DICT) {
+		error_at(S->d, e->pos, "T.func_attr() takes one dict of constants, such as {\"global_symbol\": \"main\"}");
+		return -1;
+	}
+	s->kind = S_PASS;
+	s->value = NULL;
+	return 1;
+}
+
+/* TVM's `v: T.float32[8]` (`m: T.f32[4, 8]`): a local buffer, the
+ * statement rewritten into `v = T.alloc_local((8,), "float32")`. */
+static bool local_annotation(Sema *S, Stmt *s)
+{
+	Expr *ann = s->ann;
+	if (!ann || ann->kind != E_INDEX || s->ntargets != 1 || s->targets[0]->kind != E_NAME)
+		return false;
+	Value *v = eval(S, ann->a);
+	if (!v || IS_ERR(v) || v->kind != V_DTYPE)
+		return false;
+	Expr *shape = new_expr(E_TUPLE, ann->pos);
+	shape->paren = true;
+	for (int i = 0; i < ann->nargs; i++)
+		vpush(shape->args, shape->nargs, ann->args[i]);
+	Expr *f = new_expr(E_ATTR, ann->pos);
+	f->a = new_name(ann->pos, "T");
+	f->str = "alloc_local";
+	Expr *c = new_call(ann->pos, f);
+	call_add_arg(c, shape);
+	Expr *d = new_expr(E_STR, ann->pos);
+	d->str = dtypes[v->dtype].name;
+	call_add_arg(c, d);
+	s->kind = S_ASSIGN;
+	s->ann = NULL;
+	s->value = c;
+	return true;
+}
+
 static void stmt(Sema *S, Stmt *s)
 {
+	if (func_attr(S, s))
+		return;
 	if (!desugar_stmt(S, s)) {
 		if (s->kind == S_ASSIGN)
 			for (int i = 0; i < s->ntargets; i++) /* silence the errors that would follow */
@@ -1543,6 +1713,10 @@ static void stmt(Sema *S, Stmt *s)
 		assign(S, s);
 		return;
 	case S_DECL:
+		if (S->func && local_annotation(S, s)) {
+			stmt(S, s);
+			return;
+		}
 		if (!annotated(S, s) && !kernel_lookup(S, s->targets[0]->str))
 			define(S, s->targets[0]->str, &verr, s->targets[0]->pos);
 		return;
@@ -1593,6 +1767,10 @@ static void stmt(Sema *S, Stmt *s)
 		error_at(S->d, s->pos, "imports belong at module level");
 		return;
 	case S_FUNC:
+		if (inline_is_def(S, s)) {
+			inline_def(S, s);
+			return;
+		}
 		error_at(S->d, s->pos, "a kernel cannot be defined inside another");
 		return;
 	case S_RETURN: case S_RAISE:
@@ -1753,6 +1931,23 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 			stmt_insert(v, n, i + j, views[j]);
 		if (S->func && thread_binding(S, v, n, i) < 0)
 			continue;
+		int inl = S->func && !desugared ? inline_call(S, v, n, i) : 0;
+		if (inl < 0)
+			continue;
+		if (inl) { /* the body, checked here: its calls nest in it */
+			static int inline_depth;
+			if (inline_depth >= 64) {
+				error_at(S->d, (*v)[i]->pos, "not supported yet: @T.inline calls nested more than 64 deep "
+				         "(a recursive @T.inline function)");
+				continue;
+			}
+			inline_depth++;
+			stmt(S, (*v)[i]);
+			inline_depth--;
+			if (S->func->used_kept)
+				used_names(S->func, (*v)[i]);
+			continue;
+		}
 		if (S->func && !S->in_device && tvm_host_tensormap(S, v, n, i) < 0)
 			continue;
 		if (S->npending && !is_assume((*v)[i]))

@@ -143,6 +143,12 @@ bool desugar(Sema *S, Expr **slot);
 
 /* helper.c: module-level Python helper functions */
 void helper_def(Sema *S, Stmt *s);                      /* a def without a decorator: its name bound */
+/* TVM's @T.inline functions in a kernel (inline.c): the def remembered
+ * (it becomes pass); a statement call replaced at (*v)[i] by the body,
+ * 1, 0 when not one, -1 after an error */
+bool inline_is_def(Sema *S, Stmt *s);
+void inline_def(Sema *S, Stmt *s);
+int inline_call(Sema *S, Stmt ***v, int *n, int i);
 bool helper_desugar(Sema *S, Expr **slot, Value *fn);  /* a call in a kernel: *slot its expression */
 Value *helper_eval(Sema *S, Expr *call, Value *fn);    /* a call's value */
 /* `a, b = x, y` in a kernel, a value not a constant: one assignment a
