@@ -991,6 +991,10 @@ Value *eval(Sema *S, Expr *e)
 		case -1: return &verr;
 		case 1: return eval(S, e);
 		}
+		switch (t_division_in_place(S, e)) {
+		case -1: return &verr;
+		case 1: return eval(S, e);
+		}
 		a = eval(S, e->a);
 		if (!a || IS_ERR(a))
 			return a;

@@ -1414,12 +1414,50 @@ static bool ceildiv(Sema *S, Expr **slot)
 	return true;
 }
 
-static bool is_ceildiv(Sema *S, const Expr *e)
+/* TVM's T.floordiv(a, b) and T.floormod(a, b): txc's // and %, whose
+ * rounding is Python's, floor, as theirs. */
+static bool floordiv(Sema *S, Expr **slot, bool mod)
 {
-	if (e->a->kind != E_ATTR || e->a->str[0] != 'c' || strcmp(e->a->str, "ceildiv") != 0 || e->a->a->kind != E_NAME)
+	Expr *e = *slot;
+	if (e->nargs != 2 || e->nkws) {
+		fail(S, e->pos, "T.%s() takes two operands, a and b: a %s b", mod ? "floormod" : "floordiv", mod ? "%" : "//");
 		return false;
+	}
+	Expr *op = new_expr(E_BIN, e->pos);
+	op->op = mod ? OP_MOD : OP_FLOORDIV;
+	op->a = e->args[0];
+	op->b = e->args[1];
+	*slot = op;
+	return desugar(S, slot);
+}
+
+/* Which of T.ceildiv, T.floordiv and T.floormod e calls: 1, 2, 3; 0 for
+ * none (T the namespace, not a name the program bound). */
+static int t_division(Sema *S, const Expr *e)
+{
+	if (e->a->kind != E_ATTR || (e->a->str[0] != 'c' && e->a->str[0] != 'f') || e->a->a->kind != E_NAME)
+		return 0;
+	int which = !strcmp(e->a->str, "ceildiv") ? 1 : !strcmp(e->a->str, "floordiv") ? 2 : !strcmp(e->a->str, "floormod") ? 3 : 0;
+	if (!which)
+		return 0;
 	Sym *t = lookup(S, e->a->a->str);
-	return t && t->val && !IS_ERR(t->val) && t->val->kind == V_NAMESPACE && strcmp(t->val->s, "T") == 0;
+	return t && t->val && !IS_ERR(t->val) && t->val->kind == V_NAMESPACE && strcmp(t->val->s, "T") == 0 ? which : 0;
+}
+
+/* T.ceildiv, T.floordiv or T.floormod where nothing desugars first (a
+ * module-level constant): e rewritten in place into its operators. 1:
+ * rewritten, 0: not such a call, -1: an error reported. */
+int t_division_in_place(Sema *S, Expr *e)
+{
+	int which = e->kind == E_CALL ? t_division(S, e) : 0;
+	if (!which)
+		return 0;
+	Expr *slot = e;
+	bool ok = which == 1 ? ceildiv(S, &slot) : floordiv(S, &slot, which == 3);
+	if (!ok)
+		return -1;
+	*e = *slot;
+	return 1;
 }
 
 static bool desugar_node(Sema *S, Expr **slot) __attribute__((noinline)); /* kept out of desugar's frame */
@@ -1444,8 +1482,11 @@ static bool desugar_node(Sema *S, Expr **slot)
 	Value *v;
 	switch (e->kind) {
 	case E_CALL:
-		if (is_ceildiv(S, e))
-			return ceildiv(S, slot);
+		switch (t_division(S, e)) {
+		case 1: return ceildiv(S, slot);
+		case 2: return floordiv(S, slot, false);
+		case 3: return floordiv(S, slot, true);
+		}
 		if (!desugar(S, &e->a))
 			return false;
 		if ((has_star(e->args, e->nargs) && !spread(S, &e->args, &e->nargs, false)) || !desugar_list(S, e->args, e->nargs))

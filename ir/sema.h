@@ -140,6 +140,7 @@ Value *opaque_use(Sema *S, Expr *e, const Value *v);
 Expr *value_expr(Sema *S, Value *v, Pos p, bool subscript);
 bool expand_call(Sema *S, Expr *call);
 bool desugar(Sema *S, Expr **slot);
+int t_division_in_place(Sema *S, Expr *e); /* T.ceildiv/floordiv/floormod outside a desugared kernel */
 
 /* helper.c: module-level Python helper functions */
 void helper_def(Sema *S, Stmt *s);                      /* a def without a decorator: its name bound */

@@ -830,6 +830,16 @@ check "A.sub[...].view(n) is the sub's elements, row-major: B_sub is C_sub" hash
 check "A.sub[...].permute(1, 0).view(...) is the permuted box's elements: B_perm is C_perm" hashes_equal B_perm C_perm
 "$TXC_BIN/txc" --emit=ir "$D/view_of_view.tx" -o "$TMP/vv.ir" 2>"$TMP/err" && run "$TMP/vv.ir"
 check "view_of_view lowered: B_sub is C_sub, B_perm is C_perm" hashes_equal B_sub C_sub && hashes_equal B_perm C_perm
+# T.floordiv and T.floormod: floor division and its remainder, before and
+# after lowering
+run --arg m=200 --out C="$TMP/fd_c.npy" "$D/t_floordiv.tx"
+check "t_floordiv: runs" ran
+check "T.floordiv / T.floormod: 5 44 -4 1 3 8 -2 3" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @a = unpack("l<*", $d);
+  exit("@a" eq "5 44 -4 1 3 8 -2 3" ? 0 : 1)' "$TMP/fd_c.npy"
+cp "$TMP/out" "$TMP/fd_src"
+"$TXC_BIN/txc" --emit=ir "$D/t_floordiv.tx" -o "$TMP/fd.ir" 2>"$TMP/err" && run --arg m=200 "$TMP/fd.ir"
+check "t_floordiv lowered: the same buffers" cmp -s "$TMP/out" "$TMP/fd_src"
 # functools.reduce and operator.mul over constants: their values
 run --out A="$TMP/pr_a.npy" "$D/py_reduce.tx"
 check "py_reduce: runs" ran
