@@ -1686,6 +1686,53 @@ static bool local_annotation(Sema *S, Stmt *s)
 	return true;
 }
 
+/* An if's condition bounds the names it compares with constants, in its
+ * body: under `if tx < 32:` tx is in [0, 32), so `A[bx, tx * 2 + i]` of
+ * a 64-wide A is in bounds there (the index checks and access proofs
+ * read a Var's range). Taken from a conjunction (and, &) of comparisons
+ * `name < k`, `<=`, `>`, `>=` (either side the name), k a constant, of
+ * an immutable integer name whose range is known; each narrowed Var's
+ * range is kept in nw[] and put back after the body. Only a narrowing
+ * that leaves two values or more: a Var of one value is never read as a
+ * constant. The range memos read the Var's range at each hit (arith.c,
+ * facts_same), so a fact found in the body is not reused outside it.
+ * Returns the count in nw. */
+typedef struct Narrow { Var *v; int64_t lo, hi; } Narrow;
+
+static int narrow_by(const Expr *c, Narrow *nw, int n, int max)
+{
+	if (c->kind == E_AND || (c->kind == E_BIN && c->op == OP_BITAND)) {
+		n = narrow_by(c->a, nw, n, max);
+		return narrow_by(c->b, nw, n, max);
+	}
+	if (c->kind != E_CMP || n == max)
+		return n;
+	const Expr *x = c->a, *k = c->b;
+	int op = c->op;
+	if (x->kind != E_NAME) { /* k OP name: name (OP mirrored) k */
+		x = c->b, k = c->a;
+		op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
+	}
+	int64_t kv;
+	Var *v = x->kind == E_NAME && !x->val ? x->var : NULL;
+	if (!v || v->mut || v->hi <= v->lo || !expr_int(k, &kv) || v->dtype >= DT_COUNT ||
+	    (dtypes[v->dtype].kind != DK_INT && dtypes[v->dtype].kind != DK_UINT))
+		return n;
+	int64_t lo = v->lo, hi = v->hi; /* [lo, hi) */
+	switch (op) {
+	case OP_LT: hi = kv < hi ? kv : hi; break;
+	case OP_LE: hi = kv < INT64_MAX && kv + 1 < hi ? kv + 1 : hi; break;
+	case OP_GT: lo = kv > INT64_MIN && kv + 1 > lo ? kv + 1 : lo; break;
+	case OP_GE: lo = kv > lo ? kv : lo; break;
+	default: return n;
+	}
+	if (hi - lo < 2 || (lo == v->lo && hi == v->hi))
+		return n;
+	nw[n++] = (Narrow){ v, v->lo, v->hi };
+	v->lo = lo, v->hi = hi;
+	return n;
+}
+
 static void stmt(Sema *S, Stmt *s)
 {
 	if (func_attr(S, s))
@@ -1751,7 +1798,14 @@ static void stmt(Sema *S, Stmt *s)
 		bool guard = S->nguards < (int)(sizeof S->guards / sizeof S->guards[0]);
 		if (guard)
 			S->guards[S->nguards++] = s->value;
+		Narrow nw[8];
+		int nn = dt == DT_BOOL ? narrow_by(s->value, nw, 0, 8) : 0;
 		stmts(S, &s->body, &s->nbody);
+		while (nn > 0) { /* the ranges as they were, the last narrowed first */
+			nn--;
+			nw[nn].v->lo = nw[nn].lo;
+			nw[nn].v->hi = nw[nn].hi;
+		}
 		if (guard)
 			S->nguards--;
 		pop_env(S);
