@@ -32,8 +32,24 @@ static inline bool leaf_range(const Expr *e, int64_t *lo, int64_t *hi)
  * loop variable so) */
 static bool int_cast(const Expr *e)
 {
-	return e->kind == E_CALL && e->intrin == IN_CAST && e->nargs == 2 && e->args[1]->kind == E_STR &&
-	       (!strcmp(e->args[1]->str, "int32") || !strcmp(e->args[1]->str, "int64"));
+	if (e->kind != E_CALL)
+		return false;
+	if (e->intrin == IN_CAST)
+		return e->nargs == 2 && e->args[1]->kind == E_STR &&
+		       (!strcmp(e->args[1]->str, "int32") || !strcmp(e->args[1]->str, "int64"));
+	int dt; /* T.int32(x), T.int64(x): the dtype's constructor, the same */
+	call_builtin(e, NULL, &dt);
+	return e->nargs == 1 && !e->nkws && (dt == DT_INT32 || dt == DT_INT64);
+}
+
+/* The largest value of int_cast e's dtype. */
+static int64_t cast_top(const Expr *e)
+{
+	if (e->intrin == IN_CAST)
+		return !strcmp(e->args[1]->str, "int32") ? INT32_MAX : INT64_MAX;
+	int dt;
+	call_builtin(e, NULL, &dt);
+	return dt == DT_INT32 ? INT32_MAX : INT64_MAX;
 }
 
 /* Inclusive bounds of an integer expression from the ranges of launch ids
@@ -180,7 +196,7 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 		return range_bin(e, r, lo, hi);
 	case E_CALL: /* T.min, T.max; T.cast to int32 or int64 of a value it keeps */
 		if (int_cast(e)) {
-			int64_t top = !strcmp(e->args[1]->str, "int32") ? INT32_MAX : INT64_MAX;
+			int64_t top = cast_top(e);
 			if (!r[0].ok || a0 < -top - 1 || a1 > top)
 				return false;
 			*lo = a0;

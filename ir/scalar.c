@@ -656,8 +656,10 @@ Value *region(Sema *S, Expr *e)
 			bad = true;
 			continue;
 		}
-		/* the lowering adds a start to int32 thread and loop offsets */
-		if (lo->kind != E_INT && lo->dtype != DT_INT32 && lo->dtype != DT_WEAK_INT && lo->dtype < DT_COUNT) {
+		/* the lowering adds a start to int32 thread and loop offsets (an
+		 * int64 start read as the int32 it fits: txc-lower, narrow_expr) */
+		if (lo->kind != E_INT && lo->dtype != DT_INT32 && lo->dtype != DT_INT64 && lo->dtype != DT_WEAK_INT &&
+		    lo->dtype < DT_COUNT) {
 			fail(S, lo->pos, "not supported yet: a tile op's region starting at an index of dtype %s ('%s'); txc's tile "
 			     "ops index with int32", dtype_str(lo->dtype), expr_str(lo));
 			bad = true;

@@ -840,6 +840,12 @@ check "T.floordiv / T.floormod: 5 44 -4 1 3 8 -2 3" pl '
 cp "$TMP/out" "$TMP/fd_src"
 "$TXC_BIN/txc" --emit=ir "$D/t_floordiv.tx" -o "$TMP/fd.ir" 2>"$TMP/err" && run --arg m=200 "$TMP/fd.ir"
 check "t_floordiv lowered: the same buffers" cmp -s "$TMP/out" "$TMP/fd_src"
+# loop bounds T.int32(4) and T.int64(4): the copies through them, before
+# and after lowering
+run "$D/int_loop_bounds.tx"
+check "int_loop_bounds: B and C are A" hashes_equal A B && hashes_equal A C
+"$TXC_BIN/txc" --emit=ir "$D/int_loop_bounds.tx" -o "$TMP/ilb.ir" 2>"$TMP/err" && run "$TMP/ilb.ir"
+check "int_loop_bounds lowered: B and C are A" hashes_equal A B && hashes_equal A C
 # functools.reduce and operator.mul over constants: their values
 run --out A="$TMP/pr_a.npy" "$D/py_reduce.tx"
 check "py_reduce: runs" ran
