@@ -133,17 +133,7 @@ static void chained(Lexer *lx, Pos p)
  * while the parser's own stack stays flat. */
 static inline bool deep(Lexer *lx, Expr *e)
 {
-	int d = e->a ? e->a->depth : 0;
-	if (e->b && e->b->depth > d)
-		d = e->b->depth;
-	if (e->c && e->c->depth > d)
-		d = e->c->depth;
-	for (int i = 0; i < e->nargs; i++)
-		if (e->args[i]->depth > d)
-			d = e->args[i]->depth;
-	for (int i = 0; i < e->nkws; i++)
-		if (e->kws[i].value->depth > d)
-			d = e->kws[i].value->depth;
+	int d = expr_child_depth(e);
 	if (d < MAX_EXPR_DEPTH) {
 		e->depth = d + 1;
 		return true;

@@ -84,22 +84,6 @@ static void shadow_targets(Call *c, Expr *t)
 		shadow_targets(c, t->args[i]);
 }
 
-static int child_depth(const Expr *x)
-{
-	int d = 0;
-	const Expr *k[3] = { x->a, x->b, x->c };
-	for (int i = 0; i < 3; i++)
-		if (k[i] && k[i]->depth > d)
-			d = k[i]->depth;
-	for (int i = 0; i < x->nargs; i++)
-		if (x->args[i]->depth > d)
-			d = x->args[i]->depth;
-	for (int i = 0; i < x->nkws; i++)
-		if (x->kws[i].value->depth > d)
-			d = x->kws[i].value->depth;
-	return d;
-}
-
 /* A name of the body in the caller's terms. */
 static Expr *subst_name(Call *c, Expr *e)
 {
@@ -191,7 +175,7 @@ static Expr *subst(Call *c, Expr *e)
 				return NULL;
 		}
 	}
-	int d = child_depth(x) + 1;
+	int d = expr_child_depth(x) + 1;
 	if (d > MAX_EXPR_DEPTH) {
 		fail(c->S, c->call->pos, "this call of %s() expands to an expression more than %d levels deep",
 		     helper_name(c), MAX_EXPR_DEPTH);
@@ -322,7 +306,7 @@ static int run(Call *c, Stmt **body, int n, Expr **out)
 			x->a = old;
 			x->b = v;
 			x->paren = true;
-			x->depth = (unsigned)(child_depth(x) + 1);
+			x->depth = (unsigned)(expr_child_depth(x) + 1);
 			bind(c, t->str, x);
 			break;
 		}

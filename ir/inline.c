@@ -14,6 +14,7 @@ typedef struct {
 	const char **names;
 	Expr **args;
 	int n;
+	bool *deep; /* set when a copy grew past MAX_EXPR_DEPTH */
 } InlineMap;
 
 static bool inline_decorator(Sema *S, Expr *d)
@@ -92,22 +93,6 @@ void inline_def(Sema *S, Stmt *s)
 	s->ndecorators = s->nparams = s->nbody = 0;
 }
 
-static int child_depth(const Expr *x)
-{
-	int d = 0;
-	const Expr *k[3] = { x->a, x->b, x->c };
-	for (int i = 0; i < 3; i++)
-		if (k[i] && k[i]->depth > d)
-			d = k[i]->depth;
-	for (int i = 0; i < x->nargs; i++)
-		if (x->args[i]->depth > d)
-			d = x->args[i]->depth;
-	for (int i = 0; i < x->nkws; i++)
-		if (x->kws[i].value->depth > d)
-			d = x->kws[i].value->depth;
-	return d;
-}
-
 /* A fresh copy of e, the parameters replaced by their arguments. */
 static Expr *sub(const InlineMap *m, const Expr *e)
 {
@@ -136,7 +121,9 @@ static Expr *sub(const InlineMap *m, const Expr *e)
 			x->kws[i].value = sub(m, e->kws[i].value);
 		}
 	}
-	int d = child_depth(x) + 1;
+	int d = expr_child_depth(x) + 1;
+	if (d > MAX_EXPR_DEPTH)
+		*m->deep = true;
 	x->depth = (unsigned)(d > MAX_EXPR_DEPTH + 1 ? MAX_EXPR_DEPTH + 1 : d);
 	return x;
 }
@@ -227,7 +214,7 @@ int inline_call(Sema *S, Stmt ***v, int *n, int i)
 		return 0;
 	const Stmt *def = fn->func->stmt;
 	InlineMap m = { xalloc(sizeof(char *) * (size_t)(def->nparams + 1)), xalloc(sizeof(Expr *) * (size_t)(def->nparams + 1)),
-	          def->nparams };
+	          def->nparams, &(bool){ false } };
 	if (call->nargs > def->nparams)
 		return call_fail(S, call->pos, "%s() takes %s", def->name,
 		                 xprintf("%d positional argument%s but %d were given", def->nparams,
@@ -269,6 +256,9 @@ int inline_call(Sema *S, Stmt ***v, int *n, int i)
 	w->value = new_expr(E_TRUE, call->pos);
 	w->body = sub_stmts(&m, def->body, def->nbody);
 	w->nbody = def->nbody;
+	if (*m.deep) /* the walks after parsing recurse by depth: as the parser refuses it */
+		return call_fail(S, call->pos, "this call of %s() expands to an expression %s; bind parts of its "
+		                 "arguments to names", def->name, xprintf("more than %d levels deep", MAX_EXPR_DEPTH));
 	if (!w->nbody) {
 		w->body = xalloc(sizeof(Stmt *));
 		w->body[0] = new_stmt(S_PASS, s->pos);

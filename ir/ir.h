@@ -667,6 +667,9 @@ bool evaluated_value(const Expr *x);
 /* An integer e is after verify_module: its literal, or the constant sema
  * found for it (val); false when it is neither. */
 bool expr_int(const Expr *e, int64_t *v);
+/* The deepest of e's operands' depths (the field every tree keeps, at
+ * most MAX_EXPR_DEPTH where it was checked); e's own is one more. */
+int expr_child_depth(const Expr *e);
 /* Where the text of e begins (binary operators sit at their operator; a
  * call's position already spans its whole callee). */
 Pos expr_start(const Expr *e);
