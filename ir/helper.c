@@ -367,11 +367,8 @@ static void locals(Call *c, Stmt **body, int n)
 	}
 }
 
-/* The expression a call means, NULL after an error. */
-static Expr *expand(Sema *S, Expr *call, Value *fn)
+Expr **py_bind_args(Sema *S, const Stmt *def, const Expr *call)
 {
-	Stmt *def = fn->func->stmt;
-	Call c = { .S = S, .def = def, .call = call };
 	if (call->nargs > def->nparams) {
 		fail(S, call->args[def->nparams]->pos, "%s() takes %d positional argument%s but %d were given", def->name,
 		     def->nparams, def->nparams == 1 ? "" : "s", call->nargs);
@@ -399,6 +396,17 @@ static Expr *expand(Sema *S, Expr *call, Value *fn)
 		}
 		given[i] = call->kws[k].value;
 	}
+	return given;
+}
+
+/* The expression a call means, NULL after an error. */
+static Expr *expand(Sema *S, Expr *call, Value *fn)
+{
+	Stmt *def = fn->func->stmt;
+	Call c = { .S = S, .def = def, .call = call };
+	Expr **given = py_bind_args(S, def, call);
+	if (!given)
+		return NULL;
 	for (int i = 0; i < def->nparams; i++) {
 		Expr *x = given[i];
 		if (!x && fn->elts[i] && !(x = value_expr(S, fn->elts[i], call->pos, false)))

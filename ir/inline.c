@@ -213,32 +213,12 @@ int inline_call(Sema *S, Stmt ***v, int *n, int i)
 	if (!fn || IS_ERR(fn) || fn->kind != V_PYFUNC || !fn->func->stmt->ndecorators)
 		return 0;
 	const Stmt *def = fn->func->stmt;
-	InlineMap m = { xalloc(sizeof(char *) * (size_t)(def->nparams + 1)), xalloc(sizeof(Expr *) * (size_t)(def->nparams + 1)),
-	          def->nparams, &(bool){ false } };
-	if (call->nargs > def->nparams)
-		return call_fail(S, call->pos, "%s() takes %s", def->name,
-		                 xprintf("%d positional argument%s but %d were given", def->nparams,
-		                         def->nparams == 1 ? "" : "s", call->nargs));
-	for (int k = 0; k < def->nparams; k++) {
+	InlineMap m = { xalloc(sizeof(char *) * (size_t)(def->nparams + 1)), py_bind_args(S, def, call), def->nparams,
+	                &(bool){ false } };
+	if (!m.args)
+		return -1;
+	for (int k = 0; k < def->nparams; k++)
 		m.names[k] = def->params[k].name;
-		m.args[k] = k < call->nargs ? call->args[k] : NULL;
-	}
-	for (int k = 0; k < call->nargs; k++)
-		if (call->args[k]->kind == E_STAR)
-			return call_fail(S, call->args[k]->pos, "not supported yet: %s() called with %s", def->name,
-			                 "a * argument");
-	for (int k = 0; k < call->nkws; k++) {
-		Kw *kw = &call->kws[k];
-		int at = -1;
-		for (int j = 0; j < def->nparams; j++)
-			if (strcmp(kw->name, def->params[j].name) == 0)
-				at = j;
-		if (at < 0)
-			return call_fail(S, kw->pos, "%s() got an unexpected keyword argument '%s'", def->name, kw->name);
-		if (m.args[at])
-			return call_fail(S, kw->pos, "%s() got multiple values for argument '%s'", def->name, kw->name);
-		m.args[at] = kw->value;
-	}
 	for (int k = 0; k < def->nparams; k++)
 		if (!m.args[k]) {
 			if (!def->params[k].dflt)

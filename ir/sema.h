@@ -152,6 +152,12 @@ void inline_def(Sema *S, Stmt *s);
 int inline_call(Sema *S, Stmt ***v, int *n, int i);
 bool helper_desugar(Sema *S, Expr **slot, Value *fn);  /* a call in a kernel: *slot its expression */
 Value *helper_eval(Sema *S, Expr *call, Value *fn);    /* a call's value */
+/* Python's binding of a call's arguments to the parameters of def (a
+ * helper's or an @T.inline function's): the expression given for each
+ * parameter, NULL where none was (its default is the caller's to take);
+ * NULL after reporting Python's error (too many, an unknown or repeated
+ * keyword; a * argument: not supported yet). */
+Expr **py_bind_args(Sema *S, const Stmt *def, const Expr *call);
 /* `a, b = x, y` in a kernel, a value not a constant: one assignment a
  * name (*out, the count; 0: not such a statement; -1: an error) */
 int unpack_split(Sema *S, Stmt *s, Stmt ***out);
