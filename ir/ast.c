@@ -137,22 +137,6 @@ bool evaluated_value(const Expr *x)
 	return dt != DT_NONE || id == IN_CAST || id == IN_MIN || id == IN_MAX;
 }
 
-int expr_child_depth(const Expr *e)
-{
-	int d = 0;
-	const Expr *k[3] = { e->a, e->b, e->c };
-	for (int i = 0; i < 3; i++)
-		if (k[i] && k[i]->depth > d)
-			d = k[i]->depth;
-	for (int i = 0; i < e->nargs; i++)
-		if (e->args[i]->depth > d)
-			d = e->args[i]->depth;
-	for (int i = 0; i < e->nkws; i++)
-		if (e->kws[i].value->depth > d)
-			d = e->kws[i].value->depth;
-	return d;
-}
-
 bool expr_int(const Expr *e, int64_t *v)
 {
 	if (e->kind == E_INT)

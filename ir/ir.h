@@ -668,8 +668,23 @@ bool evaluated_value(const Expr *x);
  * found for it (val); false when it is neither. */
 bool expr_int(const Expr *e, int64_t *v);
 /* The deepest of e's operands' depths (the field every tree keeps, at
- * most MAX_EXPR_DEPTH where it was checked); e's own is one more. */
-int expr_child_depth(const Expr *e);
+ * most MAX_EXPR_DEPTH where it was checked); e's own is one more. Inline:
+ * the parser asks it of every node it makes. */
+static inline int expr_child_depth(const Expr *e)
+{
+	int d = e->a ? e->a->depth : 0;
+	if (e->b && e->b->depth > d)
+		d = e->b->depth;
+	if (e->c && e->c->depth > d)
+		d = e->c->depth;
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->depth > d)
+			d = e->args[i]->depth;
+	for (int i = 0; i < e->nkws; i++)
+		if (e->kws[i].value->depth > d)
+			d = e->kws[i].value->depth;
+	return d;
+}
 /* Where the text of e begins (binary operators sit at their operator; a
  * call's position already spans its whole callee). */
 Pos expr_start(const Expr *e);
