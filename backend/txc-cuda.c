@@ -1412,6 +1412,19 @@ static void stmt(Gen *g, Stmt *s)
 	case S_FOR:
 		for_stmt(g, s);
 		return;
+	case S_WHILE: {
+		/* the condition inside the loop: what cx writes before it runs
+		 * at every trip */
+		line(g, "for (;;) {");
+		g->indent++;
+		line(g, xprintf("if (!(%s))", cx(g, s->value, DT_BOOL).s));
+		g->indent++;
+		line(g, "break;");
+		g->indent -= 2;
+		block(g, s->body, s->nbody);
+		line(g, "}");
+		return;
+	}
 	default:
 		return;
 	}

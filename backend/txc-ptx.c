@@ -1031,7 +1031,7 @@ static void scan_writes(Gen *g, Stmt **v, int n)
 {
 	for (int i = 0; i < n; i++) {
 		scan_stmt(g, v[i]);
-		if (v[i]->kind == S_IF || v[i]->kind == S_FOR) {
+		if (v[i]->kind == S_IF || v[i]->kind == S_FOR || v[i]->kind == S_WHILE) {
 			scan_writes(g, v[i]->body, v[i]->nbody);
 			scan_writes(g, v[i]->orelse, v[i]->norelse);
 		}
@@ -2944,6 +2944,19 @@ static void for_stmt(Gen *g, Stmt *s)
 	put_label(g, end);
 }
 
+/* while c: body. The head is a label: what was computed before it is
+ * forgotten, since the body may change the variables it read. */
+static void while_stmt(Gen *g, Stmt *s)
+{
+	const char *head = label(g), *end = label(g);
+	put_label(g, head);
+	Val c = need(g, s->value, DT_BOOL);
+	ins(g, "@!%s bra %s;", c.s, end);
+	block(g, s->body, s->nbody);
+	ins(g, "bra.uni %s;", head);
+	put_label(g, end);
+}
+
 static void if_stmt(Gen *g, Stmt *s)
 {
 	const char *end = label(g);
@@ -3640,6 +3653,9 @@ static void stmt(Gen *g, Stmt *s)
 		return;
 	case S_FOR:
 		for_stmt(g, s);
+		return;
+	case S_WHILE:
+		while_stmt(g, s);
 		return;
 	default:
 		return;

@@ -339,7 +339,7 @@ static int augop(const char *s)
 %token AND "'and'" AS "'as'" DEF "'def'" ELIF "'elif'" ELSE "'else'"
 %token FALSE "'False'" FOR "'for'" FROM "'from'" IF "'if'" IMPORT "'import'"
 %token IN "'in'" NONE "'None'" NOT "'not'" OR "'or'" PASS "'pass'" TRUE "'True'"
-%token RAISE "'raise'" RETURN "'return'"
+%token RAISE "'raise'" RETURN "'return'" WHILE "'while'"
 %token POW "'**'" FLOORDIV "'//'" SHL "'<<'" SHR "'>>'" LE "'<='" GE "'>='"
 %token EQ "'=='" NE "'!='" ARROW "'->'"
 %token LEXERROR "invalid token"
@@ -356,7 +356,7 @@ static int augop(const char *s)
 %type <list> stmts stmt_list simple_stmt small_stmts suite elif_part decorators
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
 %type <list> subscripts strings list_items dict_items comp_for comp_iters
-%type <stmt> small_stmt compound_stmt if_stmt for_stmt funcdef import
+%type <stmt> small_stmt compound_stmt if_stmt for_stmt while_stmt funcdef import
 %type <expr> expr test or_test cond_test and_test bor
 %type <expr> exprlist subscript ret_type
 %type <expr> item dict_item
@@ -518,7 +518,7 @@ dotted
 	;
 
 compound_stmt
-	: if_stmt | for_stmt | funcdef
+	: if_stmt | for_stmt | while_stmt | funcdef
 	;
 
 if_stmt
@@ -555,6 +555,14 @@ for_stmt
 		vpush($$->targets, $$->ntargets, $2);
 		$$->value = $4;
 		set_body($$, $6);
+	}
+	;
+
+while_stmt
+	: WHILE test COLON suite {
+		$$ = new_stmt(S_WHILE, TOKEN_POS(@1));
+		$$->value = $2;
+		set_body($$, $4);
 	}
 	;
 

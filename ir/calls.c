@@ -414,6 +414,26 @@ static bool dyn_guarded(const Sema *S, const Buffer *b, const Expr *off, int64_t
 	return false;
 }
 
+/* A mutable variable in e of which nothing is known there, or NULL. */
+static const Var *unknown_mut(const Expr *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == E_NAME)
+		return e->var && e->var->mut && e->var->hi <= e->var->lo ? e->var : NULL;
+	const Var *v = NULL;
+	if (e->kind == E_BIN || e->kind == E_UN || e->kind == E_COND) {
+		v = unknown_mut(e->a);
+		if (!v)
+			v = unknown_mut(e->b);
+		if (!v)
+			v = unknown_mut(e->c);
+	}
+	for (int i = 0; !v && e->kind == E_CALL && i < e->nargs; i++)
+		v = unknown_mut(e->args[i]);
+	return v;
+}
+
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred)
 {
 	Expr *x = call->args[k], *off = NULL;
@@ -452,8 +472,17 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 	}
 	int64_t size = storage_of(b), last;
 	if (!ranged) {
-		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound (a name without a "
-		         "known range)", access_what(call, k), (long long)bytes, expr_str(off), b->name);
+		const Var *mv = unknown_mut(off);
+		if (mv)
+			error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound: nothing is "
+			         "known of variable '%s' (line %d) here; txc follows a variable through a loop where each "
+			         "update is `%s += k` or `%s = %s + k`, k a constant or a name bound before the loop and not "
+			         "negative, and a condition such as `while %s < n:` bounds it", access_what(call, k),
+			         (long long)bytes, expr_str(off), b->name, mv->name, mv->pos.line, mv->name, mv->name, mv->name,
+			         mv->name);
+		else
+			error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s', which txc cannot bound (a name without "
+			         "a known range)", access_what(call, k), (long long)bytes, expr_str(off), b->name);
 		return;
 	}
 	if (mult > 0 && hi >= 0)

@@ -518,9 +518,9 @@ static bool check_body(Sema *S, Stmt **body, int n)
 			ok &= check_body(S, s->body, s->nbody);
 			ok &= check_body(S, s->orelse, s->norelse);
 			break;
-		case S_FOR:
-			error_at(S->d, s->pos, "not supported yet: a for loop in a helper function (a helper holds "
-			         "assignments, ifs over constants, return and raise)");
+		case S_FOR: case S_WHILE:
+			error_at(S->d, s->pos, "not supported yet: a %s loop in a helper function (a helper holds "
+			         "assignments, ifs over constants, return and raise)", s->kind == S_FOR ? "for" : "while");
 			ok = false;
 			break;
 		case S_FUNC:

@@ -122,8 +122,10 @@ int int_eval(const Expr *e, IntEnv *env, int64_t *out)
  * as "cannot tell" rather than guess. */
 int int_thread_name(IntEnv *env, const Expr *e, int64_t *out)
 {
-	if (!e->var || e->var->mut)
+	if (!e->var || (e->var->mut && e->var->varying))
 		return IV_UNKNOWN;
+	if (e->var->mut) /* the same in every thread (sema.c, mut_uniform) */
+		return IV_UNIFORM;
 	if (grid_launch(e->var->launch))
 		return IV_UNIFORM;
 	if (thread_launch(e->var->launch)) {

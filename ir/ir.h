@@ -591,6 +591,7 @@ enum StmtKind {
 	S_EXPR, S_ASSIGN, S_AUGASSIGN, S_IF, S_FOR, S_PASS, S_FUNC, S_IMPORT,
 	S_DECL, /* `name: annotation`, a variable declared without a value */
 	S_RETURN, S_RAISE, /* a helper function's (value: NULL where none) */
+	S_WHILE, /* `while value: body` (no else) */
 };
 
 struct Alias { const char *name, *as; Pos pos; };
@@ -615,7 +616,7 @@ struct Stmt {      /* 160 bytes: the counts and flags together, then the
 	Expr **targets;
 	Expr *value;
 	Expr *ann;  /* S_ASSIGN, S_DECL: the annotation of `name: ann = value` */
-	/* S_IF: value is the condition; S_FOR: targets[0] in value */
+	/* S_IF, S_WHILE: value is the condition; S_FOR: targets[0] in value */
 	Stmt **body;
 	Stmt **orelse;
 	/* S_FUNC */
@@ -1223,6 +1224,8 @@ struct Var {        /* 96 bytes: the two ints together, no padding between */
 	bool set;           /* sema, in program order: assigned a value by now */
 	bool let;           /* bound by `name: T.let... = value` */
 	bool param;         /* a scalar kernel parameter */
+	bool tracked;       /* mutable: sema follows its range (vars.c, mut_set) */
+	bool varying;       /* mutable: may differ between the threads of a CTA */
 };
 
 /* A TMA tensor map (T.tensormap before T.device_entry()): what

@@ -536,6 +536,12 @@ void print_stmt(Buf *b, const Stmt *s, int level)
 			body(b, s->orelse, s->norelse, level + 1);
 		}
 		return;
+	case S_WHILE:
+		bputs(b, "while ");
+		print_expr(b, s->value);
+		bputs(b, ":\n");
+		body(b, s->body, s->nbody, level + 1);
+		return;
 	case S_FOR:
 		bputs(b, "for ");
 		print_expr(b, s->targets[0]);

@@ -1136,6 +1136,7 @@ bool assign1(Sema *S, Stmt *s)
 			if (dt == DT_ERROR)
 				return false;
 			v = scalar_var(s->targets[0], value, literal_dtype(value, dt), true);
+			mut_set(S, v->var, s->targets[0], value, -1);
 		}
 		if (v && v->kind == V_VAR && in_func && !mut && !v->var->mut && v->var->dtype != DT_HANDLE)
 			v = NULL; /* `r = bx`: r a name of its own for bx's value (TVM's alias: bx never changes) */
@@ -1161,6 +1162,8 @@ bool assign1(Sema *S, Stmt *s)
 			v = scalar_var(s->targets[0], value, concrete(dt), mut && concrete(dt) != DT_HANDLE);
 			if (v->var->def == value)
 				v->var->base = base;
+			if (v->var->mut)
+				mut_set(S, v->var, s->targets[0], value, -1);
 		}
 	}
 	if (s->ntargets == 1) {
@@ -1546,7 +1549,21 @@ static void for_stmt(Sema *S, Stmt *s)
 	push_env(S, false);
 	define(S, t->str, val, t->pos);
 	S->dead += empty;
+	/* at most this many trips, where the bounds' ranges are known */
+	int64_t trips = -1;
+	if (v->hi > v->lo && it->args[it->nargs - 1]->val && it->nargs == 3 && it->args[2]->val->kind == V_INT)
+		trips = (v->hi - v->lo + it->args[2]->val->i - 1) / it->args[2]->val->i;
+	else if (v->hi > v->lo && it->nargs < 3)
+		trips = v->hi - v->lo;
+	else if (empty)
+		trips = 0;
+	MutLoop *L = mut_loop_enter(S, s, trips);
+	int nctrl = S->nctrl;
+	for (int i = 0; i < it->nargs; i++) /* the trips: the same in every thread where the bounds are */
+		ctrl_push(S, it->args[i]);
 	stmts(S, &s->body, &s->nbody);
+	S->nctrl = nctrl;
+	mut_loop_leave(S, L);
 	S->dead -= empty;
 	pop_env(S);
 }
@@ -1686,12 +1703,14 @@ static bool local_annotation(Sema *S, Stmt *s)
 	return true;
 }
 
-/* An if's condition bounds the names it compares with constants, in its
+/* An if's or a while's condition bounds the names it compares, in its
  * body: under `if tx < 32:` tx is in [0, 32), so `A[bx, tx * 2 + i]` of
  * a 64-wide A is in bounds there (the index checks and access proofs
  * read a Var's range). Taken from a conjunction (and, &) of comparisons
- * `name < k`, `<=`, `>`, `>=` (either side the name), k a constant, of
- * an immutable integer name whose range is known; each narrowed Var's
+ * `name < k`, `<=`, `>`, `>=` (either side the name), k a constant or a
+ * value of known range (`t < ntiles`, ntiles at most 2048: t < 2048), of
+ * an integer name whose range is known (a mutable variable's range
+ * there, vars.c: an assignment in the body replaces it); each narrowed Var's
  * range is kept in nw[] and put back after the body. Only a narrowing
  * that leaves two values or more: a Var of one value is never read as a
  * constant. The range memos read the Var's range at each hit (arith.c,
@@ -1713,17 +1732,18 @@ static int narrow_by(const Expr *c, Narrow *nw, int n, int max)
 		x = c->b, k = c->a;
 		op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
 	}
-	int64_t kv;
+	int64_t klo, khi;
 	Var *v = x->kind == E_NAME && !x->val ? x->var : NULL;
-	if (!v || v->mut || v->hi <= v->lo || !expr_int(k, &kv) || v->dtype >= DT_COUNT ||
+	if (!v || v->hi <= v->lo || !expr_range(k, &klo, &khi) || v->dtype >= DT_COUNT ||
 	    (dtypes[v->dtype].kind != DK_INT && dtypes[v->dtype].kind != DK_UINT))
 		return n;
+	/* k a constant, or a value in [klo, khi] (`t < ntiles`) */
 	int64_t lo = v->lo, hi = v->hi; /* [lo, hi) */
 	switch (op) {
-	case OP_LT: hi = kv < hi ? kv : hi; break;
-	case OP_LE: hi = kv < INT64_MAX && kv + 1 < hi ? kv + 1 : hi; break;
-	case OP_GT: lo = kv > INT64_MIN && kv + 1 > lo ? kv + 1 : lo; break;
-	case OP_GE: lo = kv > lo ? kv : lo; break;
+	case OP_LT: hi = khi < hi ? khi : hi; break;
+	case OP_LE: hi = khi < INT64_MAX && khi + 1 < hi ? khi + 1 : hi; break;
+	case OP_GT: lo = klo < INT64_MAX && klo + 1 > lo ? klo + 1 : lo; break;
+	case OP_GE: lo = klo > lo ? klo : lo; break;
 	default: return n;
 	}
 	if (hi - lo < 2 || (lo == v->lo && hi == v->hi))
@@ -1798,19 +1818,49 @@ static void stmt(Sema *S, Stmt *s)
 		bool guard = S->nguards < (int)(sizeof S->guards / sizeof S->guards[0]);
 		if (guard)
 			S->guards[S->nguards++] = s->value;
+		MutRange *mv;
+		int nm = mut_before(S, s->body, s->nbody, s->orelse, s->norelse, &mv);
 		Narrow nw[8];
 		int nn = dt == DT_BOOL ? narrow_by(s->value, nw, 0, 8) : 0;
+		ctrl_push(S, s->value);
 		stmts(S, &s->body, &s->nbody);
+		for (int i = 0; i < nm; i++) /* what the body left */
+			mv[i].blo = mv[i].v->lo, mv[i].bhi = mv[i].v->hi;
 		while (nn > 0) { /* the ranges as they were, the last narrowed first */
 			nn--;
 			nw[nn].v->lo = nw[nn].lo;
 			nw[nn].v->hi = nw[nn].hi;
 		}
+		for (int i = 0; i < nm; i++) /* the else-branch starts from the ranges before */
+			mv[i].v->lo = mv[i].lo, mv[i].v->hi = mv[i].hi;
 		if (guard)
 			S->nguards--;
 		pop_env(S);
 		push_env(S, false);
 		stmts(S, &s->orelse, &s->norelse);
+		S->nctrl--;
+		mut_join(mv, nm);
+		pop_env(S);
+		return;
+	}
+	case S_WHILE: {
+		push_env(S, false);
+		MutLoop *L = mut_loop_enter(S, s, -1); /* the condition is read at every trip */
+		int dt = scalar(S, s->value);
+		if (dt != DT_ERROR && dt != DT_BOOL)
+			error_at(S->d, s->value->pos, "a while condition must be a boolean (a comparison), not %s",
+			         dtype_str(dt));
+		Narrow nw[8];
+		int nn = dt == DT_BOOL ? narrow_by(s->value, nw, 0, 8) : 0;
+		ctrl_push(S, s->value);
+		stmts(S, &s->body, &s->nbody);
+		S->nctrl--;
+		while (nn > 0) {
+			nn--;
+			nw[nn].v->lo = nw[nn].lo;
+			nw[nn].v->hi = nw[nn].hi;
+		}
+		mut_loop_leave(S, L);
 		pop_env(S);
 		return;
 	}
@@ -2273,6 +2323,8 @@ static void kernel(Sema *S, Stmt *s)
 				param(S, &s->params[i]);
 	int errors = S->d->errors;
 	stmts(S, &s->body, &s->nbody);
+	mut_uniform(S);
+	mut_forget(S);
 	bound_pending(S);
 	/* handles without a shape (unless a failed match_buffer explains it) */
 	for (int i = 0; i < s->nparams && S->d->errors == errors; i++) {

@@ -69,6 +69,13 @@ typedef struct Sema {
 	MemberMemo members;
 	struct NsChain *ns_chains; /* eval.c's memo of attribute chains over namespaces; NULL until used */
 	bool opaque_bound; /* an import bound a name of a module txc does not know (V_OPAQUE; only imports make them) */
+	struct MutLoop *loops; /* the loops around the statement that assumed ranges of mutable variables */
+	Var **muts;        /* the mutable variables given a range so far (mut_forget) */
+	int nmuts;
+	Expr **ctrl;       /* the conditions of the ifs and whiles around the statement */
+	int nctrl;
+	struct MutAssign *assigns; /* the kernel's assignments of mutable variables (mut_uniform) */
+	int nassigns;
 	int tmem_ops;      /* the kernel's statements that call_stmt checked as tcgen05 alloc, dealloc,
 	                    * relinquish_alloc_permit, ld or st (check_tmem_allocs judges no others) */
 } Sema;
@@ -181,6 +188,28 @@ int literal_dtype(Expr *value, int dt);
 void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op);
 void bound_once(Sema *S, Expr *t, Sym *old);
 bool annotated(Sema *S, Stmt *s);
+/* What is known of mutable variables' values as sema walks a kernel in
+ * order (vars.c). A variable, its range before a block (lo, hi) and the
+ * range a branch left or a loop assumed [blo, bhi) (empty: none). */
+typedef struct MutRange { Var *v; int64_t lo, hi, blo, bhi; } MutRange;
+typedef struct MutLoop { MutRange *m; int n, line; struct MutLoop *up; } MutLoop;
+/* The mutable variables that a or b assign, declared before them: *out,
+ * with their ranges now; the count. */
+int mut_before(Sema *S, Stmt **a, int na, Stmt **b, int nb, MutRange **out);
+/* After an if: each variable's range joined with [blo, bhi). */
+void mut_join(MutRange *m, int n);
+/* Around a loop's body (trips: at most that many, -1: not known). */
+MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips);
+void mut_loop_leave(Sema *S, MutLoop *L);
+/* `t = value` or `t op= value` (op >= 0) of mutable var; value NULL: `t: dtype`. */
+void mut_set(Sema *S, Var *var, Expr *t, Expr *value, int op);
+/* At a kernel's end: nothing known of its mutable variables. */
+void mut_forget(Sema *S);
+/* Entering the body of an if or while on c (ctrl, for mut_uniform). */
+void ctrl_push(Sema *S, Expr *c);
+/* At a kernel's end: which mutable variables may differ between threads
+ * (Var.varying: assigned a value that may, or under a condition that may). */
+void mut_uniform(Sema *S);
 
 /* calls.c: calls of builtins */
 /* tcgen05.ld/st take 6 operands and up to 128 registers */

@@ -184,6 +184,11 @@ static void stmt(Walk *w, Stmt *s, Live *live)
 	case S_FOR:
 		walk(w, s->body, s->nbody, live);
 		return;
+	case S_WHILE:
+		push(w, s->value, false);
+		walk(w, s->body, s->nbody, live);
+		w->n--;
+		return;
 	case S_EXPR: {
 		Expr *e = s->value;
 		if (!e || e->kind != E_CALL)

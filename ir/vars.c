@@ -156,6 +156,11 @@ static void scan(Scan *n, Stmt **v, int nv)
 			scan(n, s->body, s->nbody);
 			scan_pop(n, mark);
 			break;
+		case S_WHILE:
+			mark = n->n;
+			scan(n, s->body, s->nbody);
+			scan_pop(n, mark);
+			break;
 		case S_IF:
 			mark = n->n;
 			scan(n, s->body, s->nbody);
@@ -233,6 +238,7 @@ void reassign(Sema *S, Stmt *s, Expr *t, Var *var, Expr *value, int op)
 	}
 	t->var = var;
 	var->set = true;
+	mut_set(S, var, t, value, op);
 }
 
 /* The second assignment of a name that is not a mutable variable: why not. */
@@ -332,7 +338,9 @@ bool annotated(Sema *S, Stmt *s)
 			error_at(S->d, t->pos, "T.let needs a value: `%s: T.let = value`", t->str);
 			return false;
 		}
-		define(S, t->str, scalar_var(t, NULL, dt, true), t->pos);
+		Value *v = scalar_var(t, NULL, dt, true);
+		define(S, t->str, v, t->pos);
+		mut_set(S, v->var, t, NULL, -1);
 		return true;
 	}
 	if (let && dt == DT_NONE) {
@@ -362,5 +370,356 @@ bool annotated(Sema *S, Stmt *s)
 	Value *v = scalar_var(t, value, dt, !let);
 	v->var->let = let;
 	define(S, t->str, v, t->pos);
+	if (!let)
+		mut_set(S, v->var, t, value, -1);
 	return true;
+}
+
+/* ---- what is known of a mutable variable's values ------------------------------------- *
+ *
+ * A mutable variable's range follows the program, as sema walks it in
+ * order: an assignment gives it the range of its value (the range the
+ * proofs of an access read there), an if joins the ranges its branches
+ * leave, and a loop starts from a range that holds at every trip, found
+ * from the form of the body's updates before the body is walked:
+ *
+ *   - every update `v += e` or `v = v + e` (e + v), e a literal, a
+ *     constant or an immutable name bound before the loop whose range is
+ *     known and not negative: v only grows, so it stays at least its
+ *     value before the loop; in a for loop of at most N trips whose
+ *     updates are not inside an inner loop it stays below its value
+ *     before plus N times the sum of the updates' largest steps;
+ *   - any other update: nothing is known of v in the loop and after it.
+ *
+ * A while condition or an if condition on v then bounds it in the body
+ * (sema.c, narrow_by: `while t < ntiles:`). Each update in the loop is
+ * checked against the range the loop assumed (MutLoop); after the loop v
+ * has that range. Outside sema's walk nothing is known of a mutable
+ * variable (mut_forget): the passes read ranges out of order. */
+
+/* The inclusive range of an immutable value known before the loop: a
+ * literal, a constant, or a name bound to one or to a Var with a range. */
+static bool early_range(Sema *S, const Expr *e, int64_t *lo, int64_t *hi)
+{
+	if (e->kind == E_INT) {
+		*lo = *hi = e->ival;
+		return true;
+	}
+	if (e->kind != E_NAME)
+		return false;
+	Sym *sym = lookup(S, e->str);
+	Value *v = sym ? sym->val : NULL;
+	if (!v || IS_ERR(v))
+		return false;
+	if (v->kind == V_INT) {
+		*lo = *hi = v->i;
+		return true;
+	}
+	if (v->kind == V_VAR && !v->var->mut && v->var->hi > v->var->lo) {
+		*lo = v->var->lo;
+		*hi = v->var->hi - 1;
+		return true;
+	}
+	return false;
+}
+
+/* The step of an update of name x in s, `x += e` or `x = x + e`: e, or
+ * NULL when s is another assignment of x (*other) or does not assign x. */
+static const Expr *update_step(const Stmt *s, const char *x, bool *other)
+{
+	if (s->kind != S_ASSIGN && s->kind != S_AUGASSIGN && s->kind != S_DECL)
+		return NULL;
+	for (int i = 0; i < s->ntargets; i++) {
+		const Expr *t = s->targets[i];
+		if (t->kind == E_TUPLE) {
+			for (int k = 0; k < t->nargs; k++)
+				if (t->args[k]->kind == E_NAME && !strcmp(t->args[k]->str, x))
+					*other = true;
+			continue;
+		}
+		if (t->kind != E_NAME || strcmp(t->str, x))
+			continue;
+		if (s->ntargets != 1 || s->kind == S_DECL) {
+			*other = true;
+			return NULL;
+		}
+		if (s->kind == S_AUGASSIGN && s->op == OP_ADD)
+			return s->value;
+		const Expr *v = s->value;
+		if (s->kind == S_ASSIGN && v->kind == E_BIN && v->op == OP_ADD) {
+			if (v->a->kind == E_NAME && !strcmp(v->a->str, x))
+				return v->b;
+			if (v->b->kind == E_NAME && !strcmp(v->b->str, x))
+				return v->a;
+		}
+		*other = true;
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Walks the updates of name x in v[0..n): false when one is not a growing
+ * step known before the loop; *sum adds each step's largest value, *inner
+ * is set when one is inside an inner loop. */
+static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool *inner, bool nested)
+{
+	for (int i = 0; i < n; i++) {
+		const Stmt *s = v[i];
+		bool other = false;
+		const Expr *e = update_step(s, x, &other);
+		int64_t lo, hi;
+		if (other || (e && (!early_range(S, e, &lo, &hi) || lo < 0 || __builtin_add_overflow(*sum, hi, sum))))
+			return false;
+		if (e && nested)
+			*inner = true;
+		if (s->kind == S_FOR && s->targets[0]->kind == E_NAME && !strcmp(s->targets[0]->str, x))
+			return false;
+		bool loop = s->kind == S_FOR || s->kind == S_WHILE;
+		if (!steps_of(S, s->body, s->nbody, x, sum, inner, nested || loop) ||
+		    !steps_of(S, s->orelse, s->norelse, x, sum, inner, nested || loop))
+			return false;
+	}
+	return true;
+}
+
+/* The mutable variables declared before v[0..n) that it assigns, each
+ * once, appended to *out. */
+static void assigned_in(Sema *S, Stmt **v, int n, MutRange **out, int *nout)
+{
+	for (int i = 0; i < n; i++) {
+		const Stmt *s = v[i];
+		if (s->kind == S_ASSIGN || s->kind == S_AUGASSIGN || s->kind == S_DECL)
+			for (int k = 0; k < s->ntargets; k++) {
+				const Expr *t = s->targets[k];
+				for (int j = 0; j < (t->kind == E_TUPLE ? t->nargs : 1); j++) {
+					const Expr *x = t->kind == E_TUPLE ? t->args[j] : t;
+					Sym *sym = x->kind == E_NAME ? kernel_lookup(S, x->str) : NULL;
+					if (!sym || sym->val->kind != V_VAR || !sym->val->var->mut)
+						continue;
+					Var *var = sym->val->var;
+					bool seen = false;
+					for (int m = 0; m < *nout && !seen; m++)
+						seen = (*out)[m].v == var;
+					if (!seen)
+						vpush(*out, *nout, ((MutRange){ var, var->lo, var->hi, 0, 0 }));
+				}
+			}
+		assigned_in(S, s->body, s->nbody, out, nout);
+		assigned_in(S, s->orelse, s->norelse, out, nout);
+	}
+}
+
+int mut_before(Sema *S, Stmt **a, int na, Stmt **b, int nb, MutRange **out)
+{
+	int n = 0;
+	*out = NULL;
+	assigned_in(S, a, na, out, &n);
+	assigned_in(S, b, nb, out, &n);
+	return n;
+}
+
+void mut_join(MutRange *m, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Var *v = m[i].v;
+		if (v->hi <= v->lo || m[i].blo >= m[i].bhi) {
+			v->lo = v->hi = 0;
+			continue;
+		}
+		v->lo = v->lo < m[i].blo ? v->lo : m[i].blo;
+		v->hi = v->hi > m[i].bhi ? v->hi : m[i].bhi;
+	}
+}
+
+/* The largest value of an integer dtype plus one, or 0 for another. */
+static int64_t dtype_end(int dt)
+{
+	switch (dt) {
+	case DT_INT8: return INT8_MAX + 1;
+	case DT_INT16: return INT16_MAX + 1;
+	case DT_INT32: return (int64_t)INT32_MAX + 1;
+	case DT_UINT8: return UINT8_MAX + 1;
+	case DT_UINT16: return UINT16_MAX + 1;
+	case DT_UINT32: return (int64_t)UINT32_MAX + 1;
+	case DT_INT64: return INT64_MAX;
+	default: return 0;
+	}
+}
+
+MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips)
+{
+	MutLoop *L = xalloc(sizeof *L);
+	L->n = mut_before(S, s->body, s->nbody, NULL, 0, &L->m);
+	L->line = s->pos.line;
+	for (int i = 0; i < L->n; i++) {
+		MutRange *m = &L->m[i];
+		Var *v = m->v;
+		int64_t sum = 0, end = dtype_end(v->dtype), top;
+		bool inner = false;
+		m->blo = m->bhi = 0; /* [blo, bhi): the range assumed; empty: none */
+		if (v->hi <= v->lo || !end || !steps_of(S, s->body, s->nbody, v->name, &sum, &inner, false)) {
+			v->lo = v->hi = 0;
+			continue;
+		}
+		m->blo = v->lo;
+		if (trips >= 0 && !inner && !__builtin_mul_overflow(trips, sum, &top) &&
+		    !__builtin_add_overflow(top, v->hi, &top) && top <= end)
+			m->bhi = top;
+		else
+			m->bhi = end;
+		/* in the body: below the last trip's start */
+		v->hi = m->bhi == end || trips <= 0 ? m->bhi : m->bhi - sum > v->lo ? m->bhi - sum : v->lo + 1;
+		v->lo = m->blo;
+	}
+	L->up = S->loops;
+	S->loops = L;
+	return L;
+}
+
+void mut_loop_leave(Sema *S, MutLoop *L)
+{
+	S->loops = L->up;
+	for (int i = 0; i < L->n; i++) {
+		L->m[i].v->lo = L->m[i].blo;
+		L->m[i].v->hi = L->m[i].bhi;
+	}
+}
+
+/* The range the innermost loop around the statement assumed for var, or
+ * NULL (the innermost loop's range lies in the outer ones'). */
+static MutRange *mut_assumed(Sema *S, Var *var, int *line)
+{
+	for (MutLoop *L = S->loops; L; L = L->up)
+		for (int i = 0; i < L->n; i++)
+			if (L->m[i].v == var) {
+				*line = L->line;
+				return L->m[i].blo < L->m[i].bhi ? &L->m[i] : NULL;
+			}
+	return NULL;
+}
+
+static void mut_record(Sema *S, Var *var, Expr *value);
+
+/* The range of an assigned value into var's flow state. */
+void mut_set(Sema *S, Var *var, Expr *t, Expr *value, int op)
+{
+	int64_t lo, hi;
+	bool ok;
+	if (op >= 0) {
+		Expr e = { .kind = E_BIN, .op = op, .a = t, .b = value, .dtype = var->dtype };
+		ok = expr_range(&e, &lo, &hi);
+	} else {
+		ok = value ? expr_range(value, &lo, &hi) : (lo = hi = 0, true);
+	}
+	int64_t end = dtype_end(var->dtype);
+	int line = 0;
+	MutRange *m = mut_assumed(S, var, &line);
+	/* a variable that only grows, in a loop of trips not counted, is
+	 * taken not to wrap around past its dtype's end (signed overflow in
+	 * C): the range it assumed reaches that end */
+	if (ok && m && m->bhi == end && hi >= end && lo >= m->blo)
+		hi = end - 1;
+	if (ok && end && lo >= (dtypes[var->dtype].kind == DK_UINT ? 0 : -end) && hi < end) {
+		var->lo = lo;
+		var->hi = hi + 1;
+	} else {
+		var->lo = var->hi = 0;
+	}
+	if (!var->tracked) {
+		var->tracked = true;
+		vpush(S->muts, S->nmuts, var);
+	}
+	mut_record(S, var, value);
+	if (m && (var->hi <= var->lo || var->lo < m->blo || var->hi > m->bhi))
+		error_at(S->d, (value ? value : t)->pos, "'%s' is updated in the loop at line %d by a step txc took to be "
+		         "known and not negative, but it is not: its range there cannot be bounded", var->name, line);
+}
+
+void mut_forget(Sema *S)
+{
+	for (int i = 0; i < S->nmuts; i++) {
+		S->muts[i]->lo = S->muts[i]->hi = 0;
+		S->muts[i]->tracked = false;
+	}
+	S->nmuts = 0;
+}
+
+/* ---- which mutable variables are the same in every thread ----------------------------- */
+
+typedef struct MutAssign { Var *v; Expr *value; Expr **conds; int nconds; } MutAssign;
+
+void ctrl_push(Sema *S, Expr *c)
+{
+	Expr **v = xalloc(sizeof(Expr *) * (size_t)(S->nctrl + 1));
+	if (S->nctrl)
+		memcpy(v, S->ctrl, sizeof(Expr *) * (size_t)S->nctrl);
+	v[S->nctrl++] = c;
+	S->ctrl = v; /* a snapshot an assignment keeps stays as it was */
+}
+
+static void mut_record(Sema *S, Var *var, Expr *value)
+{
+	MutAssign a = { var, value, S->ctrl, S->nctrl };
+	vpush(S->assigns, S->nassigns, a);
+}
+
+/* Whether e may differ between the threads of a CTA: it reads a thread's
+ * launch id, memory, a varying mutable variable or a call txc does not
+ * know to be pure arithmetic. A loop variable counts as the same in every
+ * thread, as int_thread_name takes it. */
+static bool varying(const Expr *e)
+{
+	if (!e)
+		return false;
+	if (e->val && (e->val->kind == V_INT || e->val->kind == V_BOOL || e->val->kind == V_FLOAT))
+		return false;
+	switch (e->kind) {
+	case E_INT: case E_FLOAT: case E_STR: case E_NONE: case E_TRUE: case E_FALSE:
+		return false;
+	case E_NAME:
+		if (!e->var)
+			return !e->val;
+		if (thread_launch(e->var->launch))
+			return true;
+		if (e->var->mut)
+			return e->var->varying;
+		return e->var->def ? varying(e->var->def) : false;
+	case E_BIN: case E_CMP: case E_AND: case E_OR:
+		return varying(e->a) || varying(e->b);
+	case E_UN: case E_NOT:
+		return varying(e->a);
+	case E_COND:
+		return varying(e->a) || varying(e->b) || varying(e->c);
+	case E_CALL: {
+		int dt = DT_NONE;
+		int id = call_builtin(e, NULL, &dt);
+		if (id != IN_CAST && id != IN_MIN && id != IN_MAX && dt == DT_NONE)
+			return true;
+		for (int i = 0; i < e->nargs; i++)
+			if (e->args[i]->kind != E_STR && varying(e->args[i]))
+				return true;
+		return false;
+	}
+	default:
+		return true;
+	}
+}
+
+void mut_uniform(Sema *S)
+{
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int i = 0; i < S->nassigns; i++) {
+			MutAssign *a = &S->assigns[i];
+			if (a->v->varying)
+				continue;
+			bool v = varying(a->value);
+			for (int c = 0; c < a->nconds && !v; c++)
+				v = varying(a->conds[c]);
+			if (v)
+				a->v->varying = changed = true;
+		}
+	}
+	S->nassigns = 0;
+	S->assigns = NULL;
 }

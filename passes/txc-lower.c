@@ -209,7 +209,7 @@ static bool has_ops(Stmt **v, int n)
 		     s->value->intrin == IN_GEMM_ASYNC || s->value->intrin == IN_PREFETCH))
 			return true;
 		if ((s->kind == S_IF && (has_ops(s->body, s->nbody) || has_ops(s->orelse, s->norelse))) ||
-		    (s->kind == S_FOR && has_ops(s->body, s->nbody)))
+		    ((s->kind == S_FOR || s->kind == S_WHILE) && has_ops(s->body, s->nbody)))
 			return true;
 	}
 	return false;

@@ -558,6 +558,8 @@ static const char *stmt_text(const Stmt *s)
 		return xprintf("if %s:", expr_str(s->value));
 	if (s->kind == S_FOR)
 		return xprintf("for %s in %s:", expr_str(s->targets[0]), expr_str(s->value));
+	if (s->kind == S_WHILE)
+		return xprintf("while %s:", expr_str(s->value));
 	Buf b = { 0 };
 	print_stmt(&b, s, 0);
 	if (!b.s)
@@ -1346,6 +1348,12 @@ static CStmt *cstmt(Comp *C, Stmt *s, int depth)
 		break;
 	case S_FOR:
 		cfor(C, c, s, depth);
+		break;
+	case S_WHILE:
+		c->kind = C_WHILE;
+		c->value = cx(C, s->value);
+		c->body = cblock(C, s->body, s->nbody, depth + 1);
+		c->nbody = s->nbody;
 		break;
 	default:
 		break;

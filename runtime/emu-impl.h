@@ -104,7 +104,7 @@ typedef struct Region {
 } Region;
 
 enum {
-	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES, C_ZERO_BYTES,
+	C_NOP, C_LET, C_STORE, C_IF, C_FOR, C_WHILE, C_SYNC, C_WARP_SYNC, C_COPY, C_COPY_BYTES, C_ZERO_BYTES,
 	C_COPY_ASYNC, /* a copy_async the emulator runs (done: how it completes; DONE_TC_WAIT_LD / _ST:
 	               * tensor memory <-> registers, emu-tmem.c, with a the tensor memory's allocated_addr=) */
 	C_CP_ASYNC, C_CP_COMMIT, C_CP_WAIT,
@@ -145,7 +145,7 @@ typedef struct CStmt {
 	Pos pos;
 	const char *text;  /* for --trace */
 	int slot, dtype;   /* C_LET, C_FOR: the variable (slot -1: unused) */
-	CExpr *value;      /* C_LET, C_STORE: the value; C_IF: the condition */
+	CExpr *value;      /* C_LET, C_STORE: the value; C_IF, C_WHILE: the condition */
 	CExpr *lo, *hi, *step; /* C_FOR */
 	Acc *acc;          /* C_STORE: buf[idx] = value, or buf[idx] op= value */
 	CExpr **idx;

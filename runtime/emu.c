@@ -382,6 +382,32 @@ static bool exec_for(Emu *E, const CStmt *s, const int *act, int nact, int depth
 	}
 }
 
+/* while c: body, each thread until its c is false; the threads still in
+ * the loop run each trip together, a thread that leaves never comes back. */
+static bool exec_while(Emu *E, const CStmt *s, const int *act, int nact, int depth)
+{
+	int *list = E->lists + (size_t)depth * 2 * (size_t)E->nthreads, k = nact;
+	const int *from = act;
+	for (;;) {
+		int n = k;
+		k = 0;
+		for (int i = 0; i < n; i++) {
+			EVal c;
+			if (!emu_eval(E, s->value, from[i], &c))
+				return false;
+			if (c.i)
+				list[k++] = from[i];
+		}
+		from = list;
+		if (!k)
+			return true;
+		if (!count(E, k, s->pos, list[0]))
+			return false;
+		if (!exec_block(E, s->body, s->nbody, list, k, depth + 1))
+			return false;
+	}
+}
+
 int emu_partial_warp(const Emu *E, const int *act, int nact, int *first, int *have, int *need)
 {
 	for (int i = 0; i < nact;) {
@@ -595,7 +621,7 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		trace(E, s, act, nact);
 	/* the order the threads run a per-thread statement in (E->sched) */
 	int buf[EMU_MAX_THREADS];
-	const int *ord = E->sched && s->kind != C_IF && s->kind != C_FOR ? emu_sched(E, act, nact, buf) : act;
+	const int *ord = E->sched && s->kind != C_IF && s->kind != C_FOR && s->kind != C_WHILE ? emu_sched(E, act, nact, buf) : act;
 	switch (s->kind) {
 	case C_NOP:
 		return true;
@@ -635,6 +661,8 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 	}
 	case C_FOR:
 		return exec_for(E, s, act, nact, depth);
+	case C_WHILE:
+		return exec_while(E, s, act, nact, depth);
 	case C_SYNC:
 		if (nact != E->nthreads)
 			return emu_fail(E, s->pos, act[0], "barrier in divergent code: %d of the CTA's %d threads reach it", nact,

@@ -365,7 +365,7 @@ static const Expr *tma_copy(const Module *m, Stmt **body, int n)
 			hit = tma_copy(m, s->body, s->nbody);
 			if (!hit)
 				hit = tma_copy(m, s->orelse, s->norelse);
-		} else if (s->kind == S_FOR)
+		} else if (s->kind == S_FOR || s->kind == S_WHILE)
 			hit = tma_copy(m, s->body, s->nbody);
 		else if (s->kind == S_EXPR && e->kind == E_CALL && e->intrin == IN_COPY_ASYNC && e->nargs == 2) {
 			const Kw *d = call_kw(e, "dispatch");

@@ -852,4 +852,41 @@ check "py_reduce: runs" ran
 check "functools.reduce(operator.mul / add, ...), operator.mul: 147456, 6, 42, 30" pl '
   my (undef, $d) = npy_get($ARGV[0]); my @a = unpack("l<*", $d);
   exit("@a" eq "147456 6 42 30" ? 0 : 1)' "$TMP/pr_a.npy"
+# ---- while loops; mutable variables whose ranges txc follows (tests/emu/while_loops.tx) ----
+W=$D/while_loops.tx
+pl 'npy_put($ARGV[0], "<f4", [128, 128], pack("f<*", map { $_ + 0.5 } 0..16383))' "$TMP/wl_a.npy"
+pl 'npy_put($ARGV[0], "<f4", [128, 128], pack("f<*", map { -$_ - 1 } 0..16383))' "$TMP/wl_b.npy"
+for nt in 0 1 11 16; do
+  run --kernel persistent --arg ntiles=$nt --in A="$TMP/wl_a.npy" --in B="$TMP/wl_b.npy" --out B="$TMP/wl_o.npy" "$W"
+  check "while_loops persistent, ntiles=$nt: runs" ran
+  check "while_loops persistent, ntiles=$nt: tiles below ntiles are A's, the others B's own" pl '
+    my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("f<*", $d); exit 1 unless @b == 16384;
+    for my $r (0..127) { for my $c (0..127) {
+      my $t = int($r / 16) * 2 + int($c / 64); my $i = $r * 128 + $c;
+      exit 1 if $b[$i] != ($t < $ARGV[1] ? $i + 0.5 : -$i - 1) } }' "$TMP/wl_o.npy" "$nt"
+done
+for n in 0 5 100 200; do
+  run --kernel per_thread --arg n=$n --out C="$TMP/wl_c.npy" --out D="$TMP/wl_d.npy" "$W"
+  check "while_loops per_thread, n=$n: runs" ran
+  check "while_loops per_thread, n=$n: thread t made |range(t, n, 32)| trips, its i last range(t, n, 32)[-1]" pl '
+    my (undef, $c) = npy_get($ARGV[0]); my (undef, $d) = npy_get($ARGV[1]);
+    my @c = unpack("l<*", $c); my @d = unpack("l<*", $d); my $n = $ARGV[2];
+    for my $t (0..63) { my @r = grep { ($_ - $t) % 32 == 0 } $t..$n - 1;
+      exit 1 if $c[$t] != @r || $d[$t] != (@r ? $r[-1] : -1) }' "$TMP/wl_c.npy" "$TMP/wl_d.npy" "$n"
+done
+pl 'npy_put($ARGV[0], "<f2", [64, 256], pack("v*", map { ($_ * 40503 + 7) & 0xffff } 0..16383))' "$TMP/wl_h.npy"
+run --kernel counted --in A="$TMP/wl_h.npy" --out B="$TMP/wl_g.npy" "$W"
+check "while_loops counted: runs" ran
+check "while_loops counted: B[48 - row + i] == A[row + i] for row 0, 16, 32, 48" pl '
+  my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("v*", $d); exit 1 unless @b == 16384;
+  for my $row (0, 16, 32, 48) { for my $i (0..15) { for my $c (0..255) {
+    exit 1 if $b[(48 - $row + $i) * 256 + $c] != ((($row + $i) * 256 + $c) * 40503 + 7 & 0xffff) } } }' "$TMP/wl_g.npy"
+for k in persistent per_thread counted; do
+  args=(); [ $k = persistent ] && args=(--arg ntiles=11); [ $k = per_thread ] && args=(--arg n=77)
+  "$TXC_BIN/txc" --emit=ir "$W" -o "$TMP/wl_low.tx" 2>"$TMP/err"
+  run --kernel $k "${args[@]}" "$W"; cp "$TMP/out" "$TMP/wl_src"
+  run --kernel $k "${args[@]}" "$TMP/wl_low.tx"
+  check "while_loops $k: lowered, the same result" cmp -s "$TMP/wl_src" "$TMP/out"
+done
+
 done_testing

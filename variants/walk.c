@@ -17,6 +17,24 @@ typedef struct Walk {
 	int intrin;         /* the ops visited: copy, copy_async and gemm_async (-1), or this builtin */
 } Walk;
 
+/* Enters a block that runs where c holds (as deep as the text nests: no
+ * limit here). */
+static void push_cond(Walk *w, Expr *c)
+{
+	if (w->nconds == w->cap) {
+		int cap = w->cap ? 2 * w->cap : 16;
+		Expr **v = xalloc(sizeof(Expr *) * (size_t)cap);
+		bool *ng = xalloc(sizeof(bool) * (size_t)cap);
+		if (w->nconds) {
+			memcpy(v, w->conds, sizeof(Expr *) * (size_t)w->nconds);
+			memcpy(ng, w->negs, sizeof(bool) * (size_t)w->nconds);
+		}
+		w->conds = v, w->negs = ng, w->cap = cap;
+	}
+	w->conds[w->nconds] = c;
+	w->negs[w->nconds++] = false;
+}
+
 static void walk_block(Walk *w, Stmt ***body, int *n)
 {
 	Stmt **out = NULL; /* the rebuilt block, from the first replaced op on */
@@ -54,18 +72,7 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 			}
 			break;
 		case S_IF:
-			if (w->nconds == w->cap) { /* as deep as the text nests: no limit here */
-				int cap = w->cap ? 2 * w->cap : 16;
-				Expr **c = xalloc(sizeof(Expr *) * (size_t)cap);
-				bool *ng = xalloc(sizeof(bool) * (size_t)cap);
-				if (w->nconds) {
-					memcpy(c, w->conds, sizeof(Expr *) * (size_t)w->nconds);
-					memcpy(ng, w->negs, sizeof(bool) * (size_t)w->nconds);
-				}
-				w->conds = c, w->negs = ng, w->cap = cap;
-			}
-			w->conds[w->nconds] = s->value;
-			w->negs[w->nconds++] = false;
+			push_cond(w, s->value);
 			walk_block(w, &s->body, &s->nbody);
 			w->negs[w->nconds - 1] = true;
 			walk_block(w, &s->orelse, &s->norelse);
@@ -73,6 +80,11 @@ static void walk_block(Walk *w, Stmt ***body, int *n)
 			break;
 		case S_FOR:
 			walk_block(w, &s->body, &s->nbody);
+			break;
+		case S_WHILE: /* the body runs where the condition held */
+			push_cond(w, s->value);
+			walk_block(w, &s->body, &s->nbody);
+			w->nconds--;
 			break;
 		default:
 			break;

@@ -59,7 +59,7 @@ void test_lex(void)
 	fails("x = 1.2.3\n", "invalid number literal", "1.2.3");
 	fails("x = 007\n", "leading zeros", "007");
 	fails("x = 'a\\qb'\n", "unknown escape sequence", "\\q");
-	fails("while x:\n    pass\n", "'while' is not supported", "while");
+	fails("break\n", "'break' is not supported", "break");
 	fails("x = (1,\n", "'(' was never closed", "an open bracket at the end");
 	fails("x = caf\xc3\xa9\n", "non-ASCII character", "a non-ASCII name");
 	fails("x = 1\n\x01\n", "stray byte 0x01", "a control byte");
