@@ -389,6 +389,8 @@ bool annotated(Sema *S, Stmt *s)
  *     value before the loop; in a for loop of at most N trips whose
  *     updates are not inside an inner loop it stays below its value
  *     before plus N times the sum of the updates' largest steps;
+ *   - every update `v -= e` or `v = v - e`: the same, downwards (not of
+ *     an unsigned v, which would wrap at 0);
  *   - any other update: nothing is known of v in the loop and after it.
  *
  * A while condition or an if condition on v then bounds it in the body
@@ -423,9 +425,10 @@ static bool early_range(Sema *S, const Expr *e, int64_t *lo, int64_t *hi)
 	return false;
 }
 
-/* The step of an update of name x in s, `x += e` or `x = x + e`: e, or
- * NULL when s is another assignment of x (*other) or does not assign x. */
-static const Expr *update_step(const Stmt *s, const char *x, bool *other)
+/* The step of an update of name x in s, `x += e` or `x = x + e` (*dir
+ * 1), `x -= e` or `x = x - e` (*dir -1): e, or NULL when s is another
+ * assignment of x (*other) or does not assign x. */
+static const Expr *update_step(const Stmt *s, const char *x, bool *other, int *dir)
 {
 	if (s->kind != S_ASSIGN && s->kind != S_AUGASSIGN && s->kind != S_DECL)
 		return NULL;
@@ -443,13 +446,16 @@ static const Expr *update_step(const Stmt *s, const char *x, bool *other)
 			*other = true;
 			return NULL;
 		}
-		if (s->kind == S_AUGASSIGN && s->op == OP_ADD)
+		if (s->kind == S_AUGASSIGN && (s->op == OP_ADD || s->op == OP_SUB)) {
+			*dir = s->op == OP_ADD ? 1 : -1;
 			return s->value;
+		}
 		const Expr *v = s->value;
-		if (s->kind == S_ASSIGN && v->kind == E_BIN && v->op == OP_ADD) {
+		if (s->kind == S_ASSIGN && v->kind == E_BIN && (v->op == OP_ADD || v->op == OP_SUB)) {
+			*dir = v->op == OP_ADD ? 1 : -1;
 			if (v->a->kind == E_NAME && !strcmp(v->a->str, x))
 				return v->b;
-			if (v->b->kind == E_NAME && !strcmp(v->b->str, x))
+			if (v->op == OP_ADD && v->b->kind == E_NAME && !strcmp(v->b->str, x))
 				return v->a;
 		}
 		*other = true;
@@ -458,25 +464,30 @@ static const Expr *update_step(const Stmt *s, const char *x, bool *other)
 	return NULL;
 }
 
-/* Walks the updates of name x in v[0..n): false when one is not a growing
- * step known before the loop; *sum adds each step's largest value, *inner
- * is set when one is inside an inner loop. */
-static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool *inner, bool nested)
+/* Walks the updates of name x in v[0..n): false when one is not a step
+ * known before the loop, not negative, all in one direction *dir (1: up,
+ * -1: down; 0 before the first); *sum adds each step's largest value,
+ * *inner is set when one is inside an inner loop. */
+static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool *inner, bool nested, int *dir)
 {
 	for (int i = 0; i < n; i++) {
 		const Stmt *s = v[i];
 		bool other = false;
-		const Expr *e = update_step(s, x, &other);
+		int d = 0;
+		const Expr *e = update_step(s, x, &other, &d);
 		int64_t lo, hi;
-		if (other || (e && (!early_range(S, e, &lo, &hi) || lo < 0 || __builtin_add_overflow(*sum, hi, sum))))
+		if (other || (e && ((*dir && d != *dir) || !early_range(S, e, &lo, &hi) || lo < 0 ||
+		                    __builtin_add_overflow(*sum, hi, sum))))
 			return false;
+		if (e)
+			*dir = d;
 		if (e && nested)
 			*inner = true;
 		if (s->kind == S_FOR && s->targets[0]->kind == E_NAME && !strcmp(s->targets[0]->str, x))
 			return false;
 		bool loop = s->kind == S_FOR || s->kind == S_WHILE;
-		if (!steps_of(S, s->body, s->nbody, x, sum, inner, nested || loop) ||
-		    !steps_of(S, s->orelse, s->norelse, x, sum, inner, nested || loop))
+		if (!steps_of(S, s->body, s->nbody, x, sum, inner, nested || loop, dir) ||
+		    !steps_of(S, s->orelse, s->norelse, x, sum, inner, nested || loop, dir))
 			return false;
 	}
 	return true;
@@ -513,6 +524,8 @@ int mut_before(Sema *S, Stmt **a, int na, Stmt **b, int nb, MutRange **out)
 {
 	int n = 0;
 	*out = NULL;
+	if (!S->nmuts) /* none declared yet (each is followed from its declaration) */
+		return 0;
 	assigned_in(S, a, na, out, &n);
 	assigned_in(S, b, nb, out, &n);
 	return n;
@@ -554,21 +567,28 @@ MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips)
 	for (int i = 0; i < L->n; i++) {
 		MutRange *m = &L->m[i];
 		Var *v = m->v;
-		int64_t sum = 0, end = dtype_end(v->dtype), top;
-		bool inner = false;
+		int64_t sum = 0, end = dtype_end(v->dtype), top, span;
+		int dir = 0;
+		bool inner = false, bounded;
 		m->blo = m->bhi = 0; /* [blo, bhi): the range assumed; empty: none */
-		if (v->hi <= v->lo || !end || !steps_of(S, s->body, s->nbody, v->name, &sum, &inner, false)) {
+		if (v->hi <= v->lo || !end || !steps_of(S, s->body, s->nbody, v->name, &sum, &inner, false, &dir) ||
+		    (dir < 0 && dtypes[v->dtype].kind == DK_UINT)) { /* an unsigned count down wraps at 0 */
 			v->lo = v->hi = 0;
 			continue;
 		}
-		m->blo = v->lo;
-		if (trips >= 0 && !inner && !__builtin_mul_overflow(trips, sum, &top) &&
-		    !__builtin_add_overflow(top, v->hi, &top) && top <= end)
-			m->bhi = top;
-		else
-			m->bhi = end;
-		/* in the body: below the last trip's start */
-		v->hi = m->bhi == end || trips <= 0 ? m->bhi : m->bhi - sum > v->lo ? m->bhi - sum : v->lo + 1;
+		bounded = trips >= 0 && !inner && !__builtin_mul_overflow(trips, sum, &span);
+		if (dir >= 0) { /* grows: at least its value before */
+			m->blo = v->lo;
+			m->bhi = bounded && !__builtin_add_overflow(span, v->hi, &top) && top <= end ? top : end;
+			/* in the body: below the last trip's start */
+			v->hi = m->bhi == end || trips <= 0 ? m->bhi : m->bhi - sum > v->lo ? m->bhi - sum : v->lo + 1;
+		} else { /* shrinks: at most its value before */
+			m->bhi = v->hi;
+			m->blo = bounded && !__builtin_sub_overflow(v->lo, span, &top) && top >= -end ? top : -end;
+			v->lo = m->blo == -end || trips <= 0 ? m->blo : m->blo + sum; /* above the last trip's start */
+			v->hi = m->bhi;
+			continue;
+		}
 		v->lo = m->blo;
 	}
 	L->up = S->loops;
@@ -619,6 +639,8 @@ void mut_set(Sema *S, Var *var, Expr *t, Expr *value, int op)
 	 * C): the range it assumed reaches that end */
 	if (ok && m && m->bhi == end && hi >= end && lo >= m->blo)
 		hi = end - 1;
+	if (ok && m && m->blo == -end && lo < -end && hi < m->bhi) /* the same, counting down */
+		lo = -end;
 	if (ok && end && lo >= (dtypes[var->dtype].kind == DK_UINT ? 0 : -end) && hi < end) {
 		var->lo = lo;
 		var->hi = hi + 1;

@@ -881,8 +881,18 @@ check "while_loops counted: B[48 - row + i] == A[row + i] for row 0, 16, 32, 48"
   my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("v*", $d); exit 1 unless @b == 16384;
   for my $row (0, 16, 32, 48) { for my $i (0..15) { for my $c (0..255) {
     exit 1 if $b[(48 - $row + $i) * 256 + $c] != ((($row + $i) * 256 + $c) * 40503 + 7 & 0xffff) } } }' "$TMP/wl_g.npy"
-for k in persistent per_thread counted; do
-  args=(); [ $k = persistent ] && args=(--arg ntiles=11); [ $k = per_thread ] && args=(--arg n=77)
+pl 'npy_put($ARGV[0], "<f2", [64, 256], pack("v*", map { ($_ * 7 + 3) & 0x3fff } 0..16383))' "$TMP/wl_k.npy"
+for st in 0 2 3; do
+  run --kernel count_down --arg start=$st --in A="$TMP/wl_h.npy" --in B="$TMP/wl_k.npy" --out B="$TMP/wl_j.npy" "$W"
+  check "while_loops count_down, start=$st: runs" ran
+  check "while_loops count_down, start=$st: B's tile 3 - t is A's tile t for t = start .. 0, the others B's own" pl '
+    my (undef, $d) = npy_get($ARGV[0]); my @b = unpack("v*", $d); my $st = $ARGV[1]; exit 1 unless @b == 16384;
+    for my $i (0..16383) { my $bt = int($i / 4096); my $t = 3 - $bt;
+      my $want = $t <= $st ? (($i - ($bt - $t) * 4096) * 40503 + 7) & 0xffff : ($i * 7 + 3) & 0x3fff;
+      exit 1 if $b[$i] != $want }' "$TMP/wl_j.npy" "$st"
+done
+for k in persistent per_thread counted count_down; do
+  args=(); [ $k = persistent ] && args=(--arg ntiles=11); [ $k = per_thread ] && args=(--arg n=77); [ $k = count_down ] && args=(--arg start=3)
   "$TXC_BIN/txc" --emit=ir "$W" -o "$TMP/wl_low.tx" 2>"$TMP/err"
   run --kernel $k "${args[@]}" "$W"; cp "$TMP/out" "$TMP/wl_src"
   run --kernel $k "${args[@]}" "$TMP/wl_low.tx"
