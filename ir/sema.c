@@ -1710,7 +1710,9 @@ static bool local_annotation(Sema *S, Stmt *s)
  * `name < k`, `<=`, `>`, `>=` (either side the name), k a constant or a
  * value of known range (`t < ntiles`, ntiles at most 2048: t < 2048), of
  * an integer name whose range is known (a mutable variable's range
- * there, vars.c: an assignment in the body replaces it); each narrowed Var's
+ * there, vars.c: an assignment in the body replaces it); with neg, where
+ * the condition fails (an else-branch): a `not` of those, an `or` (|) of
+ * them, each comparison reversed; each narrowed Var's
  * range is kept in nw[] and put back after the body. Only a narrowing
  * that leaves two values or more: a Var of one value is never read as a
  * constant. The range memos read the Var's range at each hit (arith.c,
@@ -1718,16 +1720,21 @@ static bool local_annotation(Sema *S, Stmt *s)
  * Returns the count in nw. */
 typedef struct Narrow { Var *v; int64_t lo, hi; } Narrow;
 
-static int narrow_by(const Expr *c, Narrow *nw, int n, int max)
+static int narrow_by(const Expr *c, bool neg, Narrow *nw, int n, int max)
 {
-	if (c->kind == E_AND || (c->kind == E_BIN && c->op == OP_BITAND)) {
-		n = narrow_by(c->a, nw, n, max);
-		return narrow_by(c->b, nw, n, max);
+	/* and of the conditions, or (neg) not of their or */
+	if (c->kind == (neg ? E_OR : E_AND) || (c->kind == E_BIN && c->op == (neg ? OP_BITOR : OP_BITAND))) {
+		n = narrow_by(c->a, neg, nw, n, max);
+		return narrow_by(c->b, neg, nw, n, max);
 	}
+	if (c->kind == E_NOT)
+		return narrow_by(c->a, !neg, nw, n, max);
 	if (c->kind != E_CMP || n == max)
 		return n;
 	const Expr *x = c->a, *k = c->b;
 	int op = c->op;
+	if (neg) /* not (x < k): x >= k */
+		op = op == OP_LT ? OP_GE : op == OP_LE ? OP_GT : op == OP_GT ? OP_LE : op == OP_GE ? OP_LT : -1;
 	if (x->kind != E_NAME) { /* k OP name: name (OP mirrored) k */
 		x = c->b, k = c->a;
 		op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
@@ -1821,7 +1828,7 @@ static void stmt(Sema *S, Stmt *s)
 		MutRange *mv;
 		int nm = mut_before(S, s->body, s->nbody, s->orelse, s->norelse, &mv);
 		Narrow nw[8];
-		int nn = dt == DT_BOOL ? narrow_by(s->value, nw, 0, 8) : 0;
+		int nn = dt == DT_BOOL ? narrow_by(s->value, false, nw, 0, 8) : 0;
 		ctrl_push(S, s->value);
 		stmts(S, &s->body, &s->nbody);
 		for (int i = 0; i < nm; i++) /* what the body left */
@@ -1837,7 +1844,14 @@ static void stmt(Sema *S, Stmt *s)
 			S->nguards--;
 		pop_env(S);
 		push_env(S, false);
+		/* the else-branch: where the condition fails */
+		nn = dt == DT_BOOL && s->norelse ? narrow_by(s->value, true, nw, 0, 8) : 0;
 		stmts(S, &s->orelse, &s->norelse);
+		while (nn > 0) {
+			nn--;
+			nw[nn].v->lo = nw[nn].lo;
+			nw[nn].v->hi = nw[nn].hi;
+		}
 		S->nctrl--;
 		mut_join(mv, nm);
 		pop_env(S);
@@ -1851,7 +1865,7 @@ static void stmt(Sema *S, Stmt *s)
 			error_at(S->d, s->value->pos, "a while condition must be a boolean (a comparison), not %s",
 			         dtype_str(dt));
 		Narrow nw[8];
-		int nn = dt == DT_BOOL ? narrow_by(s->value, nw, 0, 8) : 0;
+		int nn = dt == DT_BOOL ? narrow_by(s->value, false, nw, 0, 8) : 0;
 		ctrl_push(S, s->value);
 		stmts(S, &s->body, &s->nbody);
 		S->nctrl--;
