@@ -659,6 +659,12 @@ Value *launch(Sema *S, Expr *call, int id, Stmt *s)
 	}
 	const GridId *gl = grid_launch(id);
 	int maxdim = gl ? 3 : 1;
+	if (n > maxdim && id == IN_THREAD_ID && n <= 3) { /* sema.c's thread_dims takes the named form */
+		error_at(S->d, call->args[0]->pos, "T.thread_id() with %d extents (threadIdx.x, .y%s) gives %d values: "
+		         "assign them to %d names, as in %s = T.thread_id([...])", n, n == 3 ? ", .z" : "", n, n,
+		         n == 3 ? "tx, ty, tz" : "tx, ty");
+		return NULL;
+	}
 	if (n > maxdim) {
 		error_at(S->d, call->args[0]->pos, "%s() takes %d extent%s, not %d", fn_name(call), maxdim,
 		         maxdim > 1 ? "s" : "", n);

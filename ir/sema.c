@@ -1230,6 +1230,74 @@ static bool grid(Sema *S, Stmt *s)
 	return true;
 }
 
+/* TVM's threads of a CTA in several dimensions, `tx, ty = T.thread_id([32,
+ * 4])` (threadIdx.x and .y, x the fastest, as CUDA numbers the threads of
+ * a block): rewritten in place into one dimension, `_tid0 =
+ * T.thread_id([128])`, and each name bound to its digit, `tx = _tid0 % 32`,
+ * `ty = _tid0 // 32`, so that a warp is the same 32 threads. 1 done, 0 not
+ * one, -1 error. */
+static int thread_dims(Sema *S, Stmt ***v, int *n, int i)
+{
+	Stmt *s = (*v)[i];
+	if (s->kind != S_ASSIGN || s->ann || s->value->kind != E_CALL || s->value->nargs != 1 || s->value->nkws ||
+	    (s->value->args[0]->kind != E_LIST && s->value->args[0]->kind != E_TUPLE))
+		return 0;
+	/* the names: targets, or one tuple of them */
+	Expr **tv = s->targets, *l = s->value->args[0];
+	int nt = s->ntargets;
+	if (nt == 1 && tv[0]->kind == E_TUPLE) {
+		nt = tv[0]->nargs;
+		tv = tv[0]->args;
+	}
+	if (nt < 2 || nt > 3 || l->nargs != nt)
+		return 0;
+	for (int k = 0; k < nt; k++)
+		if (tv[k]->kind != E_NAME)
+			return 0;
+	Value *fn = eval(S, s->value->a);
+	if (IS_ERR(fn))
+		return -1;
+	if (!fn || fn->kind != V_FUNC || fn->intrin != IN_THREAD_ID)
+		return 0;
+	int64_t e[3], total = 1;
+	for (int k = 0; k < nt; k++) {
+		bool ok = eval_int(S, l->args[k], "a thread extent", &e[k]);
+		if (ok && (e[k] <= 0 || e[k] > 1024 || (total *= e[k]) > 1024)) {
+			error_at(S->d, l->args[k]->pos, "T.thread_id() extents multiply to at most 1024 threads, each at "
+			         "least 1");
+			ok = false;
+		}
+		if (!ok) {
+			for (int j = 0; j < nt; j++) /* silence the errors that would follow */
+				if (!kernel_lookup(S, tv[j]->str))
+					define(S, tv[j]->str, &verr, tv[j]->pos);
+			return -1;
+		}
+	}
+	const char *name;
+	do
+		name = xprintf("_tid%d", S->nviews++);
+	while (lookup(S, name));
+	Expr *one = new_expr(E_LIST, l->pos), *call = new_call(s->value->pos, s->value->a);
+	Expr *ext = new_int(l->args[0]->pos, total);
+	expr_set_args(one, &ext, 1);
+	call_add_arg(call, one);
+	Stmt *d = new_stmt(S_ASSIGN, s->pos);
+	vpush(d->targets, d->ntargets, new_name(tv[0]->pos, name));
+	d->value = call;
+	(*v)[i] = d;
+	int64_t inner = 1;
+	for (int k = 0; k < nt; k++) {
+		Stmt *a = new_stmt(S_ASSIGN, tv[k]->pos);
+		vpush(a->targets, a->ntargets, tv[k]);
+		Expr *x = ex_div(new_name(tv[k]->pos, name), inner);
+		a->value = k == nt - 1 ? x : ex_mod(x, e[k]);
+		inner *= e[k];
+		stmt_insert(v, n, i + 1 + k, a);
+	}
+	return 1;
+}
+
 /* TVM's launch loops: `for bx in T.thread_binding(n, thread="blockIdx.x"):`
  * (also (0, n, "blockIdx.x") and (n, "blockIdx.x")) runs its body once per
  * CTA, which is what txc's launch declaration says. Rewritten in place into
@@ -1592,7 +1660,7 @@ static bool desugar_stmt(Sema *S, Stmt *s)
 	if (desugared)
 		return true;
 	switch (s->kind) {
-	case S_EXPR: case S_IF: case S_FOR:
+	case S_EXPR: case S_IF: case S_FOR: case S_WHILE:
 		return desugar(S, &s->value);
 	case S_DECL:
 		return !s->ann || desugar(S, &s->ann);
@@ -2048,6 +2116,8 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 		for (int j = 0; j < k; j++)
 			stmt_insert(v, n, i + j, views[j]);
 		if (S->func && thread_binding(S, v, n, i) < 0)
+			continue;
+		if (S->func && !desugared && thread_dims(S, v, n, i) < 0)
 			continue;
 		int inl = S->func && !desugared ? inline_call(S, v, n, i) : 0;
 		if (inl < 0)
