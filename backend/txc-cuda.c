@@ -632,6 +632,42 @@ static const char *tc_reg(Gen *g, const Expr *e)
 	return cast(g, e, DT_UINT32).s; /* int32 or uint32 */
 }
 
+/* T.ptx.ldmatrix/stmatrix(num, trans, address, registers...): a helper
+ * per form, its registers 32-bit words (tc_reg). */
+static void ldst_matrix(Gen *g, const Expr *e, bool ld)
+{
+	int64_t num = arg_int(g, e, 0, 1), trans = arg_int(g, e, 1, 0);
+	const char *op = ld ? "ldmatrix" : "stmatrix", *tr = trans ? ".trans" : "";
+	const char *fn = xprintf("txc_%s_x%lld%s", op, (long long)num, trans ? "_trans" : "");
+	need_smem(g);
+	Buf params = { 0 }, regs = { 0 }, cons = { 0 };
+	for (int64_t i = 0; i < num; i++) {
+		bprintf(&params, "%suint32_t%s r%lld", i ? ", " : "", ld ? "&" : "", (long long)i);
+		bprintf(&regs, "%s%%%lld", i ? ", " : "", (long long)(ld ? i : i + 1));
+		bprintf(&cons, "%s\"%sr\"(r%lld)", i ? ", " : "", ld ? "=" : "", (long long)i);
+	}
+	if (ld)
+		add(g, fn, xprintf(DEV "void %s(%s, const void* p)\n{\n"
+		                   "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x%lld%s.shared.b16 {%s}, [%%%lld];\"\n"
+		                   "               : %s\n               : \"r\"(txc_smem(p))\n               : \"memory\");\n}\n",
+		                   fn, params.s, (long long)num, tr, regs.s, (long long)num, cons.s));
+	else
+		add(g, fn, xprintf(DEV "void %s(void* p, %s)\n{\n"
+		                   "  asm volatile(\"stmatrix.sync.aligned.m8n8.x%lld%s.shared.b16 [%%0], {%s};\"\n"
+		                   "               :: \"r\"(txc_smem(p)), %s\n               : \"memory\");\n}\n",
+		                   fn, params.s, (long long)num, tr, regs.s, cons.s));
+	Buf call = { 0 };
+	bprintf(&call, "%s(", fn);
+	if (!ld)
+		bprintf(&call, "%s", address(g, e->args[2]).s);
+	for (int i = 0; i < num; i++)
+		bprintf(&call, "%s%s", i || !ld ? ", " : "", tc_reg(g, e->args[3 + i]));
+	if (ld)
+		bprintf(&call, ", %s", address(g, e->args[2]).s);
+	bputs(&call, ");");
+	line(g, call.s);
+}
+
 /* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...). */
 static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 {
@@ -1175,6 +1211,9 @@ static void call_stmt(Gen *g, const Expr *e)
 		line(g, xprintf("txc_st_shared_v4_f32(%s, %s, %s, %s, %s);", address(g, e->args[0]).s,
 		                cx(g, e->args[1], DT_FLOAT32).s, cx(g, e->args[2], DT_FLOAT32).s, cx(g, e->args[3], DT_FLOAT32).s,
 		                cx(g, e->args[4], DT_FLOAT32).s));
+		return;
+	case IN_LDMATRIX: case IN_STMATRIX:
+		ldst_matrix(g, e, id == IN_LDMATRIX);
 		return;
 	case IN_LD_SHARED_V4:
 		need_smem(g);

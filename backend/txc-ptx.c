@@ -3570,6 +3570,37 @@ static void call_stmt(Gen *g, const Expr *e)
 			ins(g, "st.shared.v4.f32 [%s], {%s, %s, %s, %s};", a.s, v[0], v[1], v[2], v[3]);
 		return;
 	}
+	case IN_LDMATRIX: case IN_STMATRIX: {
+		bool ld = id == IN_LDMATRIX;
+		int64_t num = arg_int(g, e, 0, 1), trans = arg_int(g, e, 1, 0);
+		Val a = shared_addr(g, e->args[2]);
+		Buf list = { 0 };
+		const char *regs[4];
+		for (int64_t i = 0; i < num && !g->d->errors; i++) {
+			regs[i] = ld ? newreg(g, R_R) : tc_reg_in(g, e->args[3 + i]);
+			bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+		}
+		if (g->d->errors)
+			return;
+		if (ld)
+			ins(g, "ldmatrix.sync.aligned.m8n8.x%lld%s.shared.b16 {%s}, [%s];", (long long)num, trans ? ".trans" : "",
+			    list.s, a.s);
+		else
+			ins(g, "stmatrix.sync.aligned.m8n8.x%lld%s.shared.b16 [%s], {%s};", (long long)num, trans ? ".trans" : "",
+			    a.s, list.s);
+		for (int64_t i = 0; ld && i < num && !g->d->errors; i++) {
+			const Expr *x = e->args[3 + i];
+			Buffer *b = NULL;
+			if (x->kind != E_INDEX || !buffer_of(g, x->a)) {
+				fail(g, x, "ldmatrix writes buffer elements");
+				return;
+			}
+			Val ea = element_addr(g, x, &b);
+			if (!g->d->errors)
+				ins(g, "st.%s.b32 [%s], %s; // element", space_name(ea.sp), ea.s, regs[i]);
+		}
+		return;
+	}
 	case IN_LD_SHARED_V4: {
 		Val a = shared_addr(g, e->args[4]);
 		if (g->d->errors)

@@ -526,10 +526,12 @@ static void cta_group(Sema *S, Expr *e, Args *a)
 		         S->cta_group_at.col, (long long)S->cta_group, S->cta_group_how);
 }
 
-/* One register operand of tcgen05.ld/st: a buffer element is the 32-bit
- * register that starts there (a float16 element and the next, or four
- * 8-bit ones); tcgen05.st also takes a 32-bit value. */
-static void tcgen05_register(Sema *S, Expr *x, bool ld)
+/* One register operand of tcgen05.ld/st, ldmatrix or stmatrix (what the
+ * instruction, family its register's name: "tcgen05", ...): a
+ * buffer element is the 32-bit register that starts there (a float16
+ * element and the next, or four 8-bit ones); a store also takes a 32-bit
+ * value. */
+static void word_register(Sema *S, Expr *x, bool ld, const char *what, const char *family)
 {
 	Value *v = x->kind == E_INDEX ? eval(S, x->a) : NULL;
 	if (IS_ERR(v))
@@ -540,7 +542,8 @@ static void tcgen05_register(Sema *S, Expr *x, bool ld)
 		const char *why = NULL;
 		Expr *off = bytes < 4 ? buffer_offset_expr(b, x->args, &why) : NULL;
 		if (bytes > 4)
-			error_at(S->d, x->pos, "a tcgen05 register holds 32 bits; '%s' is %s", b->name, dtypes[b->dtype].name);
+			error_at(S->d, x->pos, "%s %s register holds 32 bits; '%s' is %s", family[0] == 'l' ? "an" : "a", family, b->name,
+			         dtypes[b->dtype].name);
 		else if (off && !expr_divisible(off, 4 / bytes))
 			error_at(S->d, x->pos, "a register operand of %s starts a 32-bit word: its storage offset must be a "
 			         "multiple of %d", dtypes[b->dtype].name, 4 / bytes);
@@ -548,9 +551,38 @@ static void tcgen05_register(Sema *S, Expr *x, bool ld)
 	}
 	int dt = x->dtype == DT_WEAK_INT ? DT_INT32 : x->dtype == DT_WEAK_FLOAT ? DT_FLOAT32 : x->dtype;
 	if (ld)
-		error_at(S->d, x->pos, "tcgen05.ld writes its registers: this operand must be a buffer element");
+		error_at(S->d, x->pos, "%s writes its registers: this operand must be a buffer element", what);
 	else if (dt != DT_FLOAT32 && dt != DT_INT32 && dt != DT_UINT32 && dt != DT_ERROR)
-		error_at(S->d, x->pos, "a tcgen05 register holds 32 bits, not %s", dtype_str(dt));
+		error_at(S->d, x->pos, "%s %s register holds 32 bits, not %s", family[0] == 'l' ? "an" : "a", family, dtype_str(dt));
+}
+
+/* ldmatrix/stmatrix(num, trans, address, registers...): .x1, .x2 or .x4,
+ * num registers; the address is in shared memory (check_access proves
+ * its 16 bytes inside and aligned). */
+static void ldst_matrix(Sema *S, Expr *e, Args *a, bool ld)
+{
+	int64_t num = a->pos[0]->i;
+	const char *what = ld ? "ldmatrix" : "stmatrix";
+	if (num != 1 && num != 2 && num != 4) {
+		error_at(S->d, e->args[0]->pos, "%s loads 1, 2 or 4 matrices (.x1, .x2, .x4), not %lld", what, (long long)num);
+		return;
+	}
+	if (e->nargs - 3 != num) {
+		error_at(S->d, e->pos, "%s .x%lld takes %lld register%s, not %d", what, (long long)num, (long long)num,
+		         num == 1 ? "" : "s", e->nargs - 3);
+		return;
+	}
+	Expr *off = NULL;
+	const char *why = NULL;
+	Buffer *b = address(S, e->args[2], &off, &why, 0);
+	if (b && !(scopes[b->scope].flags & SCF_SHARED))
+		error_at(S->d, e->args[2]->pos, "%s() %s rows of shared memory; '%s' is in %s memory", fn_name(e),
+		         ld ? "reads" : "writes", b->name, scopes[b->scope].name);
+	else if (b && off && !expr_divisible(off, 16 / dtype_bytes(b->dtype) ? 16 / dtype_bytes(b->dtype) : 1))
+		error_at(S->d, e->args[2]->pos, "%s() takes a row of 16 aligned bytes; element '%s' of '%s' is not provably "
+		         "a multiple of 16 bytes", fn_name(e), expr_str(off), b->name);
+	for (int i = 3; i < e->nargs; i++)
+		word_register(S, e->args[i], ld, what, what);
 }
 
 /* tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...): a shape
@@ -576,7 +608,7 @@ static void tcgen05_ldst(Sema *S, Expr *e, Args *a, bool ld)
 		return;
 	}
 	for (int i = 6; i < e->nargs; i++)
-		tcgen05_register(S, e->args[i], ld);
+		word_register(S, e->args[i], ld, ld ? "tcgen05.ld" : "tcgen05.st", "tcgen05");
 }
 
 static bool int_dtype(int dt, int bits);
@@ -1281,6 +1313,9 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 		return;
 	case IN_TC_LD: case IN_TC_ST:
 		tcgen05_ldst(S, e, a, id == IN_TC_LD);
+		return;
+	case IN_LDMATRIX: case IN_STMATRIX:
+		ldst_matrix(S, e, a, id == IN_LDMATRIX);
 		return;
 	case IN_TC_CP:
 		tcgen05_cp(S, e, a);

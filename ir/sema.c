@@ -855,6 +855,8 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 		}
 		if ((id == IN_ST_SHARED_V4 || id == IN_LD_SHARED_V4) && prove_accesses)
 			check_access(S, e, id == IN_ST_SHARED_V4 ? 0 : 4, 16, NULL, NULL);
+		if ((id == IN_LDMATRIX || id == IN_STMATRIX) && prove_accesses && e->nargs > 2)
+			check_access(S, e, 2, 16, NULL, NULL);
 		check_operands(S, e, id, &a);
 	}
 }

@@ -1101,6 +1101,32 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		}
 		return;
 	}
+	case IN_LDMATRIX: case IN_STMATRIX: {
+		int64_t num;
+		Expr *tr = e->nargs > 1 ? e->args[1] : NULL;
+		int64_t trans = !tr ? -1 : tr->kind == E_TRUE ? 1 : tr->kind == E_FALSE ? 0 : cfold(C, tr, &trans) ? trans != 0 : -1;
+		if (e->nargs < 3 || !cfold(C, e->args[0], &num) || (num != 1 && num != 2 && num != 4) || trans < 0 ||
+		    e->nargs != 3 + num) {
+			set_fail(c, "cannot find the operands of this ldmatrix / stmatrix");
+			return;
+		}
+		c->kind = C_MATRIX;
+		c->op = k.id;
+		c->tc_num = (int)num;
+		c->trans = trans;
+		c->a = caddr(C, e->args[2]);
+		c->nregs = (int)num;
+		c->idx = xalloc(sizeof(CExpr *) * (size_t)num);
+		for (int i = 0; i < num; i++) {
+			Expr *r = e->args[3 + i];
+			c->idx[i] = r->kind == E_INDEX && buffer_named(C, r->a) ? caddr(C, r) : cx(C, r);
+			if (k.id == IN_LDMATRIX && c->idx[i]->kind != X_ADDR) {
+				set_fail(c, "an ldmatrix register must be a buffer element");
+				return;
+			}
+		}
+		return;
+	}
 	case IN_TC_LD: case IN_TC_ST: {
 		/* a the address, b the row, n the column; idx the registers */
 		const char *shape = e->nargs >= 6 ? str_const(C, e->args[3]) : NULL;

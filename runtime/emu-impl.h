@@ -111,6 +111,8 @@ enum {
 	C_MBAR,       /* op: IN_MBAR_*; a: the mbarrier, n: count, bytes or parity, b: try_wait_parity's result */
 	C_NAMED_BAR,  /* barrier.sync: a the barrier, n the thread count (NULL: all) */
 	C_VEC_SHARED, /* op: IN_ST_SHARED_V4 / IN_LD_SHARED_V4; a the address, idx the 4 values or element addresses */
+	C_MATRIX,     /* op: IN_LDMATRIX / IN_STMATRIX, warp-collective; a the lane's row address, tc_num the
+	               * matrices, trans, idx the tc_num registers: element addresses (values for st) */
 	C_TMA,        /* op: IN_TMA_LOAD/STORE/REDUCE/PREFETCH; tmap the map, a the shared address, b the mbarrier
 	               * (a load), idx the tmap->rank coordinates and an im2col load's tmap_info_count()
 	               * operands, red the reduction */
@@ -176,6 +178,7 @@ typedef struct CStmt {
 	Region src2;       /* C_GEMM: B */
 	Region *sf;        /* C_GEMM: NULL, or SFA and SFB (block-scaled; opt[0], opt[1] their allocated addresses) */
 	bool trans_a, trans_b; /* C_GEMM: transA=, transB= */
+	bool trans;        /* C_MATRIX: .trans */
 	bool tc_half;      /* C_COPY_ASYNC (tensor memory): rows [0:64] of datapath D against a 64-row .16x*b
 	                    * fragment, by TVM's convention the low half-slab (tcgen05_half_slab) */
 } CStmt;
@@ -596,6 +599,7 @@ bool emu_tmap(Emu *E, const CStmt *s, const int *act, int nact);
 bool emu_tma_perform(Emu *E, const TmaOp *o);
 /* barrier.sync (C_NAMED_BAR) for the threads that reach it together. */
 bool emu_named_barrier(Emu *E, const CStmt *s, const int *act, int nact);
+bool emu_matrix(Emu *E, const CStmt *s, const int *act, int nact);
 /* st.shared.v4.f32 / ld.shared.v4.f32 (C_VEC_SHARED) for thread t. */
 bool emu_vec_shared(Emu *E, const CStmt *s, int t);
 

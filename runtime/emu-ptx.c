@@ -297,3 +297,76 @@ bool emu_vec_shared(Emu *E, const CStmt *s, int t)
 	}
 	return true;
 }
+
+/* ldmatrix / stmatrix .m8n8 .b16, warp by warp of act, each warp whole
+ * (the instructions are .sync.aligned). Row r of matrix q is the 16 bytes
+ * at the address lane 8q + r gives (the other lanes' addresses are not
+ * read); register q of lane l holds the two 16-bit elements (row l / 4,
+ * column 2 (l % 4) + h) of matrix q, or with .trans (row 2 (l % 4) + h,
+ * column l / 4), h = 0 in the low half. A row is read (written) by the
+ * lane that gave its address, for the race checker. */
+bool emu_matrix(Emu *E, const CStmt *s, const int *act, int nact)
+{
+	const char *op = name(s->op);
+	bool ld = s->op == IN_LDMATRIX;
+	int first, have, need;
+	int w = emu_partial_warp(E, act, nact, &first, &have, &need);
+	if (w >= 0)
+		return emu_fail(E, s->pos, first, "%s is warp-collective (.sync.aligned): all %d threads of warp %d run it "
+		                "together, but only %d do", op, need, w, have);
+	for (int i = 0; i < nact; i += ES_WARP_SIZE) {
+		const int *lane = act + i;
+		if (nact - i < ES_WARP_SIZE)
+			return emu_fail(E, s->pos, lane[0], "%s needs a warp of 32 threads; warp %d of this CTA has %d", op,
+			                lane[0] / ES_WARP_SIZE, nact - i);
+		uint8_t *row[32];
+		uint32_t val[32][4] = { { 0 } };
+		for (int l = 0; l < 8 * s->tc_num; l++) {
+			int t = lane[l];
+			EVal a;
+			if (!emu_eval(E, s->a, t, &a) || !emu_check_ptr(E, s->a->at, t, a, 16, 16, op, "row address"))
+				return false;
+			if (a.mem->space != SP_SHARED)
+				return emu_fail(E, s->a->at, t, "%s: the row address, byte %lld of %s, is not in shared memory", op,
+				                (long long)a.i, emu_mem_str(a.mem));
+			row[l] = a.mem->data + a.i;
+			if (!emu_pend_check(E, row[l], 16, !ld, s->pos, t))
+				return false;
+		}
+		for (int l = 0; !ld && l < ES_WARP_SIZE; l++)
+			for (int q = 0; q < s->tc_num; q++) {
+				EVal v;
+				const CExpr *x = s->idx[q];
+				if (!emu_eval(E, x, lane[l], &v))
+					return false;
+				if (x->kind == X_ADDR) {
+					if (!emu_check_ptr(E, x->at, lane[l], v, 4, 4, op, "register") ||
+					    !emu_pend_check(E, v.mem->data + v.i, 4, false, s->pos, lane[l]))
+						return false;
+					val[l][q] = (uint32_t)emu_load(v.mem->data + v.i, DT_UINT32).i;
+				} else {
+					val[l][q] = (uint32_t)emu_conv(v, x->dtype, dt_float(x->dtype) ? DT_FLOAT32 : DT_UINT32).i;
+				}
+			}
+		for (int l = 0; l < ES_WARP_SIZE; l++)
+			for (int q = 0; q < s->tc_num; q++)
+				for (int h = 0; h < 2; h++) {
+					int r = s->trans ? 2 * (l % 4) + h : l / 4, c = s->trans ? l / 4 : 2 * (l % 4) + h;
+					uint8_t *p = row[8 * q + r] + 2 * c;
+					if (ld)
+						val[l][q] |= (uint32_t)emu_load(p, DT_UINT16).i << (16 * h);
+					else
+						emu_store(p, DT_UINT16, (EVal){ (int64_t)((val[l][q] >> (16 * h)) & 0xFFFF), NULL });
+				}
+		for (int l = 0; ld && l < ES_WARP_SIZE; l++)
+			for (int q = 0; q < s->tc_num; q++) {
+				EVal d;
+				if (!emu_eval(E, s->idx[q], lane[l], &d) ||
+				    !emu_check_ptr(E, s->idx[q]->at, lane[l], d, 4, 4, op, "register") ||
+				    !emu_pend_check(E, d.mem->data + d.i, 4, true, s->pos, lane[l]))
+					return false;
+				emu_store(d.mem->data + d.i, DT_UINT32, (EVal){ (int64_t)val[l][q], NULL });
+			}
+	}
+	return true;
+}

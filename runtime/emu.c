@@ -699,6 +699,8 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 		return true;
 	case C_NAMED_BAR:
 		return emu_named_barrier(E, s, act, nact);
+	case C_MATRIX:
+		return emu_matrix(E, s, act, nact);
 	case C_TMAP:
 		return emu_tmap(E, s, act, nact);
 	case C_TCGEN05:

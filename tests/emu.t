@@ -899,4 +899,39 @@ for k in persistent per_thread counted count_down; do
   check "while_loops $k: lowered, the same result" cmp -s "$TMP/wl_src" "$TMP/out"
 done
 
+# ---- T.ptx.ldmatrix / stmatrix: the PTX ISA's m8n8 .b16 fragments (tests/tvm/ldstmatrix_builtins.tx) ----
+# A's element (r, c) holds the 16 bits r * 64 + c + 1; every expected value
+# is computed here from the ISA's layout: register q of lane l holds (row
+# l / 4, columns 2 (l % 4) + h) of matrix q, .trans (rows 2 (l % 4) + h,
+# column l / 4), h the half (low first).
+LSM=$TOP/tests/tvm/ldstmatrix_builtins.tx
+pl 'npy_put($ARGV[0], "<f2", [32, 64], pack("v*", map { $_ + 1 } 0..2047))' "$TMP/lsm_a.npy"
+run --in A="$TMP/lsm_a.npy" --out B="$TMP/lsm_b.npy" --out C="$TMP/lsm_c.npy" --out D="$TMP/lsm_d.npy" \
+  --out E="$TMP/lsm_e.npy" --out F="$TMP/lsm_f.npy" "$LSM"
+check "ldstmatrix_builtins: runs" ran
+lsm() { pl 'sub A { my ($r, $c) = @_; $r * 64 + $c + 1 }
+  sub get { my (undef, $d) = npy_get($_[0]); [unpack("v*", $d)] }
+  my ($which, $f) = @ARGV; my $v = get($f);
+  for my $t (0..63) { my ($w, $l) = (int($t / 32), $t % 32);
+    if ($which eq "B") { for my $q (0..3) { for my $h (0..1) {
+      exit 1 if $v->[$t * 8 + 2 * $q + $h] != A(16 * $w + ($q % 2) * 8 + int($l / 4), int($q / 2) * 8 + 2 * ($l % 4) + $h) } } }
+    if ($which eq "C") { for my $q (0..3) { for my $h (0..1) {
+      exit 1 if $v->[$t * 8 + 2 * $q + $h] != A(16 * $w + ($q % 2) * 8 + 2 * ($l % 4) + $h, 16 + int($q / 2) * 8 + int($l / 4)) } } }
+    if ($which eq "D") { for my $h (0..1) {
+      for my $q (0..1) { exit 1 if $v->[$t * 6 + 2 * $q + $h] != A(16 * $w + $q * 8 + int($l / 4), 32 + 2 * ($l % 4) + $h) }
+      exit 1 if $v->[$t * 6 + 4 + $h] != A(16 * $w + 2 * ($l % 4) + $h, 48 + int($l / 4)) } } }
+  if ($which eq "E" || $which eq "F") {
+    my @want = map { $_ + 1 } 0..2047;
+    for my $t (0..63) { my ($w, $l) = (int($t / 32), $t % 32);
+      for my $q (0..($which eq "E" ? 3 : 1)) { for my $h (0..1) { my $x = A($l, $w * 8 + 2 * $q + $h);
+        if ($which eq "E") { $want[(16 * $w + ($q % 2) * 8 + int($l / 4)) * 64 + int($q / 2) * 8 + 2 * ($l % 4) + $h] = $x }
+        else { $want[(16 * $w + $q * 8 + 2 * ($l % 4) + $h) * 64 + 40 + int($l / 4)] = $x } } } }
+    for my $i (0..2047) { exit 1 if $v->[$i] != $want[$i] } }
+  exit 0' "$1" "$2"; }
+check "ldmatrix .x4: register q of lane l holds row l / 4, columns 2 (l % 4) + h of matrix q" lsm B "$TMP/lsm_b.npy"
+check "ldmatrix .x4 .trans: rows 2 (l % 4) + h of column l / 4" lsm C "$TMP/lsm_c.npy"
+check "ldmatrix .x2 and .x1 .trans: the rows of lanes 0 .. 15 and 0 .. 7" lsm D "$TMP/lsm_d.npy"
+check "stmatrix .x4: the registers land at the rows lanes 0 .. 31 give, the rest of the tile as it was" lsm E "$TMP/lsm_e.npy"
+check "stmatrix .x2 .trans: the same, transposed" lsm F "$TMP/lsm_f.npy"
+
 done_testing
