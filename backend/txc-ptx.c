@@ -3225,6 +3225,36 @@ static const char *tc_reg_in(Gen *g, const Expr *e)
 	return in_reg(g, cast(g, e, DT_UINT32)).s;
 }
 
+/* The n 32-bit register operands of e from operand first on, as a PTX
+ * list: fresh registers for a load (word_stores writes them to the
+ * elements after it), the operands' values for a store; NULL after an
+ * error. */
+static const char *word_list(Gen *g, const Expr *e, int first, int n, bool ld, const char **regs)
+{
+	Buf list = {0};
+	for (int i = 0; i < n && !g->d->errors; i++) {
+		regs[i] = ld ? newreg(g, R_R) : tc_reg_in(g, e->args[first + i]);
+		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
+	}
+	return g->d->errors ? NULL : list.s;
+}
+
+/* After a load into word_list's registers: each to its buffer element. */
+static void word_stores(Gen *g, const Expr *e, int first, int n, const char **regs, const char *what)
+{
+	for (int i = 0; i < n && !g->d->errors; i++) {
+		Buffer *b = NULL;
+		const Expr *x = e->args[first + i];
+		if (x->kind != E_INDEX || !buffer_of(g, x->a)) {
+			fail(g, x, xprintf("%s writes buffer elements", what));
+			return;
+		}
+		Val ea = element_addr(g, x, &b);
+		if (!g->d->errors)
+			ins(g, "st.%s.b32 [%s], %s; // element", space_name(ea.sp), ea.s, regs[i]);
+	}
+}
+
 /* T.ptx.tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...):
  * the warp's lane quarter added to the row, as txc-cuda's helper does. */
 static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
@@ -3245,29 +3275,16 @@ static void tcgen05_ldst(Gen *g, const Expr *e, bool ld)
 	ins(g, "shl.b32 %s, %s, 16;", t, t);
 	ins(g, "add.s32 %s, %s, %s;", a, taddr.s, t);
 	ins(g, "add.s32 %s, %s, %s;", a, a, col.s);
-	Buf list = {0};
 	const char **regs = xalloc(sizeof(char *) * (size_t)nregs);
-	for (int i = 0; i < nregs && !g->d->errors; i++) {
-		regs[i] = ld ? newreg(g, R_R) : tc_reg_in(g, e->args[6 + i]);
-		bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
-	}
-	if (g->d->errors)
+	const char *list = word_list(g, e, 6, (int)nregs, ld, regs);
+	if (!list)
 		return;
 	if (ld)
-		ins(g, "tcgen05.ld.sync.aligned.%s.x%lld%s.b32 {%s}, [%s];", shape, (long long)num, q, list.s, a);
+		ins(g, "tcgen05.ld.sync.aligned.%s.x%lld%s.b32 {%s}, [%s];", shape, (long long)num, q, list, a);
 	else
-		ins(g, "tcgen05.st.sync.aligned.%s.x%lld%s.b32 [%s], {%s};", shape, (long long)num, q, a, list.s);
-	for (int i = 0; ld && i < nregs && !g->d->errors; i++) {
-		Buffer *b = NULL;
-		const Expr *x = e->args[6 + i];
-		if (x->kind != E_INDEX || !buffer_of(g, x->a)) {
-			fail(g, x, "tcgen05.ld writes buffer elements");
-			return;
-		}
-		Val ea = element_addr(g, x, &b);
-		if (!g->d->errors)
-			ins(g, "st.%s.b32 [%s], %s; // element", space_name(ea.sp), ea.s, regs[i]);
-	}
+		ins(g, "tcgen05.st.sync.aligned.%s.x%lld%s.b32 [%s], {%s};", shape, (long long)num, q, a, list);
+	if (ld)
+		word_stores(g, e, 6, (int)nregs, regs, "tcgen05.ld");
 }
 
 /* tcgen05.cp: the address is taddr + (row << 16) + col (one thread issues it). */
@@ -3574,31 +3591,18 @@ static void call_stmt(Gen *g, const Expr *e)
 		bool ld = id == IN_LDMATRIX;
 		int64_t num = arg_int(g, e, 0, 1), trans = arg_int(g, e, 1, 0);
 		Val a = shared_addr(g, e->args[2]);
-		Buf list = { 0 };
 		const char *regs[4];
-		for (int64_t i = 0; i < num && !g->d->errors; i++) {
-			regs[i] = ld ? newreg(g, R_R) : tc_reg_in(g, e->args[3 + i]);
-			bprintf(&list, "%s%s", i ? ", " : "", regs[i]);
-		}
-		if (g->d->errors)
+		const char *list = g->d->errors || num < 1 || num > 4 ? NULL : word_list(g, e, 3, (int)num, ld, regs);
+		if (!list)
 			return;
 		if (ld)
 			ins(g, "ldmatrix.sync.aligned.m8n8.x%lld%s.shared.b16 {%s}, [%s];", (long long)num, trans ? ".trans" : "",
-			    list.s, a.s);
+			    list, a.s);
 		else
 			ins(g, "stmatrix.sync.aligned.m8n8.x%lld%s.shared.b16 [%s], {%s};", (long long)num, trans ? ".trans" : "",
-			    a.s, list.s);
-		for (int64_t i = 0; ld && i < num && !g->d->errors; i++) {
-			const Expr *x = e->args[3 + i];
-			Buffer *b = NULL;
-			if (x->kind != E_INDEX || !buffer_of(g, x->a)) {
-				fail(g, x, "ldmatrix writes buffer elements");
-				return;
-			}
-			Val ea = element_addr(g, x, &b);
-			if (!g->d->errors)
-				ins(g, "st.%s.b32 [%s], %s; // element", space_name(ea.sp), ea.s, regs[i]);
-		}
+			    a.s, list);
+		if (ld)
+			word_stores(g, e, 3, (int)num, regs, "ldmatrix");
 		return;
 	}
 	case IN_LD_SHARED_V4: {

@@ -877,6 +877,24 @@ static bool idesc_fields(Comp *C, CStmt *c, Expr *e, int64_t v[6])
 	return true;
 }
 
+/* The n register operands of e from operand first on, into c->idx: a
+ * buffer element names its 32-bit word (an address); a store also takes
+ * a value. load: "a tcgen05.ld" ..., the instruction that writes them
+ * (each must be an element), or NULL for a store. */
+static void cregisters(Comp *C, CStmt *c, Expr *e, int first, int n, const char *load)
+{
+	c->nregs = n;
+	c->idx = xalloc(sizeof(CExpr *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		Expr *r = e->args[first + i];
+		c->idx[i] = r->kind == E_INDEX && buffer_named(C, r->a) ? caddr(C, r) : cx(C, r);
+		if (load && c->idx[i]->kind != X_ADDR) {
+			set_fail(c, xprintf("%s register must be a buffer element", load));
+			return;
+		}
+	}
+}
+
 static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 {
 	if (e->kind != E_CALL)
@@ -1115,16 +1133,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		c->tc_num = (int)num;
 		c->trans = trans;
 		c->a = caddr(C, e->args[2]);
-		c->nregs = (int)num;
-		c->idx = xalloc(sizeof(CExpr *) * (size_t)num);
-		for (int i = 0; i < num; i++) {
-			Expr *r = e->args[3 + i];
-			c->idx[i] = r->kind == E_INDEX && buffer_named(C, r->a) ? caddr(C, r) : cx(C, r);
-			if (k.id == IN_LDMATRIX && c->idx[i]->kind != X_ADDR) {
-				set_fail(c, "an ldmatrix register must be a buffer element");
-				return;
-			}
-		}
+		cregisters(C, c, e, 3, (int)num, k.id == IN_LDMATRIX ? "an ldmatrix" : NULL);
 		return;
 	}
 	case IN_TC_LD: case IN_TC_ST: {
@@ -1150,17 +1159,7 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		c->a = cx(C, e->args[0]);
 		c->b = cx(C, e->args[1]);
 		c->n = cx(C, e->args[2]);
-		c->nregs = (int)(num * sh->regs);
-		c->idx = xalloc(sizeof(CExpr *) * (size_t)c->nregs);
-		for (int i = 0; i < c->nregs; i++) {
-			Expr *r = e->args[6 + i];
-			/* a buffer element names its 32-bit word; st also takes a value */
-			c->idx[i] = r->kind == E_INDEX && buffer_named(C, r->a) ? caddr(C, r) : cx(C, r);
-			if (k.id == IN_TC_LD && c->idx[i]->kind != X_ADDR) {
-				set_fail(c, "a tcgen05.ld register must be a buffer element");
-				return;
-			}
-		}
+		cregisters(C, c, e, 6, (int)(num * sh->regs), k.id == IN_TC_LD ? "a tcgen05.ld" : NULL);
 		return;
 	}
 	case IN_TC_CP: {
