@@ -1242,7 +1242,8 @@ static int thread_dims(Sema *S, Stmt ***v, int *n, int i)
 {
 	Stmt *s = (*v)[i];
 	if (s->kind != S_ASSIGN || s->ann || s->value->kind != E_CALL || s->value->nargs != 1 || s->value->nkws ||
-	    (s->value->args[0]->kind != E_LIST && s->value->args[0]->kind != E_TUPLE))
+	    (s->value->args[0]->kind != E_LIST && s->value->args[0]->kind != E_TUPLE) || s->value->a->kind != E_ATTR ||
+	    strcmp(s->value->a->str, "thread_id") != 0)
 		return 0;
 	/* the names: targets, or one tuple of them */
 	Expr **tv = s->targets, *l = s->value->args[0];
@@ -1300,6 +1301,39 @@ static int thread_dims(Sema *S, Stmt ***v, int *n, int i)
 	return 1;
 }
 
+/* The txc launch id a TVM thread tag binds ("blockIdx.x": "T.cta_id"),
+ * or NULL after an error at at (.y and .z: declare the dimensions at
+ * once). */
+static const char *binding_path(Sema *S, const char *tag, Pos at, const char *what);
+
+/* TVM's `bx = T.launch_thread("blockIdx.x", n)`: rewritten in place into
+ * `bx = T.cta_id([n])` (the thread tags of T.thread_binding). 1 done, 0
+ * not one, -1 error. */
+static int launch_thread(Sema *S, Stmt *s)
+{
+	if (s->kind != S_ASSIGN || s->ann || s->ntargets != 1 || s->targets[0]->kind != E_NAME ||
+	    s->value->kind != E_CALL || s->value->a->kind != E_ATTR || strcmp(s->value->a->str, "launch_thread") != 0)
+		return 0;
+	Value *fn = eval(S, s->value->a);
+	if (IS_ERR(fn))
+		return -1;
+	if (!fn || fn->kind != V_FUNC || fn->intrin != IN_LAUNCH_THREAD)
+		return 0;
+	Args a;
+	const char *path = NULL;
+	if (!check_args(S, s->value, IN_LAUNCH_THREAD, &a) ||
+	    !(path = binding_path(S, a.pos[0]->s, s->value->args[0]->pos, "T.launch_thread"))) {
+		define(S, s->targets[0]->str, &verr, s->targets[0]->pos); /* silence the errors that would follow */
+		return -1;
+	}
+	Expr *l = new_expr(E_LIST, s->value->args[1]->pos), *ext = s->value->args[1];
+	expr_set_args(l, &ext, 1);
+	Expr *call = ex_call(path, 1, &l);
+	call->pos = call->a->pos = s->value->pos;
+	s->value = call;
+	return 1;
+}
+
 /* TVM's launch loops: `for bx in T.thread_binding(n, thread="blockIdx.x"):`
  * (also (0, n, "blockIdx.x") and (n, "blockIdx.x")) runs its body once per
  * CTA, which is what txc's launch declaration says. Rewritten in place into
@@ -1310,6 +1344,21 @@ static const struct { const char *thread, *path; } bindings[] = {
 	{"threadIdx.x", "T.thread_id"},
 	{"clusterCtaIdx.x", "T.cta_id_in_cluster"},
 };
+
+static const char *binding_path(Sema *S, const char *tag, Pos at, const char *what)
+{
+	for (size_t k = 0; k < sizeof bindings / sizeof bindings[0]; k++)
+		if (!strcmp(bindings[k].thread, tag))
+			return bindings[k].path;
+	size_t len = strlen(tag);
+	bool yz = len > 2 && tag[len - 2] == '.' && (tag[len - 1] == 'y' || tag[len - 1] == 'z');
+	if (yz)
+		error_at(S->d, at, "not supported yet: %s on \"%s\": txc binds the x dimension; declare several "
+		         "dimensions at once, as in bx, by = T.cta_id([nx, ny])", what, tag);
+	else
+		error_at(S->d, at, "%s binds \"blockIdx.x\", \"threadIdx.x\" or \"clusterCtaIdx.x\", not \"%s\"", what, tag);
+	return NULL;
+}
 
 static int thread_binding(Sema *S, Stmt ***v, int *n, int i)
 {
@@ -1359,21 +1408,9 @@ static int thread_binding(Sema *S, Stmt ***v, int *n, int i)
 		error_at(S->d, name->pos, "the thread T.thread_binding binds is a string such as \"blockIdx.x\"");
 		return -1;
 	}
-	const char *path = NULL;
-	for (size_t k = 0; k < sizeof bindings / sizeof bindings[0]; k++)
-		if (!strcmp(bindings[k].thread, nv->s))
-			path = bindings[k].path;
-	if (!path) {
-		size_t len = strlen(nv->s);
-		bool yz = len > 2 && nv->s[len - 2] == '.' && (nv->s[len - 1] == 'y' || nv->s[len - 1] == 'z');
-		if (yz)
-			error_at(S->d, name->pos, "not supported yet: T.thread_binding on \"%s\": txc's launch loops bind "
-			         "the x dimension; declare several dimensions at once, as in bx, by = T.cta_id([nx, ny])", nv->s);
-		else
-			error_at(S->d, name->pos, "T.thread_binding binds \"blockIdx.x\", \"threadIdx.x\" or \"clusterCtaIdx.x\", not \"%s\"",
-			         nv->s);
+	const char *path = binding_path(S, nv->s, name->pos, "T.thread_binding");
+	if (!path)
 		return -1;
-	}
 	int64_t start = 0, ext;
 	if (lo && !eval_int(S, lo, "the start of a launch loop", &start))
 		return -1;
@@ -2120,6 +2157,8 @@ static void stmts(Sema *S, Stmt ***v, int *n)
 		if (S->func && thread_binding(S, v, n, i) < 0)
 			continue;
 		if (S->func && !desugared && thread_dims(S, v, n, i) < 0)
+			continue;
+		if (S->func && !desugared && launch_thread(S, (*v)[i]) < 0)
 			continue;
 		int inl = S->func && !desugared ? inline_call(S, v, n, i) : 0;
 		if (inl < 0)
