@@ -27,29 +27,46 @@ static inline bool leaf_range(const Expr *e, int64_t *lo, int64_t *hi)
 	return false;
 }
 
-/* T.cast(x, "int32") or T.cast(x, "int64"): the value itself where x's
- * range fits the dtype (txc-lower narrows a region's start of a 64-bit
- * loop variable so) */
-static bool int_cast(const Expr *e)
+/* The integer dtype of T.cast(x, "int32") (any integer dtype but
+ * uint64) or of its constructor T.int32(x), T.uint32(x), ...: the value
+ * itself where x's range fits the dtype (txc-lower narrows a region's
+ * start of a 64-bit loop variable so; a uint32 loop's bound is
+ * T.uint32(n)); DT_NONE for another expression. */
+static int int_cast_dtype(const Expr *e)
 {
 	if (e->kind != E_CALL)
-		return false;
-	if (e->intrin == IN_CAST)
-		return e->nargs == 2 && e->args[1]->kind == E_STR &&
-		       (!strcmp(e->args[1]->str, "int32") || !strcmp(e->args[1]->str, "int64"));
-	int dt; /* T.int32(x), T.int64(x): the dtype's constructor, the same */
-	call_builtin(e, NULL, &dt);
-	return e->nargs == 1 && !e->nkws && (dt == DT_INT32 || dt == DT_INT64);
+		return DT_NONE;
+	int dt = DT_NONE;
+	if (e->intrin == IN_CAST) {
+		if (e->nargs != 2 || e->args[1]->kind != E_STR)
+			return DT_NONE;
+		for (int d = 1; d < DT_COUNT && dt == DT_NONE; d++)
+			if (!strcmp(dtypes[d].name, e->args[1]->str))
+				dt = d;
+	} else { /* the dtype's constructor */
+		call_builtin(e, NULL, &dt);
+		if (e->nargs != 1 || e->nkws)
+			return DT_NONE;
+	}
+	if (dt <= DT_NONE || dt >= DT_COUNT || (dtypes[dt].kind != DK_INT && dtypes[dt].kind != DK_UINT) ||
+	    (dtypes[dt].kind == DK_UINT && dtypes[dt].bits == 64))
+		return DT_NONE;
+	return dt;
 }
 
-/* The largest value of int_cast e's dtype. */
-static int64_t cast_top(const Expr *e)
+static bool int_cast(const Expr *e) { return int_cast_dtype(e) != DT_NONE; }
+
+/* The smallest and the largest value of int_cast e's dtype. */
+static void cast_bounds(const Expr *e, int64_t *lo, int64_t *hi)
 {
-	if (e->intrin == IN_CAST)
-		return !strcmp(e->args[1]->str, "int32") ? INT32_MAX : INT64_MAX;
-	int dt;
-	call_builtin(e, NULL, &dt);
-	return dt == DT_INT32 ? INT32_MAX : INT64_MAX;
+	int dt = int_cast_dtype(e), bits = dtypes[dt].bits;
+	if (dtypes[dt].kind == DK_UINT) {
+		*lo = 0;
+		*hi = (int64_t)((UINT64_C(1) << bits) - 1);
+	} else {
+		*hi = bits == 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+		*lo = -*hi - 1;
+	}
 }
 
 /* Inclusive bounds of an integer expression from the ranges of launch ids
@@ -196,8 +213,9 @@ static inline bool range_step(const Expr *e, const Range *r, int64_t *lo, int64_
 		return range_bin(e, r, lo, hi);
 	case E_CALL: /* T.min, T.max; T.cast to int32 or int64 of a value it keeps */
 		if (int_cast(e)) {
-			int64_t top = cast_top(e);
-			if (!r[0].ok || a0 < -top - 1 || a1 > top)
+			int64_t bot, top;
+			cast_bounds(e, &bot, &top);
+			if (!r[0].ok || a0 < bot || a1 > top)
 				return false;
 			*lo = a0;
 			*hi = a1;

@@ -657,11 +657,23 @@ Value *region(Sema *S, Expr *e)
 			continue;
 		}
 		/* the lowering adds a start to int32 thread and loop offsets (an
-		 * int64 start read as the int32 it fits: txc-lower, narrow_expr) */
+		 * int64 start read as the int32 it fits: txc-lower, narrow_expr);
+		 * a start of another integer dtype (a T.serial(..., dtype="uint32")
+		 * variable) whose range fits in int32 is converted, T.cast(lo,
+		 * "int32"), as TVM's index arithmetic would */
+		if (lo->kind != E_INT && lo->dtype < DT_COUNT && lo->dtype != DT_INT32 && lo->dtype != DT_INT64 &&
+		    (dtypes[lo->dtype].kind == DK_INT || dtypes[lo->dtype].kind == DK_UINT) && expr_range(lo, &l0, &l1) &&
+		    l0 >= 0 && l1 <= INT32_MAX) {
+			Expr *args[] = { lo, ex_str("int32") };
+			Expr *c = ex_call("T.cast", 2, args);
+			c->pos = lo->pos;
+			if (scalar(S, c) == DT_INT32)
+				lo = c;
+		}
 		if (lo->kind != E_INT && lo->dtype != DT_INT32 && lo->dtype != DT_INT64 && lo->dtype != DT_WEAK_INT &&
 		    lo->dtype < DT_COUNT) {
-			fail(S, lo->pos, "not supported yet: a tile op's region starting at an index of dtype %s ('%s'); txc's tile "
-			     "ops index with int32", dtype_str(lo->dtype), expr_str(lo));
+			fail(S, lo->pos, "not supported yet: a tile op's region starting at an index of dtype %s ('%s') not "
+			     "provably in [0, 2^31); txc's tile ops index with int32", dtype_str(lo->dtype), expr_str(lo));
 			bad = true;
 			continue;
 		}
