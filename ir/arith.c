@@ -40,9 +40,7 @@ static int int_cast_dtype(const Expr *e)
 	if (e->intrin == IN_CAST) {
 		if (e->nargs != 2 || e->args[1]->kind != E_STR)
 			return DT_NONE;
-		for (int d = 1; d < DT_COUNT && dt == DT_NONE; d++)
-			if (!strcmp(dtypes[d].name, e->args[1]->str))
-				dt = d;
+		dt = dtype_lookup(e->args[1]->str);
 	} else { /* the dtype's constructor */
 		call_builtin(e, NULL, &dt);
 		if (e->nargs != 1 || e->nkws)

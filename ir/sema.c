@@ -1232,6 +1232,18 @@ static bool grid(Sema *S, Stmt *s)
 	return true;
 }
 
+/* Whether the callee of call is builtin id: 1, 0, or -1 after an error.
+ * The rewrites below ask it only of a call their syntax already points
+ * at (an attribute of that name): evaluating any callee early would
+ * report a method call's errors out of turn. */
+static int callee_is(Sema *S, const Expr *call, int id)
+{
+	Value *fn = eval(S, call->a);
+	if (IS_ERR(fn))
+		return -1;
+	return fn && fn->kind == V_FUNC && fn->intrin == id;
+}
+
 /* TVM's threads of a CTA in several dimensions, `tx, ty = T.thread_id([32,
  * 4])` (threadIdx.x and .y, x the fastest, as CUDA numbers the threads of
  * a block): rewritten in place into one dimension, `_tid0 =
@@ -1257,11 +1269,9 @@ static int thread_dims(Sema *S, Stmt ***v, int *n, int i)
 	for (int k = 0; k < nt; k++)
 		if (tv[k]->kind != E_NAME)
 			return 0;
-	Value *fn = eval(S, s->value->a);
-	if (IS_ERR(fn))
-		return -1;
-	if (!fn || fn->kind != V_FUNC || fn->intrin != IN_THREAD_ID)
-		return 0;
+	int is = callee_is(S, s->value, IN_THREAD_ID);
+	if (is <= 0)
+		return is;
 	int64_t e[3], total = 1;
 	for (int k = 0; k < nt; k++) {
 		bool ok = eval_int(S, l->args[k], "a thread extent", &e[k]);
@@ -1314,11 +1324,9 @@ static int launch_thread(Sema *S, Stmt *s)
 	if (s->kind != S_ASSIGN || s->ann || s->ntargets != 1 || s->targets[0]->kind != E_NAME ||
 	    s->value->kind != E_CALL || s->value->a->kind != E_ATTR || strcmp(s->value->a->str, "launch_thread") != 0)
 		return 0;
-	Value *fn = eval(S, s->value->a);
-	if (IS_ERR(fn))
-		return -1;
-	if (!fn || fn->kind != V_FUNC || fn->intrin != IN_LAUNCH_THREAD)
-		return 0;
+	int is = callee_is(S, s->value, IN_LAUNCH_THREAD);
+	if (is <= 0)
+		return is;
 	Args a;
 	const char *path = NULL;
 	if (!check_args(S, s->value, IN_LAUNCH_THREAD, &a) ||
@@ -1369,11 +1377,9 @@ static int thread_binding(Sema *S, Stmt ***v, int *n, int i)
 	if (!desugar(S, &s->value))
 		return -1;
 	Expr *it = s->value, *t = s->targets[0];
-	Value *fn = eval(S, it->a);
-	if (IS_ERR(fn))
-		return -1;
-	if (!fn || fn->kind != V_FUNC || fn->intrin != IN_THREAD_BINDING)
-		return 0;
+	int is = callee_is(S, it, IN_THREAD_BINDING);
+	if (is <= 0)
+		return is;
 	Args a;
 	if (!check_args(S, it, IN_THREAD_BINDING, &a))
 		return -1;
@@ -1867,6 +1873,16 @@ static int narrow_by(const Expr *c, bool neg, Narrow *nw, int n, int max)
 	return n;
 }
 
+/* The ranges narrow_by narrowed, as they were: the last narrowed first. */
+static void unnarrow(Narrow *nw, int nn)
+{
+	while (nn > 0) {
+		nn--;
+		nw[nn].v->lo = nw[nn].lo;
+		nw[nn].v->hi = nw[nn].hi;
+	}
+}
+
 static void stmt(Sema *S, Stmt *s)
 {
 	if (func_attr(S, s))
@@ -1940,11 +1956,7 @@ static void stmt(Sema *S, Stmt *s)
 		stmts(S, &s->body, &s->nbody);
 		for (int i = 0; i < nm; i++) /* what the body left */
 			mv[i].blo = mv[i].v->lo, mv[i].bhi = mv[i].v->hi;
-		while (nn > 0) { /* the ranges as they were, the last narrowed first */
-			nn--;
-			nw[nn].v->lo = nw[nn].lo;
-			nw[nn].v->hi = nw[nn].hi;
-		}
+		unnarrow(nw, nn);
 		for (int i = 0; i < nm; i++) /* the else-branch starts from the ranges before */
 			mv[i].v->lo = mv[i].lo, mv[i].v->hi = mv[i].hi;
 		if (guard)
@@ -1954,11 +1966,7 @@ static void stmt(Sema *S, Stmt *s)
 		/* the else-branch: where the condition fails */
 		nn = dt == DT_BOOL && s->norelse ? narrow_by(s->value, true, nw, 0, 8) : 0;
 		stmts(S, &s->orelse, &s->norelse);
-		while (nn > 0) {
-			nn--;
-			nw[nn].v->lo = nw[nn].lo;
-			nw[nn].v->hi = nw[nn].hi;
-		}
+		unnarrow(nw, nn);
 		S->nctrl--;
 		mut_join(mv, nm);
 		pop_env(S);
@@ -1976,11 +1984,7 @@ static void stmt(Sema *S, Stmt *s)
 		ctrl_push(S, s->value);
 		stmts(S, &s->body, &s->nbody);
 		S->nctrl--;
-		while (nn > 0) {
-			nn--;
-			nw[nn].v->lo = nw[nn].lo;
-			nw[nn].v->hi = nw[nn].hi;
-		}
+		unnarrow(nw, nn);
 		mut_loop_leave(S, L);
 		pop_env(S);
 		return;
