@@ -796,6 +796,21 @@ static Value *attr(Sema *S, Expr *e, const Sym *root)
 	}
 	if (a->kind == V_LAYOUT && strcmp(e->str, "apply") == 0)
 		return fail(S, e->pos, "a layout's apply() is read on one axis: L.apply(i)[\"m\"]");
+	if (a->kind == V_LAYOUT && a->layout->swizzled) {
+		/* a ComposeLayout's swizzle, as TVM names its parts (tests copy
+		 * them into a new ComposeLayout around another tile) */
+		const Layout *l = a->layout;
+		static const char *const parts[] = { "per_element", "swizzle_len", "atom_len" };
+		int64_t vals[] = { l->swz_m, l->swz_b, l->swz_s };
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(e->str, parts[i]))
+				return vint(vals[i]);
+		if (!strcmp(e->str, "swizzle_inner")) { /* txc's swizzles are all swizzle_inner=True */
+			v = vnew(V_BOOL);
+			v->i = 1;
+			return v;
+		}
+	}
 	return fail(S, e->pos, "%s has no attribute '%s'", value_kind_name(a), e->str);
 }
 

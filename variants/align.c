@@ -162,7 +162,7 @@ static Layout *slice_region(const Buffer *b, int nd, const int64_t *shape, Expr 
  * along them (12 registers per thread over a (24, 64) view), by fewer:
  * each dimension that the region takes whole merged into the one outside
  * it, which changes no element's place in the row-major order. */
-static Layout *region_layout(const Value *r, Expr **base, const char **why)
+Layout *region_layout(const Value *r, Expr **base, const char **why)
 {
 	const Buffer *b = r->buffer;
 	Layout *s = slice_region(b, b->ndim, b->shape, r->starts, r->extents, base, why);

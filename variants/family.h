@@ -74,6 +74,12 @@ bool plan_align(Plan *p, const Value *dst, const Value *src, bool sort, bool dst
  * each side's own, a function of the element's place in the row-major
  * order. False with why when the regions cannot be sliced. */
 bool plan_align_inner(Plan *p, const Value *dst, const Value *src, const char **why);
+/* The layout of region r sliced out of its buffer's (by the buffer's
+ * dimensions, or fewer where the layout does not split along them), its
+ * logical shape the region's: a symbolic start moved into *base (the
+ * storage offset it adds, before any swizzle), a constant one into the
+ * offsets. NULL with why when it cannot be sliced. */
+Layout *region_layout(const Value *r, Expr **base, const char **why);
 /* How many iters, from the innermost, the two layouts of a plan pair
  * (equal extents): all of them once aligned; for plan_align_inner's, the
  * inner part split in common. */
@@ -155,6 +161,11 @@ void lower_take(Lower *L, const char *s);
 void lower_begin(Lower *L, Stmt *fs);
 /* An error at the op: "cannot lower OP: why"; returns -1. */
 int lower_fail(Lower *L, OpSite *o, const char *why);
+/* The name by which the lowered code indexes the calling thread's
+ * registers of root by storage offset: root's own name when it is one
+ * plain dimension; else a fresh name, with *assign its binding
+ * `NAME = ROOT.local()` to place first (NULL when none is needed). */
+const char *lower_registers(Lower *L, OpSite *o, Buffer *root, Stmt **assign);
 /* for var in range(n): body */
 Stmt *lower_loop(const char *var, int64_t n, Stmt *body);
 /* The index of the thread within the op's scope. */

@@ -354,6 +354,24 @@ Expr *lower_address(const Layout *l, Expr *base, Expr *sum)
 	return ex_swizzle(l, ex_add(lower_start(l, base), sum));
 }
 
+const char *lower_registers(Lower *L, OpSite *o, Buffer *root, Stmt **assign)
+{
+	*assign = NULL;
+	if (root->ndim == 1 && !root->layout)
+		return root->name;
+	/* a laid-out register buffer: the thread's own storage, in order */
+	const char *regs = lower_fresh(L, xprintf("%s_regs", root->name));
+	lower_take(L, regs);
+	Expr *f = new_expr(E_ATTR, o->stmt->pos);
+	f->a = ex_name(root->name);
+	f->str = "local";
+	Stmt *a = new_stmt(S_ASSIGN, o->stmt->pos);
+	vpush(a->targets, a->ntargets, ex_name(regs));
+	a->value = new_call(o->stmt->pos, f);
+	*assign = a;
+	return regs;
+}
+
 /* s's one target t, in the array vpush would have made for it. */
 static void stmt_targets(Stmt *s, Expr *t)
 {

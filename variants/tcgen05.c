@@ -282,19 +282,9 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		return lower_fail(L, o, why);
 	Stmt **v = xalloc(sizeof(Stmt *) * (size_t)(x.slabs + 1));
 	int nv = 0;
-	const char *regs = x.root->name;
-	if (x.root->ndim != 1 || x.root->layout) {
-		/* a laid-out register buffer: the thread's own storage, in order */
-		regs = lower_fresh(L, xprintf("%s_regs", x.root->name));
-		lower_take(L, regs);
-		Expr *f = new_expr(E_ATTR, o->stmt->pos);
-		f->a = ex_name(x.root->name);
-		f->str = "local";
-		Stmt *a = new_stmt(S_ASSIGN, o->stmt->pos);
-		vpush(a->targets, a->ntargets, ex_name(regs));
-		a->value = new_call(o->stmt->pos, f);
-		v[nv++] = a;
-	}
+	const char *regs = lower_registers(L, o, x.root, &v[nv]);
+	if (v[nv])
+		nv++;
 	for (int64_t s = 0; s < x.slabs; s++) {
 		int n = 0;
 		Expr **args = xalloc(sizeof(Expr *) * (size_t)(6 + x.regs));
