@@ -290,12 +290,15 @@ parseargs(int argc, char *argv[])
 		archopt = strfmt("--arch=%s", arch);
 		stages[0].args[0] = targetopt;
 		stages[nstages - 1].args[0] = archopt;
+		/* and the variants' choice (stmatrix needs sm_90) */
+		stages[findpass("dispatch")].args[0] = targetopt;
+		stages[findpass("lower")].args[0] = targetopt;
 		if (explain)
-			stages[findpass("dispatch")].args[0] = "--explain";
+			stages[findpass("dispatch")].args[1] = "--explain";
 		/* each pass marks the user's lines in the IR it prints, so the
 		 * next one reports errors there */
 		for (size_t i = 0; i + 1 < nrun; ++i)
-			stages[i].args[stages[i].args[0] ? 1 : 0] = "--locations";
+			stages[i].args[!stages[i].args[0] ? 0 : !stages[i].args[1] ? 1 : 2] = "--locations";
 	}
 	if ((!strcmp(emit, "ptx") || !strcmp(emit, "cubin"))) {
 		if (stopafter)
@@ -1024,6 +1027,7 @@ inprocess(void)
 {
 	static Buf text[MAXSTAGES];
 	int tg = target_lookup(arch);
+	variant_target = tg;
 	bool backend_runs = false;
 	char *said = NULL;
 	size_t nsaid = 0;

@@ -1153,7 +1153,6 @@ typedef struct OpSite {
 	Expr **conds;
 	bool *negs;
 	int nconds;
-	int target;         /* the module's (TG_*): a predicate may ask it */
 	Stmt **repl;        /* set by op_replace */
 	int nrepl;          /* -1: the op stays */
 } OpSite;

@@ -13,6 +13,9 @@ bool txc_align(Module *m, Diag *d);
 bool txc_vectorize(Module *m, Diag *d);
 bool txc_partition(Module *m, Diag *d);
 bool txc_dispatch(Module *m, Diag *d, bool explain);
+/* The target txc_dispatch and txc_lower choose variants for (TG_ANY:
+ * any); the programs' --target (variants/family.h). */
+extern int variant_target;
 bool txc_lower(Module *m, Diag *d);
 /* The backends: the text of a lowered, verified Module (verified with
  * prove_accesses set, as the programs read it) for target tg (arch its

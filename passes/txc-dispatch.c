@@ -149,13 +149,17 @@ static bool pass(Module *m, Diag *d) { return txc_dispatch(m, d, explain); }
 
 int main(int argc, char **argv)
 {
+	const char *target = NULL;
 	Opt opts[] = {
+		{ "--target", "ARCH", "choose variants for ARCH (sm_80, sm_90, sm_90a, sm_100a): one whose instruction ARCH lacks declines (default: any)", &target, NULL },
 		{ "--explain", NULL, "print every candidate variant of every tile op and its verdict (to stderr)", NULL, &explain },
 		{ 0 },
 	};
 	Cli c = { .prog = "txc-dispatch", .opts = opts,
 	          .summary = "Chooses the variant of every tile op (dispatch=) from the table ir/variant.def." };
 	cli_parse(&c, argc, argv);
+	if (target && (variant_target = target_lookup(target)) < 0)
+		cli_usage_error(&c, "unknown target '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", target);
 	return run_pass(&c, TG_ANY, pass);
 }
 #endif

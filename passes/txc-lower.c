@@ -249,7 +249,9 @@ bool txc_lower(Module *m, Diag *d)
 #ifndef TXC_CHAIN
 int main(int argc, char **argv)
 {
+	const char *target = NULL;
 	Opt opts[] = {
+		{ "--target", "ARCH", "choose variants for ARCH (sm_80, sm_90, sm_90a, sm_100a): one whose instruction ARCH lacks declines (default: any)", &target, NULL },
 		{ "--verify", NULL, "check by enumeration that every lowered copy reaches each element once, at the address "
 		                    "its layout gives, aligned to its access (report on stderr)", NULL, &lower.verify },
 		{ 0 },
@@ -257,6 +259,8 @@ int main(int argc, char **argv)
 	Cli c = { .prog = "txc-lower", .opts = opts, .new_stmts = true,
 	          .summary = "Replaces every dispatched tile op by per-thread code: loops, T.pointer_offset, T.cuda.copy_bytes." };
 	cli_parse(&c, argc, argv);
+	if (target && (variant_target = target_lookup(target)) < 0)
+		cli_usage_error(&c, "unknown target '%s' (expected sm_80, sm_90, sm_90a or sm_100a)", target);
 	int rc = run_pass(&c, TG_ANY, txc_lower);
 	if (rc == 0 && lower.verify)
 		fprintf(stderr, "txc-lower: verified %d copies, %lld element accesses\n", lower.verified,

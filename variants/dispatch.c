@@ -10,6 +10,8 @@
 
 #include "family.h"
 
+int variant_target = TG_ANY;
+
 /* ---- which threads run the op ----------------------------------------------- */
 
 const char *pred_all_threads_active(const Try *t)

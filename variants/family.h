@@ -42,6 +42,13 @@ extern const Family *const families[FAM_COUNT];
 
 /* ---- dispatch.c: the predicates ---------------------------------------------- */
 
+/* The target the variants are chosen for (TG_*): txc-dispatch's and
+ * txc-lower's --target, the driver's --arch; TG_ANY (the default): any,
+ * every instruction allowed. A variant whose instruction the target lacks
+ * declines (stmatrix before sm_90), where the IR itself is read for any
+ * target. */
+extern int variant_target;
+
 /* What a predicate is asked about: one candidate variant for one op. */
 typedef struct Try {
 	OpSite *site;

@@ -103,8 +103,8 @@ static const char *fit(Fit *x, const OpSite *o, const Value *dst, const Value *s
 	if (dtypes[rb->dtype].bits != 16 || sb->dtype != rb->dtype)
 		return xprintf("%s moves 16-bit elements (.b16); the copy is %s -> %s", ins, dtypes[src->buffer->dtype].name,
 		               dtypes[dst->buffer->dtype].name);
-	if (!x->ld && !target_has(o->target, TG_SM90))
-		return xprintf("stmatrix needs sm_90; the target is %s", target_names[o->target]);
+	if (!x->ld && !target_has(variant_target, TG_SM90))
+		return xprintf("stmatrix needs sm_90; the target is %s", target_names[variant_target]);
 	x->threads = scope_threads(o->func, es);
 	if (x->threads <= 0 || x->threads % 32)
 		return xprintf("the %s has %lld threads, not whole warps", exec_scope_names[es], (long long)x->threads);

@@ -119,7 +119,6 @@ static bool walk(Module *m, int intrin, OpFn fn, void *ctx)
 		if (s->kind != S_FUNC || !s->func)
 			continue;
 		w.site.func = s->func;
-		w.site.target = m->target;
 		w.site.fstmt = s;
 		walk_block(&w, &s->body, &s->nbody);
 	}
