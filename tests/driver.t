@@ -245,8 +245,8 @@ check 'built-in pipeline: --help lists the seven passes in order' eval \
   '[ "$(grep -oE "^  0[1-7] [a-z]+" out | awk "{print \$2}" | tr "\n" " ")" = "parse align vectorize partition dispatch lower cuda " ]'
 txc -v --arch=sm_100a --explain in.tx
 check 'built-in pipeline: runs' expect 0
-check 'built-in pipeline: -v shows --target for the parser and --arch for the backend' \
-  grep -q "txc-parse --target=sm_100a --locations in.tx | .*txc-dispatch --explain --locations | .*txc-cuda --arch=sm_100a\$" err
+check 'built-in pipeline: -v shows --target for the parser, dispatch and lowering and --arch for the backend' \
+  grep -q "txc-parse --target=sm_100a --locations in.tx | .*txc-dispatch --target=sm_100a --explain --locations | .*txc-lower --target=sm_100a --locations | .*txc-cuda --arch=sm_100a\$" err
 txc -v --emit=ir in.tx
 check '--emit=ir stops after txc-lower' eval '! grep -q txc-cuda err && grep -q txc-lower err'
 txc --arch=sm_75 in.tx

@@ -43,7 +43,7 @@ if (cd "$TMP" && env -u TXC_BIN PATH=/usr/bin:/bin "$P/bin/txc" -v --emit=ir "$e
 else
   not_ok "the installed txc --emit=ir runs"; diag <"$TMP/pipeline"
 fi
-check "it runs the installed passes" grep -q "^$P/bin/txc-parse .* | $P/bin/txc-lower > installed.tx\$" "$TMP/pipeline"
+check "it runs the installed passes" grep -q "^$P/bin/txc-parse .* | $P/bin/txc-lower --target=sm_90a > installed.tx\$" "$TMP/pipeline"
 "$TXC_BIN/txc" --emit=ir "$ex" -o "$TMP/built.tx"
 check "its output is that of the build" cmp -s "$TMP/built.tx" "$TMP/installed.tx"
 

@@ -12,6 +12,7 @@
 # - multi_iter.tx: 8 and 10 ldmatrix .x4 for 4 and 5 row groups.
 # - mma_stages.tx, slices.tx: an m16n8k16 A fragment of a swizzled ring at
 #   a run-time stage; column slices of the registers, a forced dispatch.
+# - tcgen05_atom.tx: TVM's regression case, a warpgroup's .16x256b atom.
 # - declines.tx: the reasons reg takes a copy instead (and stmatrix on sm_80).
 . "$(dirname "$0")/lib.sh"
 export PATH=$PATH:/usr/local/cuda/bin
@@ -112,6 +113,14 @@ if "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/c.low" 2>"$TMP/err"; then
   on_gpu slices "$f" kernel
 else
   not_ok "slices: lowers"; diag <"$TMP/err"
+fi
+f=$D/tcgen05_atom.tx
+if "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/t.low" 2>"$TMP/err"; then
+  check "tcgen05_atom: four ldmatrix .x4" [ "$(grep -c 'T\.ptx\.ldmatrix(4, False, ' "$TMP/t.low")" = 4 ]
+  emulated tcgen05_atom "$f" "$TMP/t.low" kernel
+  on_gpu tcgen05_atom "$f" kernel
+else
+  not_ok "tcgen05_atom: lowers"; diag <"$TMP/err"
 fi
 # the declines, from --explain
 f=$D/declines.tx
