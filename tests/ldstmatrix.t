@@ -12,6 +12,7 @@
 # - multi_iter.tx: 8 and 10 ldmatrix .x4 for 4 and 5 row groups.
 # - mma_stages.tx, slices.tx: an m16n8k16 A fragment of a swizzled ring at
 #   a run-time stage; column slices of the registers, a forced dispatch.
+# - random.pl: 40 random fragments and shared layouts (12 on the GPU).
 # - tcgen05_atom.tx: TVM's regression case, a warpgroup's .16x256b atom.
 # - declines.tx: the reasons reg takes a copy instead (and stmatrix on sm_80).
 . "$(dirname "$0")/lib.sh"
@@ -122,6 +123,22 @@ if "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/t.low" 2>"$TMP/err"; then
 else
   not_ok "tcgen05_atom: lowers"; diag <"$TMP/err"
 fi
+# random fragments and shared layouts (tests/ldstmatrix/random.pl): the
+# variant taken when, and only when, the registers are a fragment; B is A
+for seed in $(seq 1 40); do
+  f=$TMP/random_$seed.tx
+  perl "$D/random.pl" $seed >"$f"
+  want=$(sed -n 's/^# expect: //p' "$f")
+  if ! "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/r.low" 2>"$TMP/err"; then
+    not_ok "random $seed: lowers"; diag <"$TMP/err"; continue
+  fi
+  n=$(grep -c 'T\.ptx\.[ls][dt]matrix(' "$TMP/r.low")
+  got=$([ "$n" -gt 0 ] && echo matrix || echo reg)
+  check "random $seed: $want ($(sed -n 2p "$f" | cut -c3-))" [ "$got" = "$want" ]
+  emulated "random $seed ld" "$f" "$TMP/r.low" ld
+  emulated "random $seed st" "$f" "$TMP/r.low" st
+  [ "$seed" -le 12 ] && on_gpu "random $seed" "$f" ld st
+done
 # the declines, from --explain
 f=$D/declines.tx
 for arch in sm_80 sm_90a; do
