@@ -28,6 +28,16 @@
 
 enum { MAX_DIGITS = 24 };
 
+/* The tables of one fit, freed after it (the arena keeps what it hands
+ * out, and dispatch and lowering fit every register <-> shared copy). */
+static int64_t *table(int64_t n)
+{
+	int64_t *p = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
 /* index // div % ext * coef (ext 0: no modulus) */
 typedef struct Digit { int64_t div, ext, coef; } Digit;
 
@@ -154,7 +164,9 @@ static const char *fit(Fit *x, const OpSite *o, const Value *dst, const Value *s
 	int64_t n = region_elements(x->rg);
 	if (n != region_elements(x->sm) || n <= 0)
 		return "the regions differ in size";
-	int64_t *et = malloc(sizeof(int64_t) * (size_t)n * 3), *em = et + n, *ep = em + n;
+	if (n > (1 << 22))
+		return xprintf("the region has %lld elements, too many for an ldmatrix fragment", (long long)n);
+	int64_t *et = table(n * 3), *em = et + n, *ep = em + n;
 	int64_t slots = 0;
 	for (int64_t e = 0; e < n; e++) {
 		int64_t ro[AX_COUNT], so[AX_COUNT], t = 0;
@@ -177,8 +189,15 @@ static const char *fit(Fit *x, const OpSite *o, const Value *dst, const Value *s
 			slots = em[e] + 1;
 	}
 	/* pre[t * slots + m]: the pre-swizzle shared offset of thread t's
-	 * register element m, -1 where it holds none */
-	int64_t *pre = malloc(sizeof(int64_t) * (size_t)(x->threads * slots));
+	 * register element m, -1 where it holds none; ldmatrix fragments are
+	 * a few dozen registers a thread, so a table past 2^22 entries is no
+	 * fragment worth the memory */
+	if (slots > 4096 || x->threads * slots > (1 << 22)) {
+		free(et);
+		return xprintf("a thread's registers of '%s' span %lld elements, too many for an ldmatrix fragment "
+		               "(at most 4096)", rb->name, (long long)slots);
+	}
+	int64_t *pre = table(x->threads * slots);
 	for (int64_t i = 0; i < x->threads * slots; i++)
 		pre[i] = -1;
 	const char *fail = NULL;
@@ -223,7 +242,7 @@ static const char *fit(Fit *x, const OpSite *o, const Value *dst, const Value *s
 	/* each word a matrix of one form: the row starts, before the swizzle,
 	 * row[(wi * words + w) * 8 + r] */
 	int64_t nrow = x->warps * x->words * 8;
-	int64_t *row = malloc(sizeof(int64_t) * (size_t)nrow);
+	int64_t *row = table(nrow);
 #define PRE(t, m) pre[(t) * slots + (m)]
 /* a run-time start is a multiple of the swizzle's period: it moves
  * every address alike, and the fit is checked at 0 */
@@ -272,7 +291,7 @@ static const char *fit(Fit *x, const OpSite *o, const Value *dst, const Value *s
 	/* each instruction's row address as a sum of digits of the thread
 	 * index i in the scope: the warp's row of matrix (i % 32 // 8) % num */
 	x->inst = xalloc(sizeof(Inst) * (size_t)x->insts);
-	int64_t *g = malloc(sizeof(int64_t) * (size_t)x->threads);
+	int64_t *g = table(x->threads);
 	for (int64_t k = 0; k < x->insts && !fail; k++) {
 		Inst *in = &x->inst[k];
 		in->c = row[(k * x->num) * 8];
