@@ -1675,6 +1675,7 @@ static void for_stmt(Sema *S, Stmt *s)
 	for (int i = 0; i < it->nargs; i++) /* the trips: the same in every thread where the bounds are */
 		ctrl_push(S, it->args[i]);
 	stmts(S, &s->body, &s->nbody);
+	mut_loop_back(S, L);
 	S->nctrl = nctrl;
 	mut_loop_leave(S, L);
 	S->dead -= empty;
@@ -1847,7 +1848,8 @@ static int narrow_by(const Expr *c, bool neg, Narrow *nw, int n, int max)
 	const Expr *x = c->a, *k = c->b;
 	int op = c->op;
 	if (neg) /* not (x < k): x >= k */
-		op = op == OP_LT ? OP_GE : op == OP_LE ? OP_GT : op == OP_GT ? OP_LE : op == OP_GE ? OP_LT : -1;
+		op = op == OP_LT ? OP_GE : op == OP_LE ? OP_GT : op == OP_GT ? OP_LE : op == OP_GE ? OP_LT :
+		     op == OP_EQ ? OP_NE : -1;
 	if (x->kind != E_NAME) { /* k OP name: name (OP mirrored) k */
 		x = c->b, k = c->a;
 		op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
@@ -1864,9 +1866,17 @@ static int narrow_by(const Expr *c, bool neg, Narrow *nw, int n, int max)
 	case OP_LE: hi = khi < INT64_MAX && khi + 1 < hi ? khi + 1 : hi; break;
 	case OP_GT: lo = klo < INT64_MAX && klo + 1 > lo ? klo + 1 : lo; break;
 	case OP_GE: lo = klo > lo ? klo : lo; break;
+	case OP_NE: /* a constant at either end of the range: past it */
+		if (klo != khi)
+			return n;
+		lo = klo == lo ? lo + 1 : lo;
+		hi = klo == hi - 1 && hi - 1 > lo ? hi - 1 : hi;
+		break;
 	default: return n;
 	}
-	if (hi - lo < 2 || (lo == v->lo && hi == v->hi))
+	/* a range of one value only for a mutable variable (a thread's id
+	 * narrowed to one value would read as the same in every thread) */
+	if (hi - lo < (v->mut ? 1 : 2) || (lo == v->lo && hi == v->hi))
 		return n;
 	nw[n++] = (Narrow){ v, v->lo, v->hi };
 	v->lo = lo, v->hi = hi;
@@ -1963,10 +1973,15 @@ static void stmt(Sema *S, Stmt *s)
 			S->nguards--;
 		pop_env(S);
 		push_env(S, false);
-		/* the else-branch: where the condition fails */
-		nn = dt == DT_BOOL && s->norelse ? narrow_by(s->value, true, nw, 0, 8) : 0;
+		/* the else-branch, and the way past an if without one: where the
+		 * condition fails */
+		nn = dt == DT_BOOL ? narrow_by(s->value, true, nw, 0, 8) : 0;
 		stmts(S, &s->orelse, &s->norelse);
+		for (int i = 0; i < nm; i++) /* what the else-branch left, before the narrowing is undone */
+			mv[i].lo = mv[i].v->lo, mv[i].hi = mv[i].v->hi;
 		unnarrow(nw, nn);
+		for (int i = 0; i < nm; i++)
+			mv[i].v->lo = mv[i].lo, mv[i].v->hi = mv[i].hi;
 		S->nctrl--;
 		mut_join(mv, nm);
 		pop_env(S);
@@ -1983,6 +1998,7 @@ static void stmt(Sema *S, Stmt *s)
 		int nn = dt == DT_BOOL ? narrow_by(s->value, false, nw, 0, 8) : 0;
 		ctrl_push(S, s->value);
 		stmts(S, &s->body, &s->nbody);
+		mut_loop_back(S, L);
 		S->nctrl--;
 		unnarrow(nw, nn);
 		mut_loop_leave(S, L);

@@ -191,8 +191,11 @@ bool annotated(Sema *S, Stmt *s);
 /* What is known of mutable variables' values as sema walks a kernel in
  * order (vars.c). A variable, its range before a block (lo, hi) and the
  * range a branch left or a loop assumed [blo, bhi) (empty: none). */
-typedef struct MutRange { Var *v; int64_t lo, hi, blo, bhi; } MutRange;
-typedef struct MutLoop { MutRange *m; int n, line; struct MutLoop *up; } MutLoop;
+/* v's range [lo, hi); [blo, bhi): the range a loop assumed for it, or the
+ * other branch's of an if; a wrapping counter's loop (wrap) checks at the
+ * end of its body that v is back in [hlo, hhi), its range at every trip. */
+typedef struct MutRange { Var *v; int64_t lo, hi, blo, bhi, hlo, hhi; bool wrap; } MutRange;
+typedef struct MutLoop { MutRange *m; int n, line; Pos at; struct MutLoop *up; } MutLoop;
 /* The mutable variables that a or b assign, declared before them: *out,
  * with their ranges now; the count. */
 int mut_before(Sema *S, Stmt **a, int na, Stmt **b, int nb, MutRange **out);
@@ -200,6 +203,9 @@ int mut_before(Sema *S, Stmt **a, int na, Stmt **b, int nb, MutRange **out);
 void mut_join(MutRange *m, int n);
 /* Around a loop's body (trips: at most that many, -1: not known). */
 MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips);
+/* At the end of the loop's body, before its narrowings are undone: a
+ * wrapping counter is back in its range (else an error). */
+void mut_loop_back(Sema *S, MutLoop *L);
 void mut_loop_leave(Sema *S, MutLoop *L);
 /* `t = value` or `t op= value` (op >= 0) of mutable var; value NULL: `t: dtype`. */
 void mut_set(Sema *S, Var *var, Expr *t, Expr *value, int op);

@@ -391,6 +391,14 @@ bool annotated(Sema *S, Stmt *s)
  *     before plus N times the sum of the updates' largest steps;
  *   - every update `v -= e` or `v = v - e`: the same, downwards (not of
  *     an unsigned v, which would wrap at 0);
+ *   - a wrapping counter, a ring's stage (TVM's PipelineState.advance):
+ *     updates `v += e` as above, and resets `v = r` (r known before the
+ *     loop), most often under an `if v == N:` (or `v >= N`, `v > N - 1`),
+ *     or `v = e % K` (r in [0, K - 1]): v is taken to stay in
+ *     [min(its value before, r), max(its value before, r, N - 1)] at
+ *     every trip, which the end of the body checks (mut_loop_back); in
+ *     the body it may pass that by the steps (v + 1 == N before the
+ *     reset);
  *   - any other update: nothing is known of v in the loop and after it.
  *
  * A while condition or an if condition on v then bounds it in the body
@@ -400,11 +408,30 @@ bool annotated(Sema *S, Stmt *s)
  * variable (mut_forget): the passes read ranges out of order. */
 
 /* The inclusive range of an immutable value known before the loop: a
- * literal, a constant, or a name bound to one or to a Var with a range. */
+ * literal, a constant, or a name bound to one or to a Var with a range,
+ * or a sum, difference or product of them (`STAGES + 1`). */
 static bool early_range(Sema *S, const Expr *e, int64_t *lo, int64_t *hi)
 {
 	if (e->kind == E_INT) {
 		*lo = *hi = e->ival;
+		return true;
+	}
+	if (e->kind == E_BIN && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
+		int64_t al, ah, bl, bh, c[4];
+		if (!early_range(S, e->a, &al, &ah) || !early_range(S, e->b, &bl, &bh))
+			return false;
+		if (e->op == OP_ADD)
+			return !__builtin_add_overflow(al, bl, lo) && !__builtin_add_overflow(ah, bh, hi);
+		if (e->op == OP_SUB)
+			return !__builtin_sub_overflow(al, bh, lo) && !__builtin_sub_overflow(ah, bl, hi);
+		if (__builtin_mul_overflow(al, bl, &c[0]) || __builtin_mul_overflow(al, bh, &c[1]) ||
+		    __builtin_mul_overflow(ah, bl, &c[2]) || __builtin_mul_overflow(ah, bh, &c[3]))
+			return false;
+		*lo = *hi = c[0];
+		for (int i = 1; i < 4; i++) {
+			*lo = c[i] < *lo ? c[i] : *lo;
+			*hi = c[i] > *hi ? c[i] : *hi;
+		}
 		return true;
 	}
 	if (e->kind != E_NAME)
@@ -468,7 +495,8 @@ static const Expr *update_step(const Stmt *s, const char *x, bool *other, int *d
  * known before the loop, not negative, all in one direction *dir (1: up,
  * -1: down; 0 before the first); *sum adds each step's largest value,
  * *inner is set when one is inside an inner loop. */
-static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool *inner, bool nested, int *dir)
+static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool *inner, bool nested, int *dir,
+                     int64_t *rlo, int64_t *rhi)
 {
 	for (int i = 0; i < n; i++) {
 		const Stmt *s = v[i];
@@ -476,6 +504,20 @@ static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool
 		int d = 0;
 		const Expr *e = update_step(s, x, &other, &d);
 		int64_t lo, hi;
+		const Expr *r = other && s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME ?
+		                s->value : NULL;
+		if (r && r->kind == E_BIN && r->op == OP_MOD && early_range(S, r->b, &lo, &hi) && lo > 0) {
+			/* `v = e % K`: in [0, K - 1] where e is not negative (the end
+			 * of the body checks what it is) */
+			*rlo = 0 < *rlo ? 0 : *rlo;
+			*rhi = hi - 1 > *rhi ? hi - 1 : *rhi;
+			continue;
+		}
+		if (r && early_range(S, r, &lo, &hi)) { /* a reset to a value known before the loop */
+			*rlo = lo < *rlo ? lo : *rlo;
+			*rhi = hi > *rhi ? hi : *rhi;
+			continue;
+		}
 		if (other || (e && ((*dir && d != *dir) || !early_range(S, e, &lo, &hi) || lo < 0 ||
 		                    __builtin_add_overflow(*sum, hi, sum))))
 			return false;
@@ -486,11 +528,101 @@ static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool
 		if (s->kind == S_FOR && s->targets[0]->kind == E_NAME && !strcmp(s->targets[0]->str, x))
 			return false;
 		bool loop = s->kind == S_FOR || s->kind == S_WHILE;
-		if (!steps_of(S, s->body, s->nbody, x, sum, inner, nested || loop, dir) ||
-		    !steps_of(S, s->orelse, s->norelse, x, sum, inner, nested || loop, dir))
+		if (!steps_of(S, s->body, s->nbody, x, sum, inner, nested || loop, dir, rlo, rhi) ||
+		    !steps_of(S, s->orelse, s->norelse, x, sum, inner, nested || loop, dir, rlo, rhi))
 			return false;
 	}
 	return true;
+}
+
+/* Whether e reads name x (keywords and all operands). */
+static bool reads(const Expr *e, const char *x)
+{
+	if (!e)
+		return false;
+	if (e->kind == E_NAME)
+		return !strcmp(e->str, x);
+	if (reads(e->a, x) || reads(e->b, x) || reads(e->c, x))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (reads(e->args[i], x))
+			return true;
+	for (int i = 0; i < e->nkws; i++)
+		if (reads(e->kws[i].value, x))
+			return true;
+	return false;
+}
+
+/* Whether statement s reads or assigns name x anywhere. */
+static bool touches(const Stmt *s, const char *x)
+{
+	if (reads(s->value, x))
+		return true;
+	for (int i = 0; i < s->ntargets; i++)
+		if (reads(s->targets[i], x))
+			return true;
+	for (int i = 0; i < s->nbody; i++)
+		if (touches(s->body[i], x))
+			return true;
+	for (int i = 0; i < s->norelse; i++)
+		if (touches(s->orelse[i], x))
+			return true;
+	return false;
+}
+
+/* Whether the body v[0..n) sets x, from a value that does not read it,
+ * before anything reads x: its value at the head of a trip is not used. */
+static bool reset_first(Stmt **v, int n, const char *x)
+{
+	for (int i = 0; i < n; i++) {
+		const Stmt *s = v[i];
+		if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME &&
+		    !strcmp(s->targets[0]->str, x))
+			return !reads(s->value, x);
+		if (touches(s, x))
+			return false;
+	}
+	return false;
+}
+
+/* The bound N of a wrapping counter x in v[0..n): the largest of the
+ * bounds of the ifs `x == N`, `x >= N` (`x > N - 1`, or with the sides
+ * swapped), N known before the loop, whose body resets x; false when
+ * there is none. */
+static bool wrap_top(Sema *S, Stmt **v, int n, const char *x, int64_t *top)
+{
+	bool found = false;
+	for (int i = 0; i < n; i++) {
+		const Stmt *s = v[i];
+		const Expr *c = s->kind == S_IF ? s->value : NULL;
+		if (c && c->kind == E_CMP) {
+			const Expr *a = c->a, *b = c->b;
+			int op = c->op;
+			if (b->kind == E_NAME && !strcmp(b->str, x)) { /* N <= x: x >= N */
+				a = c->b, b = c->a;
+				op = op == OP_LE ? OP_GE : op == OP_LT ? OP_GT : op;
+			}
+			int64_t lo, hi;
+			bool resets = false;
+			for (int k = 0; k < s->nbody && !resets; k++) {
+				const Stmt *r = s->body[k];
+				resets = r->kind == S_ASSIGN && r->ntargets == 1 && r->targets[0]->kind == E_NAME &&
+				         !strcmp(r->targets[0]->str, x);
+			}
+			if (resets && a->kind == E_NAME && !strcmp(a->str, x) && (op == OP_EQ || op == OP_GE || op == OP_GT) &&
+			    early_range(S, b, &lo, &hi) && lo == hi && hi < INT64_MAX) {
+				int64_t t = op == OP_GT ? hi + 1 : hi;
+				*top = found && *top > t ? *top : t;
+				found = true;
+			}
+		}
+		int64_t t;
+		if (wrap_top(S, s->body, s->nbody, x, &t) || wrap_top(S, s->orelse, s->norelse, x, &t)) {
+			*top = found && *top > t ? *top : t;
+			found = true;
+		}
+	}
+	return found;
 }
 
 /* The mutable variables declared before v[0..n) that it assigns, each
@@ -512,7 +644,7 @@ static void assigned_in(Sema *S, Stmt **v, int n, MutRange **out, int *nout)
 					for (int m = 0; m < *nout && !seen; m++)
 						seen = (*out)[m].v == var;
 					if (!seen)
-						vpush(*out, *nout, ((MutRange){ var, var->lo, var->hi, 0, 0 }));
+						vpush(*out, *nout, ((MutRange){ .v = var, .lo = var->lo, .hi = var->hi }));
 				}
 			}
 		assigned_in(S, s->body, s->nbody, out, nout);
@@ -564,16 +696,38 @@ MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips)
 	MutLoop *L = xalloc(sizeof *L);
 	L->n = mut_before(S, s->body, s->nbody, NULL, 0, &L->m);
 	L->line = s->pos.line;
+	L->at = s->pos;
 	for (int i = 0; i < L->n; i++) {
 		MutRange *m = &L->m[i];
 		Var *v = m->v;
-		int64_t sum = 0, end = dtype_end(v->dtype), top, span;
+		int64_t sum = 0, end = dtype_end(v->dtype), top, span, rlo = INT64_MAX, rhi = INT64_MIN;
 		int dir = 0;
 		bool inner = false, bounded;
 		m->blo = m->bhi = 0; /* [blo, bhi): the range assumed; empty: none */
-		if (v->hi <= v->lo || !end || !steps_of(S, s->body, s->nbody, v->name, &sum, &inner, false, &dir) ||
+		if (v->hi <= v->lo || !end || !steps_of(S, s->body, s->nbody, v->name, &sum, &inner, false, &dir, &rlo, &rhi) ||
 		    (dir < 0 && dtypes[v->dtype].kind == DK_UINT)) { /* an unsigned count down wraps at 0 */
 			v->lo = v->hi = 0;
+			continue;
+		}
+		if (rlo <= rhi && reset_first(s->body, s->nbody, v->name)) { /* each trip sets it first */
+			v->lo = v->hi = 0;
+			continue;
+		}
+		if (rlo <= rhi) { /* resets: a wrapping counter, or nothing known */
+			int64_t hlo = v->lo < rlo ? v->lo : rlo, hhi = v->hi > rhi + 1 ? v->hi : rhi + 1, bhi;
+			if (!wrap_top(S, s->body, s->nbody, v->name, &top)) /* no if: the resets' range alone */
+				top = hhi;
+			if (dir < 0 || top >= end ||
+			    hlo < (dtypes[v->dtype].kind == DK_UINT ? 0 : -end) || __builtin_add_overflow(hhi > top ? hhi : top, sum, &bhi) ||
+			    bhi > end) {
+				v->lo = v->hi = 0;
+				continue;
+			}
+			hhi = hhi > top ? hhi : top;
+			m->wrap = true;
+			m->hlo = hlo, m->hhi = hhi;  /* at every trip */
+			m->blo = hlo, m->bhi = bhi;  /* anywhere in the body: up to the steps past it */
+			v->lo = hlo, v->hi = hhi;
 			continue;
 		}
 		bounded = trips >= 0 && !inner && !__builtin_mul_overflow(trips, sum, &span);
@@ -596,12 +750,29 @@ MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips)
 	return L;
 }
 
+void mut_loop_back(Sema *S, MutLoop *L)
+{
+	for (int i = 0; i < L->n; i++) {
+		const MutRange *m = &L->m[i];
+		Var *v = m->v;
+		if (!m->wrap || (v->hi > v->lo && v->lo >= m->hlo && v->hi <= m->hhi))
+			continue;
+		error_at(S->d, L->at, "'%s' wraps in this loop, and txc took it to stay in [%lld, %lld] at every trip (its "
+		         "value before the loop, its resets and the bound of the if around them), but at the end of the "
+		         "body it is %s: its range cannot be bounded", v->name, (long long)m->hlo, (long long)(m->hhi - 1),
+		         v->hi > v->lo ? xprintf("in [%lld, %lld]", (long long)v->lo, (long long)(v->hi - 1)) :
+		         "not known");
+		v->lo = m->hlo, v->hi = m->hhi; /* one message */
+	}
+}
+
 void mut_loop_leave(Sema *S, MutLoop *L)
 {
 	S->loops = L->up;
 	for (int i = 0; i < L->n; i++) {
-		L->m[i].v->lo = L->m[i].blo;
-		L->m[i].v->hi = L->m[i].bhi;
+		const MutRange *m = &L->m[i];
+		m->v->lo = m->wrap ? m->hlo : m->blo;
+		m->v->hi = m->wrap ? m->hhi : m->bhi;
 	}
 }
 
