@@ -1225,6 +1225,19 @@ static void call_stmt(Gen *g, const Expr *e)
 		                element(g, e->args[1], NULL), element(g, e->args[2], NULL), element(g, e->args[3], NULL),
 		                address(g, e->args[4]).s));
 		return;
+	case IN_BULK_S2C:
+		need_smem(g);
+		add(g, "txc_bulk_s2c", "// bytes of this CTA's shared memory into the same place of CTA `rank`'s, completing\n"
+		    "// on the mbarrier at the place of `bar` there (mapa.shared::cluster maps both)\n"
+		    DEV "void txc_bulk_s2c(void* dst, const void* src, uint32_t bytes, void* bar, uint32_t rank)\n{\n"
+		    "  uint32_t d, b;\n"
+		    "  asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(d) : \"r\"(txc_smem(dst)), \"r\"(rank));\n"
+		    "  asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(b) : \"r\"(txc_smem(bar)), \"r\"(rank));\n"
+		    "  asm volatile(\"cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\"\n"
+		    "               :: \"r\"(d), \"r\"(txc_smem(src)), \"r\"(bytes), \"r\"(b) : \"memory\");\n}\n");
+		line(g, xprintf("txc_bulk_s2c(%s, %s, %lldu, %s, %s);", address(g, e->args[0]).s, address(g, e->args[1]).s,
+		                (long long)arg_int(g, e, 2, 16), address(g, e->args[3]).s, cx(g, e->args[4], DT_UINT32).s));
+		return;
 	case IN_MAPA: {
 		add(g, "txc_mapa", "// the address of the same shared variable in CTA `rank` of the cluster\n"
 		    DEV "uint64_t txc_mapa(const void* p, uint32_t rank)\n{\n  uint64_t d;\n"

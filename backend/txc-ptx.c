@@ -3569,6 +3569,20 @@ static void call_stmt(Gen *g, const Expr *e)
 			    count ? ", " : "", count ? c.s : "");
 		return;
 	}
+	case IN_BULK_S2C: {
+		/* the destination and the mbarrier mapped into CTA rank's window */
+		Val d = in_reg(g, shared_addr(g, e->args[0])), s = shared_addr(g, e->args[1]);
+		Val b = in_reg(g, shared_addr(g, e->args[3])), rank = need(g, e->args[4], DT_UINT32);
+		int64_t n = arg_int(g, e, 2, 16);
+		if (g->d->errors)
+			return;
+		Val rd = reg(g, DT_UINT32), rb = reg(g, DT_UINT32);
+		ins(g, "mapa.shared::cluster.u32 %s, %s, %s;", rd.s, d.s, rank.s);
+		ins(g, "mapa.shared::cluster.u32 %s, %s, %s;", rb.s, b.s, rank.s);
+		ins(g, "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%s], [%s], %lld, [%s];", rd.s, s.s,
+		    (long long)n, rb.s);
+		return;
+	}
 	case IN_MAPA: {
 		Val p = generic(g, address(g, e->args[1])), rank = need(g, e->args[2], DT_UINT32);
 		if (g->d->errors)

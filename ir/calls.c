@@ -434,7 +434,19 @@ static const Var *unknown_mut(const Expr *e)
 	return v;
 }
 
+static void access_at(Sema *S, Expr *call, int k, int64_t bytes, int64_t align, Expr *src_size, Expr *pred);
+
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred)
+{
+	access_at(S, call, k, bytes, bytes, src_size, pred);
+}
+
+void check_span(Sema *S, Expr *call, int k, int64_t bytes, int64_t align)
+{
+	access_at(S, call, k, bytes, align, NULL, NULL);
+}
+
+static void access_at(Sema *S, Expr *call, int k, int64_t bytes, int64_t align, Expr *src_size, Expr *pred)
 {
 	Expr *x = call->args[k], *off = NULL;
 	const char *why = NULL;
@@ -450,10 +462,10 @@ void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Exp
 		return;
 	int64_t eb = dtype_bytes(b->dtype), mult, lo, hi, bmult;
 	bool ranged = expr_range_multiple(off, &lo, &hi, &mult);
-	if (mult < 0 || !mul_ok(mult, eb, &bmult) || (bmult % bytes && mult != 0)) {
+	if (mult < 0 || !mul_ok(mult, eb, &bmult) || (bmult % align && mult != 0)) {
 		error_at(S->d, x->pos, "%s %lld bytes at element '%s' of '%s' (%lld-byte elements), which is not provably "
 		         "a multiple of %lld bytes", access_what(call, k), (long long)bytes, expr_str(off), b->name,
-		         (long long)eb, (long long)bytes);
+		         (long long)eb, (long long)align);
 		return;
 	}
 	/* cp.async's source: a predicate may mask the read, a source size
@@ -583,6 +595,26 @@ static void ldst_matrix(Sema *S, Expr *e, Args *a, bool ld)
 		         "a multiple of 16 bytes", fn_name(e), expr_str(off), b->name);
 	for (int i = 3; i < e->nargs; i++)
 		word_register(S, e->args[i], ld, what, what);
+}
+
+/* cp_async.bulk.s2c(dst, src, bytes, mbar, rank): shared memory all, the
+ * bytes a positive multiple of 16 (check_span proves the spans and the
+ * 16-byte alignment, the mbarrier's 8 bytes). */
+static void bulk_s2c(Sema *S, Expr *e, Args *a)
+{
+	int64_t n = a->pos[2]->i;
+	if (n <= 0 || n % 16)
+		error_at(S->d, e->args[2]->pos, "cp.async.bulk moves a positive multiple of 16 bytes, not %lld", (long long)n);
+	static const int ops[] = { 0, 1, 3 };
+	static const char *const what[] = { "writes its destination in", "reads its source from", "completes on an mbarrier in" };
+	for (int i = 0; i < 3; i++) {
+		Expr *off = NULL;
+		const char *why = NULL;
+		Buffer *b = address(S, e->args[ops[i]], &off, &why, 0);
+		if (b && !(scopes[b->scope].flags & SCF_SHARED))
+			error_at(S->d, e->args[ops[i]]->pos, "%s() %s shared memory; '%s' is in %s memory", fn_name(e), what[i],
+			         b->name, scopes[b->scope].name);
+	}
 }
 
 /* tcgen05.ld/st(taddr, row, col, shape, num, pack, registers...): a shape
@@ -1316,6 +1348,9 @@ void check_operands(Sema *S, Expr *e, int id, Args *a)
 		return;
 	case IN_LDMATRIX: case IN_STMATRIX:
 		ldst_matrix(S, e, a, id == IN_LDMATRIX);
+		return;
+	case IN_BULK_S2C:
+		bulk_s2c(S, e, a);
 		return;
 	case IN_TC_CP:
 		tcgen05_cp(S, e, a);

@@ -857,6 +857,12 @@ static void call_stmt(Sema *S, Expr *e, Stmt *s)
 			check_access(S, e, id == IN_ST_SHARED_V4 ? 0 : 4, 16, NULL, NULL);
 		if ((id == IN_LDMATRIX || id == IN_STMATRIX) && prove_accesses && e->nargs > 2)
 			check_access(S, e, 2, 16, NULL, NULL);
+		if (id == IN_BULK_S2C && prove_accesses && e->nargs == 5 && e->args[2]->val && e->args[2]->val->kind == V_INT &&
+		    e->args[2]->val->i > 0) {
+			check_span(S, e, 0, e->args[2]->val->i, 16);
+			check_span(S, e, 1, e->args[2]->val->i, 16);
+			check_access(S, e, 3, 8, NULL, NULL);
+		}
 		check_operands(S, e, id, &a);
 	}
 }

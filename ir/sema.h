@@ -235,6 +235,9 @@ Value *triton_layout_value(Sema *S, Expr *call, int id);
 Kw *kwarg(Args *a, const char *name);
 const char *fn_name(Expr *call);
 void check_access(Sema *S, Expr *call, int k, int64_t bytes, Expr *src_size, Expr *pred);
+/* The same for a span of bytes that need only be align-byte aligned (a
+ * bulk copy's: 16). */
+void check_span(Sema *S, Expr *call, int k, int64_t bytes, int64_t align);
 /* The buffer an address operand names (NULL with *why). */
 Buffer *address_buffer(Sema *S, Expr *x, const char **why);
 /* The rules an operand's value obeys beyond its kind (sizes, shapes,

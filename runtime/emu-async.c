@@ -383,6 +383,69 @@ bool emu_cp_async(Emu *E, const CStmt *s, int t)
 	return true;
 }
 
+/* ---- cp.async.bulk into another CTA of the cluster (dsmem) ------------------------- */
+
+static bool track(Emu *E, Pos p, int t, Async *a, const uint8_t *bar, int parity, bool flipped);
+
+bool emu_bulk_s2c(Emu *E, const CStmt *s, int t)
+{
+	const char *op = "T.ptx.cp_async.bulk.s2c";
+	EVal d, src;
+	int64_t n, r;
+	if (!emu_eval(E, s->a, t, &d) || !emu_eval(E, s->m, t, &src) || !emu_eval_int(E, s->n, t, &n) ||
+	    !emu_eval_int(E, s->value, t, &r))
+		return false;
+	if (!d.mem || d.mem->space != SP_SHARED || d.mem < E->smem || d.mem >= E->smem + E->p->nshared)
+		return emu_fail(E, s->a->at, t, "%s: the destination is not in one of the CTA's shared buffers", op);
+	if (!src.mem || src.mem->space != SP_SHARED)
+		return emu_fail(E, s->m->at, t, "%s: the source is not in shared memory", op);
+	int ncta = E->cl ? E->cl->n : 1;
+	if (r < 0 || r >= ncta)
+		return emu_fail(E, s->value->at, t, "%s: CTA rank %lld is not in the cluster of %d CTA%s", op, (long long)r, ncta,
+		                ncta == 1 ? "" : "s");
+	if (n <= 0 || n % 16)
+		return emu_fail(E, s->n->at, t, "%s: %lld bytes, not a positive multiple of 16", op, (long long)n);
+	if (!emu_check_ptr(E, s->a->at, t, d, n, 16, op, "destination") || !emu_check_ptr(E, s->m->at, t, src, n, 16, op, "source"))
+		return false;
+	/* the async proxy reads the source: a generic write of it needs its fence */
+	if (!emu_proxy_check(E, src.mem->data + src.i, n, s->pos, t, op, "the source", true))
+		return false;
+	uint8_t *bar = emu_mbar_at(E, s->b, t, op);
+	if (!bar)
+		return false;
+	if (emu_owner(E, bar) != E)
+		return emu_fail(E, s->b->at, t, "%s: the mbarrier is named by its address in this CTA (the remote one is at "
+		                "the same place), not in another CTA's shared memory", op);
+	Emu *P = emu_peer(E, (int)r);
+	uint8_t *pbar = P->sdata + (bar - E->sdata);
+	/* the source as it is now: the copy may read it any time before its
+	 * bytes complete, and reading it at once is one of those times */
+	Async *a = calloc(1, sizeof *a + (size_t)n);
+	if (!a)
+		return no_memory(E, s->pos, t);
+	uint8_t *snap = (uint8_t *)a->starts;
+	memcpy(snap, src.mem->data + src.i, (size_t)n);
+	a->kind = A_BYTES;
+	a->dst = P->smem[d.mem - E->smem].data + d.i;
+	a->src = snap;
+	a->n = a->nsrc = (int)n;
+	a->rline = s->pos.line;
+	memset(a->dst, EMU_POISON, (size_t)n);
+	emu_pend_mark(P, a->dst, n, s->pos, t, PEND_MBAR);
+	int parity;
+	bool flipped;
+	if (!emu_mbar_complete_tx(E, s->b, s->pos, t, pbar, n, P == E ? op : xprintf("%s (into cta rank %lld)", op,
+	                                                                               (long long)r),
+	                          &parity, &flipped)) {
+		free(a);
+		return false;
+	}
+	a->refs = 1;
+	bool ok = track(E, s->pos, t, a, pbar, parity, flipped);
+	drop(a);
+	return ok;
+}
+
 bool emu_cp_commit(Emu *E, const CStmt *s, int t)
 {
 	AsyncQueue *q = queue(E, s->pos, t, s->kind == C_BULK_COMMIT);

@@ -724,6 +724,18 @@ static void ccopy_async(Comp *C, CStmt *c, Expr *e, int es)
 		set_fail(c, xprintf("copy_async through %s moves only %s", variants[v].name, variant_moves_str(&variants[v])));
 		return;
 	}
+	if (v == VA_DSMEM) { /* emu-copy.c: at once, into the remote CTA */
+		Kw *mb = call_kw(e, "mbar"), *rk = call_kw(e, "remote_cta_id");
+		if (!mb || !rk) {
+			set_fail(c, "copy_async through dsmem needs mbar= and remote_cta_id=");
+			return;
+		}
+		c->kind = C_DSMEM;
+		c->scope = es;
+		c->b = caddr(C, mb->value);
+		c->value = cx(C, rk->value);
+		return;
+	}
 	if (v == VA_TCGEN05_CP) { /* emu-tccp.c: at once, element by element; the caller commits */
 		const Buffer *a = e->args[0]->val->buffer;
 		while (a && !a->alloc_addr)
@@ -1003,6 +1015,18 @@ static void ccall_stmt(Comp *C, CStmt *c, Expr *e)
 		return;
 	case IN_CP_ASYNC:
 		ccp_async(C, c, e);
+		return;
+	case IN_BULK_S2C:
+		if (e->nargs != 5) {
+			set_fail(c, "T.ptx.cp_async.bulk.s2c takes a destination, a source, a size, an mbarrier and a rank");
+			return;
+		}
+		c->kind = C_BULK_S2C;
+		c->a = caddr(C, e->args[0]);
+		c->m = caddr(C, e->args[1]);
+		c->n = cx(C, e->args[2]);
+		c->b = caddr(C, e->args[3]);
+		c->value = cx(C, e->args[4]);
 		return;
 	case IN_CP_COMMIT: case IN_BULK_COMMIT:
 		c->kind = k.id == IN_CP_COMMIT ? C_CP_COMMIT : C_BULK_COMMIT;

@@ -426,3 +426,78 @@ bool emu_zero_bytes(Emu *E, const CStmt *s, int t)
 	memset(d.mem->data + d.i, 0, (size_t)n);
 	return true;
 }
+
+/* ---- dsmem: a region of this CTA's shared memory into another CTA's ----------------------- */
+
+bool emu_dsmem(Emu *E, const CStmt *s, int t)
+{
+	const char *op = "copy_async (dsmem)";
+	int64_t r, ds[EMU_MAX_DIMS], ss[EMU_MAX_DIMS];
+	if (!emu_eval_int(E, s->value, t, &r) || !starts(E, &s->dst, t, ds) || !starts(E, &s->src, t, ss))
+		return false;
+	int ncta = E->cl ? E->cl->n : 1;
+	if (r < 0 || r >= ncta)
+		return emu_fail(E, s->value->at, t, "%s: remote_cta_id %lld is not in the cluster of %d CTA%s", op, (long long)r,
+		                ncta, ncta == 1 ? "" : "s");
+	if (!in_bounds(E, &s->dst, ds, t) || !in_bounds(E, &s->src, ss, t))
+		return false;
+	uint8_t *bar = emu_mbar_at(E, s->b, t, op);
+	if (!bar)
+		return false;
+	if (emu_owner(E, bar) != E)
+		return emu_fail(E, s->b->at, t, "%s: mbar= is named by its address in this CTA (the remote one is at the same "
+		                "place), not in another CTA's shared memory", op);
+	Emu *P = emu_peer(E, (int)r);
+	uint8_t *pbar = P->sdata + (bar - E->sdata);
+	/* the elements in row-major order, each side over its own dimensions;
+	 * the bytes land at once (one schedule the hardware may take) */
+	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
+	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nd = 0, ns = 0;
+	int64_t dn = 1, sn = 1;
+	for (int d = 0; d < D.r->ndim; d++) {
+		D.idx[d] = ds[d];
+		dn *= D.r->extents[d];
+		if (D.r->extents[d] > 1)
+			fd[nd++] = d;
+	}
+	for (int d = 0; d < S.r->ndim; d++) {
+		S.idx[d] = ss[d];
+		sn *= S.r->extents[d];
+		if (S.r->extents[d] > 1)
+			fs[ns++] = d;
+	}
+	if (dn != sn)
+		return emu_fail(E, s->pos, t, "the regions of this copy do not match");
+	int es = D.r->acc->esize;
+	for (;;) {
+		uint8_t *dp = NULL, *sp = NULL;
+		if (emu_places(P, D.r, D.idx, t, 1, 0, t, &dp, NULL, 1) != 1 || emu_places(E, S.r, S.idx, t, 1, 0, t, &sp, NULL, 1) != 1)
+			return emu_fail(E, s->pos, t, "%s: an element of the regions has no place in shared memory", op);
+		if (!emu_proxy_check(E, sp, es, s->pos, t, op, "the source", true) || !emu_pend_check(E, sp, es, false, s->pos, t) ||
+		    !emu_pend_check(P, dp, es, true, s->pos, t))
+			return false;
+		memmove(dp, sp, (size_t)es);
+		emu_race_async(P, dp, es);
+		emu_proxy_clear(P, dp, es);
+		int k = ns - 1;
+		for (; k >= 0; k--) {
+			int b = fs[k];
+			if (++S.idx[b] < ss[b] + S.r->extents[b])
+				break;
+			S.idx[b] = ss[b];
+		}
+		for (k = nd - 1; k >= 0; k--) {
+			int a = fd[k];
+			if (++D.idx[a] < ds[a] + D.r->extents[a])
+				break;
+			D.idx[a] = ds[a];
+		}
+		if (k < 0)
+			break;
+	}
+	int parity;
+	bool flipped;
+	return emu_mbar_complete_tx(E, s->b, s->pos, t, pbar, dn * es, P == E ? op : xprintf("%s (into cta rank %lld)", op,
+	                                                                                    (long long)r),
+	                            &parity, &flipped);
+}

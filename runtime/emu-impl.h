@@ -119,6 +119,10 @@ enum {
 	C_BULK_COMMIT, C_BULK_WAIT, /* T.ptx.cp_async.bulk.commit_group / wait_group(wait) */
 	C_CLUSTER_SYNC, /* T.cuda.cluster_sync(): every thread of the cluster (C_SYNC without a cluster) */
 	C_MAPA,       /* T.ptx.mapa: a the element written, b the shared address, n the CTA rank */
+	C_BULK_S2C,   /* T.ptx.cp_async.bulk.s2c: a the destination, m the source, n the bytes, b the mbarrier
+	               * (both named in this CTA), value the CTA rank */
+	C_DSMEM,      /* Tx.copy_async through dsmem, as written: dst, src, b the mbarrier, value the CTA rank
+	               * (remote_cta_id=); at once, the bytes completing on the remote mbarrier */
 	C_TMAP,       /* op: IN_TMAP_COPY (a dst, tmap the parameter map), IN_TMAP_REPLACE (a the map, field, n the
 	               * ord or NULL, value), IN_TMAP_CP_FENCE (a the global dst, b the shared src), IN_FENCE_TMAP (a) */
 	C_TCGEN05,    /* op: IN_TC_ALLOC (a the shared word, n n_cols), IN_TC_DEALLOC (a the address, n n_cols),
@@ -540,6 +544,13 @@ void emu_fill(uint8_t *p, int n, int fill);
 /* T.ptx.cp_async, commit_group and wait_group(N) for thread t; the
  * commit_group and wait_group of bulk groups (C_BULK_*) too. */
 bool emu_cp_async(Emu *E, const CStmt *s, int t);
+/* T.ptx.cp_async.bulk.s2c by thread t: the bytes into CTA rank's shared
+ * memory when the remote mbarrier's phase completes (emu-async.c). */
+bool emu_bulk_s2c(Emu *E, const CStmt *s, int t);
+/* Tx.copy_async through dsmem by thread t: the region into CTA rank's
+ * shared memory at once, its bytes completed on the remote mbarrier
+ * (emu-copy.c). */
+bool emu_dsmem(Emu *E, const CStmt *s, int t);
 bool emu_cp_commit(Emu *E, const CStmt *s, int t);
 bool emu_cp_wait(Emu *E, const CStmt *s, int t);
 /* Issues copy_async s for the group first .. first+n-1 (checked, regions

@@ -676,6 +676,11 @@ static bool exec_stmt1(Emu *E, const CStmt *s, const int *act, int nact, int dep
 			if (!mapa(E, s, act[i]))
 				return false;
 		return true;
+	case C_BULK_S2C: case C_DSMEM:
+		for (int i = 0; i < nact; i++)
+			if (!(s->kind == C_BULK_S2C ? emu_bulk_s2c(E, s, act[i]) : emu_dsmem(E, s, act[i])))
+				return false;
+		return true;
 	case C_WARP_SYNC:
 		return warp_sync(E, s, act, nact);
 	case C_COPY: case C_COPY_ASYNC:
