@@ -339,7 +339,7 @@ static int augop(const char *s)
 %token AND "'and'" AS "'as'" DEF "'def'" ELIF "'elif'" ELSE "'else'"
 %token FALSE "'False'" FOR "'for'" FROM "'from'" IF "'if'" IMPORT "'import'"
 %token IN "'in'" NONE "'None'" NOT "'not'" OR "'or'" PASS "'pass'" TRUE "'True'"
-%token RAISE "'raise'" RETURN "'return'" WHILE "'while'"
+%token RAISE "'raise'" RETURN "'return'" WHILE "'while'" LAMBDA "'lambda'"
 %token POW "'**'" FLOORDIV "'//'" SHL "'<<'" SHR "'>>'" LE "'<='" GE "'>='"
 %token EQ "'=='" NE "'!='" ARROW "'->'"
 %token LEXERROR "invalid token"
@@ -355,7 +355,7 @@ static int augop(const char *s)
 
 %type <list> stmts stmt_list simple_stmt small_stmts suite elif_part decorators
 %type <list> params param_list aliases alias_list exprs_comma args arg_list
-%type <list> subscripts strings list_items dict_items comp_for comp_iters
+%type <list> subscripts strings list_items dict_items comp_for comp_iters lambda_params lambda_names
 %type <stmt> small_stmt compound_stmt if_stmt for_stmt while_stmt funcdef import
 %type <expr> expr test or_test cond_test and_test bor
 %type <expr> exprlist subscript ret_type
@@ -368,6 +368,7 @@ static int augop(const char *s)
  * c else d, `a if c else b if d else e` is a if c else (b if d else e),
  * `not a and b` is (not a) and b; a comparison binds tighter than a `not`
  * (see expr). */
+%precedence LAMBDA
 %right IF
 %left OR
 %left AND
@@ -676,6 +677,24 @@ expr
 		$$->c = $5;
 		DEEP($$);
 	}
+	| LAMBDA lambda_params COLON expr %prec LAMBDA {
+		/* lambda a, b: body: args the parameters (names), a the body */
+		$$ = new_expr(E_LAMBDA, TOKEN_POS(@1));
+		$$->a = $4;
+		for (int i = 0; i < $2->n; i++)
+			call_add_arg($$, $2->v[i]);
+		DEEP($$);
+	}
+	;
+
+lambda_params
+	: %empty                    { $$ = xalloc(sizeof(List)); }
+	| lambda_names
+	;
+
+lambda_names
+	: NAME                      { $$ = list1(new_name(POS(@1), $1)); }
+	| lambda_names COMMA NAME   { $$ = lpush($1, new_name(POS(@3), $3)); }
 	;
 
 /* An expression a fixed token follows (`if c:`, `@d` and the end of the

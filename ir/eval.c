@@ -1035,6 +1035,8 @@ Value *eval(Sema *S, Expr *e)
 		return eval_fstr(S, e);
 	case E_PAIR: case E_COMPFOR: case E_FIELD:
 		return fail(S, e->pos, "this part of an expression has no value alone");
+	case E_LAMBDA:
+		return helper_lambda(S, e);
 	}
 	return NULL;
 }

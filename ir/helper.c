@@ -536,7 +536,30 @@ static bool check_body(Sema *S, Stmt **body, int n)
 	return ok;
 }
 
+static Value *helper_value(Sema *S, Stmt *s);
+
 void helper_def(Sema *S, Stmt *s)
+{
+	define(S, s->name, helper_value(S, s), s->pos);
+}
+
+Value *helper_lambda(Sema *S, Expr *e)
+{
+	/* def <lambda>(params): return body, as Python makes it */
+	Stmt *def = new_stmt(S_FUNC, e->pos);
+	def->name = "<lambda>";
+	def->nparams = e->nargs;
+	def->params = xalloc(sizeof(Param) * (size_t)(e->nargs + 1));
+	for (int i = 0; i < e->nargs; i++)
+		def->params[i] = (Param){ .name = e->args[i]->str, .pos = e->args[i]->pos };
+	Stmt *r = new_stmt(S_RETURN, e->a->pos);
+	r->value = expr_copy(e->a);
+	vpush(def->body, def->nbody, r);
+	return helper_value(S, def);
+}
+
+/* The helper function value of def s (&verr after an error). */
+static Value *helper_value(Sema *S, Stmt *s)
 {
 	Value *v = vnew(V_PYFUNC);
 	v->func = xalloc(sizeof *v->func);
@@ -563,7 +586,7 @@ void helper_def(Sema *S, Stmt *s)
 			ok = false;
 		}
 	}
-	define(S, s->name, ok ? v : &verr, s->pos);
+	return ok ? v : &verr;
 }
 
 static bool reads_name(const Expr *e, const char *name)

@@ -529,6 +529,7 @@ enum ExprKind {
 	E_FSTR,  /* f"...": args are E_STR pieces and E_FIELD fields */
 	E_FIELD, /* {a!op:str} of an f-string: op the conversion ('r', 's' or 0),
 	          * str the format spec (NULL: none) */
+	E_LAMBDA, /* lambda args...: a (args the parameters' names) */
 };
 enum { COMP_LIST, COMP_GEN, COMP_DICT };
 /* The keyword name of `**x` in a call's keywords. */

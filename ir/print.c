@@ -9,7 +9,7 @@
 #include "ir.h"
 
 enum {
-	P_TUPLE, P_COND, P_OR, P_AND, P_NOT, P_CMP, P_BITOR, P_BITXOR,
+	P_TUPLE, P_LAMBDA, P_COND, P_OR, P_AND, P_NOT, P_CMP, P_BITOR, P_BITXOR,
 	P_BITAND, P_SHIFT, P_ADD, P_MUL, P_UNARY, P_POW, P_ATOM,
 };
 
@@ -32,6 +32,7 @@ static int prec(const Expr *e)
 	switch (e->kind) {
 	case E_TUPLE: return e->nargs == 0 ? P_ATOM : P_TUPLE;
 	case E_COND: return P_COND;
+	case E_LAMBDA: return P_LAMBDA;
 	case E_OR: return P_OR;
 	case E_AND: return P_AND;
 	case E_NOT: return P_NOT;
@@ -382,6 +383,13 @@ static void expr(Buf *b, const Expr *e, int min)
 		expr(b, e->a, P_OR);
 		bputs(b, " else ");
 		expr(b, e->c, P_COND);
+		break;
+	case E_LAMBDA:
+		bputs(b, "lambda");
+		for (int i = 0; i < e->nargs; i++)
+			bprintf(b, "%s%s", i ? ", " : " ", e->args[i]->str);
+		bputs(b, ": ");
+		expr(b, e->a, P_LAMBDA);
 		break;
 	}
 	if (paren)

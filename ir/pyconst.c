@@ -779,6 +779,35 @@ static Value *py_int(Sema *S, Expr *e, Value **args, int n)
 
 /* dict(), dict(mapping), dict(pairs), each with key=value keywords
  * after: a constant dict. */
+/* functools.reduce(f, items[, start]) of a helper function or a lambda
+ * f: f(f(start, items[0]), items[1]) ..., each call expanded as a call
+ * written with the values as constants. */
+static Value *reduce_call(Sema *S, Expr *e, Value **args, int n)
+{
+	Value **it;
+	int m, k = 0;
+	if (!items_of(S, args[1], e->args[1]->pos, &it, &m))
+		return &verr;
+	if (m == 0 && n < 3)
+		return fail(S, e->pos, "functools.reduce() of an empty sequence with no initial value");
+	Value *acc = n == 3 ? args[2] : it[k++];
+	for (; k < m; k++) {
+		Expr *x = value_expr(S, acc, e->pos, false), *y = value_expr(S, it[k], e->pos, false);
+		if (!x || !y)
+			return &verr;
+		Expr *call = new_call(e->args[0]->pos, expr_copy(e->args[0]));
+		call_add_arg(call, x);
+		call_add_arg(call, y);
+		acc = helper_eval(S, call, args[0]);
+		if (IS_ERR(acc))
+			return acc;
+		if (!acc || !is_const(acc))
+			return fail(S, e->args[0]->pos, "functools.reduce()'s function gave a value known only when the kernel "
+			            "runs");
+	}
+	return acc;
+}
+
 static Value *py_dict(Sema *S, Expr *e)
 {
 	if (e->nargs > 1)
@@ -893,9 +922,12 @@ Value *py_call(Sema *S, Expr *e, int id)
 	case IN_OP_MUL: case IN_OP_ADD: case IN_FT_REDUCE: {
 		/* operator.mul(a, b); functools.reduce(op, items[, start]) */
 		bool red = id == IN_FT_REDUCE;
+		if (red && args[0]->kind == V_PYFUNC) /* a helper or a lambda: called on each pair */
+			return reduce_call(S, e, args, n);
 		int op = red ? (args[0]->kind == V_FUNC ? args[0]->intrin : -1) : id;
 		if (op != IN_OP_MUL && op != IN_OP_ADD)
-			return fail(S, e->args[0]->pos, "%s() takes operator.mul or operator.add here", name);
+			return fail(S, e->args[0]->pos, "%s() takes operator.mul, operator.add, a helper function or a lambda "
+			            "here", name);
 		Value *pair[2] = { args[0], args[1] };
 		if (red) {
 			if (!items_of(S, args[1], e->args[1]->pos, &it, &m))

@@ -322,7 +322,7 @@ static int scalar1(Sema *S, Expr *e)
 		e->val = eval(S, e);
 		return DT_BOOL;
 	case E_STR: case E_NONE: case E_TUPLE: case E_LIST: case E_SLICE:
-	case E_STAR: case E_DICT: case E_PAIR: case E_COMP: case E_COMPFOR: case E_FSTR: case E_FIELD:
+	case E_STAR: case E_DICT: case E_PAIR: case E_COMP: case E_COMPFOR: case E_FSTR: case E_FIELD: case E_LAMBDA:
 		return error_dt(S, e->pos, "expected a scalar value here");
 	case E_NAME:
 		return named(S, e, eval_name(S, e));

@@ -700,7 +700,7 @@ MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips)
 	for (int i = 0; i < L->n; i++) {
 		MutRange *m = &L->m[i];
 		Var *v = m->v;
-		int64_t sum = 0, end = dtype_end(v->dtype), top, span, rlo = INT64_MAX, rhi = INT64_MIN;
+		int64_t sum = 0, end = dtype_end(v->dtype), top = 0, span = 0, rlo = INT64_MAX, rhi = INT64_MIN;
 		int dir = 0;
 		bool inner = false, bounded;
 		m->blo = m->bhi = 0; /* [blo, bhi): the range assumed; empty: none */
