@@ -589,19 +589,19 @@ static Value *helper_value(Sema *S, Stmt *s)
 	return ok ? v : &verr;
 }
 
-static bool reads_name(const Expr *e, const char *name)
+bool expr_reads(const Expr *e, const char *name)
 {
 	if (!e)
 		return false;
 	if (e->kind == E_NAME)
 		return strcmp(e->str, name) == 0;
-	if (reads_name(e->a, name) || reads_name(e->b, name) || reads_name(e->c, name))
+	if (expr_reads(e->a, name) || expr_reads(e->b, name) || expr_reads(e->c, name))
 		return true;
 	for (int i = 0; i < e->nargs; i++)
-		if (reads_name(e->args[i], name))
+		if (expr_reads(e->args[i], name))
 			return true;
 	for (int i = 0; i < e->nkws; i++)
-		if (reads_name(e->kws[i].value, name))
+		if (expr_reads(e->kws[i].value, name))
 			return true;
 	return false;
 }
@@ -643,7 +643,7 @@ int unpack_split(Sema *S, Stmt *s, Stmt ***out)
 		return 0; /* constants: bound as a tuple */
 	for (int i = 0; i < nt; i++)
 		for (int k = 0; k < nt; k++)
-			if (reads_name(v->args[k], t[i]->str)) {
+			if (expr_reads(v->args[k], t[i]->str)) {
 				error_at(S->d, v->args[k]->pos, "not supported yet: an unpacking assignment whose values read a name "
 				         "it assigns ('%s'); assign them one at a time", t[i]->str);
 				return -1;

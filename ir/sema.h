@@ -152,6 +152,7 @@ int t_division_in_place(Sema *S, Expr *e); /* T.ceildiv/floordiv/floormod outsid
 /* helper.c: module-level Python helper functions */
 void helper_def(Sema *S, Stmt *s);                      /* a def without a decorator: its name bound */
 Value *helper_lambda(Sema *S, Expr *e);                 /* `lambda a, b: body`: a helper returning body */
+bool expr_reads(const Expr *e, const char *name);       /* whether e reads name (operands and keywords) */
 /* TVM's @T.inline functions in a kernel (inline.c): the def remembered
  * (it becomes pass); a statement call replaced at (*v)[i] by the body,
  * 1, 0 when not one, -1 after an error */

@@ -535,31 +535,13 @@ static bool steps_of(Sema *S, Stmt **v, int n, const char *x, int64_t *sum, bool
 	return true;
 }
 
-/* Whether e reads name x (keywords and all operands). */
-static bool reads(const Expr *e, const char *x)
-{
-	if (!e)
-		return false;
-	if (e->kind == E_NAME)
-		return !strcmp(e->str, x);
-	if (reads(e->a, x) || reads(e->b, x) || reads(e->c, x))
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (reads(e->args[i], x))
-			return true;
-	for (int i = 0; i < e->nkws; i++)
-		if (reads(e->kws[i].value, x))
-			return true;
-	return false;
-}
-
 /* Whether statement s reads or assigns name x anywhere. */
 static bool touches(const Stmt *s, const char *x)
 {
-	if (reads(s->value, x))
+	if (expr_reads(s->value, x))
 		return true;
 	for (int i = 0; i < s->ntargets; i++)
-		if (reads(s->targets[i], x))
+		if (expr_reads(s->targets[i], x))
 			return true;
 	for (int i = 0; i < s->nbody; i++)
 		if (touches(s->body[i], x))
@@ -578,7 +560,7 @@ static bool reset_first(Stmt **v, int n, const char *x)
 		const Stmt *s = v[i];
 		if (s->kind == S_ASSIGN && s->ntargets == 1 && s->targets[0]->kind == E_NAME &&
 		    !strcmp(s->targets[0]->str, x))
-			return !reads(s->value, x);
+			return !expr_reads(s->value, x);
 		if (touches(s, x))
 			return false;
 	}

@@ -245,72 +245,95 @@ bool emu_copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int
 	return ok;
 }
 
+/* The walk over the elements of a copy's two regions: each side runs over
+ * its own dimensions of extent > 1 in row-major order, the k-th element
+ * of one paired with the k-th of the other. */
+typedef struct Pairs {
+	Side D, S;
+	const int64_t *ds, *ss;
+	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nd, ns;
+	int64_t n;          /* the elements of the destination (0: the sides differ) */
+} Pairs;
+
+static void pairs_start(Pairs *p, const CStmt *s, const int64_t *ds, const int64_t *ss)
+{
+	p->D = (Side){ &s->dst, { 0 } };
+	p->S = (Side){ &s->src, { 0 } };
+	p->ds = ds, p->ss = ss;
+	p->nd = p->ns = 0;
+	int64_t dn = 1, sn = 1;
+	for (int d = 0; d < p->D.r->ndim; d++) {
+		p->D.idx[d] = ds[d];
+		dn *= p->D.r->extents[d];
+		if (p->D.r->extents[d] > 1)
+			p->fd[p->nd++] = d;
+	}
+	for (int d = 0; d < p->S.r->ndim; d++) {
+		p->S.idx[d] = ss[d];
+		sn *= p->S.r->extents[d];
+		if (p->S.r->extents[d] > 1)
+			p->fs[p->ns++] = d;
+	}
+	p->n = dn == sn ? dn : 0;
+}
+
+/* To the next pair; false after the last. */
+static bool pairs_next(Pairs *p)
+{
+	int k = p->ns - 1;
+	for (; k >= 0; k--) {
+		int b = p->fs[k];
+		if (++p->S.idx[b] < p->ss[b] + p->S.r->extents[b])
+			break;
+		p->S.idx[b] = p->ss[b];
+	}
+	for (k = p->nd - 1; k >= 0; k--) {
+		int a = p->fd[k];
+		if (++p->D.idx[a] < p->ds[a] + p->D.r->extents[a])
+			break;
+		p->D.idx[a] = p->ds[a];
+	}
+	return k >= 0;
+}
+
 static bool copy_region(Emu *E, const CStmt *s, int first, int n, int tf, const int64_t *ds, const int64_t *ss,
                         int fill)
 {
-	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
-	if (!in_bounds(E, D.r, ds, tf) || !src_in_bounds(E, s, ss, tf))
+	Pairs p;
+	pairs_start(&p, s, ds, ss);
+	if (!in_bounds(E, p.D.r, ds, tf) || !src_in_bounds(E, s, ss, tf))
 		return false;
 	bool hangs = s->kind == C_COPY_ASYNC && s->oob >= 0 && fill < 0;
-	/* each side runs over its own dimensions of extent > 1 in row-major
-	 * order; the k-th element of one is paired with the k-th of the other */
-	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nd = 0, ns = 0;
-	int64_t dn = 1, sn = 1;
-	for (int d = 0; d < D.r->ndim; d++) {
-		D.idx[d] = ds[d];
-		dn *= D.r->extents[d];
-		if (D.r->extents[d] > 1)
-			fd[nd++] = d;
-	}
-	for (int d = 0; d < S.r->ndim; d++) {
-		S.idx[d] = ss[d];
-		sn *= S.r->extents[d];
-		if (S.r->extents[d] > 1)
-			fs[ns++] = d;
-	}
-	if (dn != sn)
+	if (!p.n)
 		return emu_fail(E, s->pos, tf, "the regions of this copy do not match");
-	const Acc *da = D.r->acc, *sa = S.r->acc;
+	const Acc *da = p.D.r->acc, *sa = p.S.r->acc;
 	bool fast = da->simple && sa->simple && fill != EMU_MARK_SRC;
 	uint8_t *dbase = fast ? emu_mem(E, da, 0)->data : NULL, *sbase = fast ? emu_mem(E, sa, 0)->data : NULL;
-	const Buffer *ddyn = dyn_root(D.r), *sdyn = dyn_root(S.r);
+	const Buffer *ddyn = dyn_root(p.D.r), *sdyn = dyn_root(p.S.r);
 	for (;;) {
-		if (ddyn && D.idx[0] >= ddyn->shape[0]) {
+		if (ddyn && p.D.idx[0] >= ddyn->shape[0]) {
 			/* past the destination's end: not written */
-		} else if (sdyn && S.idx[0] >= sdyn->shape[0] && fill != EMU_MARK_SRC) {
-			if (!copy_element(E, s, &D, &S, first, n, tf, fill >= 0 ? fill : 0))
+		} else if (sdyn && p.S.idx[0] >= sdyn->shape[0] && fill != EMU_MARK_SRC) {
+			if (!copy_element(E, s, &p.D, &p.S, first, n, tf, fill >= 0 ? fill : 0))
 				return false;
-		} else if (sdyn && S.idx[0] >= sdyn->shape[0]) {
+		} else if (sdyn && p.S.idx[0] >= sdyn->shape[0]) {
 			/* a TMA store's issue: nothing past the end is read */
-		} else if (hangs && !inside(S.r, S.idx)) {
-			if (!copy_element(E, s, &D, &S, first, n, tf, s->oob))
+		} else if (hangs && !inside(p.S.r, p.S.idx)) {
+			if (!copy_element(E, s, &p.D, &p.S, first, n, tf, s->oob))
 				return false;
 		} else if (fast) {
 			int64_t dm, sm;
-			if (emu_offset(da, D.idx, &dm) && emu_offset(sa, S.idx, &sm) && dm >= 0 && dm < da->storage && sm >= 0 &&
+			if (emu_offset(da, p.D.idx, &dm) && emu_offset(sa, p.S.idx, &sm) && dm >= 0 && dm < da->storage && sm >= 0 &&
 			    sm < sa->storage) {
 				if (!move(E, s, da, sa, dbase + dm * da->esize, sbase + sm * sa->esize, fill, tf))
 					return false;
-			} else if (!copy_element(E, s, &D, &S, first, n, tf, fill)) { /* reports the problem */
+			} else if (!copy_element(E, s, &p.D, &p.S, first, n, tf, fill)) { /* reports the problem */
 				return false;
 			}
-		} else if (!copy_element(E, s, &D, &S, first, n, tf, fill)) {
+		} else if (!copy_element(E, s, &p.D, &p.S, first, n, tf, fill)) {
 			return false;
 		}
-		int k = ns - 1;
-		for (; k >= 0; k--) {
-			int b = fs[k];
-			if (++S.idx[b] < ss[b] + S.r->extents[b])
-				break;
-			S.idx[b] = ss[b];
-		}
-		for (k = nd - 1; k >= 0; k--) {
-			int a = fd[k];
-			if (++D.idx[a] < ds[a] + D.r->extents[a])
-				break;
-			D.idx[a] = ds[a];
-		}
-		if (k < 0)
+		if (!pairs_next(&p))
 			return true;
 	}
 }
@@ -449,29 +472,16 @@ bool emu_dsmem(Emu *E, const CStmt *s, int t)
 		                "place), not in another CTA's shared memory", op);
 	Emu *P = emu_peer(E, (int)r);
 	uint8_t *pbar = P->sdata + (bar - E->sdata);
-	/* the elements in row-major order, each side over its own dimensions;
-	 * the bytes land at once (one schedule the hardware may take) */
-	Side D = { &s->dst, { 0 } }, S = { &s->src, { 0 } };
-	int fd[EMU_MAX_DIMS], fs[EMU_MAX_DIMS], nd = 0, ns = 0;
-	int64_t dn = 1, sn = 1;
-	for (int d = 0; d < D.r->ndim; d++) {
-		D.idx[d] = ds[d];
-		dn *= D.r->extents[d];
-		if (D.r->extents[d] > 1)
-			fd[nd++] = d;
-	}
-	for (int d = 0; d < S.r->ndim; d++) {
-		S.idx[d] = ss[d];
-		sn *= S.r->extents[d];
-		if (S.r->extents[d] > 1)
-			fs[ns++] = d;
-	}
-	if (dn != sn)
+	/* the bytes land at once (one schedule the hardware may take) */
+	Pairs p;
+	pairs_start(&p, s, ds, ss);
+	if (!p.n)
 		return emu_fail(E, s->pos, t, "the regions of this copy do not match");
-	int es = D.r->acc->esize;
-	for (;;) {
+	int es = p.D.r->acc->esize;
+	do {
 		uint8_t *dp = NULL, *sp = NULL;
-		if (emu_places(P, D.r, D.idx, t, 1, 0, t, &dp, NULL, 1) != 1 || emu_places(E, S.r, S.idx, t, 1, 0, t, &sp, NULL, 1) != 1)
+		if (emu_places(P, p.D.r, p.D.idx, t, 1, 0, t, &dp, NULL, 1) != 1 ||
+		    emu_places(E, p.S.r, p.S.idx, t, 1, 0, t, &sp, NULL, 1) != 1)
 			return emu_fail(E, s->pos, t, "%s: an element of the regions has no place in shared memory", op);
 		if (!emu_proxy_check(E, sp, es, s->pos, t, op, "the source", true) || !emu_pend_check(E, sp, es, false, s->pos, t) ||
 		    !emu_pend_check(P, dp, es, true, s->pos, t))
@@ -479,25 +489,10 @@ bool emu_dsmem(Emu *E, const CStmt *s, int t)
 		memmove(dp, sp, (size_t)es);
 		emu_race_async(P, dp, es);
 		emu_proxy_clear(P, dp, es);
-		int k = ns - 1;
-		for (; k >= 0; k--) {
-			int b = fs[k];
-			if (++S.idx[b] < ss[b] + S.r->extents[b])
-				break;
-			S.idx[b] = ss[b];
-		}
-		for (k = nd - 1; k >= 0; k--) {
-			int a = fd[k];
-			if (++D.idx[a] < ds[a] + D.r->extents[a])
-				break;
-			D.idx[a] = ds[a];
-		}
-		if (k < 0)
-			break;
-	}
+	} while (pairs_next(&p));
 	int parity;
 	bool flipped;
-	return emu_mbar_complete_tx(E, s->b, s->pos, t, pbar, dn * es, P == E ? op : xprintf("%s (into cta rank %lld)", op,
+	return emu_mbar_complete_tx(E, s->b, s->pos, t, pbar, p.n * es, P == E ? op : xprintf("%s (into cta rank %lld)", op,
 	                                                                                    (long long)r),
 	                            &parity, &flipped);
 }
