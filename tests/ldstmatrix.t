@@ -13,6 +13,7 @@
 # - mma_stages.tx, slices.tx: an m16n8k16 A fragment of a swizzled ring at
 #   a run-time stage; column slices of the registers, a forced dispatch.
 # - random.pl: 40 random fragments and shared layouts (12 on the GPU).
+# - unrolled.tx: register slices at a T.unroll loop variable's place.
 # - tcgen05_atom.tx: TVM's regression case, a warpgroup's .16x256b atom.
 # - declines.tx: the reasons reg takes a copy instead (and stmatrix on sm_80).
 . "$(dirname "$0")/lib.sh"
@@ -114,6 +115,15 @@ if "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/c.low" 2>"$TMP/err"; then
   on_gpu slices "$f" kernel
 else
   not_ok "slices: lowers"; diag <"$TMP/err"
+fi
+f=$D/unrolled.tx
+if "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/u.low" 2>"$TMP/err"; then
+  check "unrolled: one .x4 a trip, its registers at the loop variable's words" \
+    grep -q 'T\.ptx\.ldmatrix(4, False, T\.pointer_offset(A_smem, k \* 16 + .*R_regs\[k \* 16 // 16 \* 8\], R_regs\[k \* 16 // 16 \* 8 + 2\]' "$TMP/u.low"
+  emulated unrolled "$f" "$TMP/u.low" kernel
+  on_gpu unrolled "$f" kernel
+else
+  not_ok "unrolled: lowers"; diag <"$TMP/err"
 fi
 f=$D/tcgen05_atom.tx
 if "$TXC_BIN/txc" --emit=ir "$f" -o "$TMP/t.low" 2>"$TMP/err"; then

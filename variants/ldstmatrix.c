@@ -54,6 +54,7 @@ typedef struct Fit {
 	int64_t *mword;             /* each word's storage offset in the registers (its first element) */
 	Inst *inst;
 	Expr *sbase;                /* a run-time storage start of the shared region (NULL: none) */
+	Expr *rbase;                /* and of the register region (an unrolled loop's slice; NULL: none) */
 	const Layout *sl;           /* the shared region's layout: its swizzle */
 } Fit;
 
@@ -126,9 +127,14 @@ static const char *fit(Fit *x, const OpSite *o, const Value *dst, const Value *s
 	if (!sl)
 		return why;
 	int64_t r0 = 0, s0 = 0;
-	if (rbase && !expr_int(rbase, &r0))
-		return xprintf("the register region of '%s' starts at run time (%s): ldmatrix names its registers", rb->name,
-		               expr_str(rbase));
+	if (rbase && !expr_int(rbase, &r0)) {
+		/* a slice at a loop variable's place (T.unroll): every thread's
+		 * registers move alike, by whole 32-bit words */
+		if (!expr_divisible(rbase, 2))
+			return xprintf("the register region of '%s' starts at run time at storage element %s, which txc cannot "
+			               "prove even (a 32-bit word)", rb->name, expr_str(rbase));
+		x->rbase = rbase;
+	}
 	x->sl = sl;
 	if (sbase && !expr_int(sbase, &s0)) {
 		/* a run-time start: a multiple of 16 bytes, and of the swizzle's
@@ -353,6 +359,8 @@ static int lower(Lower *L, OpSite *o, const Variant *va, const Plan *p)
 		args[n++] = ex_call("T.pointer_offset", 2, pa);
 		for (int64_t j = 0; j < x.num; j++) {
 			Expr *m = ex_int(x.mword[k * x.num + j]);
+			if (x.rbase)
+				m = ex_add(expr_copy(x.rbase), m);
 			args[n++] = ex_index(ex_name(regs), 1, &m);
 		}
 		Stmt *c = new_stmt(S_EXPR, o->stmt->pos);
