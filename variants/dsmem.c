@@ -89,8 +89,16 @@ static const char *plan(Dsm *x, const Value *dst, const Value *src)
 
 const char *pred_dsmem(const Try *t)
 {
-	if (!call_kw(t->call, "remote_cta_id"))
+	Kw *rk = call_kw(t->call, "remote_cta_id");
+	if (!rk)
 		return "a copy into another CTA's shared memory: name its rank in the cluster with remote_cta_id=";
+	const Func *f = t->site->func;
+	int64_t r, n = f->cluster[0] * f->cluster[1] * f->cluster[2];
+	int64_t lo, hi;
+	if ((expr_int(rk->value, &r) && (r < 0 || r >= n)) ||
+	    (expr_range(rk->value, &lo, &hi) && (hi < 0 || lo >= n)))
+		return xprintf("remote_cta_id=%s is no CTA of the cluster of %lld%s", expr_str(rk->value), (long long)n,
+		               f->has_cluster ? "" : " (the kernel is not launched in clusters: T.cta_id_in_cluster)");
 	Dsm x;
 	return plan(&x, t->dst, t->src);
 }
