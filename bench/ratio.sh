@@ -31,6 +31,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
       "$RUNS1000" "$b/txc" --emit=ptx --arch="$ARCH" "$WORK/c1000.tx" -o "$WORK/o1000.ptx") || exit 1
     { read -r s1 s2; read -r l1 l2; } <<<"$both"
     printf '| %d | %s | %.2f / %.2f | %.1f / %.1f | %.1f | %.1f |\n' "$r" "$b" "$s1" "$s2" "$l1" "$l2" \
-      "$(echo "$l1 / $s1" | bc -l)" "$(echo "$l2 / $s2" | bc -l)"
+      "$(awk -v a="$l1" -v b="$s1" 'BEGIN { print a / b }')" "$(awk -v a="$l2" -v b="$s2" 'BEGIN { print a / b }')"
   done
 done
