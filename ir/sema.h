@@ -197,7 +197,7 @@ bool annotated(Sema *S, Stmt *s);
  * other branch's of an if; a wrapping counter's loop (wrap) checks at the
  * end of its body that v is back in [hlo, hhi), its range at every trip. */
 typedef struct MutRange { Var *v; int64_t lo, hi, blo, bhi, hlo, hhi; bool wrap; } MutRange;
-typedef struct MutLoop { MutRange *m; int n, line; Pos at; struct MutLoop *up; } MutLoop;
+typedef struct MutLoop { MutRange *m; int n; Pos at; struct MutLoop *up; } MutLoop;
 /* The mutable variables that a or b assign, declared before them: *out,
  * with their ranges now; the count. */
 int mut_before(Sema *S, Stmt **a, int na, Stmt **b, int nb, MutRange **out);

@@ -677,7 +677,6 @@ MutLoop *mut_loop_enter(Sema *S, Stmt *s, int64_t trips)
 {
 	MutLoop *L = xalloc(sizeof *L);
 	L->n = mut_before(S, s->body, s->nbody, NULL, 0, &L->m);
-	L->line = s->pos.line;
 	L->at = s->pos;
 	for (int i = 0; i < L->n; i++) {
 		MutRange *m = &L->m[i];
@@ -765,7 +764,7 @@ static MutRange *mut_assumed(Sema *S, Var *var, int *line)
 	for (MutLoop *L = S->loops; L; L = L->up)
 		for (int i = 0; i < L->n; i++)
 			if (L->m[i].v == var) {
-				*line = L->line;
+				*line = L->at.line;
 				return L->m[i].blo < L->m[i].bhi ? &L->m[i] : NULL;
 			}
 	return NULL;

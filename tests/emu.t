@@ -934,4 +934,15 @@ check "ldmatrix .x2 and .x1 .trans: the rows of lanes 0 .. 15 and 0 .. 7" lsm D 
 check "stmatrix .x4: the registers land at the rows lanes 0 .. 31 give, the rest of the tile as it was" lsm E "$TMP/lsm_e.npy"
 check "stmatrix .x2 .trans: the same, transposed" lsm F "$TMP/lsm_f.npy"
 
+# ---- Python's lambda, expanded (tests/tvm/lambdas.tx) ----
+# B[4 t + i] = A[t * t % 64] + (1 + 2 + 3 + 4) + max(5, 9, 2, 0) + 3 i: the
+# lambdas' values computed here, not read from the kernel
+run --out A="$TMP/lam_a.npy" --out B="$TMP/lam_b.npy" "$TOP/tests/tvm/lambdas.tx"
+check "lambdas: runs" ran
+check "lambdas: every element of B from the lambdas' values" pl '
+  my (undef, $a) = npy_get($ARGV[0]); my (undef, $b) = npy_get($ARGV[1]);
+  my @a = unpack("f<*", $a); my @b = unpack("f<*", $b); exit 1 unless @a == 64 && @b == 64;
+  for my $t (0..15) { for my $i (0..3) { my $want = unpack("f<", pack("f<", $a[$t * $t % 64] + 19 + 3 * $i));
+    exit 1 unless $b[4 * $t + $i] == $want } } exit 0' "$TMP/lam_a.npy" "$TMP/lam_b.npy"
+
 done_testing

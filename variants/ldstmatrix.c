@@ -58,14 +58,6 @@ typedef struct Fit {
 	const Layout *sl;           /* the shared region's layout: its swizzle */
 } Fit;
 
-/* The digits [div, div * mod) of the thread index that thread axis a
- * gives; mod 0: every digit from div up. */
-static void axis_digits(int a, int64_t *div, int64_t *mod)
-{
-	*div = axis_div(a);
-	*mod = axis_mod(a);
-}
-
 /* g over [0, n), g(0) = 0, as a sum of mixed-radix digits of its argument:
  * from the innermost, the longest run on which g is linear that divides
  * what is left, then the same for g at multiples of the run. False when g
@@ -159,9 +151,9 @@ static const char *fit(Fit *x, const OpSite *o, const Value *dst, const Value *s
 		used[a] = used[a] || (axis_of_thread(a) && rl->off[a]);
 	for (int a = 0; a < AX_COUNT; a++)
 		for (int b = a + 1; b < AX_COUNT && used[a]; b++) {
-			int64_t da, ma, db, mb;
-			axis_digits(a, &da, &ma);
-			axis_digits(b, &db, &mb);
+			/* each axis is the digits [div, div * mod) of the thread
+			 * index (mod 0: every digit from div up) */
+			int64_t da = axis_div(a), ma = axis_mod(a), db = axis_div(b), mb = axis_mod(b);
 			bool apart = (ma && da * ma <= db) || (mb && db * mb <= da);
 			if (used[b] && !apart)
 				return xprintf("the register layout of '%s' uses thread axes %s and %s, which overlap", rb->name,
